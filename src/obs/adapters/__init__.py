@@ -1,0 +1,20 @@
+"""Input formats. Discovery asks each adapter in this order; the first that recognises a folder wins.
+
+The native format comes first so that a `run.yaml` placed beside another format's files (to add a
+hypothesis or a decision to, say, a Hugging Face output folder) is read by the native adapter,
+which then overlays it on what the other format provides.
+"""
+
+from __future__ import annotations
+
+from obs.adapters.base import Adapter
+from obs.adapters.native import NativeAdapter
+
+ADAPTERS: list[Adapter] = [NativeAdapter()]
+
+
+def adapter_named(name: str) -> Adapter:
+    for adapter in ADAPTERS:
+        if adapter.name == name:
+            return adapter
+    raise KeyError(name)

@@ -1,0 +1,95 @@
+"""The one interface every input format implements.
+
+Discovery asks each adapter, in order, whether it recognises a folder (`claim`). A claim names the
+runs found there as `RunSource`s: cheap descriptions (paths, files to hash) that can be loaded
+later, in another process, by `load`. Loading turns the files into a `Run`; every problem is a
+diagnostic on that run, never an exception out of the adapter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from obs.config import SiteConfig
+from obs.diagnostics import Diagnostics
+from obs.model import Run
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What an adapter found in a folder.
+
+    `runs` are the runs to load; `owned_dirs` are folders the adapter consumed (discovery does not
+    descend into them); `skipped` counts things deliberately not shown (e.g. deleted MLflow runs).
+    """
+
+    runs: tuple[RunSource, ...]
+    owned_dirs: tuple[Path, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """A run that discovery found but has not read yet."""
+
+    adapter: str
+    path: Path
+    files: tuple[Path, ...]
+    key: str = ""
+    default_id: str = ""
+    spec: str | None = None
+    campaign: str | None = None
+
+
+@dataclass
+class LoadContext:
+    root: Path
+    config: SiteConfig
+    diags: Diagnostics = field(default_factory=Diagnostics)
+
+
+class Adapter(Protocol):
+    """An input format. `name` is shown by `obs check` next to every folder it claims."""
+
+    name: str
+
+    def claim(self, folder: Path, root: Path) -> Claim | None:
+        """Return the runs in `folder` when this format recognises it, else None."""
+        ...
+
+    def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        """Read one run. Never raises for bad input: problems go to `ctx.diags`."""
+        ...
+
+
+def list_files(folder: Path, root: Path) -> tuple[Path, ...]:
+    """Every regular file under `folder`, sorted, skipping hidden entries and links leaving `root`."""
+    out: list[Path] = []
+    root_resolved = root.resolve()
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = sorted(current.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_symlink() and not is_inside(entry, root_resolved):
+                continue
+            if entry.is_dir():
+                stack.append(entry)
+            elif entry.is_file():
+                out.append(entry)
+    return tuple(sorted(out))
+
+
+def is_inside(path: Path, root_resolved: Path) -> bool:
+    try:
+        path.resolve().relative_to(root_resolved)
+    except (ValueError, OSError):
+        return False
+    return True

@@ -1,0 +1,363 @@
+"""The native format: a folder with `run.yaml` and the files of docs/contract.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from obs.adapters.base import Claim, LoadContext, RunSource, is_inside, list_files
+from obs.diagnostics import Diagnostics
+from obs.fields import FieldReader
+from obs.jsonl import iter_jsonl, read_json_file
+from obs.model import STATUSES, VERDICTS, Decision, Gate, GateAsset, GateCheck, Metrics, Probe, ProbeCase, Run
+from obs.safeyaml import YamlDoc, YamlError, load_yaml_file
+from obs.series_builder import SeriesBuilder
+
+RUN_FILE = "run.yaml"
+CONTRACT_VERSIONS = (1,)
+IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
+PROBE_TEXT_FIELDS = ("prompt", "expected", "actual", "note")
+
+KNOWN_RUN_KEYS = {
+    "obs_contract",
+    "id",
+    "title",
+    "spec",
+    "campaign",
+    "revision",
+    "date",
+    "status",
+    "baseline",
+    "primary_axis",
+    "primary_metric",
+    "hypothesis",
+    "success_criteria",
+    "held_constant",
+    "model",
+    "config",
+    "contract",
+    "data",
+    "provenance",
+    "condition",
+    "seed",
+    "arm",
+    "tags",
+    "lessons",
+    "decision",
+    "step_key",
+    "metrics_file",
+}
+
+
+class NativeAdapter:
+    name = "native"
+
+    def claim(self, folder: Path, root: Path) -> Claim | None:
+        if not (folder / RUN_FILE).is_file():
+            return None
+        source = RunSource(
+            adapter=self.name,
+            path=folder,
+            files=list_files(folder, root),
+            default_id=default_run_id(folder, root),
+        )
+        return Claim(runs=(source,), owned_dirs=(folder,))
+
+    def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        return load_native_run(source, ctx)
+
+
+def default_run_id(folder: Path, root: Path) -> str:
+    try:
+        rel = folder.resolve().relative_to(root.resolve())
+    except ValueError:
+        return folder.name
+    text = rel.as_posix()
+    return text if text not in ("", ".") else folder.name
+
+
+def read_run_yaml(path: Path, diags: Diagnostics) -> YamlDoc | None:
+    try:
+        doc = load_yaml_file(path)
+    except YamlError as exc:
+        diags.error(path, str(exc), exc.line)
+        return None
+    if doc.data is None:
+        return YamlDoc({})
+    if not isinstance(doc.data, dict):
+        diags.error(path, "expected a mapping of run fields at the top level", 1)
+        return None
+    return doc
+
+
+def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> None:
+    """Fill `run` from a run.yaml document (also used to overlay run.yaml on adapter formats)."""
+    f = FieldReader(doc, path, diags)
+    version = f.integer("obs_contract")
+    if version is not None and version not in CONTRACT_VERSIONS:
+        diags.error(
+            path,
+            f"obs_contract: {version} is not a version this obs understands "
+            f"(it reads {', '.join(map(str, CONTRACT_VERSIONS))}); fields were read as version 1",
+            f.line("obs_contract"),
+        )
+    run.id = f.text("id") or run.id
+    run.title = f.text("title") or run.title
+    run.spec = f.text("spec") or run.spec
+    run.campaign = f.text("campaign") or run.campaign
+    run.revision = f.text("revision") or run.revision
+    run.date = f.text("date") or run.date
+    run.status = f.choice("status", STATUSES, run.status) or run.status
+    run.baseline = f.text("baseline") or run.baseline
+    run.primary_axis = f.text("primary_axis") or run.primary_axis
+    run.primary_metric = f.text("primary_metric") or run.primary_metric
+    run.hypothesis = f.markdown("hypothesis") or run.hypothesis
+    run.success_criteria = f.markdown("success_criteria") or run.success_criteria
+    run.held_constant = f.string_list("held_constant") or run.held_constant
+    run.model = f.mapping("model") or run.model
+    run.config = f.mapping("config") or run.config
+    run.contract = f.mapping("contract") or run.contract
+    run.data = f.mapping("data") or run.data
+    run.provenance = f.mapping("provenance") or run.provenance
+    run.condition = f.text("condition") or run.condition
+    seed = f.integer("seed")
+    run.seed = seed if seed is not None else run.seed
+    run.arm = f.text("arm") or run.arm
+    run.tags = f.string_list("tags") or run.tags
+    run.lessons = f.markdown("lessons") or run.lessons
+    if "decision" in f.data:
+        run.decision = read_decision(f.child("decision"))
+    for key, value in f.data.items():
+        if key not in KNOWN_RUN_KEYS:
+            run.other_fields[key] = value
+            diags.info(
+                path, f"unknown field '{key}' (not in contract v1); shown under other fields", f.line(key)
+            )
+
+
+def read_decision(f: FieldReader) -> Decision | None:
+    if not f.data:
+        return None
+    verdict = f.choice("verdict", VERDICTS, None)
+    return Decision(
+        verdict=verdict,
+        rationale=f.markdown("rationale"),
+        next=f.text("next") or "",
+        by=f.text("by") or "",
+        date=f.text("date") or "",
+    )
+
+
+def load_native_run(source: RunSource, ctx: LoadContext) -> Run:
+    folder = source.path
+    diags = ctx.diags
+    run = Run(
+        id=source.default_id or folder.name,
+        source_dir=folder,
+        adapter="native",
+        spec=source.spec,
+        campaign=source.campaign,
+        input_files=list(source.files),
+        diagnostics=diags,
+    )
+    doc = read_run_yaml(folder / RUN_FILE, diags)
+    step_key: str | None = None
+    metrics_name = "metrics.jsonl"
+    if doc is not None:
+        apply_run_yaml(run, doc, folder / RUN_FILE, diags)
+        reader = FieldReader(doc, folder / RUN_FILE, diags)
+        step_key = reader.text("step_key")
+        metrics_name = reader.text("metrics_file") or metrics_name
+
+    metrics_path = safe_child(folder, metrics_name, ctx.root, diags, folder / RUN_FILE)
+    if metrics_path is not None and metrics_path.is_file():
+        run.metrics = read_metrics_jsonl(
+            metrics_path, diags, step_key=step_key, running=run.status == "running"
+        )
+    for name, attr in (("probe.jsonl", "probe"), ("probe_repaired.jsonl", "probe_repaired")):
+        p = folder / name
+        if p.is_file():
+            setattr(run, attr, read_probe(p, folder, ctx.root, diags))
+    gate_path = folder / "gate.json"
+    if gate_path.is_file():
+        run.gate = read_gate(gate_path, folder, ctx.root, diags)
+    notes_path = folder / "notes.md"
+    if notes_path.is_file():
+        run.notes = read_text(notes_path, diags)
+    return run
+
+
+def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer: Path) -> Path | None:
+    """Resolve a file name given in metadata; refuse anything that leaves the run folder."""
+    candidate = folder / name
+    if not is_inside(candidate, folder.resolve()) or not is_inside(candidate, root.resolve()):
+        diags.error(referer, f"'{name}' points outside the run folder; ignored")
+        return None
+    return candidate
+
+
+def read_text(path: Path, diags: Diagnostics) -> str:
+    raw = path.read_bytes()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        diags.warning(path, "not valid UTF-8; bad bytes were replaced", line)
+        return raw.decode("utf-8", errors="replace")
+
+
+def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, running: bool) -> Metrics:
+    builder = SeriesBuilder(path, diags, step_key=step_key)
+    for line, record in iter_jsonl(path, diags, partial_last_is_normal=True):
+        builder.add(record, line)
+    metrics = builder.finish()
+    if not metrics.series:
+        diags.warning(path, "no numeric metrics found")
+    return metrics
+
+
+def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Probe:
+    cases: list[ProbeCase] = []
+    seen: dict[str, int] = {}
+    for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
+        case = probe_case_from_record(rec, line, path, run_dir, root, diags)
+        if case is None:
+            continue
+        if case.id in seen:
+            diags.warning(
+                path, f"case id '{case.id}' already used at line {seen[case.id]}; this one skipped", line
+            )
+            continue
+        seen[case.id] = line
+        cases.append(case)
+    if not cases:
+        diags.warning(path, "no probe cases found")
+    return Probe(cases=cases, source_file=str(path))
+
+
+def probe_case_from_record(
+    rec: dict[str, Any], line: int, path: Path, run_dir: Path, root: Path, diags: Diagnostics
+) -> ProbeCase | None:
+    raw_id = rec.get("id")
+    if raw_id is None or isinstance(raw_id, bool | dict | list):
+        diags.warning(path, "case has no 'id' (string or number); skipped", line)
+        return None
+    checks: dict[str, bool] = {}
+    extra: dict[str, Any] = {}
+    texts: dict[str, str | None] = {}
+    for key, value in rec.items():
+        if key == "id":
+            continue
+        if isinstance(value, bool):
+            checks[key] = value
+        elif key in PROBE_TEXT_FIELDS or key in ("split", "family", "failure_class", "render"):
+            if value is None:
+                texts[key] = None
+            elif isinstance(value, str | int | float):
+                texts[key] = str(value)
+            else:
+                diags.warning(path, f"'{key}' should be text; ignored", line)
+        else:
+            extra[key] = value
+    render = texts.get("render")
+    if render is not None:
+        render = _checked_render(render, run_dir, root, path, line, diags)
+    return ProbeCase(
+        id=str(raw_id),
+        checks=checks,
+        split=texts.get("split"),
+        family=texts.get("family"),
+        failure_class=texts.get("failure_class"),
+        prompt=texts.get("prompt"),
+        expected=texts.get("expected"),
+        actual=texts.get("actual"),
+        render=render,
+        note=texts.get("note"),
+        extra=extra,
+        line=line,
+    )
+
+
+def _checked_render(
+    render: str, run_dir: Path, root: Path, path: Path, line: int, diags: Diagnostics
+) -> str | None:
+    """A render path must be a relative image file inside the run folder."""
+    if render.startswith(("/", "\\")) or ":" in render:
+        diags.warning(
+            path, f"render '{render[:80]}' must be a relative path inside the run folder; ignored", line
+        )
+        return None
+    target = run_dir / render
+    if not is_inside(target, run_dir.resolve()) or not is_inside(target, root.resolve()):
+        diags.warning(path, f"render '{render[:80]}' points outside the run folder; ignored", line)
+        return None
+    if target.suffix.lower() not in IMAGE_SUFFIXES:
+        diags.warning(
+            path, f"render '{render[:80]}' is not an image ({', '.join(IMAGE_SUFFIXES)}); ignored", line
+        )
+        return None
+    if not target.is_file():
+        diags.warning(path, f"render '{render[:80]}' does not exist", line)
+        return None
+    return target.resolve().relative_to(run_dir.resolve()).as_posix()
+
+
+def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:
+    data = read_json_file(path, diags)
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        diags.error(path, "expected a JSON object", 1)
+        return None
+    checks = []
+    for item in data.get("checks") or []:
+        if isinstance(item, dict) and "name" in item:
+            passed = item.get("passed")
+            checks.append(
+                GateCheck(
+                    str(item["name"]),
+                    passed if isinstance(passed, bool) else None,
+                    str(item.get("detail") or ""),
+                )
+            )
+        else:
+            diags.warning(path, "a gate check needs at least a 'name'; skipped")
+    assets = []
+    for item in data.get("assets") or []:
+        if not (isinstance(item, dict) and "id" in item):
+            diags.warning(path, "a gate asset needs at least an 'id'; skipped")
+            continue
+        passed = item.get("passed")
+        score = item.get("score")
+        render = item.get("render")
+        render = _checked_render(render, run_dir, root, path, 1, diags) if isinstance(render, str) else None
+        assets.append(
+            GateAsset(
+                id=str(item["id"]),
+                passed=passed if isinstance(passed, bool) else None,
+                score=float(score)
+                if isinstance(score, int | float) and not isinstance(score, bool)
+                else None,
+                render=render,
+                note=str(item.get("note") or ""),
+            )
+        )
+    passed = data.get("passed")
+    if not isinstance(passed, bool):
+        known = [c.passed for c in checks if c.passed is not None] + [
+            a.passed for a in assets if a.passed is not None
+        ]
+        passed = all(known) if known else None
+    parity = data.get("parity_score")
+    threshold = data.get("threshold")
+    return Gate(
+        passed=passed,
+        parity_score=float(parity)
+        if isinstance(parity, int | float) and not isinstance(parity, bool)
+        else None,
+        threshold=float(threshold)
+        if isinstance(threshold, int | float) and not isinstance(threshold, bool)
+        else None,
+        checks=checks,
+        assets=assets,
+    )

@@ -1,0 +1,237 @@
+"""The domain model every adapter produces and every analysis consumes.
+
+Adapters (native files, Hugging Face Trainer, MLflow, ...) all turn their format into these
+objects, so pages and analyses never know where a run came from. Objects are plain dataclasses;
+numeric series are numpy arrays so long curves stay cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from obs.diagnostics import Diagnostics
+
+Verdict = Literal["promote", "reject", "repair", "branch"]
+VERDICTS: tuple[str, ...] = ("promote", "reject", "repair", "branch")
+STATUSES: tuple[str, ...] = ("queued", "running", "finished", "failed", "crashed")
+
+
+@dataclass
+class Series:
+    """One metric over steps. Only logged points are stored (sparse eval metrics stay sparse)."""
+
+    steps: np.ndarray
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.steps.shape[0])
+
+    def finite(self) -> Series:
+        keep = np.isfinite(self.values)
+        return Series(self.steps[keep], self.values[keep])
+
+
+@dataclass
+class Stage:
+    """A curriculum stage: a labelled span of steps."""
+
+    name: str
+    start: float
+    end: float
+
+
+@dataclass
+class Metrics:
+    """All scalar series of a run, keyed by metric name, plus stage spans.
+
+    `step_source` says where the x axis came from (`step`, `global_step`, `line index`, ...):
+    the page states it when it is not a real step counter.
+    """
+
+    series: dict[str, Series] = field(default_factory=dict)
+    stages: list[Stage] = field(default_factory=list)
+    step_source: str = "step"
+    source_file: str = ""
+
+    def get(self, name: str) -> Series | None:
+        return self.series.get(name)
+
+    @property
+    def last_step(self) -> float | None:
+        ends = [float(s.steps[-1]) for s in self.series.values() if len(s)]
+        return max(ends) if ends else None
+
+    def final_value(self, name: str, window: int = 1) -> float | None:
+        """Mean of the last `window` finite points of a series (None when it has none)."""
+        s = self.series.get(name)
+        if s is None:
+            return None
+        vals = s.values[np.isfinite(s.values)]
+        if vals.size == 0:
+            return None
+        return float(np.mean(vals[-max(1, window) :]))
+
+
+@dataclass
+class ProbeCase:
+    """One evaluation case: which checks passed and, when it failed, what it looked like."""
+
+    id: str
+    checks: dict[str, bool]
+    split: str | None = None
+    family: str | None = None
+    failure_class: str | None = None
+    prompt: str | None = None
+    expected: str | None = None
+    actual: str | None = None
+    render: str | None = None
+    note: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    line: int | None = None
+
+
+@dataclass
+class Probe:
+    """The cases of one probe file (raw or repaired)."""
+
+    cases: list[ProbeCase]
+    source_file: str = ""
+
+
+@dataclass
+class GateCheck:
+    name: str
+    passed: bool | None
+    detail: str = ""
+
+
+@dataclass
+class GateAsset:
+    id: str
+    passed: bool | None
+    score: float | None = None
+    render: str | None = None
+    note: str = ""
+
+
+@dataclass
+class Gate:
+    """The compiler / gold-asset gate: could the target be expressed before training?"""
+
+    passed: bool | None
+    parity_score: float | None = None
+    threshold: float | None = None
+    checks: list[GateCheck] = field(default_factory=list)
+    assets: list[GateAsset] = field(default_factory=list)
+
+
+@dataclass
+class Decision:
+    verdict: str | None
+    rationale: str = ""
+    next: str = ""
+    by: str = ""
+    date: str = ""
+
+
+@dataclass
+class EvalResult:
+    """One evaluation number with its uncertainty, e.g. an lm-eval task metric."""
+
+    task: str
+    metric: str
+    value: float
+    stderr: float | None = None
+    n: int | None = None
+    higher_is_better: bool | None = None
+
+
+@dataclass
+class Run:
+    """Everything obs knows about one training or evaluation run."""
+
+    id: str
+    source_dir: Path
+    adapter: str = "native"
+    title: str = ""
+    spec: str | None = None
+    campaign: str | None = None
+    revision: str | None = None
+    date: str | None = None
+    status: str = "finished"
+    baseline: str | None = None
+    primary_axis: str | None = None
+    primary_metric: str | None = None
+    hypothesis: str = ""
+    success_criteria: str = ""
+    held_constant: list[str] = field(default_factory=list)
+    model: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+    contract: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    condition: str | None = None
+    seed: int | None = None
+    arm: str | None = None
+    tags: list[str] = field(default_factory=list)
+    lessons: str = ""
+    notes: str = ""
+    decision: Decision | None = None
+    other_fields: dict[str, Any] = field(default_factory=dict)
+    metrics: Metrics | None = None
+    probe: Probe | None = None
+    probe_repaired: Probe | None = None
+    gate: Gate | None = None
+    evals: list[EvalResult] = field(default_factory=list)
+    summary: dict[str, float] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+    input_files: list[Path] = field(default_factory=list)
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+
+    @property
+    def verdict(self) -> str | None:
+        return self.decision.verdict if self.decision else None
+
+
+@dataclass
+class Spec:
+    """A line of runs answering one question against one frozen contract."""
+
+    id: str
+    source_dir: Path
+    title: str = ""
+    question: str = ""
+    contract: dict[str, Any] = field(default_factory=dict)
+    baseline: str | None = None
+    primary_metric: str | None = None
+
+
+@dataclass
+class Condition:
+    name: str
+    label: str = ""
+    description: str = ""
+
+
+@dataclass
+class Campaign:
+    """Conditions × seeds: the design that lets a difference be called real or not."""
+
+    id: str
+    source_dir: Path
+    title: str = ""
+    question: str = ""
+    conditions: list[Condition] = field(default_factory=list)
+    baseline_condition: str | None = None
+    primary_metric: str | None = None
+    higher_is_better: bool = True
+    seeds: list[int] = field(default_factory=list)
+    final_window: int = 10
+    alpha: float = 0.05
+    evidence: dict[str, float] = field(default_factory=dict)
+    litmus: dict[str, float] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)

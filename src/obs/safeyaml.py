@@ -1,0 +1,104 @@
+"""A bounded YAML reader that also remembers on which line each key was written.
+
+`yaml.safe_load` keeps aliases as shared references: a tiny "billion laughs" file loads instantly
+and explodes later when the data is walked or serialised. Run metadata never needs aliases, so
+they are refused outright, and so are very large files. Line numbers let a diagnostic point at
+the exact line of a bad field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_YAML_BYTES = 4 * 1024 * 1024
+
+
+class YamlError(ValueError):
+    """A YAML file that cannot be used; `line` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise YamlError(
+                "YAML aliases (*name) are not allowed in obs files (they can expand without bound)",
+                event.start_mark.line + 1,
+            )
+        return super().compose_node(parent, index)
+
+
+@dataclass
+class YamlDoc:
+    """Loaded data plus `lines`: dotted key path ("decision.verdict") -> 1-based line number."""
+
+    data: Any
+    lines: dict[str, int] = field(default_factory=dict)
+
+    def line_of(self, key: str) -> int | None:
+        return self.lines.get(key)
+
+
+def _index_lines(node: yaml.Node, prefix: str, out: dict[str, int]) -> None:
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                path = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
+                out.setdefault(path, key_node.start_mark.line + 1)
+                _index_lines(value_node, path, out)
+
+
+def _plain(value: Any) -> Any:
+    """Dates become ISO strings so the rest of the code sees only JSON-like data."""
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def load_yaml_text(text: str) -> YamlDoc:
+    loader = _NoAliasLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return YamlDoc(None)
+        lines: dict[str, int] = {}
+        _index_lines(node, "", lines)
+        data = loader.construct_document(node)
+    except YamlError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise YamlError(f"invalid YAML: {problem}", line) from None
+    except yaml.YAMLError as exc:
+        raise YamlError(f"invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return YamlDoc(_plain(data), lines)
+
+
+def load_yaml_file(path: Path) -> YamlDoc:
+    size = path.stat().st_size
+    if size > MAX_YAML_BYTES:
+        raise YamlError(f"file is {size} bytes; obs reads YAML files up to {MAX_YAML_BYTES} bytes")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise YamlError(f"not valid UTF-8 (byte {exc.start})", line) from None
+    return load_yaml_text(text)

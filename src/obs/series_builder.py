@@ -1,0 +1,206 @@
+"""Turn a stream of per-step records (dicts) into columnar metric series.
+
+Every log format obs reads (native metrics.jsonl, HF `log_history`, generic JSONL) ends up as a
+sequence of `{step, key: value, ...}` records; this module is the one place that decides what a
+value means: numbers become series points, `null` means "not logged", a string in a numeric
+column is reported (once per key, with its line), nested objects are flattened with `/`, and a
+duplicated step keeps its last value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from obs.diagnostics import Diagnostics
+from obs.model import Metrics, Series, Stage
+
+STEP_KEYS: tuple[str, ...] = ("step", "global_step", "iteration", "current_steps", "_step", "steps")
+STAGE_KEYS: tuple[str, ...] = ("stage", "phase")
+
+
+@dataclass
+class _Column:
+    steps: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+
+
+@dataclass
+class SeriesBuilder:
+    """Accumulates records; `finish()` returns the Metrics.
+
+    `step_key=None` means: use the first key of STEP_KEYS found in the first record, or the
+    record index when none is present (and say so through `step_source`).
+    """
+
+    path: Path
+    diags: Diagnostics
+    step_key: str | None = None
+    ignore_keys: frozenset[str] = frozenset()
+    _columns: dict[str, _Column] = field(default_factory=dict)
+    _stage_points: list[tuple[float, str]] = field(default_factory=list)
+    _string_keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+    _step_source: str | None = None
+    _index: int = 0
+    _missing_step_lines: list[int] = field(default_factory=list)
+
+    def add(self, record: dict[str, Any], line: int | None = None) -> None:
+        if self._step_source is None:
+            self._step_source = self._choose_step_key(record)
+        key = self._step_source
+        step: float
+        if key == "line index":
+            step = float(self._index)
+        else:
+            raw = record.get(key)
+            if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+                self._missing_step_lines.append(line if line is not None else self._index + 1)
+                self._index += 1
+                return
+            step = float(raw)
+        self._index += 1
+        for name, value in _flatten(record):
+            if name == key or name in self.ignore_keys:
+                continue
+            if name in STAGE_KEYS and isinstance(value, str):
+                self._stage_points.append((step, value))
+                continue
+            self._add_value(name, value, step, line)
+
+    def _choose_step_key(self, record: dict[str, Any]) -> str:
+        if self.step_key:
+            return self.step_key
+        for candidate in STEP_KEYS:
+            if candidate in record:
+                return candidate
+        return "line index"
+
+    def _add_value(self, name: str, value: Any, step: float, line: int | None) -> None:
+        if value is None:
+            return
+        if isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, int | float):
+            col = self._columns.get(name)
+            if col is None:
+                col = self._columns[name] = _Column()
+            col.steps.append(step)
+            col.values.append(float(value))
+            return
+        if isinstance(value, str):
+            number = _parse_number_string(value)
+            if number is not None:
+                self._add_value(name, number, step, line)
+                return
+            first, count = self._string_keys.get(name, (line or 0, 0))
+            self._string_keys[name] = (first, count + 1)
+
+    def finish(self) -> Metrics:
+        source = self._step_source or "step"
+        if self._missing_step_lines:
+            first = self._missing_step_lines[0]
+            self.diags.warning(
+                self.path,
+                f"{len(self._missing_step_lines)} record(s) have no numeric '{source}' "
+                f"(first at line {first}); they were skipped",
+                first,
+            )
+        for name, (first, count) in sorted(self._string_keys.items()):
+            if name in self._columns:
+                self.diags.warning(
+                    self.path,
+                    f"'{name}' holds text in {count} record(s) where numbers were expected "
+                    f"(first at line {first}); those values were skipped",
+                    first,
+                )
+        series: dict[str, Series] = {}
+        duplicates = 0
+        for name in sorted(self._columns):
+            col = self._columns[name]
+            s, dups = _to_series(col)
+            duplicates = max(duplicates, dups)
+            series[name] = s
+        if duplicates:
+            self.diags.warning(
+                self.path, f"{duplicates} step(s) are logged more than once; the last value of each was kept"
+            )
+        return Metrics(
+            series=series,
+            stages=_stages(self._stage_points),
+            step_source=source,
+            source_file=str(self.path),
+        )
+
+
+def build_metrics(
+    records: Iterable[tuple[int | None, dict[str, Any]]],
+    path: Path,
+    diags: Diagnostics,
+    step_key: str | None = None,
+) -> Metrics:
+    builder = SeriesBuilder(path, diags, step_key=step_key)
+    for line, record in records:
+        builder.add(record, line)
+    return builder.finish()
+
+
+def _flatten(record: dict[str, Any], prefix: str = "") -> Iterable[tuple[str, Any]]:
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            yield from _flatten(value, f"{name}/")
+        else:
+            yield name, value
+
+
+_NUMBER_WORDS = {
+    "nan": math.nan,
+    "inf": math.inf,
+    "+inf": math.inf,
+    "-inf": -math.inf,
+    "infinity": math.inf,
+    "-infinity": -math.inf,
+}
+
+
+def _parse_number_string(text: str) -> float | None:
+    """Some loggers write numbers as strings ("0.25", "NaN"); accept those, nothing else."""
+    t = text.strip().lower()
+    if t in _NUMBER_WORDS:
+        return _NUMBER_WORDS[t]
+    try:
+        return float(t) if t and (t[0].isdigit() or t[0] in "+-.") else None
+    except ValueError:
+        return None
+
+
+def _to_series(col: _Column) -> tuple[Series, int]:
+    steps = np.asarray(col.steps, dtype=np.float64)
+    values = np.asarray(col.values, dtype=np.float64)
+    if steps.size > 1 and np.any(np.diff(steps) <= 0):
+        order = np.argsort(steps, kind="stable")
+        steps, values = steps[order], values[order]
+        # keep the last occurrence of each step: reverse, unique (first), reverse back
+        rev_steps = steps[::-1]
+        _, first_idx = np.unique(rev_steps, return_index=True)
+        keep = np.sort(steps.size - 1 - first_idx)
+        dups = int(steps.size - keep.size)
+        return Series(steps[keep], values[keep]), dups
+    return Series(steps, values), 0
+
+
+def _stages(points: list[tuple[float, str]]) -> list[Stage]:
+    stages: list[Stage] = []
+    for step, name in sorted(points, key=lambda p: p[0]):
+        if stages and stages[-1].name == name:
+            stages[-1].end = step
+        else:
+            if stages:
+                stages[-1].end = max(stages[-1].end, step)
+            stages.append(Stage(name=name, start=step, end=step))
+    return stages
