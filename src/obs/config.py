@@ -185,7 +185,5 @@ def load_config(source: Path, diags: Diagnostics) -> SiteConfig:
         else:
             cfg.extra[key] = value
             if key not in _KNOWN:
-                diags.info(
-                    path, f"unknown setting '{key}' kept but not used by this version", doc.line_of(key)
-                )
+                diags.info(path, f"unknown setting '{key}' kept but not used by this version", doc.line_of(key))
     return cfg

@@ -70,8 +70,7 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
                 if parsed_campaign.id in found.campaigns:
                     found.diags.error(
                         folder / CAMPAIGN_FILE,
-                        f"campaign id '{parsed_campaign.id}' is already "
-                        "used; this campaign folder was ignored",
+                        f"campaign id '{parsed_campaign.id}' is already used; this campaign folder was ignored",
                     )
                 else:
                     found.campaigns[parsed_campaign.id] = parsed_campaign
@@ -81,9 +80,7 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
             if claim is None:
                 continue
             for source in claim.runs:
-                found.runs.append(
-                    replace(source, spec=source.spec or spec, campaign=source.campaign or campaign)
-                )
+                found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
             found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
             if folder in claim.owned_dirs:
                 return
@@ -193,9 +190,7 @@ def read_campaign(folder: Path, diags: Diagnostics) -> Campaign | None:
         diags.warning(path, "'alpha' should be a number between 0 and 1; 0.05 used", f.line("alpha"))
     for key in ("evidence", "litmus"):
         values = {
-            k: float(v)
-            for k, v in f.mapping(key).items()
-            if isinstance(v, int | float) and not isinstance(v, bool)
+            k: float(v) for k, v in f.mapping(key).items() if isinstance(v, int | float) and not isinstance(v, bool)
         }
         setattr(campaign, key, values)
     names = {c.name for c in conditions}

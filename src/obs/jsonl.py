@@ -75,9 +75,7 @@ def iter_jsonl(
                         diags.warning(path, problem, lineno)
                     continue
             if not isinstance(obj, dict):
-                diags.warning(
-                    path, f"expected a JSON object, found {type(obj).__name__}; line skipped", lineno
-                )
+                diags.warning(path, f"expected a JSON object, found {type(obj).__name__}; line skipped", lineno)
                 continue
             st.records += 1
             yield lineno, obj

@@ -130,9 +130,7 @@ def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> No
     for key, value in f.data.items():
         if key not in KNOWN_RUN_KEYS:
             run.other_fields[key] = value
-            diags.info(
-                path, f"unknown field '{key}' (not in contract v1); shown under other fields", f.line(key)
-            )
+            diags.info(path, f"unknown field '{key}' (not in contract v1); shown under other fields", f.line(key))
 
 
 def read_decision(f: FieldReader) -> Decision | None:
@@ -171,9 +169,7 @@ def load_native_run(source: RunSource, ctx: LoadContext) -> Run:
 
     metrics_path = safe_child(folder, metrics_name, ctx.root, diags, folder / RUN_FILE)
     if metrics_path is not None and metrics_path.is_file():
-        run.metrics = read_metrics_jsonl(
-            metrics_path, diags, step_key=step_key, running=run.status == "running"
-        )
+        run.metrics = read_metrics_jsonl(metrics_path, diags, step_key=step_key, running=run.status == "running")
     for name, attr in (("probe.jsonl", "probe"), ("probe_repaired.jsonl", "probe_repaired")):
         p = folder / name
         if p.is_file():
@@ -224,9 +220,7 @@ def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Pro
         if case is None:
             continue
         if case.id in seen:
-            diags.warning(
-                path, f"case id '{case.id}' already used at line {seen[case.id]}; this one skipped", line
-            )
+            diags.warning(path, f"case id '{case.id}' already used at line {seen[case.id]}; this one skipped", line)
             continue
         seen[case.id] = line
         cases.append(case)
@@ -278,23 +272,17 @@ def probe_case_from_record(
     )
 
 
-def _checked_render(
-    render: str, run_dir: Path, root: Path, path: Path, line: int, diags: Diagnostics
-) -> str | None:
+def _checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int, diags: Diagnostics) -> str | None:
     """A render path must be a relative image file inside the run folder."""
     if render.startswith(("/", "\\")) or ":" in render:
-        diags.warning(
-            path, f"render '{render[:80]}' must be a relative path inside the run folder; ignored", line
-        )
+        diags.warning(path, f"render '{render[:80]}' must be a relative path inside the run folder; ignored", line)
         return None
     target = run_dir / render
     if not is_inside(target, run_dir.resolve()) or not is_inside(target, root.resolve()):
         diags.warning(path, f"render '{render[:80]}' points outside the run folder; ignored", line)
         return None
     if target.suffix.lower() not in IMAGE_SUFFIXES:
-        diags.warning(
-            path, f"render '{render[:80]}' is not an image ({', '.join(IMAGE_SUFFIXES)}); ignored", line
-        )
+        diags.warning(path, f"render '{render[:80]}' is not an image ({', '.join(IMAGE_SUFFIXES)}); ignored", line)
         return None
     if not target.is_file():
         diags.warning(path, f"render '{render[:80]}' does not exist", line)
@@ -335,29 +323,21 @@ def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate
             GateAsset(
                 id=str(item["id"]),
                 passed=passed if isinstance(passed, bool) else None,
-                score=float(score)
-                if isinstance(score, int | float) and not isinstance(score, bool)
-                else None,
+                score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
                 render=render,
                 note=str(item.get("note") or ""),
             )
         )
     passed = data.get("passed")
     if not isinstance(passed, bool):
-        known = [c.passed for c in checks if c.passed is not None] + [
-            a.passed for a in assets if a.passed is not None
-        ]
+        known = [c.passed for c in checks if c.passed is not None] + [a.passed for a in assets if a.passed is not None]
         passed = all(known) if known else None
     parity = data.get("parity_score")
     threshold = data.get("threshold")
     return Gate(
         passed=passed,
-        parity_score=float(parity)
-        if isinstance(parity, int | float) and not isinstance(parity, bool)
-        else None,
-        threshold=float(threshold)
-        if isinstance(threshold, int | float) and not isinstance(threshold, bool)
-        else None,
+        parity_score=float(parity) if isinstance(parity, int | float) and not isinstance(parity, bool) else None,
+        threshold=float(threshold) if isinstance(threshold, int | float) and not isinstance(threshold, bool) else None,
         checks=checks,
         assets=assets,
     )

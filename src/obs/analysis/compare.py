@@ -1,0 +1,408 @@
+"""A run against its baseline: the headline delta and the paired probe comparison.
+
+The probe comparison pairs cases by id, so item difficulty cancels out: a 4-point gain on the same
+180 cases is judged by the cases that flipped (McNemar) and by a paired bootstrap of the gap, not
+by two independent rates. Cases present in only one run are counted and listed, never dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import stats as sps
+
+from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
+from obs.analysis.scoreboard import order_checks
+from obs.analysis.stats import Interval, PairedComparison, paired_comparison, recommendation
+
+BOOTSTRAP_SEED = 20260322
+RESAMPLES = 10_000
+
+
+@dataclass
+class ScopeComparison:
+    """One scope (all cases, one split, one family): a paired comparison per check."""
+
+    scope: str
+    label: str
+    n_shared: int
+    checks: dict[str, PairedComparison]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "label": self.label,
+            "n_shared": self.n_shared,
+            "checks": {k: v.as_dict() for k, v in self.checks.items()},
+        }
+
+
+@dataclass
+class Flips:
+    check: str
+    broke: list[str]  # passed in the baseline, fails here
+    fixed: list[str]  # failed in the baseline, passes here
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"check": self.check, "right_to_wrong": self.broke, "wrong_to_right": self.fixed}
+
+
+@dataclass
+class ProbeComparison:
+    baseline_id: str
+    checks: list[str]
+    negative: frozenset[str]
+    overall: ScopeComparison
+    by_split: list[ScopeComparison] = field(default_factory=list)
+    by_family: list[ScopeComparison] = field(default_factory=list)
+    only_here: list[str] = field(default_factory=list)
+    only_baseline: list[str] = field(default_factory=list)
+    flips: list[Flips] = field(default_factory=list)
+    alpha: float = 0.05
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline_id,
+            "checks": self.checks,
+            "overall": self.overall.as_dict(),
+            "by_split": [s.as_dict() for s in self.by_split],
+            "by_family": [s.as_dict() for s in self.by_family],
+            "only_in_this_run": self.only_here,
+            "only_in_baseline": self.only_baseline,
+            "flips": [f.as_dict() for f in self.flips],
+            "alpha": self.alpha,
+            "method": "paired bootstrap (percentile, 10,000 resamples) of the rate gap on shared case ids; "
+            "exact McNemar test on discordant cases",
+        }
+
+
+def _scope(
+    label: str,
+    scope: str,
+    ids: list[str],
+    here: dict[str, CaseOutcome],
+    base: dict[str, CaseOutcome],
+    checks: list[str],
+    negative: frozenset[str],
+    alpha: float,
+) -> ScopeComparison:
+    results: dict[str, PairedComparison] = {}
+    for check in checks:
+        pair_ids = [i for i in ids if check in here[i].checks and check in base[i].checks]
+        if not pair_ids:
+            continue
+        a = np.fromiter((here[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids))
+        b = np.fromiter((base[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids))
+        results[check] = paired_comparison(
+            a,
+            b,
+            alpha=alpha,
+            n_resamples=RESAMPLES,
+            seed=BOOTSTRAP_SEED,
+            higher_is_better=check not in negative,
+        )
+    return ScopeComparison(scope, label, len(ids), results)
+
+
+def compare_probes(
+    here: dict[str, CaseOutcome],
+    base: dict[str, CaseOutcome],
+    baseline_id: str,
+    is_negative: Callable[[str], bool],
+    alpha: float = 0.05,
+) -> ProbeComparison:
+    shared = sorted(set(here) & set(base))
+    checks = order_checks({c for i in shared for c in here[i].checks} & {c for i in shared for c in base[i].checks})
+    negative = frozenset(c for c in checks if is_negative(c))
+    overall = _scope("all shared cases", "all", shared, here, base, checks, negative, alpha)
+    splits = sorted({s for i in shared if (s := here[i].split)})
+    families = sorted({f for i in shared if (f := here[i].family)})
+    by_split = [
+        _scope(s, "split", [i for i in shared if here[i].split == s], here, base, checks, negative, alpha)
+        for s in splits
+    ]
+    by_family = [
+        _scope(f, "family", [i for i in shared if here[i].family == f], here, base, checks, negative, alpha)
+        for f in families
+    ]
+    flips = []
+    for check in checks:
+        bad = is_negative(check)
+        broke = [
+            i
+            for i in shared
+            if check in here[i].checks
+            and check in base[i].checks
+            and base[i].checks[check] != bad
+            and here[i].checks[check] == bad
+        ]
+        fixed = [
+            i
+            for i in shared
+            if check in here[i].checks
+            and check in base[i].checks
+            and base[i].checks[check] == bad
+            and here[i].checks[check] != bad
+        ]
+        flips.append(Flips(check, broke, fixed))
+    return ProbeComparison(
+        baseline_id=baseline_id,
+        checks=checks,
+        negative=negative,
+        overall=overall,
+        by_split=by_split,
+        by_family=by_family,
+        only_here=sorted(set(here) - set(base)),
+        only_baseline=sorted(set(base) - set(here)),
+        flips=flips,
+        alpha=alpha,
+    )
+
+
+@dataclass
+class Headline:
+    """The one number at the top of a run page, and where it came from."""
+
+    metric: str | None
+    value: float | None
+    kind: str | None  # probe | series | summary | eval
+    detail: str
+    higher_is_better: bool = True
+    n: int | None = None
+    stderr: float | None = None
+
+    @property
+    def is_rate(self) -> bool:
+        return self.kind == "probe" or (
+            self.value is not None
+            and 0.0 <= self.value <= 1.0
+            and self.metric is not None
+            and any(t in self.metric.lower() for t in ("rate", "acc", "exact", "match", "pass", "correct", "f1"))
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "value": _num(self.value),
+            "kind": self.kind,
+            "detail": self.detail,
+            "higher_is_better": self.higher_is_better,
+            "n": self.n,
+            "stderr": _num(self.stderr),
+        }
+
+
+@dataclass
+class HeadlineDelta:
+    baseline_id: str
+    baseline_value: float | None
+    delta: float | None
+    interval: Interval | None
+    p_value: float | None
+    method: str
+    n: int | None = None
+    verdict: str = "insufficient_statistical_evidence"
+
+    @property
+    def better(self) -> bool | None:
+        """True/False when the CI excludes zero in the better/worse direction; None when it does not."""
+        if self.verdict == "statistically_significant_improvement":
+            return True
+        if self.verdict == "significant_degradation":
+            return False
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline_id,
+            "baseline_value": _num(self.baseline_value),
+            "delta": _num(self.delta),
+            "ci": self.interval.as_dict() if self.interval else None,
+            "p_value": _num(self.p_value),
+            "method": self.method,
+            "n": self.n,
+            "verdict": self.verdict,
+        }
+
+
+def _num(value: float | None) -> float | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value
+
+
+FALLBACK_METRICS: tuple[str, ...] = (
+    "correct_rate",
+    "reward_mean",
+    "reward",
+    "eval_accuracy",
+    "eval_acc",
+    "accuracy",
+    "acc",
+    "eval_exact_match",
+    "exact_match",
+    "eval_f1",
+    "f1",
+    "eval_loss",
+    "val_loss",
+    "loss",
+    "train_loss",
+)
+
+
+def resolve_headline(
+    digest: RunDigest,
+    preferred: list[str],
+    higher_is_better: Callable[[str], bool],
+    window: int,
+) -> Headline:
+    """The first preferred metric the run actually has; else a sensible fallback; else nothing."""
+    checks_present: list[str] = []
+    if digest.probe:
+        checks_present = order_checks({c for o in digest.probe.values() for c in o.checks})
+    candidates = [p for p in preferred if p]
+    fallbacks = [*checks_present[:1], *FALLBACK_METRICS, *sorted(digest.summary), *sorted(digest.evals)]
+    for name in [*candidates, *fallbacks]:
+        headline = _headline_for(digest, name, higher_is_better, window, checks_present)
+        if headline is not None:
+            return headline
+    return Headline(None, None, None, "no metric found: add probe.jsonl or metrics.jsonl, or set primary_metric")
+
+
+def _headline_for(
+    digest: RunDigest, name: str, hib: Callable[[str], bool], window: int, checks: list[str]
+) -> Headline | None:
+    if digest.probe and name in checks:
+        values = [o.checks[name] for o in digest.probe.values() if name in o.checks]
+        return Headline(
+            name,
+            sum(values) / len(values),
+            "probe",
+            f"{name} rate over {len(values)} probe cases",
+            hib(name),
+            n=len(values),
+        )
+    stat = digest.finals.get(name)
+    if stat is not None:
+        what = "last logged value" if stat.n == 1 else f"mean of the last {stat.n} logged values"
+        return Headline(
+            name,
+            stat.mean,
+            "series",
+            f"{what} of {name} (step {_fmt_step(stat.last_step)})",
+            hib(name),
+            n=stat.n,
+        )
+    if name in digest.summary:
+        return Headline(name, digest.summary[name], "summary", f"{name} from the run's final summary", hib(name))
+    if name in digest.evals:
+        value, stderr = digest.evals[name]
+        return Headline(name, value, "eval", f"{name} (evaluation result)", hib(name), stderr=stderr)
+    return None
+
+
+def _fmt_step(step: float) -> str:
+    return f"{int(step):,}" if float(step).is_integer() else f"{step:g}"
+
+
+def headline_delta(
+    headline: Headline,
+    here: RunDigest,
+    base: RunDigest,
+    is_negative: Callable[[str], bool],
+    alpha: float,
+) -> HeadlineDelta | None:
+    """Delta of the headline metric vs the baseline, always with its uncertainty when one exists."""
+    name = headline.metric
+    if name is None or headline.value is None:
+        return None
+    if headline.kind == "probe" and here.probe and base.probe:
+        shared = sorted(
+            i
+            for i in set(here.probe) & set(base.probe)
+            if name in here.probe[i].checks and name in base.probe[i].checks
+        )
+        if not shared:
+            return HeadlineDelta(base.id, None, None, None, None, "no shared probe cases with the baseline")
+        a = np.array([here.probe[i].checks[name] for i in shared], dtype=bool)
+        b = np.array([base.probe[i].checks[name] for i in shared], dtype=bool)
+        pc = paired_comparison(
+            a,
+            b,
+            alpha=alpha,
+            n_resamples=RESAMPLES,
+            seed=BOOTSTRAP_SEED,
+            higher_is_better=not is_negative(name),
+        )
+        return HeadlineDelta(
+            base.id,
+            pc.rate_b,
+            pc.delta,
+            pc.interval,
+            pc.p_value,
+            f"paired on {pc.n} shared cases: bootstrap 95% CI, exact McNemar ({pc.only_a} fixed, {pc.only_b} broken)",
+            pc.n,
+            pc.recommendation,
+        )
+    if headline.kind == "series" and name in here.finals and name in base.finals:
+        return _welch_delta(name, here.finals[name], base.finals[name], base.id, headline.higher_is_better, alpha)
+    if headline.kind == "summary" and name in base.summary:
+        return HeadlineDelta(
+            base.id,
+            base.summary[name],
+            headline.value - base.summary[name],
+            None,
+            None,
+            "final summaries only: no uncertainty available",
+        )
+    if headline.kind == "eval" and name in base.evals:
+        value_b, se_b = base.evals[name]
+        se_a = headline.stderr
+        delta = headline.value - value_b
+        if se_a is not None and se_b is not None:
+            se = math.hypot(se_a, se_b)
+            z = float(sps.norm.ppf(0.975))
+            p = float(2 * sps.norm.sf(abs(delta) / se)) if se > 0 else math.nan
+            ci = Interval(delta - z * se, delta + z * se, 0.95)
+            return HeadlineDelta(
+                base.id,
+                value_b,
+                delta,
+                ci,
+                p,
+                "normal approximation from reported stderr",
+                verdict=_verdict(delta, ci, p, alpha, headline.higher_is_better),
+            )
+        return HeadlineDelta(base.id, value_b, delta, None, None, "no stderr reported: no uncertainty available")
+    return HeadlineDelta(base.id, None, None, None, None, f"the baseline has no {name}")
+
+
+def _verdict(delta: float, ci: Interval, p: float, alpha: float, higher_is_better: bool) -> str:
+    return str(recommendation(p, delta, ci, alpha=alpha, higher_is_better=higher_is_better))
+
+
+def _welch_delta(
+    name: str, a: WindowStat, b: WindowStat, baseline_id: str, higher_is_better: bool, alpha: float
+) -> HeadlineDelta:
+    delta = a.mean - b.mean
+    method = (
+        f"difference of final-window means ({a.n} vs {b.n} points); Welch 95% CI from variation "
+        "within the window (one seed each: seed-to-seed variation is not included)"
+    )
+    if a.n < 2 or b.n < 2 or math.isnan(a.sd) or math.isnan(b.sd):
+        return HeadlineDelta(baseline_id, b.mean, delta, None, None, "single final values: no uncertainty available")
+    va, vb = a.sd**2 / a.n, b.sd**2 / b.n
+    se = math.sqrt(va + vb)
+    if se == 0:
+        return HeadlineDelta(baseline_id, b.mean, delta, Interval(delta, delta, 0.95), None, method)
+    df = (va + vb) ** 2 / ((va**2) / (a.n - 1) + (vb**2) / (b.n - 1))
+    t = float(sps.t.ppf(0.975, df))
+    ci = Interval(delta - t * se, delta + t * se, 0.95)
+    p = float(2 * sps.t.sf(abs(delta) / se, df))
+    return HeadlineDelta(
+        baseline_id, b.mean, delta, ci, p, method, a.n, _verdict(delta, ci, p, alpha, higher_is_better)
+    )

@@ -1,0 +1,58 @@
+"""Min/max decimation of long curves before plotting.
+
+A 700-pixel-wide plot cannot show 2 million points, and drawing them costs seconds. Keeping the
+minimum and maximum of each of ~max_points/2 buckets (in their original order), plus the first and
+last point exactly, draws the same picture: every spike and dip survives, and the final value a
+reader looks for is exact. Cost is linear and vectorised (about 2 ms for 200k points).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _first_index_per_bucket(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    positions = np.flatnonzero(mask)
+    bucket_of = np.searchsorted(starts, positions, side="right") - 1
+    _, first = np.unique(bucket_of, return_index=True)
+    return positions[first]
+
+
+def minmax_indices(values: np.ndarray, max_points: int) -> np.ndarray:
+    """Sorted indices of the points to keep (all of them when there are few enough)."""
+    n = int(values.shape[0])
+    if n <= max_points or n <= 2:
+        return np.arange(n)
+    buckets = max(1, (max_points - 2) // 2)
+    starts = np.linspace(0, n, buckets + 1).astype(np.int64)[:-1]
+    starts = np.unique(starts)
+    lengths = np.diff(np.append(starts, n))
+    mins = np.minimum.reduceat(values, starts)
+    maxs = np.maximum.reduceat(values, starts)
+    imin = _first_index_per_bucket(values == np.repeat(mins, lengths), starts)
+    imax = _first_index_per_bucket(values == np.repeat(maxs, lengths), starts)
+    return np.unique(np.concatenate(([0, n - 1], imin, imax)))
+
+
+def decimate(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Decimate a finite series to at most about `max_points` points (see module doc)."""
+    keep = minmax_indices(values, max_points)
+    return steps[keep], values[keep]
+
+
+def decimate_band(
+    steps: np.ndarray, mean: np.ndarray, spread: np.ndarray, max_points: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decimate a mean ± spread band, keeping the extremes of both edges."""
+    n = int(steps.shape[0])
+    if n <= max_points:
+        return steps, mean, spread
+    keep = np.unique(
+        np.concatenate(
+            (
+                minmax_indices(mean + spread, max_points // 2),
+                minmax_indices(mean - spread, max_points // 2),
+            )
+        )
+    )
+    return steps[keep], mean[keep], spread[keep]

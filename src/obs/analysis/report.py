@@ -1,0 +1,165 @@
+"""Assemble everything the run page shows into one presentation model (still no I/O, no drawing).
+
+`analyse_run` is the pure heart of a build: a loaded run, its baseline's digest and the site
+settings in; a `RunReport` out. Templates only format what is here, and `as_dict()` is what
+`analysis.json` publishes for other tools.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from obs.analysis.compare import (
+    Headline,
+    HeadlineDelta,
+    ProbeComparison,
+    compare_probes,
+    headline_delta,
+    resolve_headline,
+)
+from obs.analysis.curves import CurvePlan, plan_curves
+from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
+from obs.analysis.digest import RunDigest, make_digest
+from obs.analysis.failures import FailureGroup, count_failing, group_failures
+from obs.analysis.held_constant import HeldConstant, compare_held_constant
+from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
+from obs.analysis.scoreboard import Scoreboard, build_scoreboard
+from obs.config import SiteConfig
+from obs.model import Run
+
+
+@dataclass
+class RunContext:
+    """What the run's surroundings say: spec/campaign headline choices and the baseline."""
+
+    preferred_metrics: list[str] = field(default_factory=list)
+    final_window: int = 10
+    baseline_id: str | None = None
+    baseline: RunDigest | None = None
+    baseline_problem: str | None = None
+    alpha: float = 0.05
+
+
+@dataclass
+class RunReport:
+    run: Run
+    digest: RunDigest
+    headline: Headline
+    delta: HeadlineDelta | None
+    baseline_id: str | None
+    baseline_problem: str | None
+    scoreboard: Scoreboard | None
+    scoreboard_repaired: Scoreboard | None
+    comparison: ProbeComparison | None
+    repair_comparison: ProbeComparison | None
+    held: HeldConstant
+    failures: list[FailureGroup]
+    failures_repaired: list[FailureGroup]
+    curves: CurvePlan | None
+    findings: list[Finding]
+    suggestion: Suggestion
+
+    @property
+    def n_failing(self) -> int:
+        return count_failing(self.failures)
+
+    @property
+    def disagrees(self) -> bool:
+        recorded = self.run.verdict
+        return bool(recorded and self.suggestion.verdict and recorded != self.suggestion.verdict)
+
+    def as_dict(self) -> dict[str, Any]:
+        run = self.run
+        return {
+            "schema_version": 1,
+            "run": run.id,
+            "headline": self.headline.as_dict(),
+            "delta_vs_baseline": self.delta.as_dict() if self.delta else None,
+            "baseline": self.baseline_id,
+            "baseline_problem": self.baseline_problem,
+            "scoreboard": self.scoreboard.as_dict() if self.scoreboard else None,
+            "scoreboard_repaired": self.scoreboard_repaired.as_dict() if self.scoreboard_repaired else None,
+            "comparison": self.comparison.as_dict() if self.comparison else None,
+            "repair_comparison": self.repair_comparison.as_dict() if self.repair_comparison else None,
+            "held_constant": self.held.as_dict(),
+            "failures": [g.as_dict() for g in self.failures],
+            "diagnosis": [f.as_dict() for f in self.findings],
+            "decision": {
+                "recorded": run.verdict,
+                "suggested": self.suggestion.as_dict(),
+                "disagree": self.disagrees,
+            },
+            "final_values": {k: v.as_dict() for k, v in sorted(self.digest.finals.items())},
+        }
+
+
+def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
+    digest = make_digest(run, ctx.final_window)
+    preferred = [m for m in [run.primary_metric, *ctx.preferred_metrics, cfg.primary_metric] if m]
+    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window)
+    is_negative = cfg.is_negative_check
+
+    scoreboard = build_scoreboard(run.probe.cases, is_negative) if run.probe and run.probe.cases else None
+    scoreboard_rep = (
+        build_scoreboard(run.probe_repaired.cases, is_negative)
+        if run.probe_repaired and run.probe_repaired.cases
+        else None
+    )
+    checks_order = scoreboard.checks if scoreboard else []
+    failures = group_failures(run.probe.cases, is_negative, checks_order) if run.probe else []
+    failures_rep = (
+        group_failures(run.probe_repaired.cases, is_negative, scoreboard_rep.checks)
+        if run.probe_repaired and scoreboard_rep
+        else []
+    )
+
+    base = ctx.baseline
+    delta = headline_delta(headline, digest, base, is_negative, ctx.alpha) if base else None
+    comparison = None
+    if base is not None and digest.probe and base.probe:
+        comparison = compare_probes(digest.probe, base.probe, base.id, is_negative, ctx.alpha)
+    repair_comparison = None
+    if digest.probe and digest.probe_repaired:
+        repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
+    held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
+    curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
+
+    findings = diagnose(
+        DiagnosisInput(
+            scoreboard=scoreboard,
+            scoreboard_repaired=scoreboard_rep,
+            metrics=run.metrics,
+            comparison=comparison,
+            threshold=cfg.threshold,
+            loss_key=curves.loss if curves else None,
+            grad_key=curves.grad if curves else None,
+        )
+    )
+    suggestion = suggest_verdict(
+        PromotionInput(
+            delta=delta,
+            comparison=comparison,
+            headline_metric=headline.metric,
+            threshold=cfg.threshold,
+            status=run.status,
+        )
+    )
+    return RunReport(
+        run=run,
+        digest=digest,
+        headline=headline,
+        delta=delta,
+        baseline_id=ctx.baseline_id,
+        baseline_problem=ctx.baseline_problem,
+        scoreboard=scoreboard,
+        scoreboard_repaired=scoreboard_rep,
+        comparison=comparison,
+        repair_comparison=repair_comparison,
+        held=held,
+        failures=failures,
+        failures_repaired=failures_rep,
+        curves=curves,
+        findings=findings,
+        suggestion=suggestion,
+    )
