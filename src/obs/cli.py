@@ -1,0 +1,119 @@
+"""Command line: `obs build`, `obs check`.
+
+Every diagnostic is printed as `path:line: severity: message`, then one summary line. Exit status:
+0 clean, 1 errors (or warnings with --strict), 2 bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from obs import __version__
+from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
+
+DEFAULT_SOURCE = "reports"
+DEFAULT_OUT = "site"
+
+
+def _print_diagnostics(items: list[Diagnostic], quiet: bool) -> None:
+    for d in sort_diagnostics(items):
+        if quiet and d.severity == "info":
+            continue
+        print(d.format(), file=sys.stderr)
+
+
+def _counts(items: list[Diagnostic]) -> tuple[int, int]:
+    return sum(d.severity == "error" for d in items), sum(d.severity == "warning" for d in items)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from obs.build import BuildOptions, build_site
+    from obs.write import OutputError
+
+    source, out = Path(args.source), Path(args.out)
+    try:
+        result = build_site(BuildOptions(source=source, out=out, strict=args.strict, quiet=args.quiet))
+    except OutputError as exc:
+        print(f"obs build: {exc}", file=sys.stderr)
+        return 2
+    _print_diagnostics(result.diagnostics, args.quiet)
+    print(
+        f"obs build: {result.runs} runs, {result.pages} pages, {result.errors} errors, "
+        f"{result.warnings} warnings in {result.seconds:.1f} s -> {out}"
+    )
+    return result.exit_code(args.strict)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from obs.adapters import adapter_named
+    from obs.adapters.base import LoadContext
+    from obs.config import load_config
+    from obs.discover import discover
+    from obs.plan import plan_build
+
+    root = Path(args.source).resolve()
+    top = Diagnostics(root=root)
+    if not root.is_dir():
+        print(f"obs check: {args.source}: source folder does not exist", file=sys.stderr)
+        return 2
+    cfg = load_config(root, top)
+    found = discover(root)
+    top.extend(found.diags)
+    plan = plan_build(found.runs, top)
+    items = list(top.items)
+    for claim in found.claims:
+        try:
+            rel = claim.folder.resolve().relative_to(root.parent).as_posix()
+        except ValueError:
+            rel = str(claim.folder)
+        notes = f" ({'; '.join(claim.notes)})" if claim.notes else ""
+        print(f"{rel}: {claim.adapter}, {claim.runs} run{'s' if claim.runs != 1 else ''}{notes}")
+    for planned in plan.runs:
+        ctx = LoadContext(root=root, config=cfg, diags=Diagnostics(root=root))
+        try:
+            adapter_named(planned.source.adapter).load(planned.source, ctx)
+        except Exception as exc:
+            ctx.diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
+        items.extend(ctx.diags.items)
+    _print_diagnostics(items, args.quiet)
+    errors, warnings = _counts(items)
+    print(
+        f"obs check: {len(plan.runs)} runs, {len(found.specs)} specs, {len(found.campaigns)} campaigns: "
+        f"{errors} errors, {warnings} warnings"
+    )
+    return 1 if errors or (args.strict and warnings) else 0
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="obs", description="The run observatory: training-run artifacts in, a static website out."
+    )
+    parser.add_argument("--version", action="version", version=f"obs {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    build = sub.add_parser("build", help="build the site from a folder of run artifacts")
+    build.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    build.add_argument("-o", "--out", default=DEFAULT_OUT, help="output folder (default: site/)")
+    build.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    build.add_argument("-q", "--quiet", action="store_true", help="no progress, no info diagnostics")
+    build.set_defaults(func=cmd_build)
+
+    check = sub.add_parser("check", help="validate the artifacts against the input contract, build nothing")
+    check.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    check.add_argument("-q", "--quiet", action="store_true", help="hide info diagnostics")
+    check.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = make_parser()
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

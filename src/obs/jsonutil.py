@@ -1,0 +1,34 @@
+"""JSON output that other tools can parse: strict JSON, sorted keys, no NaN or Infinity.
+
+Non-finite numbers become null (JSON has no NaN); pages show them as NaN/∞ themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, np.generic):
+        return jsonable(value.item())
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value) if isinstance(value, set | frozenset) else value
+        return [jsonable(v) for v in items]
+    if isinstance(value, Path):
+        return str(value)
+    if value is None or isinstance(value, str | int | bool):
+        return value
+    return str(value)
+
+
+def dumps(value: Any) -> bytes:
+    return (json.dumps(jsonable(value), indent=1, sort_keys=True, allow_nan=False, ensure_ascii=False) + "\n").encode()

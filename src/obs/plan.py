@@ -1,0 +1,122 @@
+"""Plan a build: give every run its id and page slug, and order runs so baselines come first.
+
+A run's page compares it with its baseline, so the baseline's digest must exist before the run is
+analysed. Runs are streamed in dependency order and a digest is kept only while a run still
+needs it. Ids are peeked from run.yaml without reading any log.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from obs.adapters.base import RunSource
+from obs.diagnostics import Diagnostics
+from obs.safeyaml import YamlError, load_yaml_file
+
+SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+@dataclass
+class PlannedRun:
+    source: RunSource
+    id: str
+    slug: str
+    baseline: str | None
+
+
+@dataclass
+class BuildPlan:
+    runs: list[PlannedRun] = field(default_factory=list)  # in processing order
+    slugs: dict[str, str] = field(default_factory=dict)  # id -> slug
+    dependants: dict[str, int] = field(default_factory=dict)  # id -> number of runs using it as baseline
+
+    def slug(self, run_id: str | None) -> str | None:
+        return self.slugs.get(run_id) if run_id else None
+
+
+def peek_identity(source: RunSource) -> tuple[str, str | None]:
+    """The run's id and baseline, from run.yaml when there is one (cheap: no logs are read)."""
+    run_id, baseline = source.default_id or source.path.name, None
+    run_yaml = source.path / "run.yaml"
+    if source.adapter == "native" or run_yaml.is_file():
+        try:
+            data = load_yaml_file(run_yaml).data
+        except (YamlError, OSError):
+            return run_id, None
+        if isinstance(data, dict):
+            if isinstance(data.get("id"), str | int) and not isinstance(data.get("id"), bool) and str(data["id"]):
+                run_id = str(data["id"])
+            if isinstance(data.get("baseline"), str | int) and not isinstance(data.get("baseline"), bool):
+                baseline = str(data["baseline"])
+    return run_id, baseline
+
+
+def slugify(run_id: str) -> str:
+    slug = SLUG_UNSAFE.sub("-", run_id).strip("-.")
+    return slug[:80] or "run"
+
+
+def plan_build(sources: list[RunSource], diags: Diagnostics) -> BuildPlan:
+    plan = BuildPlan()
+    seen: dict[str, Path] = {}
+    items: list[PlannedRun] = []
+    used_slugs: set[str] = set()
+    identities = sorted(((peek_identity(s), s) for s in sources), key=lambda t: (t[0][0], str(t[1].path)))
+    for (run_id, baseline), source in identities:
+        if run_id in seen:
+            diags.error(
+                source.path / "run.yaml" if source.adapter == "native" else source.path,
+                f"run id '{run_id}' is already used by {seen[run_id]}; this run was skipped",
+            )
+            continue
+        seen[run_id] = source.path
+        slug = base = slugify(run_id)
+        n = 2
+        while slug.lower() in used_slugs:
+            slug = f"{base}-{n}"
+            n += 1
+        used_slugs.add(slug.lower())
+        plan.slugs[run_id] = slug
+        items.append(PlannedRun(source, run_id, slug, baseline))
+
+    by_id = {p.id: p for p in items}
+    for p in items:
+        if p.baseline and p.baseline not in by_id:
+            where = p.source.path / "run.yaml"
+            diags.warning(where, f"baseline '{p.baseline}' is not a run in this source tree; no comparison is made")
+        if p.baseline == p.id:
+            diags.warning(p.source.path / "run.yaml", "a run cannot be its own baseline")
+            p.baseline = None
+    plan.runs = _dependency_order(items, by_id, diags)
+    for p in plan.runs:
+        if p.baseline in by_id:
+            plan.dependants[p.baseline] = plan.dependants.get(p.baseline, 0) + 1
+    return plan
+
+
+def _dependency_order(items: list[PlannedRun], by_id: dict[str, PlannedRun], diags: Diagnostics) -> list[PlannedRun]:
+    """Baselines before the runs compared with them; a cycle is reported and broken."""
+    order: list[PlannedRun] = []
+    state: dict[str, int] = {}  # 1 = visiting, 2 = done
+
+    def visit(p: PlannedRun, chain: list[str]) -> None:
+        if state.get(p.id) == 2:
+            return
+        if state.get(p.id) == 1:
+            diags.warning(
+                p.source.path / "run.yaml",
+                f"baseline cycle: {' -> '.join([*chain, p.id])}; the comparison of {chain[-1]} is skipped",
+            )
+            by_id[chain[-1]].baseline = None
+            return
+        state[p.id] = 1
+        if p.baseline and p.baseline in by_id:
+            visit(by_id[p.baseline], [*chain, p.id])
+        state[p.id] = 2
+        order.append(p)
+
+    for p in items:
+        visit(p, [])
+    return order

@@ -1,0 +1,230 @@
+"""Number and text formatting for pages: one place decides how a rate, a delta or a p-value reads.
+
+These are Jinja filters. They return plain strings (escaped by the template engine), never markup.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from obs.analysis.compare import Headline
+from obs.analysis.held_constant import flatten
+
+MINUS = "\u2212"
+TEXT_PREVIEW_CHARS = 600
+TEXT_PREVIEW_LINES = 12
+TEXT_CAP_BYTES = 64 * 1024
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def pct(x: Any, digits: int = 1) -> str:
+    if not _is_number(x) or math.isnan(x):
+        return "—"
+    return f"{100 * x:.{digits}f}%"
+
+
+def signed(text: str) -> str:
+    return text.replace("-", MINUS) if text.startswith("-") else (text if text.startswith("+") else "+" + text)
+
+
+def pp(x: Any, with_unit: bool = True) -> str:
+    """A difference of two rates in percentage points, always signed."""
+    if not _is_number(x) or math.isnan(x):
+        return "—"
+    value = 100 * x
+    text = f"{value:+.1f}"
+    if text in ("+0.0", "-0.0"):
+        text = "±0.0"
+    text = text.replace("-", MINUS)
+    return f"{text} pp" if with_unit else text
+
+
+def num(x: Any) -> str:
+    """Numbers for humans: 4 significant digits, thousands separators, ∞ and NaN spelled out."""
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if not _is_number(x):
+        return str(x)
+    if isinstance(x, int):
+        return f"{x:,}"
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "∞" if x > 0 else MINUS + "∞"
+    if x.is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    a = abs(x)
+    text = f"{x:.3e}" if a < 1e-3 or a >= 1e7 else f"{x:,.4g}" if a >= 1 else f"{x:.4g}"
+    return text.replace("-", MINUS)
+
+
+def show_value(x: Any) -> str:
+    """Any config or metric value, compactly (lists and maps as JSON-ish text)."""
+    if isinstance(x, list):
+        inner = ", ".join(show_value(v) for v in x[:12])
+        return f"[{inner}{', …' if len(x) > 12 else ''}]"
+    if isinstance(x, dict):
+        inner = ", ".join(f"{k}: {show_value(v)}" for k, v in list(x.items())[:12])
+        return "{" + inner + (", …" if len(x) > 12 else "") + "}"
+    if x is None:
+        return "—"
+    if isinstance(x, str):
+        return x
+    if _is_number(x):
+        return num(x) if not isinstance(x, int) else str(x)
+    return str(x)
+
+
+def pval(p: Any) -> str:
+    if not _is_number(p) or math.isnan(p):
+        return "p n/a"
+    if p < 0.001:
+        return "p < 0.001"
+    return f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
+
+
+def headline_number(value: Any, headline: Headline) -> str:
+    return pct(value) if headline.is_rate else num(value)
+
+
+def headline_value(headline: Headline) -> str:
+    if headline.value is None:
+        return "—"
+    return headline_number(headline.value, headline)
+
+
+def delta_for(value: Any, headline: Headline, with_unit: bool = True) -> str:
+    if headline.is_rate:
+        return pp(value, with_unit)
+    if not _is_number(value):
+        return "—"
+    text = num(value)
+    return text if text.startswith(MINUS) else "+" + text
+
+
+def direction(verdict: Any) -> str:
+    """CSS class for a comparison outcome: up (better), down (worse), flat (not significant)."""
+    return {"statistically_significant_improvement": "up", "significant_degradation": "down"}.get(str(verdict), "flat")
+
+
+def tile_class(verdict: Any) -> str:
+    return {"statistically_significant_improvement": "good", "significant_degradation": "bad"}.get(str(verdict), "")
+
+
+def verdict_words(verdict: Any) -> str:
+    return {
+        "statistically_significant_improvement": "significant improvement",
+        "significant_degradation": "significant degradation",
+        "insufficient_statistical_evidence": "not significant",
+    }.get(str(verdict), str(verdict))
+
+
+def css_token(text: Any) -> str:
+    return re.sub(r"[^a-z0-9_-]+", "-", str(text).lower()).strip("-") or "x"
+
+
+def capitalize_first(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def human_bytes(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    if n < 1024 * 1024:
+        return f"{n / 1024:.1f} KB"
+    return f"{n / 1024 / 1024:.1f} MB"
+
+
+@dataclass(frozen=True)
+class TextInfo:
+    long: bool
+    size: str
+    lines: int
+    shown: str
+    cut: bool
+    shown_size: str
+
+
+def text_info(text: str) -> TextInfo:
+    """Decide whether a text is collapsed, and cap what is embedded in the page."""
+    raw_len = len(text.encode("utf-8", errors="replace"))
+    lines = text.count("\n") + 1
+    long = len(text) > TEXT_PREVIEW_CHARS or lines > TEXT_PREVIEW_LINES
+    cut = raw_len > TEXT_CAP_BYTES
+    shown = text.encode("utf-8", errors="replace")[:TEXT_CAP_BYTES].decode("utf-8", errors="ignore") if cut else text
+    return TextInfo(long, human_bytes(raw_len), lines, shown, cut, human_bytes(TEXT_CAP_BYTES))
+
+
+def flat_items(mapping: dict[str, Any]) -> list[tuple[str, Any]]:
+    return sorted(flatten(mapping).items())
+
+
+def safe_hint(text: str) -> Markup:
+    """Hints are written by obs; `backticks` become code, everything else stays text."""
+    parts = str(text).split("`")
+    out = []
+    for i, part in enumerate(parts):
+        out.append(f"<code>{escape(part)}</code>" if i % 2 else str(escape(part)))
+    return Markup("".join(out))
+
+
+def summary_value(summary: dict[str, Any], value: Any = None) -> str:
+    """A run summary's headline-metric value (rates as percentages)."""
+    v = summary["headline"]["value"] if value is None else value
+    if v is None:
+        return "—"
+    return pct(v) if summary.get("headline_is_rate") else num(v)
+
+
+def summary_delta(summary: dict[str, Any]) -> str:
+    delta = summary.get("delta") or {}
+    d = delta.get("delta")
+    if d is None:
+        return "—"
+    if summary.get("headline_is_rate"):
+        return pp(d)
+    text = num(d)
+    return text if text.startswith(MINUS) else "+" + text
+
+
+def summary_ci(summary: dict[str, Any]) -> str:
+    ci = (summary.get("delta") or {}).get("ci")
+    if not ci or ci.get("low") is None:
+        return "no CI"
+    if summary.get("headline_is_rate"):
+        return f"[{pp(ci['low'], False)}, {pp(ci['high'], False)}]"
+    return f"[{num(ci['low'])}, {num(ci['high'])}]"
+
+
+FILTERS = {
+    "summary_value": summary_value,
+    "summary_delta": summary_delta,
+    "summary_ci": summary_ci,
+    "pct": pct,
+    "pp": pp,
+    "num": num,
+    "show_value": show_value,
+    "pval": pval,
+    "headline_value": headline_value,
+    "headline_number": headline_number,
+    "delta_for": delta_for,
+    "direction": direction,
+    "tile_class": tile_class,
+    "verdict_words": verdict_words,
+    "css_token": css_token,
+    "capitalize_first": capitalize_first,
+    "text_info": text_info,
+    "flat_items": flat_items,
+    "safe_hint": safe_hint,
+    "human_bytes": human_bytes,
+}

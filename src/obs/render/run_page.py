@@ -1,0 +1,271 @@
+"""Everything written for one run: its page, its figures, copies of its renders, analysis.json.
+
+`render_run` returns the files as bytes keyed by their path inside the run's folder of the site;
+the build writes them. Figures are only drawn here (matplotlib is imported lazily by this module's
+caller path), and every image a page shows is copied from inside the run folder only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from obs.analysis.report import RunReport
+from obs.diagnostics import sort_diagnostics
+from obs.jsonutil import dumps
+from obs.render.format import num
+from obs.render.site import Renderer
+from obs.render.textdiff import token_diff
+
+SECTIONS: list[tuple[str, str]] = [
+    ("run-card", "Run card"),
+    ("hypothesis", "Hypothesis"),
+    ("held-constant", "Held constant"),
+    ("data", "Data and tokenizer"),
+    ("gate", "Compiler and gold gate"),
+    ("curves", "Training curves"),
+    ("probe", "Probe summary"),
+    ("diagnosis", "Diagnosis"),
+    ("failures", "Failure gallery"),
+    ("lessons", "Lessons"),
+    ("decision", "Decision"),
+]
+
+
+@dataclass
+class FigureFile:
+    file: str
+    svg: bytes
+    alt: str
+    caption: str
+    height: int
+
+
+@dataclass
+class RunPageLinks:
+    root: str
+    baseline: str | None = None
+    spec: str | None = None
+    campaign: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"baseline": self.baseline, "spec": self.spec, "campaign": self.campaign}
+
+
+@dataclass
+class RunOutput:
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def _svg_height(svg: bytes) -> int:
+    match = re.search(rb'height="([0-9.]+)pt"', svg[:2000])
+    width = re.search(rb'width="([0-9.]+)pt"', svg[:2000])
+    if not match or not width:
+        return 400
+    return round(730 * float(match.group(1)) / float(width.group(1)))
+
+
+def _describe(report: RunReport, name: str) -> str:
+    metrics = report.run.metrics
+    if metrics is None or name not in metrics.series:
+        return name
+    s = metrics.series[name].finite()
+    if not len(s):
+        return f"{name}: no finite values"
+    i_min, i_max = int(np.argmin(s.values)), int(np.argmax(s.values))
+    return (
+        f"{name} goes from {num(float(s.values[0]))} at step {num(float(s.steps[0]))} to "
+        f"{num(float(s.values[-1]))} at step {num(float(s.steps[-1]))} "
+        f"(min {num(float(s.values[i_min]))}, max {num(float(s.values[i_max]))})"
+    )
+
+
+def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
+    plan = report.curves
+    metrics = report.run.metrics
+    if plan is None or metrics is None:
+        return []
+    from obs.render import figures  # heavy import (matplotlib), only when a run has curves
+
+    out: list[FigureFile] = []
+    if plan.has_training_panel:
+        svg = figures.training_figure(metrics, plan, max_points)
+        parts = [n for n in (plan.loss, *plan.loss_overlays, plan.grad, plan.lr) if n]
+        stages = ", ".join(f"{st.name} from step {num(st.start)}" for st in metrics.stages)
+        alt = "; ".join(_describe(report, n) for n in parts)
+        caption = (
+            "Loss"
+            + (f" with stages ({stages})" if stages else "")
+            + (", grad norm" if plan.grad else "")
+            + (", learning rate" if plan.lr else "")
+            + "."
+        )
+        out.append(FigureFile("fig-training.svg", svg, alt, caption, _svg_height(svg)))
+    for i, band in enumerate(plan.bands):
+        svg = figures.band_figure(metrics, band, max_points)
+        extra = f", min–max envelope from {band.min}/{band.max}" if band.min and band.max else ""
+        out.append(
+            FigureFile(
+                f"fig-band-{i + 1}.svg",
+                svg,
+                _describe(report, band.mean),
+                f"{band.label}: mean ± std ({band.mean} ± {band.std}){extra}.",
+                _svg_height(svg),
+            )
+        )
+    for i, names in enumerate(plan.other_pages()):
+        svg = figures.grid_figure(metrics, names, max_points)
+        out.append(
+            FigureFile(
+                f"fig-other-{i + 1}.svg",
+                svg,
+                "; ".join(_describe(report, n) for n in names),
+                "Other logged metrics: " + ", ".join(names) + ".",
+                _svg_height(svg),
+            )
+        )
+    return out
+
+
+def series_table(report: RunReport) -> list[dict[str, Any]]:
+    metrics = report.run.metrics
+    rows: list[dict[str, Any]] = []
+    if metrics is None:
+        return rows
+    for name, s in sorted(metrics.series.items()):
+        finite = s.values[np.isfinite(s.values)]
+        rows.append(
+            {
+                "name": name,
+                "points": len(s),
+                "first": float(s.values[0]) if len(s) else None,
+                "min": float(finite.min()) if finite.size else None,
+                "max": float(finite.max()) if finite.size else None,
+                "last": float(s.values[-1]) if len(s) else None,
+                "last_step": float(s.steps[-1]) if len(s) else None,
+            }
+        )
+    return rows
+
+
+DATA_FIELDS: list[tuple[str, str, str]] = [
+    ("dataset_version", "Dataset version", ""),
+    ("rows", "Rows", "training examples"),
+    ("packed_tokens", "Packed tokens", "tokens per epoch after packing"),
+    ("effective_epochs", "Effective epochs", "passes over the data"),
+    ("tokenizer_size", "Tokenizer size", "vocabulary"),
+    ("reserved_tokens", "Reserved tokens", "explicit structural tokens"),
+    ("context", "Context", "tokens"),
+    ("p95_prompt_tokens", "p95 prompt tokens", ""),
+    ("p95_output_tokens", "p95 output tokens", ""),
+    ("decode_budget", "Decode budget", "max new tokens at probe time"),
+]
+
+
+def data_rows(report: RunReport) -> tuple[list[tuple[str, str, str]], dict[str, str] | None]:
+    data = report.run.data
+    rows = []
+    known = {k for k, _, _ in DATA_FIELDS}
+    for key, label, note in DATA_FIELDS:
+        if key in data:
+            rows.append((label, _show(data[key]), note))
+    for key in sorted(set(data) - known):
+        rows.append((key, _show(data[key]), ""))
+    budget = None
+    ctx, p_in, p_out = data.get("context"), data.get("p95_prompt_tokens"), data.get("p95_output_tokens")
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (ctx, p_in, p_out)) and ctx:
+        used = (p_in + p_out) / ctx
+        if used > 1:
+            budget = {
+                "cls": "bad",
+                "text": f"p95 prompt + output ({num(p_in + p_out)} tokens) exceeds the "
+                f"context ({num(ctx)}): long cases are cut off.",
+            }
+        elif used > 0.8:
+            budget = {
+                "cls": "warn",
+                "text": f"p95 prompt + output uses {used:.0%} of the context: above the 80% "
+                "budget guideline, truncation is likely on the longest cases.",
+            }
+        else:
+            budget = {
+                "cls": "good",
+                "text": f"p95 prompt + output uses {used:.0%} of the context ({num(p_in + p_out)} "
+                f"of {num(ctx)} tokens): within the 80% budget guideline.",
+            }
+        decode = data.get("decode_budget")
+        if isinstance(decode, int | float) and not isinstance(decode, bool) and decode < p_out:
+            budget = {
+                "cls": "bad",
+                "text": budget["text"] + f" The decode budget ({num(decode)}) is below the p95 "
+                f"output length ({num(p_out)}): expect truncation.",
+            }
+    return rows, budget
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return num(value)
+    return str(value)
+
+
+def render_run(
+    report: RunReport,
+    renderer: Renderer,
+    links: RunPageLinks,
+    *,
+    source_rel: str,
+    max_points: int,
+) -> RunOutput:
+    run = report.run
+    out = RunOutput()
+    figures = make_figures(report, max_points)
+    for f in figures:
+        out.files[f.file] = f.svg
+
+    renders: dict[str, str] = {}
+    wanted = {c.render for g in report.failures for c in g.shown_cases if c.render}
+    if run.gate:
+        wanted |= {a.render for a in run.gate.assets if a.render}
+    for rel in sorted(wanted):
+        src = run.source_dir / rel
+        try:
+            out.files[f"renders/{rel}"] = src.read_bytes()
+            renders[rel] = f"renders/{rel}"
+        except OSError:
+            run.diagnostics.warning(src, "render could not be read; not shown")
+
+    diffs: dict[str, Any] = {}
+    case_anchor: dict[str, str] = {}
+    n = 0
+    for group in report.failures:
+        for case in group.cases:
+            n += 1
+            case_anchor[case.id] = f"case-{n}"
+        for case in group.shown_cases:
+            diffs[case.id] = token_diff(case.expected, case.actual)
+    rows, budget = data_rows(report)
+    diagnostics = [d.format() for d in sort_diagnostics(run.diagnostics.items)]
+    html = renderer.render(
+        "run.html",
+        root=links.root,
+        r=report,
+        run=run,
+        links=links.as_dict(),
+        sections=SECTIONS,
+        figures=figures,
+        series_table=series_table(report),
+        data_rows=rows,
+        budget=budget,
+        renders=renders,
+        diffs=diffs,
+        case_anchor=case_anchor,
+        diagnostics=diagnostics,
+        source_rel=source_rel,
+    )
+    out.files["index.html"] = html.encode("utf-8")
+    out.files["analysis.json"] = dumps(report.as_dict())
+    return out

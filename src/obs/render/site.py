@@ -1,0 +1,65 @@
+"""The Jinja2 environment and where the templates and assets live.
+
+Templates are found inside the installed package (`obs/templates`, put there by the wheel build)
+or, in a source checkout, in the repository's top-level `templates/` folder. Autoescaping is on for
+every template: nothing from a run reaches a page unescaped except sanitised Markdown.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from obs import __version__
+from obs.render.format import FILTERS
+from obs.render.markdown import render_markdown
+
+
+@functools.cache
+def templates_dir() -> Path:
+    packaged = Path(str(resources.files("obs"))) / "templates"
+    if (packaged / "base.html").is_file():
+        return packaged
+    checkout = Path(__file__).resolve().parents[3] / "templates"
+    if (checkout / "base.html").is_file():
+        return checkout
+    raise FileNotFoundError("obs templates not found: reinstall obs (pip install .)")
+
+
+@dataclass(frozen=True)
+class SiteMeta:
+    title: str
+    source_name: str
+    has_specs: bool = False
+    has_campaigns: bool = False
+
+
+def make_environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(FILTERS)
+    env.filters["md"] = render_markdown
+    return env
+
+
+class Renderer:
+    """Renders one page template with the site-wide context every page needs."""
+
+    def __init__(self, meta: SiteMeta) -> None:
+        self.meta = meta
+        self.env = make_environment()
+
+    def render(self, template: str, *, root: str, nav: str = "", **context: Any) -> str:
+        tpl = self.env.get_template(template)
+        return tpl.render(site=self.meta, root=root, nav=nav, version=__version__, **context)

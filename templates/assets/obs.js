@@ -1,0 +1,86 @@
+/* obs: a little local JavaScript. Every table is complete without it; this only adds sorting and
+   filtering. No network, no globals besides `obs`, no inline handlers (a strict CSP applies). */
+(function () {
+  "use strict";
+
+  function cellValue(row, index) {
+    var cell = row.cells[index];
+    if (!cell) return "";
+    var raw = cell.getAttribute("data-sort");
+    return raw !== null ? raw : cell.textContent.trim();
+  }
+
+  function compare(a, b, numeric) {
+    if (numeric) {
+      var x = parseFloat(a), y = parseFloat(b);
+      var xn = isNaN(x), yn = isNaN(y);
+      if (xn && yn) return 0;
+      if (xn) return 1;   // missing values always sink to the bottom
+      if (yn) return -1;
+      return x - y;
+    }
+    return a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" });
+  }
+
+  function makeSortable(table) {
+    var headers = table.tHead ? table.tHead.rows[0].cells : [];
+    Array.prototype.forEach.call(headers, function (th, index) {
+      var button = th.querySelector("button.sort");
+      if (!button) return;
+      button.addEventListener("click", function () {
+        var current = th.getAttribute("aria-sort");
+        var dir = current === "ascending" ? "descending" : "ascending";
+        Array.prototype.forEach.call(headers, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", dir);
+        var numeric = th.getAttribute("data-type") === "number";
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (r1, r2) {
+          var v1 = cellValue(r1, index), v2 = cellValue(r2, index);
+          var missing1 = v1 === "", missing2 = v2 === "";
+          if (missing1 !== missing2) return missing1 ? 1 : -1;
+          var c = compare(v1, v2, numeric);
+          return dir === "ascending" ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  }
+
+  function makeFilterable(form) {
+    var table = document.getElementById(form.getAttribute("data-table"));
+    if (!table) return;
+    var count = form.querySelector("[data-count]");
+    var inputs = form.querySelectorAll("input, select");
+    function apply() {
+      var text = "";
+      var facets = [];
+      Array.prototype.forEach.call(inputs, function (el) {
+        if (el.type === "search") text = el.value.trim().toLowerCase();
+        else if (el.value) facets.push([el.getAttribute("data-facet"), el.value]);
+      });
+      var shown = 0;
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        var ok = !text || row.textContent.toLowerCase().indexOf(text) !== -1;
+        facets.forEach(function (f) {
+          if (ok && (row.getAttribute("data-" + f[0]) || "") !== f[1]) ok = false;
+        });
+        row.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      if (count) count.textContent = shown + " of " + table.tBodies[0].rows.length + " runs";
+    }
+    Array.prototype.forEach.call(inputs, function (el) {
+      el.addEventListener("input", apply);
+      el.addEventListener("change", apply);
+    });
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    form.hidden = false;
+    apply();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
+    Array.prototype.forEach.call(document.querySelectorAll("form.filters"), makeFilterable);
+  });
+})();
