@@ -16,7 +16,7 @@ import numpy as np
 from scipy import stats as sps
 
 from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
-from obs.analysis.scoreboard import order_checks
+from obs.analysis.scoreboard import order_checks, split_sort_key
 from obs.analysis.stats import Interval, PairedComparison, paired_comparison, recommendation
 
 BOOTSTRAP_SEED = 20260322
@@ -119,7 +119,7 @@ def compare_probes(
     checks = order_checks({c for i in shared for c in here[i].checks} & {c for i in shared for c in base[i].checks})
     negative = frozenset(c for c in checks if is_negative(c))
     overall = _scope("all shared cases", "all", shared, here, base, checks, negative, alpha)
-    splits = sorted({s for i in shared if (s := here[i].split)})
+    splits = sorted({s for i in shared if (s := here[i].split)}, key=split_sort_key)
     families = sorted({f for i in shared if (f := here[i].family)})
     by_split = [
         _scope(s, "split", [i for i in shared if here[i].split == s], here, base, checks, negative, alpha)

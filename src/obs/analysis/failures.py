@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from obs.analysis.scoreboard import failed_checks
 from obs.model import ProbeCase
 
-SHOWN_PER_GROUP = 12
+SHOWN_PER_GROUP = 6
 
 
 @dataclass

@@ -100,7 +100,8 @@ def _row(label: str, cases: list[ProbeCase], checks: list[str], negative: frozen
     return ScoreRow(label, len(cases), rates)
 
 
-def _group_order(label: str) -> tuple[int, str]:
+def split_sort_key(label: str) -> tuple[int, str]:
+    """Splits in their natural order (train, dev, test), unknown names after, alphabetically."""
     return (SPLIT_ORDER.index(label) if label in SPLIT_ORDER else len(SPLIT_ORDER), label)
 
 
@@ -118,7 +119,7 @@ def build_scoreboard(cases: list[ProbeCase], is_negative: Callable[[str], bool])
     return Scoreboard(
         checks=checks,
         overall=overall,
-        by_split=[_row(k, by_split[k], checks, negative) for k in sorted(by_split, key=_group_order)],
+        by_split=[_row(k, by_split[k], checks, negative) for k in sorted(by_split, key=split_sort_key)],
         by_family=[_row(k, by_family[k], checks, negative) for k in sorted(by_family)],
         negative=negative,
     )

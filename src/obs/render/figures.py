@@ -124,6 +124,10 @@ def _draw_stages(ax: Axes, stages: Sequence[Stage], label: bool) -> None:
     if len(stages) < 2 and not (stages and label):
         return
     trans = ax.get_xaxis_transform()
+    lo, hi = ax.get_xlim()
+    span = (hi - lo) or 1.0
+    last_label_x: float | None = None
+    level = 0
     for i, stage in enumerate(stages):
         end = stages[i + 1].start if i + 1 < len(stages) else stage.end
         if i % 2 == 1:
@@ -155,15 +159,10 @@ def training_figure(metrics: Metrics, plan: CurvePlan, max_points: int) -> bytes
         rows.append(("learning rate", [plan.lr]))
     heights = [2.2 if title == "loss" else 1.15 for title, _ in rows]
     with matplotlib.rc_context(STYLE):
-        fig = _new_figure(sum(heights) + 0.55)
+        total = sum(heights) + 0.75
+        fig = _new_figure(total)
         axes = fig.subplots(len(rows), 1, sharex=True, gridspec_kw={"height_ratios": heights}, squeeze=False)
-        fig.subplots_adjust(
-            left=0.09,
-            right=0.985,
-            top=1 - 0.28 / (sum(heights) + 0.55),
-            bottom=0.32 / (sum(heights) + 0.55),
-            hspace=0.28,
-        )
+        fig.subplots_adjust(left=0.09, right=0.985, top=1 - 0.36 / total, bottom=0.42 / total, hspace=0.28)
         for i, (title, names) in enumerate(rows):
             ax = axes[i][0]
             values = np.concatenate([_finite(metrics.series[n])[1] for n in names])

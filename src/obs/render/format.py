@@ -40,9 +40,9 @@ def pp(x: Any, with_unit: bool = True) -> str:
     if not _is_number(x) or math.isnan(x):
         return "—"
     value = 100 * x
-    text = f"{value:+.1f}"
+    text = f"{value:+.1f}" if with_unit else f"{value:.1f}"
     if text in ("+0.0", "-0.0"):
-        text = "±0.0"
+        text = "±0.0" if with_unit else "0.0"
     text = text.replace("-", MINUS)
     return f"{text} pp" if with_unit else text
 

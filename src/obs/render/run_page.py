@@ -166,44 +166,58 @@ DATA_FIELDS: list[tuple[str, str, str]] = [
 
 
 def data_rows(report: RunReport) -> tuple[list[tuple[str, str, str]], dict[str, str] | None]:
+    """The data section's table, known fields first, and the token-budget verdict."""
     data = report.run.data
-    rows = []
+    rows: list[tuple[str, str, str]] = []
     known = {k for k, _, _ in DATA_FIELDS}
     for key, label, note in DATA_FIELDS:
         if key in data:
             rows.append((label, _show(data[key]), note))
     for key in sorted(set(data) - known):
         rows.append((key, _show(data[key]), ""))
-    budget = None
-    ctx, p_in, p_out = data.get("context"), data.get("p95_prompt_tokens"), data.get("p95_output_tokens")
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in (ctx, p_in, p_out)) and ctx:
-        used = (p_in + p_out) / ctx
-        if used > 1:
-            budget = {
-                "cls": "bad",
-                "text": f"p95 prompt + output ({num(p_in + p_out)} tokens) exceeds the "
-                f"context ({num(ctx)}): long cases are cut off.",
-            }
-        elif used > 0.8:
-            budget = {
-                "cls": "warn",
-                "text": f"p95 prompt + output uses {used:.0%} of the context: above the 80% "
-                "budget guideline, truncation is likely on the longest cases.",
-            }
-        else:
-            budget = {
-                "cls": "good",
-                "text": f"p95 prompt + output uses {used:.0%} of the context ({num(p_in + p_out)} "
-                f"of {num(ctx)} tokens): within the 80% budget guideline.",
-            }
-        decode = data.get("decode_budget")
-        if isinstance(decode, int | float) and not isinstance(decode, bool) and decode < p_out:
-            budget = {
-                "cls": "bad",
-                "text": budget["text"] + f" The decode budget ({num(decode)}) is below the p95 "
-                f"output length ({num(p_out)}): expect truncation.",
-            }
-    return rows, budget
+    return rows, budget_check(data)
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def budget_check(data: dict[str, Any]) -> dict[str, str] | None:
+    """Does the p95 prompt + output fit in 80% of the context, and the output in the decode budget?"""
+    ctx, p_in, p_out = (_number(data.get(k)) for k in ("context", "p95_prompt_tokens", "p95_output_tokens"))
+    if ctx is None or p_in is None or p_out is None or ctx <= 0:
+        return None
+    total = p_in + p_out
+    used = total / ctx
+    if used > 1:
+        cls, text = (
+            "bad",
+            f"p95 prompt + output ({num(total)} tokens) exceeds the context ({num(ctx)}): long cases are cut off.",
+        )
+    elif used > 0.8:
+        cls, text = (
+            "warn",
+            (
+                f"p95 prompt + output uses {used:.0%} of the context: above the 80% budget guideline, "
+                "truncation is likely on the longest cases."
+            ),
+        )
+    else:
+        cls, text = (
+            "good",
+            (
+                f"p95 prompt + output uses {used:.0%} of the context ({num(total)} of {num(ctx)} tokens): "
+                "within the 80% budget guideline."
+            ),
+        )
+    decode = _number(data.get("decode_budget"))
+    if decode is not None and decode < p_out:
+        cls, text = (
+            "bad",
+            text
+            + (f" The decode budget ({num(decode)}) is below the p95 output length ({num(p_out)}): expect truncation."),
+        )
+    return {"cls": cls, "text": text}
 
 
 def _show(value: Any) -> str:
