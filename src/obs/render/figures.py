@@ -125,7 +125,7 @@ def _draw_stages(ax: Axes, stages: Sequence[Stage], label: bool) -> None:
         return
     trans = ax.get_xaxis_transform()
     lo, hi = ax.get_xlim()
-    span = (hi - lo) or 1.0
+    span = float(hi - lo) or 1.0
     last_label_x: float | None = None
     level = 0
     for i, stage in enumerate(stages):
@@ -135,9 +135,12 @@ def _draw_stages(ax: Axes, stages: Sequence[Stage], label: bool) -> None:
         if i > 0:
             ax.axvline(stage.start, color="#94a3b8", linewidth=0.8, linestyle="--", zorder=1)
         if label:
+            # stagger the labels of stages that start close together so they never overlap
+            close = last_label_x is not None and (stage.start - last_label_x) / span < 0.09
+            level = (level + 1) % 2 if close else 0
             ax.text(
                 stage.start,
-                1.01,
+                1.02 + 0.1 * level,
                 f" {stage.name}",
                 transform=trans,
                 fontsize=7.5,
@@ -146,6 +149,7 @@ def _draw_stages(ax: Axes, stages: Sequence[Stage], label: bool) -> None:
                 va="bottom",
                 clip_on=False,
             )
+            last_label_x = stage.start
 
 
 def training_figure(metrics: Metrics, plan: CurvePlan, max_points: int) -> bytes:
