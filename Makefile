@@ -1,0 +1,45 @@
+# obs: the two commands of the README are `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck unit browser check-site snapshots system-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+## demo: build the demo site from reports/ into site/
+demo: $(STAMP)
+	$(BIN)/obs build reports -o site
+
+## test: lint, type-check, unit, build and browser tests (installs what it needs)
+test: system-deps $(STAMP) lint typecheck
+	$(BIN)/pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests scripts
+	$(BIN)/ruff format --check src tests scripts
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP)
+	$(BIN)/pytest -q tests/unit tests/build
+
+browser: system-deps $(STAMP)
+	$(BIN)/pytest -q tests/browser
+
+## system-deps: Debian's Chromium and fonts for the browser tests (never `playwright install`)
+system-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends \
+	    chromium fonts-liberation fonts-dejavu-core; \
+	fi
+
+clean:
+	rm -rf site build dist .pytest_cache .mypy_cache .ruff_cache

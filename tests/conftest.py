@@ -1,0 +1,33 @@
+"""Shared fixtures: the demo source tree and one site built from it per test session."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from obs.build import BuildOptions, BuildResult, build_site
+
+REPO = Path(__file__).resolve().parents[1]
+REPORTS = REPO / "reports"
+
+
+@pytest.fixture(scope="session")
+def demo_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private copy of reports/ (tests must never write into the repository's source tree)."""
+    dst = tmp_path_factory.mktemp("demo") / "reports"
+    shutil.copytree(REPORTS, dst)
+    return dst
+
+
+@pytest.fixture(scope="session")
+def demo_build(demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildResult]:
+    out = tmp_path_factory.mktemp("site") / "site"
+    result = build_site(BuildOptions(source=demo_source, out=out, quiet=True))
+    return out, result
+
+
+@pytest.fixture(scope="session")
+def demo_site(demo_build: tuple[Path, BuildResult]) -> Path:
+    return demo_build[0]
