@@ -81,8 +81,11 @@ def load_yaml_text(text: str) -> YamlDoc:
         raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
+        last_line = max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+        line = min(mark.line + 1, last_line) if mark is not None else None
         problem = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.context_mark is not None and exc.problem:
+            problem += f" ({exc.context} that starts at line {exc.context_mark.line + 1})"
         raise YamlError(f"invalid YAML: {problem}", line) from None
     except yaml.YAMLError as exc:
         raise YamlError(f"invalid YAML: {exc}") from None
