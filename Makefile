@@ -43,3 +43,8 @@ system-deps:
 
 clean:
 	rm -rf site build dist .pytest_cache .mypy_cache .ruff_cache
+
+## readme-screenshot: the README's picture of a run page, made by the project's own browser code
+readme-screenshot: demo
+	$(BIN)/python scripts/screenshot.py site runs/spec03-r2/index.html -o build/shots
+	cp build/shots/runs_spec03-r2_index-1366x768.png docs/images/run-page.png
