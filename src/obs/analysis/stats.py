@@ -32,15 +32,16 @@ Conventions shared by every function here:
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from statistics import NormalDist
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats as _st
 
 __all__ = [
     "DEGRADATION",
@@ -79,6 +80,17 @@ DEGRADATION: Recommendation = "significant_degradation"
 FloatArray = npt.NDArray[np.float64]
 
 DEFAULT_RESAMPLES = 10_000
+_NORMAL = NormalDist()
+
+
+class _LazyScipyStats:
+    """`scipy.stats`, imported on first use: it costs ~0.8 s, and most builds never need it."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(importlib.import_module("scipy.stats"), name)
+
+
+_st = _LazyScipyStats()
 # Number of array elements materialised at once by resampling loops (2 MB of
 # float64): bounds memory for large inputs, and chunks that stay in cache are
 # measurably faster than one big (resamples × n) index matrix.
@@ -299,7 +311,7 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval:
         raise ValueError(f"successes ({k}) cannot exceed n ({n})")
     if n == 0:
         return _nan_interval(level)
-    z = float(_st.norm.ppf(0.5 + 0.5 * level))
+    z = _NORMAL.inv_cdf(0.5 + 0.5 * level)
     p = k / n
     denom = 2.0 * (n + z * z)
     center = (2.0 * n * p + z * z) / denom
@@ -310,6 +322,16 @@ def wilson_interval(successes: int, n: int, level: float = 0.95) -> Interval:
 
 
 # --------------------------------------------------------------------------- paired items
+
+
+def _binom_half_cdf(k: int, m: int) -> float:
+    """P(X <= k) for X ~ Binomial(m, 1/2), exactly: a sum of integers divided once by 2**m.
+
+    Exact integer arithmetic needs no scipy (whose import costs ~0.8 s on the run-page path)
+    and is correctly rounded; m is a count of discordant probe cases, at most a few thousand.
+    """
+    total = sum(math.comb(m, i) for i in range(k + 1))
+    return total / (1 << m)
 
 
 def mcnemar_exact(b: int, c: int) -> TestResult:
@@ -331,7 +353,7 @@ def mcnemar_exact(b: int, c: int) -> TestResult:
     c = _check_count(c, "c")
     m = b + c
     # b == c is the centre of a symmetric distribution: every outcome is as extreme.
-    p = 1.0 if m == 0 or b == c else min(1.0, 2.0 * float(_st.binom.cdf(min(b, c), m, 0.5)))
+    p = 1.0 if m == 0 or b == c else min(1.0, 2.0 * _binom_half_cdf(min(b, c), m))
     return TestResult(
         statistic=float(b),
         p_value=p,

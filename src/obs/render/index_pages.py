@@ -10,7 +10,6 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
 
 from obs.config import SiteConfig
 from obs.discover import Discovery
@@ -114,6 +113,8 @@ def campaign_context(campaign: Campaign, summaries: list[dict[str, Any]]) -> dic
             sd = matrix.std(axis=0, ddof=1) if matrix.shape[0] > 1 else None
             curves.append((labels.get(name, name), grid, mean, sd))
             if sd is not None:
+                from scipy import stats as sps  # campaign pages only
+
                 half = float(sps.t.ppf(0.975, matrix.shape[0] - 1)) * sd / np.sqrt(matrix.shape[0])
                 bands.append((mean - half, mean + half))
             else:
