@@ -131,7 +131,7 @@ class SeriesBuilder:
             )
         return Metrics(
             series=series,
-            stages=_stages(self._stage_points),
+            stages=stages_from_points(self._stage_points),
             step_source=source,
             source_file=str(self.path),
         )
@@ -180,8 +180,11 @@ def _parse_number_string(text: str) -> float | None:
 
 
 def _to_series(col: _Column) -> tuple[Series, int]:
-    steps = np.asarray(col.steps, dtype=np.float64)
-    values = np.asarray(col.values, dtype=np.float64)
+    return to_series(np.asarray(col.steps, dtype=np.float64), np.asarray(col.values, dtype=np.float64))
+
+
+def to_series(steps: np.ndarray, values: np.ndarray) -> tuple[Series, int]:
+    """Sort by step (stable) and keep the last value of a repeated step; also return the repeat count."""
     if steps.size > 1 and np.any(np.diff(steps) <= 0):
         order = np.argsort(steps, kind="stable")
         steps, values = steps[order], values[order]
@@ -194,7 +197,8 @@ def _to_series(col: _Column) -> tuple[Series, int]:
     return Series(steps, values), 0
 
 
-def _stages(points: list[tuple[float, str]]) -> list[Stage]:
+def stages_from_points(points: list[tuple[float, str]]) -> list[Stage]:
+    """(step, stage name) points -> stage spans; a change of name starts a new stage."""
     stages: list[Stage] = []
     for step, name in sorted(points, key=lambda p: p[0]):
         if stages and stages[-1].name == name:

@@ -7,6 +7,7 @@ from typing import Any
 
 from obs.adapters.base import Claim, LoadContext, RunSource, is_inside, list_files
 from obs.diagnostics import Diagnostics
+from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
 from obs.fields import FieldReader
 from obs.jsonl import iter_jsonl, read_json_file
 from obs.model import STATUSES, VERDICTS, Decision, Gate, GateAsset, GateCheck, Metrics, Probe, ProbeCase, Run
@@ -203,10 +204,19 @@ def read_text(path: Path, diags: Diagnostics) -> str:
 
 
 def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, running: bool) -> Metrics:
-    builder = SeriesBuilder(path, diags, step_key=step_key)
-    for line, record in iter_jsonl(path, diags, partial_last_is_normal=True):
-        builder.add(record, line)
-    metrics = builder.finish()
+    """Large clean logs take the native-code fast path; everything else the tolerant reader."""
+    metrics = None
+    try:
+        large = path.stat().st_size >= FAST_PATH_MIN_BYTES
+    except OSError:
+        large = False
+    if large:
+        metrics = read_metrics_fast(path, diags, step_key)
+    if metrics is None:
+        builder = SeriesBuilder(path, diags, step_key=step_key)
+        for line, record in iter_jsonl(path, diags, partial_last_is_normal=True):
+            builder.add(record, line)
+        metrics = builder.finish()
     if not metrics.series:
         diags.warning(path, "no numeric metrics found")
     return metrics
