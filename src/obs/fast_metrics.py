@@ -71,8 +71,8 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
     if duplicates:
         diags.warning(path, f"{duplicates} step(s) are logged more than once; the last value of each was kept")
     stage_points: list[tuple[float, str]] = []
-    for values in stage_values:
-        stage_points.extend(_stage_change_points(steps, values))
+    for labels in stage_values:
+        stage_points.extend(_stage_change_points(steps, labels))
     return Metrics(series=series, stages=stages_from_points(stage_points), step_source=key, source_file=str(path))
 
 
