@@ -330,7 +330,10 @@ def _binom_half_cdf(k: int, m: int) -> float:
     Exact integer arithmetic needs no scipy (whose import costs ~0.8 s on the run-page path)
     and is correctly rounded; m is a count of discordant probe cases, at most a few thousand.
     """
-    total = sum(math.comb(m, i) for i in range(k + 1))
+    term = total = 1  # C(m, 0)
+    for i in range(k):
+        term = term * (m - i) // (i + 1)  # C(m, i + 1), exact in integers
+        total += term
     return total / (1 << m)
 
 
