@@ -1,36 +1,40 @@
-"""The build pipeline: discover -> plan -> (load -> analyse -> render) per run -> index pages -> swap.
+"""The build pipeline: discover -> plan -> per run (reuse, or load -> analyse -> render) -> index pages -> swap.
 
-Each step is a named function so the pipeline reads top to bottom. Runs are processed one at a
-time in baseline-first order and dropped after their page is written; only small digests and
-summaries stay in memory.
+Runs are processed in baseline-first order, in parallel over all cores, each one dropped after its
+page is written: only small summaries and digests stay in memory. A run is rebuilt only when its
+cache key changed: its input files, the settings, the templates, the obs version, or the digest of
+its baseline. Reused runs are hard-linked from the previous site into the new one, so a rebuild
+after one new run touches one run folder plus the index pages, and a build with nothing to do
+imports nothing heavy and writes nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
+import os
+import shutil
+import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from obs import __version__
-from obs.adapters import adapter_named
-from obs.adapters.base import LoadContext
-from obs.analysis.digest import RunDigest
-from obs.analysis.report import RunContext, RunReport, analyse_run
-from obs.analysis.summary import summarize
+import orjson
+
+from obs import __version__, quickcheck
+from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
 from obs.config import SiteConfig, load_config
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.discover import Discovery, discover
-from obs.jsonutil import dumps
-from obs.model import Campaign, Run, Spec
+from obs.jsonutil import dumps, jsonable
 from obs.plan import BuildPlan, PlannedRun, plan_build
-from obs.render.index_pages import render_site_pages
-from obs.render.run_page import RunPageLinks, render_run
-from obs.render.site import Renderer, SiteMeta, templates_dir
-from obs.write import Staging, check_output_location
+from obs.resources import templates_dir
+from obs.write import MARKER, Staging, check_output_location
 
 MANIFEST_SCHEMA_VERSION = 1
+PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
 
 
 @dataclass
@@ -39,13 +43,20 @@ class BuildOptions:
     out: Path
     strict: bool = False
     quiet: bool = False
+    clean: bool = False
+    jobs: int | None = None
+    progress: bool = False
+    cache_dir: Path | None = None
 
 
 @dataclass
 class BuildResult:
     runs: int = 0
     pages: int = 0
+    built: int = 0
+    reused: int = 0
     seconds: float = 0.0
+    changed: bool = True
     diagnostics: list[Diagnostic] = field(default_factory=list)
     summaries: list[dict[str, Any]] = field(default_factory=list)
 
@@ -65,167 +76,365 @@ class BuildResult:
 
 def input_hash(files: tuple[Path, ...], root: Path) -> str:
     """Content hash of a run's input files (names and bytes): the identity of what was decided on."""
-    h = hashlib.sha256()
-    for path in files:
-        try:
-            rel = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            rel = path.name
-        h.update(rel.encode() + b"\0")
-        try:
-            with path.open("rb") as fh:
-                while chunk := fh.read(1 << 20):
-                    h.update(chunk)
-        except OSError:
-            h.update(b"<unreadable>")
-        h.update(b"\0")
-    return h.hexdigest()
+    return BuildCache(Path()).input_hash(files, root)
 
 
-def load_run(planned: PlannedRun, root: Path, cfg: SiteConfig) -> Run:
-    diags = Diagnostics(root=root)
-    ctx = LoadContext(root=root, config=cfg, diags=diags)
-    adapter = adapter_named(planned.source.adapter)
-    try:
-        run = adapter.load(planned.source, ctx)
-    except Exception as exc:
-        diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
-        run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter, diagnostics=diags)
-    run.id = planned.id
-    run.baseline = planned.baseline if planned.baseline is not None or run.baseline is None else run.baseline
-    run.diagnostics = diags
-    return run
+def _templates_dir() -> Path:
+    return templates_dir()
 
 
-def run_context(
-    run: Run, plan: BuildPlan, digests: dict[str, RunDigest], found: Discovery, cfg: SiteConfig
-) -> RunContext:
-    spec: Spec | None = found.specs.get(run.spec) if run.spec else None
-    campaign: Campaign | None = found.campaigns.get(run.campaign) if run.campaign else None
-    preferred = [m for m in (spec.primary_metric if spec else None, campaign.primary_metric if campaign else None) if m]
-    ctx = RunContext(
-        preferred_metrics=preferred,
-        final_window=campaign.final_window if campaign else cfg.final_window,
-        baseline_id=run.baseline,
-        alpha=campaign.alpha if campaign else 0.05,
-    )
-    if run.baseline:
-        if run.baseline in digests:
-            ctx.baseline = digests[run.baseline]
-        elif run.baseline in plan.slugs:
-            ctx.baseline_problem = f"baseline {run.baseline} could not be read"
-        else:
-            ctx.baseline_problem = f"baseline {run.baseline} is not in this source tree"
-    return ctx
+def environment_key(cfg: SiteConfig) -> str:
+    """What every page depends on besides its own inputs: obs, the templates and the settings."""
+    return hash_json([__version__, tree_hash(_templates_dir()), cfg.fingerprint()])
 
 
-def page_links(run: Run, plan: BuildPlan, found: Discovery) -> RunPageLinks:
-    root = "../../"
-    base_slug = plan.slug(run.baseline)
-    return RunPageLinks(
-        root=root,
-        baseline=f"../{base_slug}/index.html" if base_slug else None,
-        spec=f"{root}specs/{spec_slug(run.spec)}.html" if run.spec and run.spec in found.specs else None,
-        campaign=(
-            f"{root}campaigns/{spec_slug(run.campaign)}/index.html"
-            if run.campaign and run.campaign in found.campaigns
-            else None
-        ),
+def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | None, found: Discovery) -> str:
+    spec = found.specs.get(planned.source.spec or "")
+    campaign = found.campaigns.get(planned.source.campaign or "")
+    return hash_json(
+        [
+            env,
+            planned.id,
+            planned.slug,
+            planned.baseline,
+            inputs,
+            baseline_digest,
+            sorted(found.specs),
+            sorted(found.campaigns),
+            [spec.primary_metric] if spec else None,
+            [campaign.primary_metric, campaign.final_window, campaign.alpha] if campaign else None,
+        ]
     )
 
 
-def spec_slug(name: str | None) -> str:
-    from obs.plan import slugify
+class Progress:
+    """A one-line progress bar on a terminal for builds that take more than a moment."""
 
-    return slugify(name or "")
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total = total
+        self.done = 0
+        self.enabled = enabled and total > 0
+        self.started = time.perf_counter()
+        self.shown = False
+
+    def step(self, label: str) -> None:
+        self.done += 1
+        if not self.enabled or time.perf_counter() - self.started < 1.0:
+            return
+        width = 28
+        filled = int(width * self.done / self.total)
+        bar = "█" * filled + "·" * (width - filled)
+        sys.stderr.write(f"\r  building [{bar}] {self.done}/{self.total} {label[:40]:<40}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+            sys.stderr.flush()
 
 
-def build_one(
-    planned: PlannedRun,
-    *,
-    root: Path,
-    cfg: SiteConfig,
-    plan: BuildPlan,
-    found: Discovery,
-    digests: dict[str, RunDigest],
-    renderer: Renderer,
-    staging: Staging,
-) -> tuple[dict[str, Any], Run, RunReport]:
-    run = load_run(planned, root, cfg)
-    ctx = run_context(run, plan, digests, found, cfg)
-    report = analyse_run(run, ctx, cfg)
-    links = page_links(run, plan, found)
-    try:
-        source_rel = planned.source.path.resolve().relative_to(root.resolve().parent).as_posix()
-    except ValueError:
-        source_rel = planned.source.path.name
-    output = render_run(report, renderer, links, source_rel=source_rel, max_points=cfg.max_points)
-    for rel, data in output.files.items():
-        staging.write(f"runs/{planned.slug}/{rel}", data)
-    campaign = found.campaigns.get(run.campaign) if run.campaign else None
-    summary = summarize(
-        report,
-        slug=planned.slug,
-        input_hash=input_hash(planned.source.files, root),
-        campaign_metric=campaign.primary_metric if campaign else None,
-        campaign_window=campaign.final_window if campaign else cfg.final_window,
-    )
-    return summary, run, report
+@dataclass
+class _Scheduler:
+    """Runs whose baseline is done are ready; each is reused from the cache or (re)built."""
+
+    plan: BuildPlan
+    cache: BuildCache
+    found: Discovery
+    root: Path
+    env: str
+    out: Path
+    digest_hashes: dict[str, str | None] = field(default_factory=dict)
+    entries: dict[str, RunEntry] = field(default_factory=dict)
+
+    def baseline_digest(self, planned: PlannedRun) -> dict[str, Any] | None:
+        base = planned.baseline
+        if not base or base not in self.plan.slugs:
+            return None
+        slug = self.plan.slugs[base]
+        for path in (self.cache.fresh_digest_path(slug), self.cache.digest_path(slug)):
+            try:
+                return dict(orjson.loads(path.read_bytes()))
+            except (OSError, ValueError):
+                continue
+        return None
+
+    def key_for(self, planned: PlannedRun) -> tuple[str, str]:
+        inputs = self.cache.input_hash(planned.source.files, self.root)
+        base_hash = self.digest_hashes.get(planned.baseline) if planned.baseline else None
+        return run_key(planned, self.env, inputs, base_hash, self.found), inputs
+
+    def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
+        entry = self.cache.runs.get(planned.id)
+        if entry is None or entry.key != key or entry.slug != planned.slug:
+            return None
+        if not all((self.out / rel).is_file() for rel in entry.files):
+            return None
+        if not self.cache.digest_path(planned.slug).is_file():
+            return None
+        return entry
 
 
 def build_site(opts: BuildOptions) -> BuildResult:
     started = time.perf_counter()
     result = BuildResult()
     root = opts.source.resolve()
+    out = opts.out.resolve()
     top = Diagnostics(root=root)
     if not root.is_dir():
         top.error(opts.source, "source folder does not exist")
         result.diagnostics = top.items
         return result
     check_output_location(root, opts.out)
+    cache_dir = opts.cache_dir or cache_dir_for(out)
+    before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {})
+    cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file())
     cfg = load_config(root, top)
-    found = discover(root, exclude=(opts.out,))
+    found = discover(root, exclude=(out, cache_dir.parent))
     top.extend(found.diags)
-    plan = plan_build(found.runs, top)
-    renderer = Renderer(
-        SiteMeta(
-            title=cfg.title, source_name=root.name, has_specs=bool(found.specs), has_campaigns=bool(found.campaigns)
-        )
-    )
+    plan = plan_build(found.runs, top, peek=cache.peek_identity)
+    env = environment_key(cfg)
+    sched = _Scheduler(plan, cache, found, root, env, out)
+
+    # Decide what is reusable without building anything: a dependant's key needs its baseline's
+    # digest hash, which is only known up front when the baseline itself is reused.
+    unknown: set[str] = set()
+    for planned in plan.runs:
+        if planned.baseline in unknown:
+            unknown.add(planned.id)
+            continue
+        key, _ = sched.key_for(planned)
+        entry = sched.reusable(planned, key)
+        if entry is None:
+            unknown.add(planned.id)
+        else:
+            sched.digest_hashes[planned.id] = entry.digest_hash
+    pages_key = None
+    if not unknown:
+        summaries = [cache.runs[p.id].summary for p in plan.runs]
+        pages_key = site_pages_key(env, summaries, found, cfg)
+        cached_pages = cache.pages.get("site")
+        if (
+            cached_pages
+            and cached_pages.get("key") == pages_key
+            and all((out / rel).is_file() for rel in cached_pages["files"])
+        ):
+            _nothing_to_do(result, plan, cache, top, started)
+            _remember(before, result, root, out, cache_dir)
+            return result
+
     staging = Staging(opts.out)
-    all_diags: list[Diagnostic] = []
     try:
-        digests: dict[str, RunDigest] = {}
-        remaining = dict(plan.dependants)
+        _build_runs(opts, result, plan, sched, cfg, found, root, staging)
+        all_diags: list[Diagnostic] = []
         for planned in plan.runs:
-            summary, run, report = build_one(
-                planned, root=root, cfg=cfg, plan=plan, found=found, digests=digests, renderer=renderer, staging=staging
-            )
-            result.summaries.append(summary)
-            all_diags.extend(run.diagnostics.items)
-            if remaining.get(planned.id):
-                digests[planned.id] = report.digest
-            if run.baseline and run.baseline in remaining:
-                remaining[run.baseline] -= 1
-                if remaining[run.baseline] <= 0:
-                    digests.pop(run.baseline, None)
-            result.pages += 1
+            entry = sched.entries.get(planned.id)
+            if entry is None:
+                continue
+            result.summaries.append(entry.summary)
+            all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
         all_diags.extend(top.items)
-        pages = render_site_pages(result.summaries, found, cfg, renderer)
-        for rel, data in pages.items():
-            staging.write(rel, data)
-        result.pages += sum(1 for rel in pages if rel.endswith(".html"))
-        staging.copy_tree(templates_dir() / "assets", "assets")
-        staging.write(".nojekyll", b"")
         result.runs = len(result.summaries)
         result.diagnostics = sort_diagnostics(all_diags)
-        staging.write("index.json", manifest(result, cfg, found))
+        result.pages += _site_pages(result, cache, found, cfg, env, staging, out)
+        staging.write(".nojekyll", b"")
+        staging.write(MARKER, manifest(result, cfg, found))
         staging.commit()
     except BaseException:
         staging.discard()
         raise
+    cache.runs = dict(sched.entries)
+    cache.commit_fresh_digests()
+    cache.save({str(f) for p in plan.runs for f in p.source.files})
+    _prune_digests(cache, plan)
+    _remember(before, result, root, out, cache_dir)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _remember(before: dict[str, Any], result: BuildResult, root: Path, out: Path, cache_dir: Path) -> None:
+    """Save the pre-build snapshot with this result, for the next build's quick check."""
+    after = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {})
+    quickcheck.save(
+        cache_dir,
+        {**before, "marker": after["marker"]},
+        {
+            "runs": result.runs,
+            "diagnostics": [d.as_dict() for d in result.diagnostics],
+        },
+    )
+
+
+def _nothing_to_do(
+    result: BuildResult, plan: BuildPlan, cache: BuildCache, top: Diagnostics, started: float
+) -> BuildResult:
+    all_diags = list(top.items)
+    for planned in plan.runs:
+        entry = cache.runs[planned.id]
+        result.summaries.append(entry.summary)
+        all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
+    result.runs = result.reused = len(plan.runs)
+    result.pages = 0
+    result.changed = False
+    result.diagnostics = sort_diagnostics(all_diags)
+    cache.save({str(f) for p in plan.runs for f in p.source.files})
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _build_runs(
+    opts: BuildOptions,
+    result: BuildResult,
+    plan: BuildPlan,
+    sched: _Scheduler,
+    cfg: SiteConfig,
+    found: Discovery,
+    root: Path,
+    staging: Staging,
+) -> None:
+    from obs import worker
+    from obs.render.site import SiteMeta
+
+    meta = SiteMeta(
+        title=cfg.title, source_name=root.name, has_specs=bool(found.specs), has_campaigns=bool(found.campaigns)
+    )
+    worker.set_context(worker.BuildContext(root=root, cfg=cfg, found=found, plan=plan, meta=meta, staging=staging.path))
+    progress = Progress(len(plan.runs), opts.progress and not opts.quiet)
+    jobs = opts.jobs or os.cpu_count() or 1
+    pool: ProcessPoolExecutor | None = None
+    running: dict[Future[Any], PlannedRun] = {}
+    keys: dict[str, str] = {}
+    pending = list(plan.runs)
+    done: set[str] = set()
+    in_plan = set(plan.slugs)
+
+    def submit(planned: PlannedRun, key: str, inputs: str) -> None:
+        nonlocal pool
+        baseline = sched.baseline_digest(planned)
+        from obs.analysis.digest import digest_from_dict
+
+        digest = digest_from_dict(baseline) if baseline is not None else None
+        if pool is None and jobs > 1 and len(pending) + len(running) + 1 >= PARALLEL_MIN_RUNS:
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
+        if pool is None:
+            finish(planned, key, worker.process_run(planned, digest, inputs))
+        else:
+            fut = pool.submit(worker.process_run, planned, digest, inputs)
+            running[fut] = planned
+            keys[planned.id] = key
+
+    def finish(planned: PlannedRun, key: str, res: worker.RunResult) -> None:
+        summary = orjson.loads(dumps(res.summary))
+        digest = jsonable(res.digest)
+        digest_hash = hash_json(digest)
+        path = sched.cache.fresh_digest_path(planned.slug)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(orjson.dumps(digest))
+        sched.digest_hashes[planned.id] = digest_hash
+        sched.entries[planned.id] = RunEntry(
+            key, planned.slug, res.files, summary, digest_hash, [d.as_dict() for d in res.diagnostics]
+        )
+        result.built += 1
+        done.add(planned.id)
+        progress.step(planned.id)
+
+    def reuse(planned: PlannedRun, entry: RunEntry) -> None:
+        for rel in entry.files:
+            target = staging.path / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _link_or_copy(sched.out / rel, target)
+        sched.entries[planned.id] = entry
+        sched.digest_hashes[planned.id] = entry.digest_hash
+        result.reused += 1
+        done.add(planned.id)
+        progress.step(planned.id)
+
+    try:
+        while pending or running:
+            ready = [p for p in pending if not p.baseline or p.baseline not in in_plan or p.baseline in done]
+            for planned in ready:
+                pending.remove(planned)
+                key, inputs = sched.key_for(planned)
+                entry = sched.reusable(planned, key)
+                if entry is not None:
+                    reuse(planned, entry)
+                else:
+                    submit(planned, key, inputs)
+            if running:
+                finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    planned = running.pop(fut)
+                    finish(planned, keys[planned.id], fut.result())
+            elif pending and not ready:
+                raise RuntimeError("build plan has a dependency that can never be satisfied")
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+        worker.set_context(None)
+        progress.close()
+    result.pages += len(plan.runs)
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def site_pages_key(env: str, summaries: list[dict[str, Any]], found: Discovery, cfg: SiteConfig) -> str:
+    specs = [[s.id, s.title, s.question, s.contract, s.baseline, s.primary_metric] for s in found.specs.values()]
+    campaigns = [repr(c) for c in found.campaigns.values()]
+    return hash_json(
+        [env, sorted(summaries, key=lambda s: s["id"]), sorted(specs, key=str), sorted(campaigns), cfg.title]
+    )
+
+
+def _site_pages(
+    result: BuildResult, cache: BuildCache, found: Discovery, cfg: SiteConfig, env: str, staging: Staging, out: Path
+) -> int:
+    """Index, spec, campaign and ledger pages: reused when no summary changed, else re-rendered."""
+    key = site_pages_key(env, result.summaries, found, cfg)
+    cached = cache.pages.get("site")
+    if cached and cached.get("key") == key and all((out / rel).is_file() for rel in cached["files"]):
+        for rel in cached["files"]:
+            target = staging.path / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            _link_or_copy(out / rel, target)
+        files = list(cached["files"])
+    else:
+        from obs.render.index_pages import render_site_pages
+        from obs.render.site import Renderer, SiteMeta
+
+        renderer = Renderer(
+            SiteMeta(
+                title=cfg.title,
+                source_name=found.root.name,
+                has_specs=bool(found.specs),
+                has_campaigns=bool(found.campaigns),
+            )
+        )
+        pages = render_site_pages(result.summaries, found, cfg, renderer)
+        for rel, data in pages.items():
+            staging.write(rel, data)
+        staging.copy_tree(_templates_dir() / "assets", "assets")
+        files = sorted(pages) + sorted(
+            f"assets/{p.relative_to(_templates_dir() / 'assets').as_posix()}"
+            for p in (_templates_dir() / "assets").rglob("*")
+            if p.is_file()
+        )
+    cache.pages["site"] = {"key": key, "files": files}
+    return sum(1 for rel in files if rel.endswith(".html"))
+
+
+def _prune_digests(cache: BuildCache, plan: BuildPlan) -> None:
+    folder = cache.folder / "digests"
+    if not folder.is_dir():
+        return
+    live = {f"{slug}.json" for slug in plan.slugs.values()}
+    for path in folder.iterdir():
+        if path.name not in live:
+            path.unlink(missing_ok=True)
 
 
 def manifest(result: BuildResult, cfg: SiteConfig, found: Discovery) -> bytes:
@@ -262,3 +471,6 @@ def manifest(result: BuildResult, cfg: SiteConfig, found: Discovery) -> bytes:
         "diagnostics": {"errors": result.errors, "warnings": result.warnings},
     }
     return dumps(doc)
+
+
+ProgressCallback = Callable[[str], None]

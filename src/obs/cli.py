@@ -29,21 +29,59 @@ def _counts(items: list[Diagnostic]) -> tuple[int, int]:
     return sum(d.severity == "error" for d in items), sum(d.severity == "warning" for d in items)
 
 
+def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> int | None:
+    """Nothing changed since the last build: replay its result without importing the pipeline."""
+    from obs import quickcheck
+    from obs.cache import cache_dir_for
+    from obs.resources import templates_dir
+
+    if args.clean or not source.is_dir():
+        return None
+    cache_dir = cache_dir_for(out)
+    previous = quickcheck.load_previous(cache_dir)
+    if previous is None or not quickcheck.unchanged(
+        previous, quickcheck.snapshot(source, out, cache_dir, templates_dir(), {})
+    ):
+        return None
+    diagnostics = [Diagnostic(**d) for d in previous["result"]["diagnostics"]]
+    _print_diagnostics(diagnostics, args.quiet)
+    errors, warnings = _counts(diagnostics)
+    print(
+        f"obs build: {previous['result']['runs']} runs, nothing changed, {errors} errors, {warnings} warnings -> {out}"
+    )
+    return 1 if errors or (args.strict and warnings) else 0
+
+
 def cmd_build(args: argparse.Namespace) -> int:
+    source, out = Path(args.source), Path(args.out)
+    replayed = _replay_if_unchanged(source, out, args)
+    if replayed is not None:
+        return replayed
     from obs.build import BuildOptions, build_site
     from obs.write import OutputError
 
-    source, out = Path(args.source), Path(args.out)
     try:
-        result = build_site(BuildOptions(source=source, out=out, strict=args.strict, quiet=args.quiet))
+        result = build_site(
+            BuildOptions(
+                source=source,
+                out=out,
+                strict=args.strict,
+                quiet=args.quiet,
+                clean=args.clean,
+                jobs=args.jobs,
+                progress=sys.stderr.isatty(),
+            )
+        )
     except OutputError as exc:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
     _print_diagnostics(result.diagnostics, args.quiet)
-    print(
-        f"obs build: {result.runs} runs, {result.pages} pages, {result.errors} errors, "
-        f"{result.warnings} warnings in {result.seconds:.1f} s -> {out}"
+    what = (
+        f"{result.runs} runs ({result.built} built, {result.reused} reused), {result.pages} pages written"
+        if result.changed
+        else f"{result.runs} runs, nothing changed"
     )
+    print(f"obs build: {what}, {result.errors} errors, {result.warnings} warnings in {result.seconds:.2f} s -> {out}")
     return result.exit_code(args.strict)
 
 
@@ -99,6 +137,8 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("-o", "--out", default=DEFAULT_OUT, help="output folder (default: site/)")
     build.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress, no info diagnostics")
+    build.add_argument("--clean", action="store_true", help="ignore the build cache: rebuild every page")
+    build.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
     build.set_defaults(func=cmd_build)
 
     check = sub.add_parser("check", help="validate the artifacts against the input contract, build nothing")

@@ -8,6 +8,7 @@ needs it. Ids are peeked from run.yaml without reading any log.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,21 +37,40 @@ class BuildPlan:
         return self.slugs.get(run_id) if run_id else None
 
 
-def peek_identity(source: RunSource) -> tuple[str, str | None]:
+Identity = tuple[str | None, str | None]
+Peek = Callable[[Path, Callable[[Path], Identity]], Identity]
+
+
+def read_identity(run_yaml: Path) -> Identity:
+    """(id, baseline) as written in a run.yaml, None for what is absent or unreadable."""
+    try:
+        data = load_yaml_file(run_yaml).data
+    except (YamlError, OSError):
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    run_id = baseline = None
+    if isinstance(data.get("id"), str | int) and not isinstance(data.get("id"), bool) and str(data["id"]):
+        run_id = str(data["id"])
+    if isinstance(data.get("baseline"), str | int) and not isinstance(data.get("baseline"), bool):
+        baseline = str(data["baseline"])
+    return run_id, baseline
+
+
+def _direct_peek(
+    run_yaml: Path, read: Callable[[Path], tuple[str | None, str | None]]
+) -> tuple[str | None, str | None]:
+    return read(run_yaml)
+
+
+def peek_identity(source: RunSource, peek: Peek = _direct_peek) -> tuple[str, str | None]:
     """The run's id and baseline, from run.yaml when there is one (cheap: no logs are read)."""
-    run_id, baseline = source.default_id or source.path.name, None
+    run_id: str = source.default_id or source.path.name
     run_yaml = source.path / "run.yaml"
     if source.adapter == "native" or run_yaml.is_file():
-        try:
-            data = load_yaml_file(run_yaml).data
-        except (YamlError, OSError):
-            return run_id, None
-        if isinstance(data, dict):
-            if isinstance(data.get("id"), str | int) and not isinstance(data.get("id"), bool) and str(data["id"]):
-                run_id = str(data["id"])
-            if isinstance(data.get("baseline"), str | int) and not isinstance(data.get("baseline"), bool):
-                baseline = str(data["baseline"])
-    return run_id, baseline
+        peeked_id, baseline = peek(run_yaml, read_identity)
+        return peeked_id or run_id, baseline
+    return run_id, None
 
 
 def slugify(run_id: str) -> str:
@@ -58,12 +78,12 @@ def slugify(run_id: str) -> str:
     return slug[:80] or "run"
 
 
-def plan_build(sources: list[RunSource], diags: Diagnostics) -> BuildPlan:
+def plan_build(sources: list[RunSource], diags: Diagnostics, peek: Peek = _direct_peek) -> BuildPlan:
     plan = BuildPlan()
     seen: dict[str, Path] = {}
     items: list[PlannedRun] = []
     used_slugs: set[str] = set()
-    identities = sorted(((peek_identity(s), s) for s in sources), key=lambda t: (t[0][0], str(t[1].path)))
+    identities = sorted(((peek_identity(s, peek), s) for s in sources), key=lambda t: (t[0][0], str(t[1].path)))
     for (run_id, baseline), source in identities:
         if run_id in seen:
             diags.error(

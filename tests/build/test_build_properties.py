@@ -73,7 +73,7 @@ def test_a_crash_leaves_the_previous_site_in_place(tmp_path: Path, monkeypatch: 
     def boom(*args: object, **kwargs: object) -> dict[str, bytes]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("obs.build.render_site_pages", boom)
+    monkeypatch.setattr("obs.render.index_pages.render_site_pages", boom)
     (source / "r2").mkdir()
     (source / "r2" / "run.yaml").write_text("id: r2\n")
     with pytest.raises(KeyboardInterrupt):

@@ -18,14 +18,18 @@ def _first_index_per_bucket(mask: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return positions[first]
 
 
+def bucket_starts(n: int, max_points: int) -> np.ndarray:
+    """First index of each of the ~max_points/2 equal buckets a series of n points is cut into."""
+    buckets = max(1, (max_points - 2) // 2)
+    return np.unique(np.linspace(0, n, buckets + 1).astype(np.int64)[:-1])
+
+
 def minmax_indices(values: np.ndarray, max_points: int) -> np.ndarray:
     """Sorted indices of the points to keep (all of them when there are few enough)."""
     n = int(values.shape[0])
     if n <= max_points or n <= 2:
         return np.arange(n)
-    buckets = max(1, (max_points - 2) // 2)
-    starts = np.linspace(0, n, buckets + 1).astype(np.int64)[:-1]
-    starts = np.unique(starts)
+    starts = bucket_starts(n, max_points)
     lengths = np.diff(np.append(starts, n))
     mins = np.minimum.reduceat(values, starts)
     maxs = np.maximum.reduceat(values, starts)

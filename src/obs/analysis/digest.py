@@ -100,3 +100,52 @@ def make_digest(run: Run, window: int) -> RunDigest:
         data=run.data,
         provenance=run.provenance,
     )
+
+
+def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
+    """Plain data for the build cache (and for hashing: a dependant's page depends on it)."""
+
+    def outcomes(probe: dict[str, CaseOutcome] | None) -> dict[str, Any] | None:
+        if probe is None:
+            return None
+        return {k: [o.checks, o.split, o.family, o.failure_class] for k, o in probe.items()}
+
+    return {
+        "id": digest.id,
+        "fields": digest.fields,
+        "probe": outcomes(digest.probe),
+        "probe_repaired": outcomes(digest.probe_repaired),
+        "finals": {k: [v.mean, v.sd, v.n, v.last_step, v.points] for k, v in digest.finals.items()},
+        "summary": digest.summary,
+        "evals": {k: list(v) for k, v in digest.evals.items()},
+        "model": digest.model,
+        "config": digest.config,
+        "contract": digest.contract,
+        "data": digest.data,
+        "provenance": digest.provenance,
+    }
+
+
+def digest_from_dict(data: dict[str, Any]) -> RunDigest:
+    def outcomes(raw: dict[str, Any] | None) -> dict[str, CaseOutcome] | None:
+        if raw is None:
+            return None
+        return {k: CaseOutcome(dict(v[0]), v[1], v[2], v[3]) for k, v in raw.items()}
+
+    return RunDigest(
+        id=data["id"],
+        fields=data["fields"],
+        probe=outcomes(data["probe"]),
+        probe_repaired=outcomes(data["probe_repaired"]),
+        finals={
+            k: WindowStat(float(v[0]), float(v[1]) if v[1] is not None else math.nan, int(v[2]), float(v[3]), int(v[4]))
+            for k, v in data["finals"].items()
+        },
+        summary=data["summary"],
+        evals={k: (v[0], v[1]) for k, v in data["evals"].items()},
+        model=data["model"],
+        config=data["config"],
+        contract=data["contract"],
+        data=data["data"],
+        provenance=data["provenance"],
+    )

@@ -231,14 +231,11 @@ def grid_figure(metrics: Metrics, names: Sequence[str], max_points: int) -> byte
     height = 1.55 * nrows + 0.25
     with matplotlib.rc_context(STYLE):
         fig = _new_figure(height)
-        axes = fig.subplots(nrows, cols, squeeze=False)
-        fig.subplots_adjust(left=0.07, right=0.985, top=1 - 0.3 / height, bottom=0.3 / height, hspace=0.75, wspace=0.32)
-        for idx in range(nrows * cols):
-            ax = axes[idx // cols][idx % cols]
-            if idx >= len(names):
-                ax.set_visible(False)
-                continue
-            name = names[idx]
+        grid = fig.add_gridspec(
+            nrows, cols, left=0.07, right=0.985, top=1 - 0.3 / height, bottom=0.3 / height, hspace=0.75, wspace=0.32
+        )
+        for idx, name in enumerate(names):  # only the axes that hold a metric: empty ones cost as much to draw
+            ax = fig.add_subplot(grid[idx // cols, idx % cols])
             _plot_line(ax, metrics.series[name], max_points, color=PALETTE[idx % len(PALETTE)], linewidth=1.1)
             ax.set_title(name if len(name) <= 34 else name[:33] + "…", fontsize=8, fontweight="normal")
             ax.xaxis.set_major_locator(MaxNLocator(4))

@@ -7,10 +7,7 @@ every template: nothing from a run reaches a page unescaped except sanitised Mar
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -18,17 +15,7 @@ import jinja2
 from obs import __version__
 from obs.render.format import FILTERS
 from obs.render.markdown import render_markdown
-
-
-@functools.cache
-def templates_dir() -> Path:
-    packaged = Path(str(resources.files("obs"))) / "templates"
-    if (packaged / "base.html").is_file():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "templates"
-    if (checkout / "base.html").is_file():
-        return checkout
-    raise FileNotFoundError("obs templates not found: reinstall obs (pip install .)")
+from obs.resources import templates_dir
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,174 @@
+"""The build cache: what the previous build made from which inputs, so a rebuild can reuse it.
+
+A page is a pure function of its inputs, so a hash of those inputs decides whether it must be made
+again. File contents are hashed once and remembered by (size, mtime, inode): a no-op rebuild stats
+files instead of reading gigabytes. The cache lives beside the output folder, never in the source
+tree, and a damaged or foreign cache is simply ignored (the build then starts from scratch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from obs import __version__
+
+CACHE_FORMAT = 1
+STATE_FILE = "state.json"
+
+
+def cache_dir_for(out: Path) -> Path:
+    out = out.resolve()
+    return out.parent / ".obs-cache" / out.name
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def tree_hash(folder: Path) -> str:
+    """Hash of every file under `folder` (names and contents): the templates' fingerprint."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        h.update(sha256_file(path).encode())
+    return h.hexdigest()
+
+
+def hash_json(value: Any) -> str:
+    return hashlib.sha256(
+        orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+    ).hexdigest()
+
+
+@dataclass
+class RunEntry:
+    """What the cache remembers of one built run."""
+
+    key: str
+    slug: str
+    files: list[str]
+    summary: dict[str, Any]
+    digest_hash: str
+    diagnostics: list[dict[str, Any]]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "slug": self.slug,
+            "files": self.files,
+            "summary": self.summary,
+            "digest_hash": self.digest_hash,
+            "diagnostics": self.diagnostics,
+        }
+
+
+@dataclass
+class BuildCache:
+    folder: Path
+    file_hashes: dict[str, list[Any]] = field(default_factory=dict)  # path -> [size, mtime_ns, ino, sha]
+    runs: dict[str, RunEntry] = field(default_factory=dict)
+    pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> {key, files}
+    peeks: dict[str, list[Any]] = field(default_factory=dict)  # run.yaml -> [size, mtime_ns, ino, id, baseline]
+    hits: int = 0
+
+    @classmethod
+    def open(cls, folder: Path, *, clean: bool = False) -> BuildCache:
+        cache = cls(folder)
+        for stale in (folder / "digests").glob("*.json.new"):  # left by a build that did not finish
+            stale.unlink(missing_ok=True)
+        if clean:
+            return cache
+        try:
+            state = orjson.loads((folder / STATE_FILE).read_bytes())
+            if state.get("format") != CACHE_FORMAT or state.get("obs_version") != __version__:
+                return cache
+            cache.file_hashes = dict(state["file_hashes"])
+            cache.runs = {k: RunEntry(**v) for k, v in state["runs"].items()}
+            cache.pages = dict(state.get("pages", {}))
+            cache.peeks = dict(state.get("peeks", {}))
+        except (OSError, ValueError, KeyError, TypeError):
+            return cls(folder)
+        return cache
+
+    def file_sha(self, path: Path) -> str:
+        """Content hash of a file, recomputed only when its size, mtime or inode changed."""
+        st = path.stat()
+        key = str(path)
+        known = self.file_hashes.get(key)
+        if known and known[0] == st.st_size and known[1] == st.st_mtime_ns and known[2] == st.st_ino:
+            return str(known[3])
+        sha = sha256_file(path)
+        self.file_hashes[key] = [st.st_size, st.st_mtime_ns, st.st_ino, sha]
+        return sha
+
+    def input_hash(self, files: tuple[Path, ...], root: Path) -> str:
+        """Hash of a run's input files: relative names and content hashes."""
+        h = hashlib.sha256()
+        root_resolved = root.resolve()
+        for path in files:
+            try:
+                rel = path.resolve().relative_to(root_resolved).as_posix()
+            except ValueError:
+                rel = path.name
+            try:
+                sha = self.file_sha(path)
+            except OSError:
+                sha = "<unreadable>"
+            h.update(f"{rel}\0{sha}\0".encode())
+        return h.hexdigest()
+
+    def digest_path(self, slug: str) -> Path:
+        return self.folder / "digests" / f"{slug}.json"
+
+    def fresh_digest_path(self, slug: str) -> Path:
+        """Digests made by this build wait here until the build has been swapped in."""
+        return self.folder / "digests" / f"{slug}.json.new"
+
+    def commit_fresh_digests(self) -> None:
+        folder = self.folder / "digests"
+        if folder.is_dir():
+            for path in folder.glob("*.json.new"):
+                os.replace(path, path.with_suffix(""))
+
+    def peek_identity(
+        self, run_yaml: Path, read: Callable[[Path], tuple[str | None, str | None]]
+    ) -> tuple[str | None, str | None]:
+        """(id, baseline) of a run.yaml, re-read only when the file changed (YAML parsing is slow)."""
+        try:
+            st = run_yaml.stat()
+        except OSError:
+            return None, None
+        key = str(run_yaml)
+        known = self.peeks.get(key)
+        if known and known[:3] == [st.st_size, st.st_mtime_ns, st.st_ino]:
+            return known[3], known[4]
+        run_id, baseline = read(run_yaml)
+        self.peeks[key] = [st.st_size, st.st_mtime_ns, st.st_ino, run_id, baseline]
+        return run_id, baseline
+
+    def save(self, live_files: set[str]) -> None:
+        """Write the state atomically; forget hashes of files that no longer exist."""
+        self.file_hashes = {k: v for k, v in self.file_hashes.items() if k in live_files}
+        state = {
+            "format": CACHE_FORMAT,
+            "obs_version": __version__,
+            "file_hashes": self.file_hashes,
+            "runs": {k: v.as_dict() for k, v in sorted(self.runs.items())},
+            "pages": self.pages,
+            "peeks": {k: v for k, v in self.peeks.items() if k in live_files},
+        }
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{STATE_FILE}.{os.getpid()}"
+        tmp.write_bytes(orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS))
+        os.replace(tmp, self.folder / STATE_FILE)

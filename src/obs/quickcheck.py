@@ -1,0 +1,85 @@
+"""Answer "did anything change since the last build?" before importing anything heavy.
+
+A rebuild with nothing to do must cost a fraction of a second, and importing numpy, jinja2 and
+the analysis code alone costs more than that. After every build a snapshot of the source tree
+(every file's size, mtime and inode; every folder's mtime), the templates and the options is saved
+beside the cache. If a new walk of the tree matches it exactly, the previous result is replayed
+(diagnostics included, so the exit status stays honest) and nothing is imported or written.
+Anything that does not match simply falls through to the real build, which hashes contents.
+
+Only the standard library and orjson are imported here.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from obs import __version__
+
+SNAPSHOT_FILE = "snapshot.json"
+
+
+def _walk(root: Path, skip: set[str]) -> dict[str, list[int]]:
+    """Stat of every file and folder under `root` (hidden entries and `skip` paths excluded)."""
+    out: dict[str, list[int]] = {}
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            st = folder.stat()
+            out[str(folder) + os.sep] = [st.st_mtime_ns]
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith(".") or entry.path in skip:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.is_file():
+                    est = entry.stat()
+                    out[entry.path] = [est.st_size, est.st_mtime_ns, est.st_ino]
+                elif entry.is_symlink():
+                    out[entry.path] = [-1, 0, 0]  # a link changes meaning without changing stat: never quick
+            except OSError:
+                continue
+    return out
+
+
+def snapshot(source: Path, out: Path, cache_dir: Path, templates: Path, options: dict[str, Any]) -> dict[str, Any]:
+    source, out = source.resolve(), out.resolve()
+    marker_stat = _walk(out, set()) if (out / "index.json").is_file() else None
+    return {
+        "version": __version__,
+        "options": options,
+        "source": str(source),
+        "tree": _walk(source, {str(out), str(cache_dir.parent)}),
+        "templates": _walk(templates, set()),
+        "marker": marker_stat,  # the whole output tree: a deleted or edited page is rebuilt
+    }
+
+
+def load_previous(cache_dir: Path) -> dict[str, Any] | None:
+    try:
+        data = orjson.loads((cache_dir / SNAPSHOT_FILE).read_bytes())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def unchanged(previous: dict[str, Any] | None, current: dict[str, Any]) -> bool:
+    if previous is None or previous.get("marker") is None:
+        return False
+    return all(previous.get(k) == current[k] for k in ("version", "options", "source", "tree", "templates", "marker"))
+
+
+def save(cache_dir: Path, snap: dict[str, Any], result: dict[str, Any]) -> None:
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = cache_dir / f".{SNAPSHOT_FILE}.{os.getpid()}"
+    tmp.write_bytes(orjson.dumps({**snap, "result": result}))
+    os.replace(tmp, cache_dir / SNAPSHOT_FILE)
