@@ -32,12 +32,17 @@ def write_metrics(path: Path, rng: np.random.Generator, steps: int, quality: flo
     warm = max(1, steps // 20)
     lr = np.where(s < warm, 3e-4 * s / warm, 3e-4 * (0.5 + 0.5 * np.cos(np.pi * (s - warm) / max(1, steps - warm))))
     tokens = (s + 1) * 8192
+    throughput = 41000 + rng.normal(0, 900, steps)
+    memory = 17.2 + 0.4 * np.sin(s / 500) + rng.normal(0, 0.05, steps)
     stage_edges = (int(steps * 0.05), int(steps * 0.8))
     with path.open("w", encoding="utf-8") as fh:
         for i in range(steps):
             stage = "warmup" if i < stage_edges[0] else ("main" if i < stage_edges[1] else "anneal")
             line = (f'{{"step": {i}, "loss": {loss[i]:.5f}, "grad_norm": {grad[i]:.4f}, "lr": {lr[i]:.4e}, '
-                    f'"tokens": {tokens[i]}, "epoch": {3 * frac[i]:.4f}, "stage": "{stage}"')
+                    f'"tokens": {tokens[i]}, "epoch": {3 * frac[i]:.4f}, "stage": "{stage}", '
+                    f'"throughput_tok_s": {throughput[i]:.1f}, "memory_gb": {memory[i]:.3f}, '
+                    f'"loss_scale": 65536.0, "grad_norm_clipped": {min(grad[i], 1.0):.4f}, '
+                    f'"time_s": {0.21 * i:.2f}')
             if i % 500 == 0:
                 line += f', "eval_loss": {loss[i] + 0.05:.5f}'
             fh.write(line + "}\n")

@@ -109,7 +109,9 @@ def test_no_script_but_our_own(hostile_site: Path) -> None:
         soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
         scripts = soup.find_all("script")
         assert len(scripts) == 1 and scripts[0].get("src", "").endswith("assets/obs.js"), page
-        assert soup.find_all(["svg", "iframe", "object", "embed", "textarea", "base", "style"]) == [], page
+        assert soup.find_all(["iframe", "object", "embed", "textarea", "base", "style"]) == [], page
+        for svg in soup.find_all("svg"):  # our own sparklines only: one polyline, no script, no links
+            assert svg.get("class") == ["spark"] and [c.name for c in svg.find_all(True)] == ["polyline"], page
 
 
 def test_no_event_handlers_or_javascript_links(hostile_site: Path) -> None:

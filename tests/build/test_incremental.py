@@ -4,6 +4,7 @@ same bytes whichever way it was made."""
 from __future__ import annotations
 
 import hashlib
+import itertools
 import shutil
 from pathlib import Path
 
@@ -18,8 +19,11 @@ REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
 
 def digests(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def changed(before: dict[str, str], after: dict[str, str]) -> set[str]:
@@ -67,18 +71,20 @@ def test_a_baseline_change_reaches_its_dependants(workspace: tuple[Path, Path]) 
     before = digests(out)
     probe = source / "spec03/r1/probe.jsonl"
     probe.write_text(probe.read_text().replace('"exact": false', '"exact": true', 1))
-    after, result = rebuild(source, out)
+    after, _result = rebuild(source, out)
     runs = {d.split("/")[1] for d in changed(before, after) if d.startswith("runs/")}
     assert runs == {"spec03-r1", "spec03-r2", "spec03-r3"}  # r4 compares with r3, which did not change
 
 
-def test_a_template_change_rebuilds_every_page(workspace: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch,
-                                               tmp_path: Path) -> None:
+def test_a_template_change_rebuilds_every_page(
+    workspace: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     source, out = workspace
     templates = tmp_path / "templates"
     shutil.copytree(REPORTS.parent / "templates", templates)
-    (templates / "run.html").write_text((templates / "run.html").read_text().replace(
-        "Machine-readable:", "Machine readable:"))
+    (templates / "run.html").write_text(
+        (templates / "run.html").read_text().replace("Machine-readable:", "Machine readable:")
+    )
     monkeypatch.setattr("obs.build.templates_dir", lambda: templates)
     monkeypatch.setattr("obs.render.site.templates_dir", lambda: templates)
     before = digests(out)
@@ -92,13 +98,14 @@ def test_a_config_change_rebuilds_what_depends_on_it(workspace: tuple[Path, Path
     source, out = workspace
     cfg = source / "obs.yaml"
     cfg.write_text(cfg.read_text().replace("title: ", "title: Renamed ", 1))
-    after, result = rebuild(source, out)
+    _after, result = rebuild(source, out)
     assert result.built == 14  # type: ignore[attr-defined]
     assert "Renamed " in (out / "index.html").read_text()
 
 
-def test_clean_incremental_serial_and_parallel_builds_are_identical(workspace: tuple[Path, Path],
-                                                                   tmp_path: Path) -> None:
+def test_clean_incremental_serial_and_parallel_builds_are_identical(
+    workspace: tuple[Path, Path], tmp_path: Path
+) -> None:
     source, out = workspace
     probe = source / "spec03/r1/probe.jsonl"
     probe.write_text(probe.read_text().replace('"exact": true', '"exact": false', 1))
@@ -134,6 +141,6 @@ def test_decimation_keeps_every_bucket_extreme_and_the_last_point() -> None:
             kept = set(minmax_indices(y, max_points).tolist())
             edges = [*bucket_starts(n, max_points).tolist(), n]
             assert len(edges) - 1 >= max_points // 2 - 2
-            for lo, hi in zip(edges[:-1], edges[1:], strict=True):  # every bucket's extremes survive
+            for lo, hi in itertools.pairwise(edges):  # every bucket's extremes survive
                 seg = y[lo:hi]
                 assert lo + int(np.argmax(seg)) in kept and lo + int(np.argmin(seg)) in kept

@@ -1,8 +1,8 @@
 """Decide which curve panels a run gets, from the names of its metrics (no drawing here).
 
 The training panel answers "how did optimisation behave" (loss with stages, grad norm, lr); band
-panels show a mean ± std pair such as reward; every other logged metric is kept and drawn in
-small multiples, so nothing a run logged is silently dropped.
+panels show a mean ± std pair such as reward; every other logged metric is kept and drawn as a
+sparkline in the series table, so nothing a run logged is silently dropped.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ LR_KEYS = ("lr", "learning_rate", "train/lr", "train/learning_rate", "optim/lr")
 LOSS_OVERLAY = re.compile(r"(^|[/_])(loss|nll)($|[/_])", re.IGNORECASE)
 MAX_LOSS_OVERLAYS = 4
 MAX_BANDS = 6
-GRID_SIZE = 9
 
 
 @dataclass(frozen=True)
@@ -46,9 +45,6 @@ class CurvePlan:
     @property
     def has_training_panel(self) -> bool:
         return any((self.loss, self.grad, self.lr))
-
-    def other_pages(self) -> list[list[str]]:
-        return [self.others[i : i + GRID_SIZE] for i in range(0, len(self.others), GRID_SIZE)]
 
 
 def _first(names: set[str], candidates: tuple[str, ...]) -> str | None:

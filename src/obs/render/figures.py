@@ -9,6 +9,7 @@ hash salt and no date so the same input gives the same bytes.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -67,10 +68,30 @@ def _new_figure(height: float) -> Figure:
     return fig
 
 
+_PATH_DATA = re.compile(rb'( d="[^"]*")')
+_LONG_DECIMAL = re.compile(rb"(-?\d+\.\d)\d+")
+
+
+def _round_path_data(svg: bytes) -> bytes:
+    """Cut path coordinates to one decimal (a tenth of a point, invisible): about half the bytes.
+
+    matplotlib writes six decimals; curve figures are mostly path data, and a site of hundreds of
+    runs should stay small enough to publish and to keep in git.
+    """
+    return _PATH_DATA.sub(lambda m: _compact_path(_LONG_DECIMAL.sub(rb"\1", m.group(1))), svg)
+
+
+def _compact_path(d: bytes) -> bytes:
+    """A polyline's repeated `L` commands are implicit after M/L in SVG path syntax: drop them."""
+    if b"Q" in d or b"C" in d:  # glyph outlines: curves, left as they are
+        return d
+    return re.sub(rb"\s*\n\s*L ", b" ", d).replace(b" \n", b"")
+
+
 def _save(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
-    return buf.getvalue()
+    return _round_path_data(buf.getvalue())
 
 
 def _compact(value: float, _pos: object = None) -> str:
@@ -221,28 +242,6 @@ def band_figure(metrics: Metrics, band: Band, max_points: int) -> bytes:
         _style_axes(ax, band.label)
         ax.set_xlabel(_xlabel(metrics))
         ax.legend(loc="best", ncols=3)
-        return _save(fig)
-
-
-def grid_figure(metrics: Metrics, names: Sequence[str], max_points: int) -> bytes:
-    """Small multiples: every other logged metric, three per row."""
-    cols = 3
-    nrows = (len(names) + cols - 1) // cols
-    height = 1.55 * nrows + 0.25
-    with matplotlib.rc_context(STYLE):
-        fig = _new_figure(height)
-        grid = fig.add_gridspec(
-            nrows, cols, left=0.07, right=0.985, top=1 - 0.3 / height, bottom=0.3 / height, hspace=0.75, wspace=0.32
-        )
-        for idx, name in enumerate(names):  # only the axes that hold a metric: empty ones cost as much to draw
-            ax = fig.add_subplot(grid[idx // cols, idx % cols])
-            _plot_line(ax, metrics.series[name], max_points, color=PALETTE[idx % len(PALETTE)], linewidth=1.1)
-            ax.set_title(name if len(name) <= 34 else name[:33] + "…", fontsize=8, fontweight="normal")
-            ax.xaxis.set_major_locator(MaxNLocator(4))
-            ax.xaxis.set_major_formatter(FuncFormatter(_compact))
-            ax.yaxis.set_major_locator(MaxNLocator(4))
-            ax.yaxis.set_major_formatter(FuncFormatter(_compact))
-            ax.tick_params(labelsize=7)
         return _save(fig)
 
 

@@ -18,6 +18,7 @@ from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps
 from obs.render.format import num
 from obs.render.site import Renderer
+from obs.render.sparkline import sparkline_points
 from obs.render.textdiff import token_diff
 
 SECTIONS: list[tuple[str, str]] = [
@@ -116,17 +117,6 @@ def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
                 _svg_height(svg),
             )
         )
-    for i, names in enumerate(plan.other_pages()):
-        svg = figures.grid_figure(metrics, names, max_points)
-        out.append(
-            FigureFile(
-                f"fig-other-{i + 1}.svg",
-                svg,
-                "; ".join(_describe(report, n) for n in names),
-                "Other logged metrics: " + ", ".join(names) + ".",
-                _svg_height(svg),
-            )
-        )
     return out
 
 
@@ -140,6 +130,7 @@ def series_table(report: RunReport) -> list[dict[str, Any]]:
         rows.append(
             {
                 "name": name,
+                "spark": sparkline_points(s),
                 "points": len(s),
                 "first": float(s.values[0]) if len(s) else None,
                 "min": float(finite.min()) if finite.size else None,
@@ -256,7 +247,7 @@ def render_run(
     case_anchor: dict[str, str] = {}
     n = 0
     for group in report.failures:
-        for case in group.cases:
+        for case in group.cases:  # shown cards and the rows of the collapsed rest both carry the anchor
             n += 1
             case_anchor[case.id] = f"case-{n}"
         for case in group.shown_cases:

@@ -1,0 +1,153 @@
+"""Measure obs builds on a large corpus: cold, no-op, one run changed, one campaign run changed.
+
+    python bench/make_corpus.py bench/corpus          # once: ~1.2 GB, a few minutes
+    python bench/run_bench.py bench/corpus [--repeat 3] [--jobs N] [--json bench/out/result.json]
+
+Each figure is the median of several runs of the real `obs build` command in a subprocess
+(wall time, as a user sees it). Peak RSS is the largest sum of resident memory over the build's
+whole process tree (the main process and its workers), sampled every 20 ms from /proc.
+This is a benchmark, not a test: it prints numbers and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+TARGETS = {"cold_s": 20.0, "noop_s": 0.2, "one_run_s": 1.0, "peak_rss_mb": 400.0, "site_mb": 60.0}
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_build(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, peak RSS of the process tree in MB)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not stop.is_set():
+            tree = [proc.pid, *_children(proc.pid)]
+            peak = max(peak, sum(_rss_kb(p) for p in tree))
+            stop.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    code = proc.wait()
+    elapsed = time.perf_counter() - start
+    stop.set()
+    sampler.join()
+    if code not in (0, 1):
+        raise SystemExit(f"build failed with exit code {code}: {' '.join(cmd)}")
+    return elapsed, peak / 1024
+
+
+def dir_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+
+
+def touch_run(metrics: Path, n: int) -> None:
+    """A real change: one more logged step, different on every repetition."""
+    with metrics.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"step": 10_000_000 + n, "loss": 0.5 + n / 1000}) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--out", type=Path, default=Path("bench/out/site"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    obs = [sys.executable, "-m", "obs.cli", "build", str(args.corpus), "-o", str(args.out), "-q"]
+    if args.jobs:
+        obs += ["-j", str(args.jobs)]
+    cache = args.out.resolve().parent / ".obs-cache"
+    leaf = sorted(args.corpus.glob("spec*/r[1-9]/metrics.jsonl"))[-1]
+    camp = sorted(args.corpus.glob("campaign/*/metrics.jsonl"))[-1]
+    backups = {p: p.read_bytes() for p in (leaf, camp)}
+    results: dict[str, list[float]] = {"cold_s": [], "noop_s": [], "one_run_s": [], "one_campaign_run_s": [],
+                                       "peak_rss_mb": []}
+    try:
+        for i in range(args.repeat):
+            shutil.rmtree(args.out, ignore_errors=True)
+            shutil.rmtree(cache, ignore_errors=True)
+            t, rss = run_build(obs)
+            results["cold_s"].append(t)
+            results["peak_rss_mb"].append(rss)
+            print(f"  cold build {i + 1}: {t:.1f} s, peak RSS {rss:.0f} MB", file=sys.stderr)
+        for i in range(args.repeat * 2):
+            results["noop_s"].append(run_build(obs)[0])
+        for i in range(args.repeat * 2):
+            touch_run(leaf, i)
+            results["one_run_s"].append(run_build(obs)[0])
+        for i in range(args.repeat * 2):
+            touch_run(camp, i)
+            results["one_campaign_run_s"].append(run_build(obs)[0])
+    finally:
+        for path, data in backups.items():
+            path.write_bytes(data)
+    corpus_mb = dir_mb(args.corpus)
+    runs = len(list(args.corpus.glob("**/run.yaml")))
+    summary = {k: statistics.median(v) for k, v in results.items()}
+    summary["site_mb"] = dir_mb(args.out)
+    report = {
+        "corpus": {"path": str(args.corpus), "runs": runs, "mb": round(corpus_mb)},
+        "machine": {"cores": os.cpu_count(), "python": sys.version.split()[0]},
+        "jobs": args.jobs or os.cpu_count(),
+        "medians": summary,
+        "samples": results,
+        "targets": TARGETS,
+    }
+    print(f"\nobs build benchmark: {runs} runs, {corpus_mb:.0f} MB of input, {os.cpu_count()} cores\n")
+    print(f"{'measure':<28}{'median':>10}{'target':>10}  samples")
+    rows = [("cold build (s)", "cold_s"), ("no-op rebuild (s)", "noop_s"), ("one run changed (s)", "one_run_s"),
+            ("one campaign run changed (s)", "one_campaign_run_s"), ("peak RSS (MB)", "peak_rss_mb"),
+            ("site size (MB)", "site_mb")]
+    for label, key in rows:
+        target = TARGETS.get(key)
+        samples = ", ".join(f"{v:.2f}" for v in results.get(key, [summary[key]]))
+        mark = "" if target is None else (" ok" if summary[key] <= target else " MISSED")
+        print(f"{label:<28}{summary[key]:>10.2f}{(f'{target:g}' if target else '—'):>10}  {samples}{mark}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
