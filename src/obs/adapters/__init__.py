@@ -2,15 +2,21 @@
 
 The native format comes first so that a `run.yaml` placed beside another format's files (to add a
 hypothesis or a decision to, say, a Hugging Face output folder) is read by the native adapter,
-which then overlays it on what the other format provides.
+which then overlays it on what the other format provides (see `native.load_native_run`). The
+generic JSON-log reader comes last: it recognises the most folders, so it is only asked when no
+specific format did.
 """
 
 from __future__ import annotations
 
 from obs.adapters.base import Adapter
+from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.native import NativeAdapter
 
-ADAPTERS: list[Adapter] = [NativeAdapter()]
+ADAPTERS: list[Adapter] = [
+    NativeAdapter(),
+    HfTrainerAdapter(),
+]
 
 
 def adapter_named(name: str) -> Adapter:

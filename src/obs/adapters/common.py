@@ -1,0 +1,509 @@
+"""Helpers shared by the adapters of foreign formats (HF Trainer, MLflow, lm-eval, W&B, generic logs).
+
+Each format has its own module; what they have in common lives here: turning a stream of loosely
+typed log records into the model (durations written as text, summary rows, train and eval rows
+logged at the same step, TRL's renamed keys), finding the line of each element of a JSON document
+so a diagnostic can point at it, salvaging the readable part of a truncated JSON document, and
+saying which files of a folder were not read (nothing is dropped silently).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from obs.adapters.base import is_inside
+from obs.diagnostics import Diagnostics
+from obs.model import Probe, ProbeCase, Run
+from obs.series_builder import STEP_KEYS, SeriesBuilder
+
+# ---------------------------------------------------------------------------------------------------------------
+# run ids and file accounting
+
+
+def folder_id(folder: Path, root: Path) -> str:
+    """The folder path relative to the source root: the default id of a run found there."""
+    try:
+        rel = folder.resolve().relative_to(root.resolve())
+    except ValueError:
+        return folder.name
+    text = rel.as_posix()
+    return text if text not in ("", ".") else folder.name
+
+
+def run_id_for_file(folder: Path, root: Path, file: Path, several: bool) -> str:
+    """One run per file: the folder id when the file is alone, `folder/stem` when it has siblings."""
+    base = folder_id(folder, root)
+    return f"{base}/{file.stem}" if several else base
+
+
+def visible_files(folder: Path, root: Path, *, recursive: bool = False) -> list[Path]:
+    """Regular files of a folder (optionally below it), skipping hidden names and links out of the tree."""
+    out: list[Path] = []
+    root_resolved = root.resolve()
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        try:
+            entries = sorted(current.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_symlink() and not is_inside(entry, root_resolved):
+                continue
+            if entry.is_dir():
+                if recursive:
+                    stack.append(entry)
+            elif entry.is_file():
+                out.append(entry)
+    return sorted(out)
+
+
+def unread_note(files: Iterable[Path], base: Path, why: str = "", limit: int = 8) -> str | None:
+    """`not read: a, b, c (+N more)` for the claim notes that `obs check` prints, or None."""
+    names = []
+    for f in files:
+        try:
+            names.append(f.relative_to(base).as_posix())
+        except ValueError:
+            names.append(f.name)
+    if not names:
+        return None
+    shown = ", ".join(names[:limit])
+    more = f" (+{len(names) - limit} more)" if len(names) > limit else ""
+    return f"not read: {shown}{more}{f' ({why})' if why else ''}"
+
+
+def read_head(path: Path, size: int = 65536) -> bytes:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(size)
+    except OSError:
+        return b""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# values
+
+
+_DURATION = re.compile(r"^\s*(?:(\d+)\s+days?,\s*)?(\d+):(\d{1,2}):(\d{1,2}(?:\.\d+)?)\s*$")
+
+
+def parse_duration(text: str) -> float | None:
+    """'0:13:09' or '3 days, 17:51:32' (Python's timedelta text) as seconds, else None."""
+    m = _DURATION.match(text)
+    if m is None:
+        return None
+    days, hours, minutes, seconds = m.groups()
+    return int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def numeric_leaves(data: Any, prefix: str = "", skip: frozenset[str] = frozenset()) -> Iterator[tuple[str, float]]:
+    """Every number inside nested mappings, named with `/` (W&B summaries, lm-eval sections)."""
+    if not isinstance(data, dict):
+        return
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if key in skip:
+            continue
+        if isinstance(value, dict):
+            if "_type" in value:  # W&B histograms, tables, images: not a number
+                continue
+            yield from numeric_leaves(value, f"{name}/", skip)
+        elif is_number(value) or isinstance(value, bool):
+            yield name, float(value)
+
+
+def iso_from_timestamp(value: Any) -> str | None:
+    """Seconds or milliseconds since the epoch as an ISO 8601 UTC string (None when not a time)."""
+    if not is_number(value) or not math.isfinite(value) or value <= 0:
+        return None
+    seconds = float(value)
+    if seconds > 1e11:  # milliseconds
+        seconds /= 1000.0
+    try:
+        stamp = dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return stamp.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def typed_scalar(text: str) -> Any:
+    """A value written as text (MLflow params): int, float, bool or None when it clearly is one."""
+    t = text.strip()
+    if t in ("None", "null"):
+        return None
+    if t in ("True", "true"):
+        return True
+    if t in ("False", "false"):
+        return False
+    if re.fullmatch(r"[+-]?\d+", t):
+        try:
+            return int(t)
+        except ValueError:
+            return t
+    if re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan|Infinity|NaN)", t):
+        try:
+            return float(t)
+        except ValueError:
+            return t
+    return text
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# log records -> metrics
+
+
+SUMMARY_MARKERS = ("train_runtime", "train_samples_per_second", "train_steps_per_second")
+TRL_DPO_REWARD_KEYS = frozenset({"accuracies", "chosen", "rejected", "margins"})
+
+
+def is_summary_record(record: dict[str, Any]) -> bool:
+    """The final entry Trainer logs once: train_runtime, train_loss, total_flos (no per-step metrics)."""
+    return any(k in record for k in SUMMARY_MARKERS) and "loss" not in record
+
+
+def trl_aliases(record: dict[str, Any]) -> dict[str, Any]:
+    """Add the names obs' reward-health analysis reads to a TRL record; originals are kept.
+
+    GRPO logged `reward`, `reward_std`, `rewards/<fn>` (older: `reward/<fn>`), `completion_length`
+    and, in some versions or forks, `zero_std_ratio`; newer TRL logs `rewards/<fn>/mean|std` and
+    `frac_reward_zero_std`. DPO/ORPO's `rewards/chosen|rejected|margins|accuracies` are not GRPO
+    reward functions and are left alone.
+    """
+    extra: dict[str, Any] = {}
+    grpo = "reward" in record or "reward_std" in record or "frac_reward_zero_std" in record
+    if "reward" in record and "reward_mean" not in record:
+        extra["reward_mean"] = record["reward"]
+    if "zero_std_ratio" in record and "frac_reward_zero_std" not in record:
+        extra["frac_reward_zero_std"] = record["zero_std_ratio"]
+    if "completion_length" in record and "completions/mean_length" not in record:
+        extra["completions/mean_length"] = record["completion_length"]
+    if grpo:
+        for key, value in record.items():
+            parts = key.split("/")
+            a_reward_fn = len(parts) == 2 and (parts[0] == "reward" or parts[1] not in TRL_DPO_REWARD_KEYS)
+            if parts[0] in ("rewards", "reward") and a_reward_fn:
+                target = f"rewards/{parts[1]}/mean"
+            elif parts[0] == "reward" and len(parts) == 3 and parts[2] in ("mean", "std"):
+                target = f"rewards/{parts[1]}/{parts[2]}"
+            else:
+                continue
+            if target not in record:
+                extra[target] = value
+    if not extra:
+        return record
+    return {**record, **extra}
+
+
+@dataclass
+class RecordCleaner:
+    """Per-record fixes before the SeriesBuilder: durations as seconds, text-only keys remembered."""
+
+    path: Path
+    diags: Diagnostics
+    durations: dict[str, int] = field(default_factory=dict)
+    text_keys: dict[str, int] = field(default_factory=dict)
+    numeric_keys: set[str] = field(default_factory=set)
+
+    def clean(self, record: dict[str, Any], line: int | None) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in record.items():
+            if isinstance(value, str):
+                seconds = parse_duration(value)
+                if seconds is not None:
+                    self.durations.setdefault(key, line or 0)
+                    out[key] = seconds
+                    continue
+                self.text_keys.setdefault(key, line or 0)
+            elif value is not None and not isinstance(value, dict | list):
+                self.numeric_keys.add(key)
+            out[key] = value
+        return out
+
+    def report(self, run: Run, ignore: Iterable[str] = ()) -> None:
+        if self.durations:
+            names = ", ".join(sorted(self.durations))
+            run.notices.append(f"{names}: durations written as H:MM:SS text were read as seconds.")
+        skip = set(ignore)
+        text_only = sorted(k for k in self.text_keys if k not in self.numeric_keys and k not in skip)
+        if text_only:
+            first = min(self.text_keys[k] for k in text_only)
+            self.diags.info(
+                self.path,
+                f"{', '.join(text_only)}: text values, not metrics (first at line {first}); not plotted",
+                first or None,
+            )
+
+
+def merge_same_step(
+    records: Iterable[tuple[int | None, dict[str, Any]]],
+    step_key: str,
+    path: Path,
+    diags: Diagnostics,
+) -> Iterator[tuple[int | None, dict[str, Any]]]:
+    """Merge consecutive records logged at the same step (a train row and an eval row, say).
+
+    Trainer logs train metrics and eval metrics as separate entries with the same step, each
+    carrying `epoch`: they are one point of the curve, not a duplicate. A key logged twice at the
+    same step with a different value *is* a duplicate: the last value is kept and it is reported.
+    """
+    pending: dict[str, Any] | None = None
+    pending_line: int | None = None
+    conflicts = 0
+    first_conflict: int | None = None
+    for line, record in records:
+        step = record.get(step_key)
+        if pending is not None and step is not None and pending.get(step_key) == step:
+            for key, value in record.items():
+                if key in pending and pending[key] != value and not _both_nan(pending[key], value):
+                    conflicts += 1
+                    if first_conflict is None:
+                        first_conflict = line
+                pending[key] = value
+            continue
+        if pending is not None:
+            yield pending_line, pending
+        pending, pending_line = dict(record), line
+    if pending is not None:
+        yield pending_line, pending
+    if conflicts:
+        diags.warning(
+            path,
+            f"{conflicts} value(s) logged twice at the same step with different values "
+            f"(first at line {first_conflict}); the last value of each was kept",
+            first_conflict,
+        )
+
+
+def _both_nan(a: Any, b: Any) -> bool:
+    return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
+
+
+def build_log_metrics(
+    run: Run,
+    records: Iterable[tuple[int | None, dict[str, Any]]],
+    path: Path,
+    diags: Diagnostics,
+    step_key: str | None,
+) -> None:
+    """Trainer-style records -> `run.metrics` (streamed: records may come from a multi-GB log).
+
+    The final summary row goes to `run.summary`; train and eval rows at the same step are merged;
+    TRL's GRPO keys get their health-panel names; durations written as text become seconds.
+    """
+    cleaner = RecordCleaner(path, diags)
+    key_holder: list[str] = [step_key] if step_key else []
+
+    def prepared() -> Iterator[tuple[int | None, dict[str, Any]]]:
+        for line, rec in records:
+            if is_summary_record(rec):
+                for k, v in rec.items():
+                    if k not in STEP_KEYS and k != step_key and is_number(v):
+                        run.summary[k] = float(v)
+                continue
+            if not key_holder:
+                key_holder.append(next((k for k in STEP_KEYS if k in rec), "line index"))
+            yield line, trl_aliases(cleaner.clean(rec, line))
+
+    builder = SeriesBuilder(path, diags, step_key=step_key)
+    stream = prepared()
+    first = next(stream, None)
+    if first is not None:
+        chained: Iterable[tuple[int | None, dict[str, Any]]] = _prepend(first, stream)
+        if key_holder[0] != "line index":
+            chained = merge_same_step(chained, key_holder[0], path, diags)
+        for line, record in chained:
+            builder.add(record, line)
+    run.metrics = builder.finish()
+    cleaner.report(run)
+    if run.metrics.step_source == "line index" and run.metrics.series:
+        run.notices.append(
+            f"{path.name} has no step column (looked for {', '.join(STEP_KEYS)}): "
+            "the x axis is the record's position in the log."
+        )
+
+
+def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    yield first
+    yield from rest
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# JSON documents: element lines and salvage
+
+
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]\n]')
+
+
+def element_lines(text: str, key: str | None) -> list[int]:
+    """1-based line of each object in the array at the top level (`key=None`) or under top-level `key`.
+
+    A tokenizer that only knows strings and brackets: enough to point a diagnostic at the entry of a
+    pretty-printed `log_history` without a second JSON parser.
+    """
+    lines: list[int] = []
+    line = 1
+    depth = 0
+    last_string: str | None = None
+    target_depth = 1 if key is None else 2
+    in_target = key is None
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        if tok == "\n":
+            line += 1
+        elif tok[0] == '"':
+            if depth == 1:
+                last_string = tok[1:-1]
+        elif tok in "{[":
+            if tok == "[" and key is not None and depth == 1:
+                in_target = last_string == key
+            if tok == "{" and in_target and depth == target_depth:
+                lines.append(line)
+            depth += 1
+        else:
+            depth -= 1
+            if key is not None and depth == 1 and tok == "]":
+                in_target = False
+    return lines
+
+
+def salvage_array(text: str, key: str | None) -> tuple[list[Any], int | None]:
+    """Parse the elements of a (possibly truncated) JSON array one by one until the first bad one.
+
+    Returns the elements read and the 1-based line where reading stopped (None when the array ended).
+    """
+    decoder = json.JSONDecoder()
+    if key is None:
+        start = text.find("[")
+    else:
+        m = re.search(r'"' + re.escape(key) + r'"\s*:\s*\[', text)
+        start = m.end() - 1 if m else -1
+    if start < 0:
+        return [], 1
+    pos = start + 1
+    items: list[Any] = []
+    n = len(text)
+    while True:
+        while pos < n and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= n:
+            return items, text.count("\n", 0, n) + 1
+        if text[pos] == "]":
+            return items, None
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except (json.JSONDecodeError, RecursionError):
+            return items, text.count("\n", 0, pos) + 1
+        items.append(value)
+        pos = end
+
+
+def salvage_object(text: str, key: str) -> Any | None:
+    """The value of top-level `key` in a document that does not parse as a whole, when it is intact."""
+    m = re.search(r'"' + re.escape(key) + r'"\s*:\s*', text)
+    if m is None:
+        return None
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text, m.end())
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return value
+
+
+def decode_text(raw: bytes, path: Path, diags: Diagnostics) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        diags.warning(path, f"not valid UTF-8 (byte {exc.start}); bad bytes were replaced", line)
+        return raw.decode("utf-8", errors="replace")
+
+
+MAX_JSON_DOCUMENT_BYTES = 512 * 1024 * 1024
+
+
+@dataclass
+class JsonDoc:
+    """A JSON document read tolerantly: `data` when it parsed, else `None` and `text` for salvage."""
+
+    data: Any
+    text: str
+    ok: bool
+
+
+def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
+    """Read a JSON document whole (they are small: states, results, summaries); report what is wrong.
+
+    Returns None only when the file cannot be read at all (unreadable, empty, too large).
+    """
+    try:
+        size = path.stat().st_size
+        if size > MAX_JSON_DOCUMENT_BYTES:
+            diags.error(
+                path,
+                f"file is {size} bytes; obs reads JSON documents up to {MAX_JSON_DOCUMENT_BYTES} bytes "
+                "(write a JSON-lines log instead, which is streamed)",
+            )
+            return None
+        raw = path.read_bytes()
+    except OSError as exc:
+        diags.error(path, f"cannot be read: {exc.strerror}")
+        return None
+    if not raw.strip():
+        diags.error(path, "file is empty; expected a JSON document")
+        return None
+    text = decode_text(raw, path, diags)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        truncated = exc.pos >= len(text.rstrip()) - 1
+        hint = "; the file looks truncated (cut off before its end)" if truncated else ""
+        diags.error(path, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}", exc.lineno)
+        return JsonDoc(None, text, False)
+    except RecursionError:
+        diags.error(path, "JSON nested too deeply")
+        return JsonDoc(None, text, False)
+    if "NaN" in text or "Infinity" in text:
+        diags.warning(path, "uses bare NaN/Infinity, which is not JSON; the values were kept")
+    return JsonDoc(data, text, True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# per-item results -> probe cases
+
+
+@dataclass
+class ProbeCollector:
+    """Cases in input order; a repeated id is reported and skipped, as in a native probe file."""
+
+    path: Path
+    diags: Diagnostics
+    cases: list[ProbeCase] = field(default_factory=list)
+    seen: dict[str, int] = field(default_factory=dict)
+
+    def add(self, case: ProbeCase | None, line: int | None) -> None:
+        if case is None:
+            return
+        if case.id in self.seen:
+            self.diags.warning(
+                self.path, f"case id '{case.id}' already used at line {self.seen[case.id]}; this one skipped", line
+            )
+            return
+        self.seen[case.id] = line or 0
+        self.cases.append(case)
+
+    def probe(self) -> Probe | None:
+        return Probe(cases=self.cases, source_file=str(self.path)) if self.cases else None
