@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from obs.adapters.base import Adapter
 from obs.adapters.hf_trainer import HfTrainerAdapter
+from obs.adapters.mlflow import MlflowAdapter
 from obs.adapters.native import NativeAdapter
 
 ADAPTERS: list[Adapter] = [
     NativeAdapter(),
     HfTrainerAdapter(),
+    MlflowAdapter(),
 ]
 
 

@@ -1,0 +1,324 @@
+"""The MLflow file store (`mlruns/`): one obs run per MLflow run.
+
+Layout: `mlruns/<experiment id>/meta.yaml` (the experiment's name), and per run
+`<run id>/meta.yaml` (name, status, times, lifecycle), `metrics/<key>` (lines of
+`timestamp value [step]`; a key with `/` is a subfolder), `params/<key>` and `tags/<key>` (one
+value per file). Deleted runs (`lifecycle_stage: deleted`, or anything under `.trash/`) are not
+shown; the claim counts them so `obs check` says how many were hidden. `inf` and `nan` values are
+kept as such. Artifacts are not read.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from obs.adapters.base import Claim, LoadContext, RunSource
+from obs.adapters.common import folder_id, iso_from_timestamp, read_head, typed_scalar, unread_note, visible_files
+from obs.diagnostics import Diagnostics
+from obs.model import Run
+from obs.safeyaml import YamlError, load_yaml_file
+from obs.series_builder import SeriesBuilder
+
+META = "meta.yaml"
+RUN_PARTS = ("metrics", "params", "tags")
+NOT_EXPERIMENTS = {"models", ".trash"}  # the model registry lives beside the experiments
+STATUS = {
+    "1": "running",
+    "2": "queued",
+    "3": "finished",
+    "4": "failed",
+    "5": "crashed",
+    "RUNNING": "running",
+    "SCHEDULED": "queued",
+    "FINISHED": "finished",
+    "FAILED": "failed",
+    "KILLED": "crashed",
+}
+MAX_TAG_BYTES = 65536
+
+
+class MlflowAdapter:
+    name = "mlflow"
+
+    def claim(self, folder: Path, root: Path) -> Claim | None:
+        experiments = _experiment_dirs(folder)
+        if not experiments and folder.name != "mlruns":
+            return None
+        runs: list[RunSource] = []
+        notes: list[str] = []
+        deleted: list[str] = []
+        empty: list[str] = []
+        unread: list[Path] = []
+        for exp in experiments:
+            exp_meta = _read_meta(exp / META)
+            exp_deleted = exp_meta.get("lifecycle_stage") == "deleted"
+            run_dirs = [d for d in _subdirs(exp) if _is_run_dir(d)]
+            for other in _subdirs(exp):
+                if other not in run_dirs:
+                    unread += visible_files(other, root, recursive=True)
+            if not run_dirs:
+                empty.append(str(exp_meta.get("name") or exp.name))
+            for run_dir in run_dirs:
+                meta = _read_meta(run_dir / META)
+                if exp_deleted or meta.get("lifecycle_stage") == "deleted":
+                    label = meta.get("run_name") or ""
+                    deleted.append(f"{label} [{run_dir.name}]" if label else run_dir.name)
+                    continue
+                files = tuple(f for f in visible_files(run_dir, root, recursive=True) if _is_run_file(f, run_dir))
+                exp_files = (exp / META,) if (exp / META).is_file() else ()
+                runs.append(
+                    RunSource(
+                        self.name, run_dir, exp_files + files, key=run_dir.name, default_id=folder_id(run_dir, root)
+                    )
+                )
+                unread += [f for f in visible_files(run_dir, root, recursive=True) if f not in files]
+            unread += [f for f in visible_files(exp, root) if f.name != META]
+        unread += visible_files(folder, root)
+        for other in _subdirs(folder):
+            if other not in experiments:
+                unread += visible_files(other, root, recursive=True)
+        trash = folder / ".trash"
+        trashed = _subdirs(trash) if trash.is_dir() else []
+        if deleted:
+            notes.append(f"{len(deleted)} deleted run(s) hidden: {', '.join(sorted(deleted)[:6])}")
+        if trashed:
+            notes.append(f"{len(trashed)} deleted item(s) in .trash hidden")
+        if empty:
+            notes.append(f"experiment(s) with no runs: {', '.join(sorted(empty))}")
+        note = unread_note(unread, folder, "artifacts and files outside the run layout")
+        if note:
+            notes.append(note)
+        return Claim(runs=tuple(runs), owned_dirs=(folder,), notes=tuple(notes))
+
+    def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        return load_mlflow_run(source, ctx)
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        return sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
+    except OSError:
+        return []
+
+
+def _is_run_dir(folder: Path) -> bool:
+    return (folder / META).is_file() or any((folder / part).is_dir() for part in ("metrics", "params"))
+
+
+def _is_run_file(path: Path, run_dir: Path) -> bool:
+    rel = path.relative_to(run_dir).parts
+    return rel == (META,) or (len(rel) > 1 and rel[0] in RUN_PARTS)
+
+
+def _experiment_dirs(folder: Path) -> list[Path]:
+    """Children that look like MLflow experiments: an experiment meta.yaml, or run folders inside."""
+    out = []
+    for child in _subdirs(folder):
+        if child.name in NOT_EXPERIMENTS:
+            continue
+        meta = child / META
+        if meta.is_file():
+            head = read_head(meta, 4096)
+            if b"experiment_id" in head and b"run_id" not in head:
+                out.append(child)
+                continue
+        if any((grand / META).is_file() and b"run_id" in read_head(grand / META, 4096) for grand in _subdirs(child)):
+            out.append(child)
+    return out
+
+
+def _read_meta(path: Path, diags: Diagnostics | None = None) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = load_yaml_file(path).data
+    except (YamlError, OSError) as exc:
+        if diags is not None:
+            diags.error(path, str(exc), getattr(exc, "line", None))
+        return {}
+    if not isinstance(data, dict):
+        if diags is not None:
+            diags.error(path, "expected a mapping", 1)
+        return {}
+    return data
+
+
+def _read_value_files(base: Path, diags: Diagnostics) -> dict[str, str]:
+    """params/ or tags/: one file per key (a key with `/` is a subfolder), the file's text is the value."""
+    out: dict[str, str] = {}
+    if not base.is_dir():
+        return out
+    for path in sorted(p for p in base.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        key = path.relative_to(base).as_posix()
+        try:
+            raw = path.read_bytes()[:MAX_TAG_BYTES]
+        except OSError as exc:
+            diags.warning(path, f"cannot be read: {exc.strerror}")
+            continue
+        try:
+            out[key] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            diags.warning(path, "not valid UTF-8; bad bytes were replaced", 1)
+            out[key] = raw.decode("utf-8", errors="replace")
+    return out
+
+
+def parse_metric_line(text: str) -> tuple[float, float | None] | str:
+    """`timestamp value [step]` -> (value, step or None), or a message saying what is wrong."""
+    parts = text.split()
+    if len(parts) not in (2, 3):
+        return f"expected 'timestamp value [step]', found {len(parts)} field(s)"
+    try:
+        float(parts[0])
+    except ValueError:
+        return f"timestamp {parts[0][:30]!r} is not a number"
+    try:
+        value = float(parts[1])
+    except ValueError:
+        return f"value {parts[1][:30]!r} is not a number"
+    step: float | None = None
+    if len(parts) == 3:
+        try:
+            step = float(int(parts[2]))
+        except ValueError:
+            return f"step {parts[2][:30]!r} is not an integer"
+    return value, step
+
+
+def read_metric_file(path: Path, key: str, builder: SeriesBuilder, diags: Diagnostics) -> tuple[float, float] | None:
+    """Stream one metric file into the builder; return the latest (step, value) MLflow would show."""
+    latest: tuple[float, float, float] | None = None  # step, timestamp, value
+    no_step = 0
+    bad = 0
+    first_bad: int | None = None
+    index = 0
+    with_step = False
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("utf-8", errors="replace")
+            if not text.strip():
+                continue
+            parsed = parse_metric_line(text)
+            if isinstance(parsed, str):
+                bad += 1
+                if first_bad is None:
+                    first_bad = lineno
+                    msg = parsed
+                    if not raw.endswith(b"\n"):
+                        msg += " (last line is incomplete: the run may still be writing)"
+                    diags.warning(path, f"{msg}; line skipped", lineno)
+                continue
+            value, step = parsed
+            if step is None and with_step and not raw.endswith(b"\n"):
+                diags.info(path, "last line is incomplete (the run may still be writing); it was skipped", lineno)
+                continue
+            with_step = with_step or step is not None
+            if step is None:
+                no_step += 1
+                step = float(index)
+            index += 1
+            builder.add({"step": step, key: value}, lineno)
+            try:
+                ts = float(text.split()[0])
+            except ValueError:
+                ts = 0.0
+            if latest is None or (step, ts) >= (latest[0], latest[1]):
+                latest = (step, ts, value)
+    if bad > 1:
+        diags.warning(path, f"{bad} malformed line(s) in all (first at line {first_bad}); they were skipped", first_bad)
+    if no_step:
+        diags.info(path, f"{no_step} value(s) have no step (an old MLflow format); the line order is used", None)
+    return (latest[0], latest[2]) if latest else None
+
+
+def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
+    run_dir = source.path
+    diags = ctx.diags
+    run = Run(
+        id=source.default_id or run_dir.name,
+        source_dir=run_dir,
+        adapter="mlflow",
+        spec=source.spec,
+        campaign=source.campaign,
+        title=run_dir.name,
+        input_files=list(source.files),
+        diagnostics=diags,
+    )
+    meta = _read_meta(run_dir / META, diags)
+    if not (run_dir / META).is_file():
+        diags.warning(run_dir, "this MLflow run has no meta.yaml: no name, status or date")
+    exp_dir = run_dir.parent
+    exp_meta = _read_meta(exp_dir / META, diags)
+    exp_name = str(exp_meta.get("name") or exp_dir.name)
+    if not (exp_dir / META).is_file():
+        run.notices.append(f"MLflow experiment {exp_dir.name} has no meta.yaml: its name is unknown.")
+    run.tags.append(f"experiment:{exp_name}")
+    run.provenance["mlflow_experiment"] = exp_name
+    run.provenance["mlflow_experiment_id"] = str(exp_meta.get("experiment_id") or exp_dir.name)
+    run.provenance["mlflow_run_id"] = str(meta.get("run_id") or meta.get("run_uuid") or run_dir.name)
+    name = meta.get("run_name") or meta.get("name")
+    if name:
+        run.title = str(name)
+    status = STATUS.get(str(meta.get("status", "")).strip())
+    if status:
+        run.status = status
+    run.date = iso_from_timestamp(meta.get("start_time")) or run.date
+    end = iso_from_timestamp(meta.get("end_time"))
+    if end:
+        run.provenance["end_time"] = end
+
+    params = _read_value_files(run_dir / "params", diags)
+    run.config = {key: typed_scalar(value) for key, value in params.items()}
+    tags = _read_value_files(run_dir / "tags", diags)
+    _apply_tags(run, tags, run_dir, ctx.root)
+
+    builder = SeriesBuilder(run_dir / "metrics", diags, step_key="step")
+    metrics_dir = run_dir / "metrics"
+    if metrics_dir.is_dir():
+        for path in sorted(p for p in metrics_dir.rglob("*") if p.is_file() and not p.name.startswith(".")):
+            key = path.relative_to(metrics_dir).as_posix()
+            if path.stat().st_size == 0:
+                diags.warning(path, "metric file is empty")
+                continue
+            latest = read_metric_file(path, key, builder, diags)
+            if latest is not None:
+                run.summary[key] = latest[1]
+    run.metrics = builder.finish()
+    run.metrics.source_file = str(metrics_dir)
+    nonfinite = sorted(k for k, v in run.summary.items() if not math.isfinite(v))
+    if nonfinite:
+        run.notices.append(f"{', '.join(nonfinite)}: the last logged value is not finite (inf or nan), kept as such.")
+    if not run.metrics.series and not params:
+        diags.warning(run_dir, "this MLflow run logged no metrics and no params")
+    return run
+
+
+def _apply_tags(run: Run, tags: dict[str, str], run_dir: Path, root: Path) -> None:
+    user_tags: dict[str, str] = {}
+    for key, value in tags.items():
+        if key == "mlflow.runName":
+            run.title = value.strip() or run.title
+        elif key == "mlflow.parentRunId":
+            parent = value.strip()
+            run.provenance["mlflow_parent_run_id"] = parent
+            if (run_dir.parent / parent).is_dir():
+                run.provenance["parent_run"] = folder_id(run_dir.parent / parent, root)
+        elif key == "mlflow.note.content":
+            run.notes = value
+        elif key == "mlflow.source.git.commit":
+            run.provenance["code_commit"] = value.strip()
+        elif key == "mlflow.source.name":
+            run.provenance["source"] = value.strip()
+        elif key in ("mlflow.source.type", "mlflow.autologging"):
+            run.provenance[key.removeprefix("mlflow.").replace(".", "_")] = value.strip()
+        elif key.startswith("mlflow."):
+            continue  # user name, model history and other internals
+        else:
+            user_tags[key] = value
+    if user_tags:
+        run.provenance["mlflow_tags"] = user_tags
