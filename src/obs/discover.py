@@ -12,6 +12,7 @@ from pathlib import Path
 
 from obs.adapters import ADAPTERS
 from obs.adapters.base import RunSource, is_inside
+from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fields import FieldReader
 from obs.model import Campaign, Condition, Spec
@@ -200,7 +201,113 @@ def read_campaign(folder: Path, diags: Diagnostics) -> Campaign | None:
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
+    if "paired" in f.data:
+        # The Campaign model has no dedicated field; the parsed pairs (with their item outcomes, so a
+        # changed result file changes the campaign and invalidates cached pages) travel in `extra`.
+        campaign.extra["paired"] = _read_paired(folder, f, diags)
     return campaign
+
+
+MAX_ITEM_FILE_BYTES = 64 * 1024 * 1024
+
+
+def _read_paired(folder: Path, f: FieldReader, diags: Diagnostics) -> list[PairedSpec]:
+    """The `paired:` entries of campaign.yaml: two per-item result files (inside the folder) per entry."""
+    path, line = f.path, f.line("paired")
+    raw = f.data.get("paired")
+    if not isinstance(raw, list):
+        diags.warning(path, "'paired' should be a list of {a, b} mappings; ignored", line)
+        return []
+    specs: list[PairedSpec] = []
+    for index, entry in enumerate(raw):
+        where = f"paired[{index}]"
+        if not isinstance(entry, dict) or "a" not in entry or "b" not in entry:
+            diags.warning(path, f"{where} should be a mapping with 'a' and 'b' (result files); skipped", line)
+            continue
+        keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key")}
+        sides: list[tuple[str, str, ItemResults | None, list[str]]] = []
+        for side in ("a", "b"):
+            value = entry[side]
+            options = dict(keys)
+            if isinstance(value, dict):
+                rel, label = value.get("file"), value.get("label")
+                options.update({k: value[k] for k in options if k in value})
+            else:
+                rel, label = value, None
+            if not isinstance(rel, str) or not rel:
+                diags.warning(path, f"{where}.{side} should be a file path or a mapping with 'file'; skipped", line)
+                break
+            results, problems = _read_item_file(folder, rel, options, f"{where}.{side}", path, line, diags)
+            sides.append((rel, str(label) if label else Path(rel).stem, results, problems))
+        if len(sides) != 2:
+            continue
+        (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+        claim = entry.get("claim_pp")
+        if claim is not None and (not isinstance(claim, int | float) or isinstance(claim, bool) or claim < 0):
+            diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
+            claim = None
+        name = entry.get("name")
+        specs.append(
+            PairedSpec(
+                name=str(name) if name else f"{label_a} vs {label_b}",
+                label_a=label_a,
+                label_b=label_b,
+                file_a=file_a,
+                file_b=file_b,
+                claim_pp=None if claim is None else float(claim),
+                a=a,
+                b=b,
+                problems=tuple(prob_a + prob_b),
+            )
+        )
+    return specs
+
+
+def _read_item_file(
+    folder: Path,
+    rel: str,
+    options: dict[str, object],
+    where: str,
+    yaml_path: Path,
+    line: int | None,
+    diags: Diagnostics,
+) -> tuple[ItemResults | None, list[str]]:
+    """Read and parse one per-item result file; every problem is a diagnostic and a page note."""
+    target = folder / rel
+    if Path(rel).is_absolute() or not is_inside(target, folder.resolve()):
+        message = f"{where}: '{rel}' is outside the campaign folder; not read"
+        diags.error(yaml_path, message, line)
+        return None, [message]
+    if not target.is_file():
+        message = f"{where}: '{rel}' does not exist"
+        diags.error(yaml_path, message, line)
+        return None, [message]
+    try:
+        size = target.stat().st_size
+        if size > MAX_ITEM_FILE_BYTES:
+            message = f"{where}: '{rel}' is {size} bytes; obs reads result files up to {MAX_ITEM_FILE_BYTES} bytes"
+            diags.error(yaml_path, message, line)
+            return None, [message]
+        data = target.read_bytes()
+    except OSError as exc:
+        message = f"{where}: cannot read '{rel}': {exc.strerror}"
+        diags.error(yaml_path, message, line)
+        return None, [message]
+    text_options = {k: v for k, v in options.items() if isinstance(v, str)}
+    try:
+        results = parse_item_results(
+            data,
+            id_key=text_options.get("id_key"),
+            correct_key=text_options.get("correct_key"),
+            items_key=text_options.get("items_key"),
+        )
+    except ItemFileError as exc:
+        message = f"{where}: '{rel}': {exc}"
+        diags.error(target, str(exc))
+        return None, [message]
+    for problem in results.problems:
+        diags.warning(target, problem)
+    return results, [f"{rel}: {p}" for p in results.problems]
 
 
 _CAMPAIGN_KEYS = {
@@ -216,4 +323,5 @@ _CAMPAIGN_KEYS = {
     "alpha",
     "evidence",
     "litmus",
+    "paired",
 }

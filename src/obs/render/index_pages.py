@@ -11,8 +11,11 @@ from typing import Any
 
 import numpy as np
 
+from obs.analysis.campaign import campaign_stats, finals_from_summaries
+from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.discover import Discovery
+from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.plan import slugify
 from obs.render.site import Renderer
@@ -48,6 +51,7 @@ def render_site_pages(
         figure = ctx.pop("figure_svg")
         if figure is not None:
             pages[f"{folder}/fig-conditions.svg"] = figure
+        pages[f"{folder}/analysis.json"] = dumps(ctx["stats"].as_dict())
         pages[f"{folder}/index.html"] = renderer.render("campaign.html", root="../../", c=ctx).encode()
     pages["ledger.html"] = renderer.render(
         "ledger.html", root="", nav="ledger", entries=ledger_entries(summaries)
@@ -142,7 +146,11 @@ def campaign_context(campaign: Campaign, summaries: list[dict[str, Any]]) -> dic
         "unassigned": unassigned,
         "figure_svg": figure,
         "has_figure": figure is not None,
-        "stats": None,
+        "stats": campaign_stats(
+            campaign,
+            finals_from_summaries(runs),
+            paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
+        ),
     }
 
 
