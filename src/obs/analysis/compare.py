@@ -17,7 +17,7 @@ import numpy as np
 
 from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
 from obs.analysis.scoreboard import order_checks, split_sort_key
-from obs.analysis.stats import Interval, PairedComparison, paired_comparison, recommendation
+from obs.analysis.stats import Interval, PairedComparison, paired_comparison, paired_comparisons, recommendation
 
 BOOTSTRAP_SEED = 20260322
 RESAMPLES = 10_000
@@ -80,34 +80,6 @@ class ProbeComparison:
         }
 
 
-def _scope(
-    label: str,
-    scope: str,
-    ids: list[str],
-    here: dict[str, CaseOutcome],
-    base: dict[str, CaseOutcome],
-    checks: list[str],
-    negative: frozenset[str],
-    alpha: float,
-) -> ScopeComparison:
-    results: dict[str, PairedComparison] = {}
-    for check in checks:
-        pair_ids = [i for i in ids if check in here[i].checks and check in base[i].checks]
-        if not pair_ids:
-            continue
-        a = np.fromiter((here[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids))
-        b = np.fromiter((base[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids))
-        results[check] = paired_comparison(
-            a,
-            b,
-            alpha=alpha,
-            n_resamples=RESAMPLES,
-            seed=BOOTSTRAP_SEED,
-            higher_is_better=check not in negative,
-        )
-    return ScopeComparison(scope, label, len(ids), results)
-
-
 def compare_probes(
     here: dict[str, CaseOutcome],
     base: dict[str, CaseOutcome],
@@ -118,17 +90,37 @@ def compare_probes(
     shared = sorted(set(here) & set(base))
     checks = order_checks({c for i in shared for c in here[i].checks} & {c for i in shared for c in base[i].checks})
     negative = frozenset(c for c in checks if is_negative(c))
-    overall = _scope("all shared cases", "all", shared, here, base, checks, negative, alpha)
     splits = sorted({s for i in shared if (s := here[i].split)}, key=split_sort_key)
     families = sorted({f for i in shared if (f := here[i].family)})
-    by_split = [
-        _scope(s, "split", [i for i in shared if here[i].split == s], here, base, checks, negative, alpha)
-        for s in splits
-    ]
-    by_family = [
-        _scope(f, "family", [i for i in shared if here[i].family == f], here, base, checks, negative, alpha)
-        for f in families
-    ]
+    scopes: list[tuple[str, str, list[str]]] = [("all", "all shared cases", shared)]
+    scopes += [("split", s, [i for i in shared if here[i].split == s]) for s in splits]
+    scopes += [("family", f, [i for i in shared if here[i].family == f]) for f in families]
+    # every (scope, check) pair in one vectorised bootstrap
+    cells: list[tuple[int, str]] = []
+    pairs: list[tuple[np.ndarray, np.ndarray]] = []
+    for k, (_, _, ids) in enumerate(scopes):
+        for check in checks:
+            pair_ids = [i for i in ids if check in here[i].checks and check in base[i].checks]
+            if pair_ids:
+                cells.append((k, check))
+                pairs.append(
+                    (
+                        np.fromiter((here[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids)),
+                        np.fromiter((base[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids)),
+                    )
+                )
+    results = paired_comparisons(
+        pairs,
+        higher_is_better=[c not in negative for _, c in cells],
+        alpha=alpha,
+        n_resamples=RESAMPLES,
+        seed=BOOTSTRAP_SEED,
+    )
+    per_scope: list[dict[str, PairedComparison]] = [{} for _ in scopes]
+    for (k, check), result in zip(cells, results, strict=True):
+        per_scope[k][check] = result
+    built = [ScopeComparison(kind, label, len(ids), per_scope[k]) for k, (kind, label, ids) in enumerate(scopes)]
+    overall, by_split, by_family = built[0], built[1 : 1 + len(splits)], built[1 + len(splits) :]
     flips = []
     for check in checks:
         bad = is_negative(check)
@@ -315,11 +307,18 @@ def headline_delta(
     base: RunDigest,
     is_negative: Callable[[str], bool],
     alpha: float,
+    comparison: ProbeComparison | None = None,
 ) -> HeadlineDelta | None:
-    """Delta of the headline metric vs the baseline, always with its uncertainty when one exists."""
+    """Delta of the headline metric vs the baseline, always with its uncertainty when one exists.
+
+    A probe headline reuses the run's paired comparison when it is given, so the number at the
+    top of the page and the one in the probe table are the same computation.
+    """
     name = headline.metric
     if name is None or headline.value is None:
         return None
+    if headline.kind == "probe" and comparison is not None and name in comparison.overall.checks:
+        return _probe_delta(comparison.overall.checks[name], base.id, is_negative(name))
     if headline.kind == "probe" and here.probe and base.probe:
         shared = sorted(
             i
@@ -338,16 +337,7 @@ def headline_delta(
             seed=BOOTSTRAP_SEED,
             higher_is_better=not is_negative(name),
         )
-        return HeadlineDelta(
-            base.id,
-            pc.rate_b,
-            pc.delta,
-            pc.interval,
-            pc.p_value,
-            f"paired on {pc.n} shared cases: bootstrap 95% CI, exact McNemar ({pc.only_a} fixed, {pc.only_b} broken)",
-            pc.n,
-            pc.recommendation,
-        )
+        return _probe_delta(pc, base.id, is_negative(name))
     if headline.kind == "series" and name in here.finals and name in base.finals:
         return _welch_delta(name, here.finals[name], base.finals[name], base.id, headline.higher_is_better, alpha)
     if headline.kind == "summary" and name in base.summary:
@@ -379,6 +369,20 @@ def headline_delta(
             )
         return HeadlineDelta(base.id, value_b, delta, None, None, "no stderr reported: no uncertainty available")
     return HeadlineDelta(base.id, None, None, None, None, f"the baseline has no {name}")
+
+
+def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> HeadlineDelta:
+    fixed, broken = (pc.only_b, pc.only_a) if negative else (pc.only_a, pc.only_b)
+    return HeadlineDelta(
+        baseline_id,
+        pc.rate_b,
+        pc.delta,
+        pc.interval,
+        pc.p_value,
+        f"paired on {pc.n} shared cases: bootstrap 95% CI, exact McNemar ({fixed} fixed, {broken} broken)",
+        pc.n,
+        pc.recommendation,
+    )
 
 
 def _verdict(delta: float, ci: Interval, p: float, alpha: float, higher_is_better: bool) -> str:

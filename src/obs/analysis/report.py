@@ -115,10 +115,10 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     )
 
     base = ctx.baseline
-    delta = headline_delta(headline, digest, base, is_negative, ctx.alpha) if base else None
     comparison = None
     if base is not None and digest.probe and base.probe:
         comparison = compare_probes(digest.probe, base.probe, base.id, is_negative, ctx.alpha)
+    delta = headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison) if base else None
     repair_comparison = None
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)

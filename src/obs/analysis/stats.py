@@ -60,6 +60,7 @@ __all__ = [
     "mcnemar_exact",
     "paired_bootstrap_diff",
     "paired_comparison",
+    "paired_comparisons",
     "permutation_test_diff_means",
     "recommendation",
     "sample_size_for_power",
@@ -470,6 +471,81 @@ def paired_comparison(
         n_resamples=boot.n_resamples,
         seed=seed,
     )
+
+
+def paired_comparisons(
+    pairs: Sequence[tuple[npt.ArrayLike, npt.ArrayLike]],
+    *,
+    higher_is_better: Sequence[bool] | None = None,
+    level: float = 0.95,
+    alpha: float = 0.05,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> list[PairedComparison]:
+    """:func:`paired_comparison` for many (a, b) pairs at once, with one vectorised bootstrap.
+
+    Why: a run's report compares every check in every scope (all cases, each split, each family)
+    with its baseline, dozens of comparisons. For binary paired data the resampled gap only
+    depends on the counts of "only A right" and "only B right", which are Multinomial(n; p_a,
+    p_b, rest); drawing them as Binomial(n, p_a) then Binomial(n - X, p_b / (1 - p_a)) for all
+    pairs in two numpy calls is the same distribution at a fraction of the cost. McNemar p-values
+    are exact, as in :func:`paired_comparison`.
+    """
+    level = _check_level(level)
+    alpha = _check_level(alpha, "alpha")
+    n_resamples = _check_resamples(n_resamples)
+    hib = list(higher_is_better) if higher_is_better is not None else [True] * len(pairs)
+    counts = []
+    for a, b in pairs:
+        xa, xb = _as_binary(a, "a"), _as_binary(b, "b")
+        if xa.size != xb.size:
+            raise ValueError(f"paired samples must have equal length, got {xa.size} and {xb.size}")
+        both = int(np.count_nonzero(xa & xb))
+        only_a = int(np.count_nonzero(xa & ~xb))
+        only_b = int(np.count_nonzero(~xa & xb))
+        counts.append((int(xa.size), both, only_a, only_b))
+    if not counts:
+        return []
+    rng = np.random.default_rng(seed)
+    n = np.array([c[0] for c in counts], dtype=np.int64)
+    safe_n = np.maximum(n, 1)
+    p_a = np.array([c[2] for c in counts]) / safe_n
+    p_b = np.array([c[3] for c in counts]) / safe_n
+    x = rng.binomial(n[:, None], p_a[:, None], size=(len(counts), n_resamples))
+    rest = np.where(p_a < 1.0, p_b / np.where(p_a < 1.0, 1.0 - p_a, 1.0), 0.0)
+    y = rng.binomial(n[:, None] - x, np.clip(rest, 0.0, 1.0)[:, None])
+    gaps = (x - y) / safe_n[:, None]
+    tail = 100.0 * (1.0 - level) / 2.0
+    lows, highs = np.percentile(gaps, [tail, 100.0 - tail], axis=1)
+    out = []
+    for i, (size, both, only_a, only_b) in enumerate(counts):
+        if size == 0:
+            interval = _nan_interval(level)
+            rate_a = rate_b = delta = math.nan
+        else:
+            interval = Interval(float(lows[i]), float(highs[i]), level)
+            rate_a, rate_b = (both + only_a) / size, (both + only_b) / size
+            delta = (only_a - only_b) / size
+        p_value = mcnemar_exact(only_a, only_b).p_value
+        out.append(
+            PairedComparison(
+                n=size,
+                rate_a=rate_a,
+                rate_b=rate_b,
+                delta=delta,
+                interval=interval,
+                both_correct=both,
+                only_a=only_a,
+                only_b=only_b,
+                both_wrong=size - both - only_a - only_b,
+                p_value=p_value,
+                alpha=alpha,
+                recommendation=recommendation(p_value, delta, interval, alpha=alpha, higher_is_better=hib[i]),
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- independent samples
