@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from obs.adapters.base import Adapter
 from obs.adapters.hf_trainer import HfTrainerAdapter
+from obs.adapters.lm_eval import LmEvalAdapter
 from obs.adapters.mlflow import MlflowAdapter
 from obs.adapters.native import NativeAdapter
 
@@ -18,6 +19,7 @@ ADAPTERS: list[Adapter] = [
     NativeAdapter(),
     HfTrainerAdapter(),
     MlflowAdapter(),
+    LmEvalAdapter(),
 ]
 
 
