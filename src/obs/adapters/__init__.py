@@ -14,12 +14,14 @@ from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.lm_eval import LmEvalAdapter
 from obs.adapters.mlflow import MlflowAdapter
 from obs.adapters.native import NativeAdapter
+from obs.adapters.wandb import WandbAdapter
 
 ADAPTERS: list[Adapter] = [
     NativeAdapter(),
     HfTrainerAdapter(),
     MlflowAdapter(),
     LmEvalAdapter(),
+    WandbAdapter(),
 ]
 
 

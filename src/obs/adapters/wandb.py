@@ -1,0 +1,216 @@
+"""Weights & Biases local run folders (`wandb/run-<date>_<time>-<id>/files/`).
+
+Read: `config.yaml` (every key wrapped as `{value: ...}`, plus the `_wandb` internals),
+`wandb-summary.json` (the final value of each logged key), `wandb-metadata.json` (start time,
+program, git commit, hardware) and, when an old client wrote it, `wandb-history.jsonl`. The
+history of a current client lives in the binary `run-<id>.wandb` file, which obs does not read:
+the page says so, and shows the final values only. Personal fields of the metadata (e-mail,
+user name, host name, root folder, interpreter path) are not copied into the site.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from obs.adapters.base import Claim, LoadContext, RunSource
+from obs.adapters.common import (
+    RecordCleaner,
+    folder_id,
+    is_number,
+    numeric_leaves,
+    read_json_document,
+    unread_note,
+    visible_files,
+)
+from obs.diagnostics import Diagnostics
+from obs.jsonl import iter_jsonl
+from obs.model import Run
+from obs.safeyaml import YamlError, load_yaml_file
+from obs.series_builder import SeriesBuilder
+
+CONFIG = "config.yaml"
+SUMMARY = "wandb-summary.json"
+METADATA = "wandb-metadata.json"
+HISTORY = "wandb-history.jsonl"
+KNOWN = (CONFIG, SUMMARY, METADATA, HISTORY)
+RUN_DIR = re.compile(r"^(?:offline-)?run-(\d{8})_(\d{6})-([A-Za-z0-9]+)$")
+SUMMARY_SKIP = frozenset({"_wandb", "_timestamp"})
+METADATA_KEYS = {
+    "program": "program",
+    "codePath": "code_path",
+    "python": "python",
+    "os": "os",
+    "gpu": "gpu",
+    "gpu_count": "gpu_count",
+    "cudaVersion": "cuda",
+    "cpu_count": "cpu_count",
+}
+MODEL_NAME_KEYS = ("_name_or_path", "model_name_or_path", "model_name", "model")
+
+
+class WandbAdapter:
+    name = "wandb"
+
+    def claim(self, folder: Path, root: Path) -> Claim | None:
+        files_dir = _files_dir(folder)
+        if files_dir is None:
+            return None
+        read = [files_dir / n for n in KNOWN if (files_dir / n).is_file()]
+        source = RunSource(self.name, folder, tuple(read), default_id=folder_id(folder, root))
+        unread = [f for f in visible_files(folder, root, recursive=True) if f not in read]
+        notes = []
+        note = unread_note(unread, folder, "binary history, logs and saved files")
+        if note:
+            notes.append(note)
+        return Claim(runs=(source,), owned_dirs=(folder,), notes=tuple(notes))
+
+    def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        return load_wandb_run(source, ctx)
+
+
+def _files_dir(folder: Path) -> Path | None:
+    """`folder/files` of a `run-*` folder, or a folder holding the W&B files itself."""
+    if (folder / SUMMARY).is_file() or (folder / METADATA).is_file():
+        return folder
+    files = folder / "files"
+    if files.is_dir() and not files.is_symlink():
+        if (files / SUMMARY).is_file() or (files / METADATA).is_file():
+            return files
+        if RUN_DIR.match(folder.name) and (files / CONFIG).is_file():
+            return files
+    return None
+
+
+def unwrap_config(data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """W&B's `{key: {value: v, desc: ...}}` -> `{key: v}`; the `_wandb` block is returned apart."""
+    config: dict[str, Any] = {}
+    internals: dict[str, Any] = {}
+    if not isinstance(data, dict):
+        return config, internals
+    for key, entry in data.items():
+        value = entry["value"] if isinstance(entry, dict) and "value" in entry else entry
+        if key == "_wandb":
+            internals = value if isinstance(value, dict) else {}
+        elif key == "wandb_version":
+            continue
+        else:
+            config[str(key)] = value
+    return config, internals
+
+
+def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
+    folder = source.path
+    diags = ctx.diags
+    files_dir = _files_dir(folder) or folder
+    m = RUN_DIR.match(folder.name)
+    run = Run(
+        id=source.default_id or folder.name,
+        source_dir=folder,
+        adapter="wandb",
+        spec=source.spec,
+        campaign=source.campaign,
+        title=m.group(3) if m else folder.name,
+        input_files=list(source.files),
+        diagnostics=diags,
+    )
+    if m:
+        d, t = m.group(1), m.group(2)
+        run.date = f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:]}"
+        run.provenance["wandb_run_id"] = m.group(3)
+    _read_config(run, files_dir / CONFIG, diags)
+    _read_summary(run, files_dir / SUMMARY, diags)
+    _read_metadata(run, files_dir / METADATA, diags)
+    history = files_dir / HISTORY
+    if history.is_file():
+        builder = SeriesBuilder(history, diags, step_key=None)
+        cleaner = RecordCleaner(history, diags)
+        for line, rec in iter_jsonl(history, diags, partial_last_is_normal=True):
+            builder.add(cleaner.clean(rec, line), line)
+        run.metrics = builder.finish()
+        cleaner.report(run)
+    else:
+        binary = sorted(p.name for p in folder.glob("*.wandb"))
+        where = f" ({binary[0]})" if binary else ""
+        run.notices.append(
+            f"W&B keeps this run's history in a binary file{where} that obs does not read: "
+            "no curves, only the final values of the summary."
+        )
+    return run
+
+
+def _read_config(run: Run, path: Path, diags: Diagnostics) -> None:
+    if not path.is_file():
+        return
+    try:
+        doc = load_yaml_file(path)
+    except YamlError as exc:
+        diags.error(path, str(exc), exc.line)
+        return
+    if doc.data is not None and not isinstance(doc.data, dict):
+        diags.error(path, "expected a mapping of config keys", 1)
+        return
+    config, internals = unwrap_config(doc.data)
+    run.config = config
+    for key in ("cli_version", "python_version", "framework"):
+        if isinstance(internals.get(key), str | int | float):
+            run.provenance[f"wandb_{key}" if key == "cli_version" else key] = internals[key]
+    for key in MODEL_NAME_KEYS:
+        if isinstance(config.get(key), str) and config[key]:
+            run.model["name"] = config[key]
+            break
+    for key in ("run_name", "wandb_run_name", "name"):
+        if isinstance(config.get(key), str) and config[key] and not config[key].startswith(("/", ".")):
+            run.title = config[key]
+            break
+
+
+def _read_summary(run: Run, path: Path, diags: Diagnostics) -> None:
+    if not path.is_file():
+        run.notices.append("This W&B run has no wandb-summary.json: no final values.")
+        return
+    doc = read_json_document(path, diags)
+    if doc is None or not doc.ok:
+        return
+    if not isinstance(doc.data, dict):
+        diags.error(path, "expected a JSON object", 1)
+        return
+    for key, value in numeric_leaves(doc.data, skip=SUMMARY_SKIP):
+        run.summary[key] = value
+    runtime = doc.data.get("_wandb", {}).get("runtime") if isinstance(doc.data.get("_wandb"), dict) else None
+    if is_number(runtime) and "_runtime" not in run.summary:
+        run.summary["_runtime"] = float(runtime)
+    if not [k for k in run.summary if not k.startswith("_")]:
+        run.notices.append("The W&B summary holds no metric: the run logged nothing, or stopped before its first log.")
+
+
+def _read_metadata(run: Run, path: Path, diags: Diagnostics) -> None:
+    if not path.is_file():
+        return
+    doc = read_json_document(path, diags)
+    if doc is None or not doc.ok:
+        return
+    if not isinstance(doc.data, dict):
+        diags.error(path, "expected a JSON object", 1)
+        return
+    meta = doc.data
+    started = meta.get("startedAt") or meta.get("heartbeatAt")
+    if isinstance(started, str) and started:
+        run.date = started
+    for key, name in METADATA_KEYS.items():
+        value = meta.get(key)
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and value != "":
+            run.provenance[name] = value
+    git = meta.get("git")
+    if isinstance(git, dict):
+        if isinstance(git.get("commit"), str):
+            run.provenance["code_commit"] = git["commit"]
+        if isinstance(git.get("remote"), str):
+            run.provenance["code_remote"] = git["remote"]
+    args = meta.get("args")
+    if isinstance(args, list) and all(isinstance(a, str) for a in args):
+        run.provenance["args"] = " ".join(args)
+    state = meta.get("state")
+    if isinstance(state, str) and state.lower() in ("running", "finished", "failed", "crashed"):
+        run.status = state.lower()
