@@ -10,6 +10,7 @@ specific format did.
 from __future__ import annotations
 
 from obs.adapters.base import Adapter
+from obs.adapters.generic_jsonl import GenericJsonlAdapter
 from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.lm_eval import LmEvalAdapter
 from obs.adapters.mlflow import MlflowAdapter
@@ -22,6 +23,7 @@ ADAPTERS: list[Adapter] = [
     MlflowAdapter(),
     LmEvalAdapter(),
     WandbAdapter(),
+    GenericJsonlAdapter(),
 ]
 
 

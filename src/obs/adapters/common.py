@@ -21,7 +21,7 @@ from typing import Any, TypeGuard
 from obs.adapters.base import is_inside
 from obs.diagnostics import Diagnostics
 from obs.model import Probe, ProbeCase, Run
-from obs.series_builder import STEP_KEYS, SeriesBuilder
+from obs.series_builder import STAGE_KEYS, STEP_KEYS, SeriesBuilder
 
 # ---------------------------------------------------------------------------------------------------------------
 # run ids and file accounting
@@ -328,7 +328,7 @@ def build_log_metrics(
         for line, record in chained:
             builder.add(record, line)
     run.metrics = builder.finish()
-    cleaner.report(run)
+    cleaner.report(run, ignore=STAGE_KEYS)
     if run.metrics.step_source == "line index" and run.metrics.series:
         run.notices.append(
             f"{path.name} has no step column (looked for {', '.join(STEP_KEYS)}): "

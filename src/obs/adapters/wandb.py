@@ -28,7 +28,7 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file
-from obs.series_builder import SeriesBuilder
+from obs.series_builder import STAGE_KEYS, SeriesBuilder
 
 CONFIG = "config.yaml"
 SUMMARY = "wandb-summary.json"
@@ -129,7 +129,7 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
         for line, rec in iter_jsonl(history, diags, partial_last_is_normal=True):
             builder.add(cleaner.clean(rec, line), line)
         run.metrics = builder.finish()
-        cleaner.report(run)
+        cleaner.report(run, ignore=STAGE_KEYS)
     else:
         binary = sorted(p.name for p in folder.glob("*.wandb"))
         where = f" ({binary[0]})" if binary else ""
