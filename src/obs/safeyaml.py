@@ -72,8 +72,8 @@ def load_yaml_text(text: str) -> YamlDoc:
     try:
         loader = _NoAliasLoader(text)  # the reader refuses control characters (NUL, ...) right here
     except yaml.reader.ReaderError as exc:
-        line = text[: exc.position].count("\n") + 1
-        raise YamlError(f"invalid YAML: character #x{exc.character:04x} is not allowed in YAML", line) from None
+        bad_line = text[: exc.position].count("\n") + 1
+        raise YamlError(f"invalid YAML: character #x{exc.character:04x} is not allowed in YAML", bad_line) from None
     try:
         node = loader.get_single_node()
         if node is None:
