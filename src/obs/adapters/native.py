@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, is_inside, list_files
+from obs.adapters.base import Adapter, Claim, LoadContext, RunSource, is_inside, list_files
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
 from obs.fields import FieldReader
@@ -62,7 +63,9 @@ class NativeAdapter:
             files=list_files(folder, root),
             default_id=default_run_id(folder, root),
         )
-        return Claim(runs=(source,), owned_dirs=(folder,))
+        other = overlaid_format(folder, root, skip_generic=_has_own_metrics(folder))
+        notes = (f"run.yaml overlaid on {other[0].name} files",) if other else ()
+        return Claim(runs=(source,), owned_dirs=(folder,), notes=notes)
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         return load_native_run(source, ctx)
@@ -147,30 +150,84 @@ def read_decision(f: FieldReader) -> Decision | None:
     )
 
 
+MAX_RUN_YAML_SNIFF = 1 << 20
+NATIVE_FILES = frozenset({RUN_FILE, "metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md"})
+
+
+def _has_own_metrics(folder: Path) -> bool:
+    """metrics.jsonl, or a run.yaml naming a metrics_file: the generic log reader is then not asked."""
+    if (folder / "metrics.jsonl").is_file():
+        return True
+    try:
+        return b"metrics_file" in (folder / RUN_FILE).read_bytes()[:MAX_RUN_YAML_SNIFF]
+    except OSError:
+        return False
+
+
+def overlaid_format(folder: Path, root: Path, *, skip_generic: bool) -> tuple[Adapter, RunSource] | None:
+    """The other format whose files sit beside this run.yaml (a trainer_state.json, ...), if any.
+
+    Asks the other adapters, in their order, whether they recognise the folder; the first that
+    finds exactly one run here, made of files the native format does not read itself, is used
+    for the data and run.yaml is applied on top.
+    """
+    from obs.adapters import ADAPTERS  # the registry imports this module
+
+    for adapter in ADAPTERS:
+        if adapter.name == "native" or (skip_generic and adapter.name == "generic_jsonl"):
+            continue
+        claim = adapter.claim(folder, root)
+        if claim is None:
+            continue
+        here = [s for s in claim.runs if s.path == folder]
+        if len(here) == 1 and any(f.name not in NATIVE_FILES for f in here[0].files):
+            return adapter, here[0]
+    return None
+
+
 def load_native_run(source: RunSource, ctx: LoadContext) -> Run:
     folder = source.path
     diags = ctx.diags
-    run = Run(
-        id=source.default_id or folder.name,
-        source_dir=folder,
-        adapter="native",
-        spec=source.spec,
-        campaign=source.campaign,
-        input_files=list(source.files),
-        diagnostics=diags,
-    )
+    run: Run | None = None
+    other = overlaid_format(folder, ctx.root, skip_generic=_has_own_metrics(folder))
+    if other is not None:
+        adapter, other_source = other
+        run = adapter.load(replace(other_source, default_id=source.default_id), ctx)
+        run.adapter = f"native+{adapter.name}"
+        run.spec = source.spec or run.spec
+        run.campaign = source.campaign or run.campaign
+        run.input_files = list(source.files)
+    if run is None:
+        run = Run(
+            id=source.default_id or folder.name,
+            source_dir=folder,
+            adapter="native",
+            spec=source.spec,
+            campaign=source.campaign,
+            input_files=list(source.files),
+            diagnostics=diags,
+        )
     doc = read_run_yaml(folder / RUN_FILE, diags)
     step_key: str | None = None
     metrics_name = "metrics.jsonl"
+    named = False
     if doc is not None:
         apply_run_yaml(run, doc, folder / RUN_FILE, diags)
         reader = FieldReader(doc, folder / RUN_FILE, diags)
         step_key = reader.text("step_key")
-        metrics_name = reader.text("metrics_file") or metrics_name
+        named_file = reader.text("metrics_file")
+        named = bool(named_file) and named_file != "metrics.jsonl"  # the native log keeps the native reader
+        metrics_name = named_file or metrics_name
 
     metrics_path = safe_child(folder, metrics_name, ctx.root, diags, folder / RUN_FILE)
-    if metrics_path is not None and metrics_path.is_file():
+    if metrics_path is not None and metrics_path.is_file() and named:
+        from obs.adapters.generic_jsonl import read_log_into
+
+        read_log_into(run, metrics_path, diags, step_key=step_key, root=ctx.root)
+    elif metrics_path is not None and metrics_path.is_file():
         run.metrics = read_metrics_jsonl(metrics_path, diags, step_key=step_key, running=run.status == "running")
+    elif named and metrics_path is not None and doc is not None:
+        diags.warning(folder / RUN_FILE, f"metrics_file '{metrics_name}' does not exist", doc.line_of("metrics_file"))
     for name, attr in (("probe.jsonl", "probe"), ("probe_repaired.jsonl", "probe_repaired")):
         p = folder / name
         if p.is_file():
