@@ -224,7 +224,7 @@ def test_campaign_page_shows_the_paired_comparison(tmp_path: Path) -> None:
     build_site(BuildOptions(source=src, out=out, quiet=True))
     page = (out / "campaigns" / "camp" / "index.html").read_text()
     assert "Two systems on the same items" in page
-    assert "claim ≥ 20.0 pp" in page and "exact McNemar" in page
+    assert "claim ≥ 20 pp" in page and "exact McNemar" in page
     doc = json.loads((out / "campaigns" / "camp" / "analysis.json").read_text())
     (pair,) = doc["paired"]
     assert pair["shared"] == 300 and pair["comparison"]["n"] == 300

@@ -676,8 +676,10 @@ def campaign_stats(
             "the exact permutation test (after Holm) can reach α"
         ),
         "pooled": (
-            "Fisher's exact test on correct/total episodes pooled over seeds (episodes treated as independent); "
-            f"episodes per condition for {POWER:.0%} power from the two-proportion z-test formula"
+            "Fisher's exact test on correct/total episodes pooled over seeds (episodes treated as independent): "
+            "per run, correct = round(final-window rate × completions in the final window), the completions in the "
+            "window estimated as total × window ÷ logged points when not logged per window (equal completions per "
+            f"logged step assumed); episodes per condition for {POWER:.0%} power from the two-proportion z-test formula"
         ),
         "correction": correction,
         "recommendation": (

@@ -276,14 +276,15 @@ def compare_systems(
     problems = list(spec.problems)
     a_out = spec.a.outcomes if spec.a else {}
     b_out = spec.b.outcomes if spec.b else {}
+    both_read = spec.a is not None and spec.b is not None
     shared_ids = _sort_ids(set(a_out) & set(b_out))
-    only_a = _sort_ids(set(a_out) - set(b_out))
-    only_b = _sort_ids(set(b_out) - set(a_out))
+    only_a = _sort_ids(set(a_out) - set(b_out)) if both_read else []
+    only_b = _sort_ids(set(b_out) - set(a_out)) if both_read else []
     comparison: PairedComparison | None = None
     claim_supported: bool | None = None
     items_needed: int | None = None
     if spec.a is None or spec.b is None:
-        sentence = "Not compared: " + ("; ".join(problems) if problems else "a result file could not be read") + "."
+        sentence = "Not compared: a result file could not be read."
     elif not shared_ids:
         sentence = f"Not compared: the two files share no item ids ({spec.a.id_key} / {spec.b.id_key})."
     else:
