@@ -66,7 +66,7 @@ def test_deleted_run_hidden_and_counted() -> None:
     assert [c.adapter for c in found.claims] == ["mlflow"]
     claim = found.claims[0]
     assert claim.runs == 1
-    assert claim.notes == ("1 deleted run(s) hidden: mysterious-goose-781 [3a9af4bdab714eb69a4ed7582c387268]",)
+    assert claim.notes == ("1 deleted run(s) hidden: 3a9af4bdab714eb69a4ed7582c387268/ (mysterious-goose-781)",)
     runs = load_all(root)
     assert list(runs) == ["mlruns/586757370402886605/6cb9a32fd38a464f8402979dbdd3191f"]
     run, diags = next(iter(runs.values()))
@@ -84,7 +84,7 @@ def test_deleted_run_hidden_and_counted() -> None:
 def test_keras_autolog_params_typed_and_experiment_without_meta() -> None:
     root = CORPUS / "10-Academy-Batch-4-Week-4__Swahili-Speech-To-Text"
     found = discover(root)
-    assert found.claims[0].notes == ("experiment(s) with no runs: Default",)
+    assert found.claims[0].notes == ("experiment(s) with no runs: 0/ (Default)",)
     (run, diags) = next(iter(load_all(root).values()))
     assert run.config["batch_size"] is None  # 'None' in the file
     assert run.config["opt_nesterov"] is True
@@ -129,7 +129,7 @@ def test_nested_metric_names_parent_runs_inf_nan_trash(tmp_path: Path) -> None:
     claim = MlflowAdapter().claim(mlruns, tmp_path)
     assert claim is not None and len(claim.runs) == 2
     notes = "; ".join(claim.notes)
-    assert "1 deleted run(s) hidden: deleted-run" in notes
+    assert f"1 deleted run(s) hidden: {'c' * 32}/ (deleted-run)" in notes
     assert "1 deleted item(s) in .trash hidden" in notes
     assert "artifacts/model.pkl" in notes
 

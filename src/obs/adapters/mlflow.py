@@ -59,12 +59,12 @@ class MlflowAdapter:
                 if other not in run_dirs:
                     unread += visible_files(other, root, recursive=True)
             if not run_dirs:
-                empty.append(str(exp_meta.get("name") or exp.name))
+                empty.append(f"{exp.name}/ ({exp_meta['name']})" if exp_meta.get("name") else f"{exp.name}/")
             for run_dir in run_dirs:
                 meta = _read_meta(run_dir / META)
                 if exp_deleted or meta.get("lifecycle_stage") == "deleted":
                     label = meta.get("run_name") or ""
-                    deleted.append(f"{label} [{run_dir.name}]" if label else run_dir.name)
+                    deleted.append(f"{run_dir.name}/ ({label})" if label else f"{run_dir.name}/")
                     continue
                 files = tuple(f for f in visible_files(run_dir, root, recursive=True) if _is_run_file(f, run_dir))
                 exp_files = (exp / META,) if (exp / META).is_file() else ()
