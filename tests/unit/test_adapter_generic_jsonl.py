@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -285,3 +286,23 @@ def test_property_every_well_formed_line_appears(tmp_path: Path, rows: list, ste
                 assert at(run, key, i * 10) == value
             else:
                 assert value in list(series.values)
+
+
+def test_jsonl_logs_are_streamed_never_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write(
+        tmp_path / "big", "log.jsonl", "".join(json.dumps({"step": i, "loss": 1 / (i + 1)}) + "\n" for i in range(5000))
+    )
+    original_bytes, original_text = Path.read_bytes, Path.read_text
+
+    def guarded_bytes(self: Path) -> bytes:
+        assert self.suffix != ".jsonl", f"{self} read whole"
+        return original_bytes(self)
+
+    def guarded_text(self: Path, *args: object, **kwargs: object) -> str:
+        assert self.suffix != ".jsonl", f"{self} read whole"
+        return original_text(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "read_bytes", guarded_bytes)
+    monkeypatch.setattr(Path, "read_text", guarded_text)
+    run, _ = only(path.parent.parent)
+    assert len(run.metrics.series["loss"]) == 5000  # type: ignore[union-attr]

@@ -193,6 +193,8 @@ def trl_aliases(record: dict[str, Any]) -> dict[str, Any]:
         extra["completions/mean_length"] = record["completion_length"]
     if grpo:
         for key, value in record.items():
+            if not key.startswith("reward") or "/" not in key:
+                continue
             parts = key.split("/")
             a_reward_fn = len(parts) == 2 and (parts[0] == "reward" or parts[1] not in TRL_DPO_REWARD_KEYS)
             if parts[0] in ("rewards", "reward") and a_reward_fn:
@@ -216,29 +218,30 @@ class RecordCleaner:
     diags: Diagnostics
     durations: dict[str, int] = field(default_factory=dict)
     text_keys: dict[str, int] = field(default_factory=dict)
-    numeric_keys: set[str] = field(default_factory=set)
 
     def clean(self, record: dict[str, Any], line: int | None) -> dict[str, Any]:
-        out: dict[str, Any] = {}
+        out: dict[str, Any] | None = None
         for key, value in record.items():
-            if isinstance(value, str):
-                seconds = parse_duration(value)
-                if seconds is not None:
-                    self.durations.setdefault(key, line or 0)
-                    out[key] = seconds
-                    continue
+            if not isinstance(value, str):
+                continue
+            seconds = parse_duration(value)
+            if seconds is None:
                 self.text_keys.setdefault(key, line or 0)
-            elif value is not None and not isinstance(value, dict | list):
-                self.numeric_keys.add(key)
-            out[key] = value
-        return out
+                continue
+            self.durations.setdefault(key, line or 0)
+            if out is None:
+                out = dict(record)
+            out[key] = seconds
+        return record if out is None else out
 
     def report(self, run: Run, ignore: Iterable[str] = ()) -> None:
+        """Say which durations were converted and which keys held only text (after the series are built)."""
         if self.durations:
             names = ", ".join(sorted(self.durations))
             run.notices.append(f"{names}: durations written as H:MM:SS text were read as seconds.")
         skip = set(ignore)
-        text_only = sorted(k for k in self.text_keys if k not in self.numeric_keys and k not in skip)
+        plotted = run.metrics.series if run.metrics is not None else {}
+        text_only = sorted(k for k in self.text_keys if k not in plotted and k not in skip)
         if text_only:
             first = min(self.text_keys[k] for k in text_only)
             self.diags.info(
@@ -264,9 +267,12 @@ def merge_same_step(
     pending_line: int | None = None
     conflicts = 0
     first_conflict: int | None = None
+    copied = False  # `pending` is the caller's record until a merge needs to change it
     for line, record in records:
         step = record.get(step_key)
         if pending is not None and step is not None and pending.get(step_key) == step:
+            if not copied:
+                pending, copied = dict(pending), True
             for key, value in record.items():
                 if key in pending and pending[key] != value and not _both_nan(pending[key], value):
                     conflicts += 1
@@ -276,7 +282,7 @@ def merge_same_step(
             continue
         if pending is not None:
             yield pending_line, pending
-        pending, pending_line = dict(record), line
+        pending, pending_line, copied = record, line, False
     if pending is not None:
         yield pending_line, pending
     if conflicts:
