@@ -351,19 +351,20 @@ def _prepend(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
 # JSON documents: element lines and salvage
 
 
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]\n]')
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\]\n:]')
 
 
 def element_lines(text: str, key: str | None) -> list[int]:
     """1-based line of each object in the array at the top level (`key=None`) or under top-level `key`.
 
-    A tokenizer that only knows strings and brackets: enough to point a diagnostic at the entry of a
-    pretty-printed `log_history` without a second JSON parser.
+    A tokenizer that only knows strings, colons and brackets: enough to point a diagnostic at the
+    entry of a pretty-printed `log_history` without a second JSON parser.
     """
     lines: list[int] = []
     line = 1
     depth = 0
     last_string: str | None = None
+    current_key: str | None = None
     target_depth = 1 if key is None else 2
     in_target = key is None
     for m in _TOKEN.finditer(text):
@@ -373,9 +374,12 @@ def element_lines(text: str, key: str | None) -> list[int]:
         elif tok[0] == '"':
             if depth == 1:
                 last_string = tok[1:-1]
+        elif tok == ":":
+            if depth == 1:
+                current_key = last_string
         elif tok in "{[":
             if tok == "[" and key is not None and depth == 1:
-                in_target = last_string == key
+                in_target = current_key == key
             if tok == "{" and in_target and depth == target_depth:
                 lines.append(line)
             depth += 1
