@@ -79,8 +79,35 @@
     apply();
   }
 
+  // A box that scrolls (a wide table, a long model output) must be reachable from the keyboard, or
+  // its hidden part cannot be read without a mouse. Only boxes that really scroll get a tab stop,
+  // and the check is redone when the layout can change (fonts, images, resize, <details> opened).
+  function markScrollable() {
+    Array.prototype.forEach.call(document.querySelectorAll(".table-wrap, pre.text"), function (el) {
+      var scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      if (scrolls && !el.hasAttribute("tabindex")) {
+        el.setAttribute("tabindex", "0");
+        el.setAttribute("data-scroll-focus", "");
+      } else if (!scrolls && el.hasAttribute("data-scroll-focus")) {
+        el.removeAttribute("tabindex");
+        el.removeAttribute("data-scroll-focus");
+      }
+    });
+  }
+  var pending = false;
+  function markSoon() {
+    if (pending) return;
+    pending = true;
+    window.requestAnimationFrame(function () { pending = false; markScrollable(); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), makeFilterable);
+    markScrollable();
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(markSoon);
   });
+  window.addEventListener("load", markScrollable);
+  window.addEventListener("resize", markSoon);
+  document.addEventListener("toggle", markSoon, true);
 })();

@@ -8,6 +8,7 @@ from another host and break the air gap), and links only to http(s), mailto or r
 from __future__ import annotations
 
 import functools
+import re
 
 import markdown as md
 import nh3
@@ -45,6 +46,9 @@ ALLOWED_TAGS = {
 }
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}, "code": {"class"}}
 URL_SCHEMES = {"http", "https", "mailto"}
+LINK_REL = "noopener noreferrer nofollow"
+# an <a> start tag as nh3 writes it: attributes as name="value" (a '"' in a value is escaped)
+_A_TAG = re.compile(r'<a((?: [a-z-]+="[^"]*")*)>')
 
 
 @functools.lru_cache(maxsize=1)
@@ -59,6 +63,19 @@ def _shift_headings(html: str) -> str:
     return html
 
 
+def _drop_rel_without_href(html: str) -> str:
+    """A link whose target was removed (javascript:, data:, ...) stays as a plain <a>: HTML allows
+    `rel` only on a link with an href, and nh3 adds it to every <a>."""
+
+    def fix(match: re.Match[str]) -> str:
+        attrs = match.group(1)
+        if ' href="' in attrs:
+            return match.group(0)
+        return "<a" + attrs.replace(f' rel="{LINK_REL}"', "") + ">"
+
+    return _A_TAG.sub(fix, html)
+
+
 def render_markdown(text: str | None) -> Markup:
     if not text or not text.strip():
         return Markup("")
@@ -70,7 +87,7 @@ def render_markdown(text: str | None) -> Markup:
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes=URL_SCHEMES,
-        link_rel="noopener noreferrer nofollow",
+        link_rel=LINK_REL,
         strip_comments=True,
     )
-    return Markup(clean)
+    return Markup(_drop_rel_without_href(clean))

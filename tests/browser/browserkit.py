@@ -1,0 +1,182 @@
+"""Helpers for the browser tests: serve a site under a sub-path, watch what a page does, wait until a
+page is what a reader would see. The fixtures that use them are in conftest.py.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+import urllib.parse
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, Request, Response, Route
+
+CHROMIUM = os.environ.get("OBS_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SUBPATH = "/obs-demo/"  # as GitHub Pages serves a project site: https://user.github.io/obs-demo/
+DESKTOP: dict[str, int] = {"width": 1366, "height": 768}
+PHONE: dict[str, int] = {"width": 390, "height": 844}
+HERE = Path(__file__).resolve().parent
+OUTPUT = HERE / "output"  # failure artefacts (git-ignored)
+TIMEOUT_MS = 5000  # a local static page needs far less; a broken locator should fail fast, not in 30 s
+
+
+def chromium_available() -> bool:
+    return Path(CHROMIUM).is_file() and os.access(CHROMIUM, os.X_OK)
+
+
+# ---------------------------------------------------------------------------------------------
+# serving a site under a sub-path
+
+
+class _SubPathHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site only below SUBPATH; anything else is a 404, so a root-relative link breaks."""
+
+    def translate_path(self, path: str) -> str:
+        clean = urllib.parse.unquote(urllib.parse.urlsplit(path).path)
+        if not clean.startswith(SUBPATH):
+            return str(Path(self.directory) / ".no-such-file-outside-the-sub-path")
+        return super().translate_path(urllib.parse.quote("/" + clean[len(SUBPATH) :]))
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@dataclass
+class ServedSite:
+    root: Path
+    base: str  # e.g. http://127.0.0.1:40123/obs-demo/
+    server: http.server.ThreadingHTTPServer
+
+    def url(self, rel: str) -> str:
+        return self.base + rel
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def serve(root: Path) -> ServedSite:
+    """Serve `root` on 127.0.0.1 (any free port) below SUBPATH, in a background thread."""
+    handler = functools.partial(_SubPathHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return ServedSite(root, f"http://127.0.0.1:{server.server_address[1]}{SUBPATH}", server)
+
+
+def site_pages(root: Path) -> list[str]:
+    """Every HTML page of a built site, as paths relative to its root."""
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.html"))
+
+
+def run_pages(root: Path) -> list[str]:
+    return [p for p in site_pages(root) if p.startswith("runs/") and p.endswith("/index.html")]
+
+
+# ---------------------------------------------------------------------------------------------
+# watching what a page does
+
+
+@dataclass
+class PageWatch:
+    """Records everything a page should not do. `allowed` are the URL prefixes it may load."""
+
+    allowed: tuple[str, ...]
+    foreign: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+
+    def _route(self, route: Route) -> None:
+        url = route.request.url
+        if url.startswith(self.allowed):
+            route.continue_()
+        else:
+            self.foreign.append(url)
+            route.abort("blockedbyclient")
+
+    def _console(self, msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            loc = msg.location
+            self.console_errors.append(f"{msg.text} ({loc.get('url', '')}:{loc.get('lineNumber', '')})")
+
+    def _response(self, response: Response) -> None:
+        if response.status >= 400:
+            self.failed.append(f"HTTP {response.status} {response.url}")
+
+    def _request_failed(self, request: Request) -> None:
+        if request.url not in self.foreign:
+            self.failed.append(f"{request.failure} {request.url}")
+
+    def attach(self, context: BrowserContext) -> None:
+        context.route("**/*", self._route)
+        context.on("page", self.attach_page)
+        for page in context.pages:
+            self.attach_page(page)
+
+    def attach_page(self, page: Page) -> None:
+        page.on("console", self._console)
+        page.on("pageerror", lambda exc: self.page_errors.append(f"{exc.name}: {exc.message}"))
+        page.on("response", self._response)
+        page.on("requestfailed", self._request_failed)
+
+    def problems(self) -> list[str]:
+        return (
+            [f"request outside the site's origin: {u}" for u in self.foreign]
+            + [f"console error: {m}" for m in self.console_errors]
+            + [f"uncaught exception: {m}" for m in self.page_errors]
+            + [f"failed request: {m}" for m in self.failed]
+        )
+
+    def assert_clean(self, where: str = "") -> None:
+        problems = self.problems()
+        assert not problems, f"{where}:\n  " + "\n  ".join(problems)
+
+    def clear(self) -> None:
+        for bucket in (self.foreign, self.console_errors, self.page_errors, self.failed):
+            bucket.clear()
+
+
+def new_watched_context(
+    browser: Browser, args: dict[str, Any], allowed: tuple[str, ...], **extra: Any
+) -> tuple[BrowserContext, PageWatch]:
+    """A context of its own (other viewport, file:// origin, ...), routed and watched."""
+    context = browser.new_context(**{**args, **extra})
+    context.set_default_timeout(TIMEOUT_MS)
+    watch = PageWatch(allowed=allowed)
+    watch.attach(context)
+    return context, watch
+
+
+def settle(page: Page) -> None:
+    """Wait until what a reader would see is final: loaded, images decoded, web fonts ready."""
+    page.wait_for_load_state("load")
+    page.evaluate(
+        """async () => {
+             await Promise.all([...document.images].map(img => img.decode().catch(() => null)));
+             await document.fonts.ready;
+           }"""
+    )
+
+
+def add_css_rule(page: Page, rule: str) -> None:
+    """Serve the site's own obs.css with one more rule at its end (no inline style: the CSP holds)."""
+
+    def handle(route: Route) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, body=response.text() + "\n" + rule + "\n")
+
+    page.route("**/assets/obs.css", handle)

@@ -1,0 +1,55 @@
+"""Above the fold: on every run page, in a 1366x768 window, the headline metric, its delta vs the
+baseline, the recorded decision and the way into the failure gallery are on screen without
+scrolling. Checked on the element boxes (not on text), which must lie wholly inside the viewport.
+"""
+
+from __future__ import annotations
+
+from browserkit import DESKTOP, PageWatch, ServedSite, add_css_rule, run_pages, settle
+from playwright.sync_api import Page
+
+BOXES = ["#headline-metric", "#headline-delta", "#recorded-decision", "#failures-link a"]
+
+BOX_FACTS = """(selectors) => selectors.map(sel => {
+  const el = document.querySelector(sel);
+  if (!el) return {sel, missing: true};
+  const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+  return {sel, top: r.top, left: r.left, bottom: r.bottom, right: r.right, width: r.width, height: r.height,
+          hidden: s.visibility !== 'visible' || s.display === 'none' || Number(s.opacity) === 0};
+})"""
+
+
+def outside_viewport(box: dict[str, float], width: int, height: int) -> bool:
+    return box["top"] < 0 or box["left"] < 0 or box["bottom"] > height or box["right"] > width
+
+
+def test_key_facts_are_above_the_fold_on_every_run_page(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    width, height = DESKTOP["width"], DESKTOP["height"]
+    assert page.viewport_size == {"width": width, "height": height}
+    pages = run_pages(served_demo.root)
+    assert len(pages) >= 5
+    problems = []
+    for rel in pages:
+        page.goto(served_demo.url(rel))
+        settle(page)
+        assert page.evaluate("scrollY") == 0
+        for box in page.evaluate(BOX_FACTS, BOXES):
+            if box.get("missing"):
+                problems.append(f"{rel}: {box['sel']} is missing")
+            elif box["hidden"] or box["width"] < 1 or box["height"] < 1:
+                problems.append(f"{rel}: {box['sel']} is not visible")
+            elif outside_viewport(box, width, height):
+                problems.append(
+                    f"{rel}: {box['sel']} is not wholly in the first 1366x768 screen "
+                    f"(top {box['top']:.0f}, bottom {box['bottom']:.0f}, right {box['right']:.0f})"
+                )
+    assert not problems, "\n".join(problems)
+
+
+def test_the_check_fails_when_a_box_is_pushed_down(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    """The same check on a page whose summary row is pushed below the fold must report it."""
+    add_css_rule(page, ".summary { margin-top: 700px; }")
+    page.goto(served_demo.url(run_pages(served_demo.root)[0]))
+    settle(page)
+    boxes = page.evaluate(BOX_FACTS, BOXES)
+    assert all(outside_viewport(b, DESKTOP["width"], DESKTOP["height"]) for b in boxes)

@@ -1,0 +1,125 @@
+"""A run page as a reader uses it: the 11 report sections reachable from the table of contents, the
+links inside the page landing where they say, and long model outputs collapsed until asked for.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from browserkit import PageWatch, ServedSite, run_pages, settle
+from playwright.sync_api import Page
+
+from obs.render.format import TEXT_PREVIEW_CHARS, TEXT_PREVIEW_LINES
+from obs.render.run_page import SECTIONS
+
+GALLERY_RUN = "runs/spec03-r2/index.html"  # rejected rung with many failing cases, some collapsed
+
+IN_VIEW = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
+  return r.top >= -1 && r.top < innerHeight - 20; }"""
+
+
+def test_every_run_page_has_the_11_sections_in_order(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    pages = run_pages(served_demo.root)
+    assert len(pages) >= 5
+    wanted = [sid for sid, _ in SECTIONS]
+    assert len(wanted) == 11
+    for rel in pages:
+        page.goto(served_demo.url(rel))
+        toc = page.eval_on_selector_all("nav.toc a", "els => els.map(a => a.getAttribute('href'))")
+        assert toc == [f"#{sid}" for sid in wanted], rel
+        found = page.eval_on_selector_all("main section.section[id]", "els => els.map(s => s.id)")
+        assert found == wanted, rel
+        watch.assert_clean(rel)
+
+
+def test_section_links_scroll_to_their_section(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    page.goto(served_demo.url(GALLERY_RUN))
+    settle(page)
+    for sid, title in SECTIONS:
+        page.locator("nav.toc").get_by_role("link", name=title, exact=True).click()
+        page.wait_for_function(IN_VIEW, arg=sid)
+        assert page.evaluate("location.hash") == f"#{sid}"
+        assert title in page.evaluate(f"document.querySelector('#{sid} h2').textContent")
+
+
+def test_summary_tiles_lead_to_the_gallery_and_the_decision(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    page.goto(served_demo.url(GALLERY_RUN))
+    settle(page)
+    page.locator("#failures-link a").click()
+    page.wait_for_function(IN_VIEW, arg="failures")
+    page.evaluate("scrollTo(0, 0)")
+    page.locator("#recorded-decision a").click()
+    page.wait_for_function(IN_VIEW, arg="decision")
+
+
+def test_case_links_reach_collapsed_cases(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    """A case listed in "right -> wrong" may sit in a collapsed group: following its link opens it."""
+    page.goto(served_demo.url(GALLERY_RUN))
+    settle(page)
+    hidden = page.evaluate(
+        """() => [...document.querySelectorAll('.flips a[href^="#"]')].map(a => a.getAttribute('href').slice(1))
+                 .filter(id => document.getElementById(id).closest('details:not([open])'))"""
+    )
+    assert hidden, "the demo should list a flipped case that is in a collapsed group"
+    target = hidden[0]
+    page.locator(f'.flips a[href="#{target}"]').click()
+    page.wait_for_function(IN_VIEW, arg=target)
+    assert page.locator(f"#{target}").is_visible()
+
+
+def test_long_outputs_are_collapsed_until_opened(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    page.goto(served_demo.url(GALLERY_RUN))
+    settle(page)
+    block = page.locator("#failures details.long", has=page.locator("pre.text")).first
+    summary = block.locator("summary")
+    pre = block.locator("pre.text")
+    assert block.get_attribute("open") is None
+    assert not pre.is_visible()
+    m = re.search(r"\((.+?), (\d+) lines?\)", summary.inner_text())
+    assert m, summary.inner_text()
+    summary.click()
+    assert pre.is_visible()
+    assert pre.inner_text().count("\n") + 1 == int(m.group(2))
+    summary.press("Enter")  # and from the keyboard
+    assert not pre.is_visible()
+
+
+def test_no_long_output_is_shown_uncollapsed_and_scrolling_boxes_take_focus(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    problems = []
+    for rel in run_pages(served_demo.root):
+        page.goto(served_demo.url(rel))
+        settle(page)
+        too_long = page.evaluate(
+            """([chars, lines]) => [...document.querySelectorAll('pre.text:not(.diff)')]
+                 .filter(p => !p.closest('details'))
+                 .map(p => p.textContent).filter(t => t.length > chars || t.split('\\n').length > lines)
+                 .map(t => t.slice(0, 40))""",
+            [TEXT_PREVIEW_CHARS, TEXT_PREVIEW_LINES],
+        )
+        if too_long:
+            problems.append(f"{rel}: long outputs shown in full: {too_long[:3]}")
+        unreachable = page.evaluate(
+            """() => [...document.querySelectorAll('.table-wrap, pre.text')]
+                 .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+                 .filter(e => e.tabIndex < 0 && !e.querySelector('a, button, input, select, summary'))
+                 .map(e => e.className + ': ' + e.textContent.trim().slice(0, 40))"""
+        )
+        if unreachable:
+            problems.append(f"{rel}: boxes that scroll but cannot be reached by keyboard: {unreachable[:3]}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("key", ["Tab"])
+def test_skip_link_is_first_and_jumps_to_main(page: Page, watch: PageWatch, served_demo: ServedSite, key: str) -> None:
+    page.goto(served_demo.url(GALLERY_RUN))
+    page.keyboard.press(key)
+    skip = page.locator("a.skip")
+    assert skip.evaluate("a => a === document.activeElement")
+    assert skip.is_visible()
+    page.keyboard.press("Enter")
+    assert page.evaluate("location.hash") == "#main"
