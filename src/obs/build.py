@@ -298,7 +298,17 @@ def _build_runs(
     meta = SiteMeta(
         title=cfg.title, source_name=root.name, has_specs=bool(found.specs), has_campaigns=bool(found.campaigns)
     )
-    worker.set_context(worker.BuildContext(root=root, cfg=cfg, found=found, plan=plan, meta=meta, staging=staging.path))
+    worker.set_context(
+        worker.BuildContext(
+            root=root,
+            cfg=cfg,
+            found=found,
+            plan=plan,
+            meta=meta,
+            staging=staging.path,
+            template_cache=sched.cache.folder / "templates",
+        )
+    )
     progress = Progress(len(plan.runs), opts.progress and not opts.quiet)
     jobs = opts.jobs or os.cpu_count() or 1
     pool: ProcessPoolExecutor | None = None
@@ -412,9 +422,26 @@ def _site_pages(
                 source_name=found.root.name,
                 has_specs=bool(found.specs),
                 has_campaigns=bool(found.campaigns),
-            )
+            ),
+            cache.folder / "templates",
         )
-        pages = render_site_pages(result.summaries, found, cfg, renderer)
+        groups: dict[str, dict[str, Any]] = {}
+
+        def memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
+            """Reuse a page group from the previous site when its inputs are unchanged."""
+            group_key = hash_json([env, group, inputs])
+            known = cache.pages.get(group)
+            if known and known.get("key") == group_key:
+                try:
+                    made = {rel: (out / rel).read_bytes() for rel in known["files"]}
+                except OSError:
+                    made = make()
+            else:
+                made = make()
+            groups[group] = {"key": group_key, "files": sorted(made)}
+            return made
+
+        pages = render_site_pages(result.summaries, found, cfg, renderer, memo)
         for rel, data in pages.items():
             staging.write(rel, data)
         staging.copy_tree(_templates_dir() / "assets", "assets")
@@ -423,6 +450,9 @@ def _site_pages(
             for p in (_templates_dir() / "assets").rglob("*")
             if p.is_file()
         )
+        for group in [g for g in cache.pages if g != "site"]:
+            del cache.pages[group]
+        cache.pages.update(groups)
     cache.pages["site"] = {"key": key, "files": files}
     return sum(1 for rel in files if rel.endswith(".html"))
 

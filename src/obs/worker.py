@@ -35,12 +35,13 @@ class BuildContext:
     plan: BuildPlan
     meta: SiteMeta
     staging: Path
+    template_cache: Path | None = None
     _renderer: Renderer | None = field(default=None, repr=False)
 
     @property
     def renderer(self) -> Renderer:
         if self._renderer is None:
-            self._renderer = Renderer(self.meta)
+            self._renderer = Renderer(self.meta, self.template_cache)
         return self._renderer
 
 

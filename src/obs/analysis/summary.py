@@ -63,6 +63,7 @@ def summarize(
         "campaign_final": None,
         "campaign_curve": None,
         "completions": None,
+        "completions_final": None,
     }
     if run.decision:
         summary["decision"] = {
@@ -83,4 +84,9 @@ def summarize(
         completions = run.metrics.get("completions")
         if completions is not None and len(completions):
             summary["completions"] = float(np.nansum(completions.values))
+            # episodes behind the final-window value: the same last `campaign_window` logged points
+            if series is not None and len(series):
+                window_steps = series.steps[np.isfinite(series.values)][-max(1, campaign_window) :]
+                in_window = np.isin(completions.steps, window_steps)
+                summary["completions_final"] = float(np.nansum(completions.values[in_window]))
     return summary

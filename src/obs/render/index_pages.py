@@ -6,7 +6,9 @@ are cheap to rebuild after any change.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,14 +25,28 @@ from obs.render.site import Renderer
 GRID_POINTS = 200
 
 
+PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
+
+
+def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
+    """Always make the pages. The build passes a memo that reuses a group whose inputs did not change."""
+    return make()
+
+
 def render_site_pages(
-    summaries: list[dict[str, Any]], found: Discovery, cfg: SiteConfig, renderer: Renderer
+    summaries: list[dict[str, Any]],
+    found: Discovery,
+    cfg: SiteConfig,
+    renderer: Renderer,
+    memo: PageMemo = no_memo,
 ) -> dict[str, bytes]:
+    """Every page made from summaries. Costly groups (a campaign's statistics and figure) go through
+    `memo` with exactly the inputs they depend on, so one changed run re-renders only what it feeds."""
     pages: dict[str, bytes] = {}
     by_id = {s["id"]: s for s in summaries}
     rows = sorted(summaries, key=lambda s: (s["date"] or "", s["id"]), reverse=True)
     specs = [spec_context(spec, summaries, by_id) for spec in sorted(found.specs.values(), key=lambda s: s.id)]
-    campaigns = [campaign_context(c, summaries) for c in sorted(found.campaigns.values(), key=lambda c: c.id)]
+    campaigns = [campaign_card(c, summaries) for c in sorted(found.campaigns.values(), key=lambda c: c.id)]
     pages["index.html"] = renderer.render(
         "index.html",
         root="",
@@ -46,16 +62,47 @@ def render_site_pages(
     ).encode()
     for ctx in specs:
         pages[f"specs/{ctx['slug']}.html"] = renderer.render("spec.html", root="../", spec=ctx).encode()
-    for ctx in campaigns:
-        folder = f"campaigns/{ctx['slug']}"
-        figure = ctx.pop("figure_svg")
-        if figure is not None:
-            pages[f"{folder}/fig-conditions.svg"] = figure
-        pages[f"{folder}/analysis.json"] = dumps(ctx["stats"].as_dict())
-        pages[f"{folder}/index.html"] = renderer.render("campaign.html", root="../../", c=ctx).encode()
+    for campaign in sorted(found.campaigns.values(), key=lambda c: c.id):
+        members = sorted((s for s in summaries if s["campaign"] == campaign.id), key=lambda s: s["id"])
+        pages.update(
+            memo(
+                f"campaign:{campaign.id}",
+                [repr(campaign), members, repr(renderer.meta)],
+                functools.partial(campaign_pages, campaign, summaries, renderer),
+            )
+        )
     pages["ledger.html"] = renderer.render(
         "ledger.html", root="", nav="ledger", entries=ledger_entries(summaries)
     ).encode()
+    return pages
+
+
+def campaign_card(campaign: Campaign, summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the index shows of a campaign: cheap, no statistics."""
+    runs = [s for s in summaries if s["campaign"] == campaign.id]
+    conditions = [c.name for c in campaign.conditions] or sorted({s["condition"] for s in runs if s["condition"]})
+    seeds = sorted({s["seed"] for s in runs if s["seed"] is not None} | set(campaign.seeds))
+    return {
+        "id": campaign.id,
+        "slug": slugify(campaign.id),
+        "title": campaign.title,
+        "table": conditions,
+        "seeds": seeds,
+        "primary_metric": campaign.primary_metric,
+        "runs": len(runs),
+    }
+
+
+def campaign_pages(campaign: Campaign, summaries: list[dict[str, Any]], renderer: Renderer) -> dict[str, bytes]:
+    """A campaign's page, its figure and its analysis.json."""
+    ctx = campaign_context(campaign, summaries)
+    folder = f"campaigns/{ctx['slug']}"
+    pages: dict[str, bytes] = {}
+    figure = ctx.pop("figure_svg")
+    if figure is not None:
+        pages[f"{folder}/fig-conditions.svg"] = figure
+    pages[f"{folder}/analysis.json"] = dumps(ctx["stats"].as_dict())
+    pages[f"{folder}/index.html"] = renderer.render("campaign.html", root="../../", c=ctx).encode()
     return pages
 
 
