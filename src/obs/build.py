@@ -30,7 +30,7 @@ from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.discover import Discovery, discover
 from obs.jsonutil import dumps, jsonable
 from obs.plan import BuildPlan, PlannedRun, plan_build
-from obs.resources import templates_dir
+from obs.resources import package_dir, templates_dir
 from obs.write import MARKER, Staging, check_output_location
 
 MANIFEST_SCHEMA_VERSION = 1
@@ -84,8 +84,9 @@ def _templates_dir() -> Path:
 
 
 def environment_key(cfg: SiteConfig) -> str:
-    """What every page depends on besides its own inputs: obs, the templates and the settings."""
-    return hash_json([__version__, tree_hash(_templates_dir()), cfg.fingerprint()])
+    """What every page depends on besides its own inputs: obs (its version and its code, so an
+    edited checkout never serves pages made by older code), the templates and the settings."""
+    return hash_json([__version__, tree_hash(package_dir(), "*.py"), tree_hash(_templates_dir()), cfg.fingerprint()])
 
 
 def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | None, found: Discovery) -> str:
@@ -187,7 +188,7 @@ def build_site(opts: BuildOptions) -> BuildResult:
         return result
     check_output_location(root, opts.out)
     cache_dir = opts.cache_dir or cache_dir_for(out)
-    before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {})
+    before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {}, package_dir())
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file())
     cfg = load_config(root, top)
     found = discover(root, exclude=(out, cache_dir.parent))
@@ -254,7 +255,7 @@ def build_site(opts: BuildOptions) -> BuildResult:
 
 def _remember(before: dict[str, Any], result: BuildResult, root: Path, out: Path, cache_dir: Path) -> None:
     """Save the pre-build snapshot with this result, for the next build's quick check."""
-    after = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {})
+    after = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {}, package_dir())
     quickcheck.save(
         cache_dir,
         {**before, "marker": after["marker"]},

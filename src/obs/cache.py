@@ -36,10 +36,10 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-def tree_hash(folder: Path) -> str:
-    """Hash of every file under `folder` (names and contents): the templates' fingerprint."""
+def tree_hash(folder: Path, pattern: str = "*") -> str:
+    """Hash of the files under `folder` matching `pattern` (names and contents)."""
     h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in sorted(p for p in folder.rglob(pattern) if p.is_file()):
         h.update(path.relative_to(folder).as_posix().encode() + b"\0")
         h.update(sha256_file(path).encode())
     return h.hexdigest()

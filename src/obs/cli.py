@@ -33,14 +33,14 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> i
     """Nothing changed since the last build: replay its result without importing the pipeline."""
     from obs import quickcheck
     from obs.cache import cache_dir_for
-    from obs.resources import templates_dir
+    from obs.resources import package_dir, templates_dir
 
     if args.clean or not source.is_dir():
         return None
     cache_dir = cache_dir_for(out)
     previous = quickcheck.load_previous(cache_dir)
     if previous is None or not quickcheck.unchanged(
-        previous, quickcheck.snapshot(source, out, cache_dir, templates_dir(), {})
+        previous, quickcheck.snapshot(source, out, cache_dir, templates_dir(), {}, package_dir())
     ):
         return None
     diagnostics = [Diagnostic(**d) for d in previous["result"]["diagnostics"]]

@@ -36,7 +36,7 @@ def _walk(root: Path, skip: set[str]) -> dict[str, list[int]]:
         except OSError:
             continue
         for entry in entries:
-            if entry.name.startswith(".") or entry.path in skip:
+            if entry.name.startswith(".") or entry.name == "__pycache__" or entry.path in skip:
                 continue
             try:
                 if entry.is_dir(follow_symlinks=False):
@@ -51,7 +51,9 @@ def _walk(root: Path, skip: set[str]) -> dict[str, list[int]]:
     return out
 
 
-def snapshot(source: Path, out: Path, cache_dir: Path, templates: Path, options: dict[str, Any]) -> dict[str, Any]:
+def snapshot(
+    source: Path, out: Path, cache_dir: Path, templates: Path, options: dict[str, Any], code: Path
+) -> dict[str, Any]:
     source, out = source.resolve(), out.resolve()
     marker_stat = _walk(out, set()) if (out / "index.json").is_file() else None
     return {
@@ -60,6 +62,7 @@ def snapshot(source: Path, out: Path, cache_dir: Path, templates: Path, options:
         "source": str(source),
         "tree": _walk(source, {str(out), str(cache_dir.parent)}),
         "templates": _walk(templates, set()),
+        "code": _walk(code, set()),
         "marker": marker_stat,  # the whole output tree: a deleted or edited page is rebuilt
     }
 
@@ -75,7 +78,9 @@ def load_previous(cache_dir: Path) -> dict[str, Any] | None:
 def unchanged(previous: dict[str, Any] | None, current: dict[str, Any]) -> bool:
     if previous is None or previous.get("marker") is None:
         return False
-    return all(previous.get(k) == current[k] for k in ("version", "options", "source", "tree", "templates", "marker"))
+    return all(
+        previous.get(k) == current[k] for k in ("version", "options", "source", "tree", "templates", "code", "marker")
+    )
 
 
 def save(cache_dir: Path, snap: dict[str, Any], result: dict[str, Any]) -> None:

@@ -17,3 +17,8 @@ def templates_dir() -> Path:
     if (checkout / "base.html").is_file():
         return checkout
     raise FileNotFoundError("obs templates not found: reinstall obs (pip install .)")
+
+
+def package_dir() -> Path:
+    """The folder of obs's own code (part of every cache key: edited code rebuilds every page)."""
+    return Path(__file__).resolve().parent
