@@ -306,3 +306,16 @@ def test_jsonl_logs_are_streamed_never_read_whole(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(Path, "read_text", guarded_text)
     run, _ = only(path.parent.parent)
     assert len(run.metrics.series["loss"]) == 5000  # type: ignore[union-attr]
+
+
+def test_per_item_files_named_by_a_campaign_are_not_runs(tmp_path: Path) -> None:
+    camp = tmp_path / "camp"
+    rows = [{"i": 0, "correct": True}, {"i": 1, "correct": False}]
+    write(camp / "evals", "a.json", json.dumps(rows))
+    write(camp / "evals", "b.json", json.dumps(rows))
+    write(camp / "evals", "extra.json", json.dumps(rows))
+    write(camp, "campaign.yaml", "id: camp\npaired:\n  - a: evals/a.json\n    b: evals/b.json\n")
+    found = discover(tmp_path)
+    (claim,) = [c for c in found.claims if c.adapter == "generic_jsonl"]
+    assert claim.runs == 1 and "a.json, b.json: per-item results named in a campaign.yaml" in claim.notes[0]
+    assert [s.default_id for s in found.runs] == ["camp/evals/extra"]

@@ -77,21 +77,46 @@ def is_log_file(path: Path) -> bool:
     return head.startswith(b"{") and _RECORDS_KEY.search(head) is not None
 
 
+def campaign_input(path: Path, root: Path) -> bool:
+    """A results file that a campaign.yaml above it names (its `paired:` comparisons): not a run of its own."""
+    root = root.resolve()
+    folder = path.parent.resolve()
+    while True:
+        campaign = folder / "campaign.yaml"
+        if campaign.is_file():
+            rel = path.resolve().relative_to(folder).as_posix()
+            try:
+                return rel in campaign.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return False
+        if folder == root or root not in folder.parents:
+            return False
+        folder = folder.parent
+
+
 class GenericJsonlAdapter:
     name = "generic_jsonl"
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
         logs = [f for f in files if is_log_file(f)]
-        if not logs:
+        used_by_campaign = [f for f in logs if campaign_input(f, root)]
+        logs = [f for f in logs if f not in used_by_campaign]
+        if not logs and not used_by_campaign:
             return None
-        several = len(logs) > 1
+        several = len(logs) + len(used_by_campaign) > 1  # ids do not change when a campaign names a file
         sources = tuple(
             RunSource(self.name, folder, (log,), key=log.name, default_id=run_id_for_file(folder, root, log, several))
             for log in logs
         )
-        note = unread_note([f for f in files if f not in logs], folder, "not a JSON log")
-        return Claim(runs=sources, owned_dirs=(), notes=(note,) if note else ())
+        notes = []
+        if used_by_campaign:
+            names = ", ".join(f.name for f in used_by_campaign)
+            notes.append(f"{names}: per-item results named in a campaign.yaml (paired:), read there")
+        note = unread_note([f for f in files if f not in logs and f not in used_by_campaign], folder, "not a JSON log")
+        if note:
+            notes.append(note)
+        return Claim(runs=sources, owned_dirs=(), notes=tuple(notes))
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         path = source.path / source.key if source.key else source.files[0]
