@@ -8,6 +8,7 @@ by two independent rates. Cases present in only one run are counted and listed, 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -246,6 +247,15 @@ FALLBACK_METRICS: tuple[str, ...] = (
 )
 
 
+# Logged numbers that describe the run's mechanics, not how well it did: never a headline by default.
+BOOKKEEPING = re.compile(
+    r"(^_|runtime|time|second|flos|_per_|step|epoch|memory|mem_|throughput|tokens|^lr$|learning_rate|grad_norm"
+    r"|loss_scale|completions|num_|count|^n_|elapsed|remaining|version)",
+    re.IGNORECASE,
+)
+OUTCOME_HINT = re.compile(r"acc|exact|match|f1|pass|correct|reward|win|score|bleu|rouge|loss|nll|perplex", re.I)
+
+
 def resolve_headline(
     digest: RunDigest,
     preferred: list[str],
@@ -257,7 +267,14 @@ def resolve_headline(
     if digest.probe:
         checks_present = order_checks({c for o in digest.probe.values() for c in o.checks})
     candidates = [p for p in preferred if p]
-    fallbacks = [*checks_present[:1], *FALLBACK_METRICS, *sorted(digest.summary), *sorted(digest.evals)]
+    outcome_names = [n for n in [*digest.finals, *digest.summary] if not BOOKKEEPING.search(n)]
+    fallbacks = [
+        *checks_present[:1],
+        *FALLBACK_METRICS,
+        *sorted(digest.evals),  # an evaluation run's first task metric
+        *sorted(n for n in outcome_names if OUTCOME_HINT.search(n)),  # eval_f1, train/accuracy, ...
+        *sorted(outcome_names),
+    ]
     for name in [*candidates, *fallbacks]:
         headline = _headline_for(digest, name, higher_is_better, window, checks_present)
         if headline is not None:
