@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit browser check-site snapshots system-deps clean
+.PHONY: demo test lint typecheck unit browser check-site check-site-tools snapshots system-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,23 @@ unit: $(STAMP)
 
 browser: system-deps $(STAMP)
 	$(BIN)/pytest -q tests/browser
+
+## snapshots: re-take the browser tests' reference images on purpose; look at them, then commit them
+snapshots: system-deps $(STAMP)
+	OBS_UPDATE_SNAPSHOTS=1 $(BIN)/pytest -q -p no:cacheprovider tests/browser/test_snapshots.py::test_snapshot
+	@echo "snapshots: new images in tests/browser/snapshots/ ($$(cat tests/browser/snapshots/chromium-version.txt | tail -1)); look at them, then commit"
+
+## check-site: outside validators (W3C Nu HTML checker, axe-core, links, JS errors, air gap) on the demo site
+CHECK_SITE       ?= ../shared/tools/check-site
+CHECK_SITE_NPM   ?= $(HOME)/.cache/check-site
+CHECK_SITE_TOOLS ?= axe-core@4.14.1 vnu-jar@26.9.27
+check-site: demo check-site-tools
+	$(CHECK_SITE) site
+
+check-site-tools:
+	@if [ ! -f $(CHECK_SITE_NPM)/node_modules/axe-core/axe.min.js ] || [ ! -d $(CHECK_SITE_NPM)/node_modules/vnu-jar ]; then \
+	  npm install --prefix $(CHECK_SITE_NPM) --no-audit --no-fund --silent $(CHECK_SITE_TOOLS); \
+	fi
 
 ## system-deps: Debian's Chromium and fonts for the browser tests (never `playwright install`)
 system-deps:
