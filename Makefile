@@ -39,7 +39,7 @@ snapshots: system-deps $(STAMP)
 	@echo "snapshots: new images in tests/browser/snapshots/ ($$(cat tests/browser/snapshots/chromium-version.txt | tail -1)); look at them, then commit"
 
 ## check-site: outside validators (W3C Nu HTML checker, axe-core, links, JS errors, air gap) on the demo site
-CHECK_SITE       ?= ../shared/tools/check-site
+CHECK_SITE       ?= $(firstword $(wildcard ../shared/tools/check-site /work/shared/tools/check-site) ../shared/tools/check-site)
 CHECK_SITE_NPM   ?= $(HOME)/.cache/check-site
 CHECK_SITE_TOOLS ?= axe-core@4.14.1 vnu-jar@26.9.27
 check-site: demo check-site-tools
