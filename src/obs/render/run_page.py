@@ -7,6 +7,7 @@ caller path), and every image a page shows is copied from inside the run folder 
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -238,10 +239,18 @@ def render_run(
     for rel in sorted(wanted):
         src = run.source_dir / rel
         try:
-            out.files[f"renders/{rel}"] = src.read_bytes()
-            renders[rel] = f"renders/{rel}"
+            data = src.read_bytes()
         except OSError:
             run.diagnostics.warning(src, "render could not be read; not shown")
+            continue
+        if src.suffix.lower() == ".svg":
+            # An SVG file served from the site's origin runs its own scripts when opened by itself.
+            # As a data: URI in an <img> it never can: images do not run scripts, and browsers
+            # refuse to open data: URLs as pages.
+            renders[rel] = "data:image/svg+xml;base64," + base64.b64encode(data).decode("ascii")
+        else:
+            out.files[f"renders/{rel}"] = data
+            renders[rel] = f"renders/{rel}"
 
     diffs: dict[str, Any] = {}
     case_anchor: dict[str, str] = {}
