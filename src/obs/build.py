@@ -10,6 +10,7 @@ imports nothing heavy and writes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import sys
@@ -28,7 +29,7 @@ from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
 from obs.config import SiteConfig, load_config
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.discover import Discovery, discover
-from obs.jsonutil import dumps, jsonable
+from obs.jsonutil import dumps
 from obs.plan import BuildPlan, PlannedRun, plan_build
 from obs.resources import package_dir, templates_dir
 from obs.write import MARKER, Staging, check_output_location
@@ -148,16 +149,15 @@ class _Scheduler:
     digest_hashes: dict[str, str | None] = field(default_factory=dict)
     entries: dict[str, RunEntry] = field(default_factory=dict)
 
-    def baseline_digest(self, planned: PlannedRun) -> dict[str, Any] | None:
+    def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
+        """Where the baseline's digest is: made by this build, or kept from the previous one."""
         base = planned.baseline
         if not base or base not in self.plan.slugs:
             return None
         slug = self.plan.slugs[base]
         for path in (self.cache.fresh_digest_path(slug), self.cache.digest_path(slug)):
-            try:
-                return dict(orjson.loads(path.read_bytes()))
-            except (OSError, ValueError):
-                continue
+            if path.is_file():
+                return path
         return None
 
     def key_for(self, planned: PlannedRun) -> tuple[str, str]:
@@ -321,26 +321,22 @@ def _build_runs(
 
     def submit(planned: PlannedRun, key: str, inputs: str) -> None:
         nonlocal pool
-        baseline = sched.baseline_digest(planned)
-        from obs.analysis.digest import digest_from_dict
-
-        digest = digest_from_dict(baseline) if baseline is not None else None
+        baseline = sched.baseline_digest_path(planned)
         if pool is None and jobs > 1 and len(pending) + len(running) + 1 >= PARALLEL_MIN_RUNS:
             pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
         if pool is None:
-            finish(planned, key, worker.process_run(planned, digest, inputs))
+            finish(planned, key, worker.process_run(planned, baseline, inputs))
         else:
-            fut = pool.submit(worker.process_run, planned, digest, inputs)
+            fut = pool.submit(worker.process_run, planned, baseline, inputs)
             running[fut] = planned
             keys[planned.id] = key
 
     def finish(planned: PlannedRun, key: str, res: worker.RunResult) -> None:
-        summary = orjson.loads(dumps(res.summary))
-        digest = jsonable(res.digest)
-        digest_hash = hash_json(digest)
+        summary = orjson.loads(res.summary)
+        digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(orjson.dumps(digest))
+        path.write_bytes(res.digest)
         sched.digest_hashes[planned.id] = digest_hash
         sched.entries[planned.id] = RunEntry(
             key, planned.slug, res.files, summary, digest_hash, [d.as_dict() for d in res.diagnostics]

@@ -5,12 +5,12 @@ Non-finite numbers become null (JSON has no NaN); pages show them as NaN/∞ the
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 
 def jsonable(value: Any) -> Any:
@@ -31,4 +31,10 @@ def jsonable(value: Any) -> Any:
 
 
 def dumps(value: Any) -> bytes:
-    return (json.dumps(jsonable(value), indent=1, sort_keys=True, allow_nan=False, ensure_ascii=False) + "\n").encode()
+    """Indented (diff-friendly), sorted, strict JSON: orjson writes NaN and infinities as null."""
+    return (
+        orjson.dumps(
+            value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=jsonable
+        )
+        + b"\n"
+    )

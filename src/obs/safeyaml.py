@@ -109,3 +109,18 @@ def load_yaml_file(path: Path) -> YamlDoc:
         line = raw[: exc.start].count(b"\n") + 1
         raise YamlError(f"not valid UTF-8 (byte {exc.start})", line) from None
     return load_yaml_text(text)
+
+
+def peek_yaml(path: Path) -> Any:
+    """Load a small YAML file fast (libyaml when available), for a quick look at a few top-level keys.
+
+    Unlike `load_yaml_file` it keeps no line numbers and does not refuse aliases: callers read a
+    couple of scalar fields and never walk or serialise the result.
+    """
+    if path.stat().st_size > MAX_YAML_BYTES:
+        raise YamlError("file too large")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        return yaml.load(path.read_bytes(), Loader=loader)
+    except (yaml.YAMLError, ValueError) as exc:
+        raise YamlError(f"invalid YAML: {exc}") from None

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+import orjson
 
 from obs.adapters import adapter_named
 from obs.adapters.base import LoadContext
-from obs.analysis.digest import RunDigest, digest_to_dict
+from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict
 from obs.analysis.report import RunContext, analyse_run
 from obs.analysis.summary import summarize
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics
 from obs.discover import Discovery
+from obs.jsonutil import jsonable
 from obs.model import Run
 from obs.plan import BuildPlan, PlannedRun, slugify
 from obs.render.run_page import RunPageLinks, render_run
@@ -47,13 +49,16 @@ class BuildContext:
 
 @dataclass
 class RunResult:
+    """Serialised in the worker (orjson, sorted keys), so the main process only stores and hashes bytes."""
+
     id: str
-    summary: dict[str, Any]
-    digest: dict[str, Any]
+    summary: bytes
+    digest: bytes
     diagnostics: list[Diagnostic]
     files: list[str]
 
 
+JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 _CONTEXT: BuildContext | None = None
 
 
@@ -113,10 +118,21 @@ def page_links(run: Run, ctx: BuildContext) -> RunPageLinks:
     )
 
 
-def process_run(planned: PlannedRun, baseline: RunDigest | None, input_hash: str) -> RunResult:
+def load_digest(path: Path | None) -> RunDigest | None:
+    """A baseline's digest from the build cache (read here, in the worker, not pickled to it)."""
+    if path is None:
+        return None
+    try:
+        return digest_from_dict(orjson.loads(path.read_bytes()))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def process_run(planned: PlannedRun, baseline_path: Path | None, input_hash: str) -> RunResult:
     ctx = _CONTEXT
     if ctx is None:
         raise RuntimeError("worker context not set")
+    baseline = load_digest(baseline_path)
     run = load_run(planned, ctx.root, ctx.cfg)
     report = analyse_run(run, run_context(run, ctx, baseline), ctx.cfg)
     try:
@@ -140,4 +156,10 @@ def process_run(planned: PlannedRun, baseline: RunDigest | None, input_hash: str
         campaign_metric=campaign.primary_metric if campaign else None,
         campaign_window=campaign.final_window if campaign else ctx.cfg.final_window,
     )
-    return RunResult(planned.id, summary, digest_to_dict(report.digest), list(run.diagnostics.items), files)
+    return RunResult(
+        planned.id,
+        orjson.dumps(summary, option=JSON_OPTIONS, default=jsonable),
+        orjson.dumps(digest_to_dict(report.digest), option=JSON_OPTIONS, default=jsonable),
+        list(run.diagnostics.items),
+        files,
+    )
