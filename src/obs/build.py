@@ -148,6 +148,7 @@ class _Scheduler:
     out: Path
     digest_hashes: dict[str, str | None] = field(default_factory=dict)
     entries: dict[str, RunEntry] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)  # run id -> input hash, once per build
 
     def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
         """Where the baseline's digest is: made by this build, or kept from the previous one."""
@@ -161,7 +162,9 @@ class _Scheduler:
         return None
 
     def key_for(self, planned: PlannedRun) -> tuple[str, str]:
-        inputs = self.cache.input_hash(planned.source.files, self.root)
+        inputs = self.inputs.get(planned.id)
+        if inputs is None:
+            inputs = self.inputs[planned.id] = self.cache.input_hash(planned.source.files, self.root)
         base_hash = self.digest_hashes.get(planned.baseline) if planned.baseline else None
         return run_key(planned, self.env, inputs, base_hash, self.found), inputs
 

@@ -173,6 +173,8 @@ def overlaid_format(folder: Path, root: Path, *, skip_generic: bool) -> tuple[Ad
     """
     from obs.adapters import ADAPTERS  # the registry imports this module
 
+    if all(p.name in NATIVE_FILES or p.suffix.lower() in IMAGE_SUFFIXES for p in list_files(folder, root)):
+        return None  # only native files and renders here: nothing to overlay (the common case, cheap to see)
     for adapter in ADAPTERS:
         if adapter.name == "native" or (skip_generic and adapter.name == "generic_jsonl"):
             continue
