@@ -38,3 +38,8 @@ def dumps(value: Any) -> bytes:
         )
         + b"\n"
     )
+
+
+def dumps_compact(value: Any) -> bytes:
+    """Sorted, strict JSON on one line: for machine-read files where size matters more than diffs."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=jsonable) + b"\n"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from obs.analysis.scoreboard import failed_checks
 from obs.model import ProbeCase
 
-SHOWN_PER_GROUP = 6
+SHOWN_PER_GROUP = 4
 
 
 @dataclass
@@ -36,6 +36,16 @@ class FailureGroup:
     @property
     def hidden_cases(self) -> list[ProbeCase]:
         return self.cases[self.shown :]
+
+    @property
+    def hidden_by_kind(self) -> list[tuple[tuple[str, str, str], list[ProbeCase]]]:
+        """The cases not shown as cards, grouped by (split, family, failed checks): patterns read
+        better than a row per case, and the page stays small with thousands of cases."""
+        kinds: dict[tuple[str, str, str], list[ProbeCase]] = defaultdict(list)
+        for case in self.hidden_cases:
+            failed = ", ".join(self.failed.get(case.id, [])) or "—"
+            kinds[(case.split or "—", case.family or "—", failed)].append(case)
+        return sorted(kinds.items(), key=lambda item: (-len(item[1]), item[0]))
 
     def as_dict(self) -> dict[str, object]:
         return {

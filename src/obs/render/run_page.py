@@ -16,7 +16,7 @@ import numpy as np
 
 from obs.analysis.report import RunReport
 from obs.diagnostics import sort_diagnostics
-from obs.jsonutil import dumps
+from obs.jsonutil import dumps_compact
 from obs.render.format import num
 from obs.render.site import Renderer
 from obs.render.sparkline import sparkline_points
@@ -281,5 +281,5 @@ def render_run(
         source_rel=source_rel,
     )
     out.files["index.html"] = html.encode("utf-8")
-    out.files["analysis.json"] = dumps(report.as_dict())
+    out.files["analysis.json"] = dumps_compact(report.as_dict())
     return out
