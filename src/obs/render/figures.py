@@ -289,11 +289,10 @@ def multi_line_figure(
         for i, (label, x, mean, sd) in enumerate(lines):
             color = PALETTE[i % len(PALETTE)]
             if sd is not None:
-                ax.fill_between(x, mean - sd, mean + sd, color=color, alpha=0.14, linewidth=0)
+                ax.fill_between(x, mean - sd, mean + sd, color=color, alpha=0.08, linewidth=0)
             band = ci[i] if ci is not None and i < len(ci) else None
             if band is not None:
-                ax.plot(x, band[0], color=color, linewidth=0.6, linestyle=":")
-                ax.plot(x, band[1], color=color, linewidth=0.6, linestyle=":")
+                ax.fill_between(x, band[0], band[1], color=color, alpha=0.22, linewidth=0)
             ax.plot(x, mean, color=color, label=label)
         _style_axes(ax, ylabel)
         ax.set_xlabel(xlabel)
