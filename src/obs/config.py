@@ -47,27 +47,31 @@ LOWER_IS_BETTER_PATTERN = re.compile(
 )
 
 DEFAULT_THRESHOLDS: dict[str, float] = {
-    # diagnosis
-    "low_exact": 0.5,
+    # diagnosis (docs/reading-a-report.md explains each rule and its thresholds)
+    "low_exact": 0.5,  # headline probe rate below this is "low"
     "high_renderable": 0.8,
     "low_renderable": 0.7,
     "low_truncation": 0.05,
     "high_truncation": 0.1,
-    "materialized_gap": 0.05,
-    "memorised_loss": 0.1,
-    "plateau_window_frac": 0.2,
-    "plateau_rel_change": 0.01,
-    "oscillation_cv": 0.15,
-    "grad_spike_factor": 10.0,
-    "grad_collapse": 1e-6,
-    "split_gap": 0.15,
-    "family_near_zero": 0.1,
-    "family_high": 0.6,
-    "zero_std_frac": 0.5,
-    "zero_std_window": 10,
+    "materialized_gap": 0.05,  # exact minus materialized
+    "memorised_loss": 0.1,  # final train loss below this with low exact: memorised, not learned
+    "plateau_window_frac": 0.2,  # final window: this share of the loss points
+    "plateau_rel_change": 0.01,  # |fitted change over the final window| / its mean level below this: a plateau
+    "oscillation_cv": 0.15,  # sd of the detrended final window / its mean level above this: oscillation
+    "grad_spike_factor": 10.0,  # a grad norm this many times the trailing median is a spike
+    "grad_spike_window": 25,  # points in that trailing median
+    "grad_collapse": 1e-6,  # median grad norm of the final window below this: collapse
+    "split_gap": 0.2,  # train minus the weakest held-out split
+    "family_near_zero": 0.25,  # a family at or below this ...
+    "family_high": 0.6,  # ... while the median of the other families is at least this
+    "zero_std_frac": 0.5,  # rolling mean of frac_reward_zero_std staying at or above this: collapse
+    "zero_std_window": 10,  # points in the rolling means of reward health
+    "reward_std_drop": 0.25,  # rolling reward_std staying at or below this share of its peak: collapse
+    "repair_broken_cases": 1,  # cases the repair pass turns from right to wrong before it is flagged
     # promotion
-    "regression_tolerance": 0.02,
-    "repairable_share": 0.5,
+    "regression_tolerance": 0.02,  # a split or family may lose at most this much of the headline rate
+    "family_gain": 0.1,  # a family whose headline rate rose this much counts as fixed
+    "repairable_share": 0.5,  # share of the raw misses the repair pass fixes for "mostly repairable"
 }
 
 

@@ -24,6 +24,7 @@ from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
+from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
 from obs.config import SiteConfig
 from obs.model import Run
@@ -59,6 +60,7 @@ class RunReport:
     curves: CurvePlan | None
     findings: list[Finding]
     suggestion: Suggestion
+    reward: RewardHealth | None = None
 
     @property
     def n_failing(self) -> int:
@@ -85,6 +87,7 @@ class RunReport:
             "held_constant": self.held.as_dict(),
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
+            "reward_health": self.reward.as_dict() if self.reward else None,
             "decision": {
                 "recorded": run.verdict,
                 "suggested": self.suggestion.as_dict(),
@@ -124,6 +127,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
+    reward = reward_health(run.metrics, cfg.threshold)
 
     findings = diagnose(
         DiagnosisInput(
@@ -134,6 +138,10 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             threshold=cfg.threshold,
             loss_key=curves.loss if curves else None,
             grad_key=curves.grad if curves else None,
+            repair_comparison=repair_comparison,
+            reward=reward,
+            headline_check=headline.metric if headline.kind == "probe" else None,
+            final_window=ctx.final_window,
         )
     )
     suggestion = suggest_verdict(
@@ -143,6 +151,10 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             headline_metric=headline.metric,
             threshold=cfg.threshold,
             status=run.status,
+            repair_comparison=repair_comparison,
+            held=held,
+            signal_lost_at=reward.onset_step if reward else None,
+            headline_is_rate=headline.is_rate,
         )
     )
     return RunReport(
@@ -162,4 +174,5 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         curves=curves,
         findings=findings,
         suggestion=suggestion,
+        reward=reward,
     )

@@ -24,6 +24,7 @@ from matplotlib.typing import RcKeyType
 
 from obs.analysis.curves import Band, CurvePlan
 from obs.analysis.decimate import decimate, decimate_band
+from obs.analysis.reward import RewardHealth
 from obs.model import Metrics, Series, Stage
 
 INK = "#1f2933"
@@ -239,31 +240,36 @@ def _xlabel(metrics: Metrics) -> str:
     return "step" if metrics.step_source in ("step", "global_step", "_step") else metrics.step_source
 
 
-def band_figure(metrics: Metrics, band: Band, max_points: int) -> bytes:
-    """Mean ± std as a shaded band, min/max as a light envelope when logged."""
+def _draw_band(ax: Axes, metrics: Metrics, band: Band, max_points: int, color: str = PALETTE[0]) -> None:
+    """Mean ± std as a shaded band on `ax`, min/max as a light envelope when both are logged."""
     mean = metrics.series[band.mean]
     std = metrics.series[band.std]
     common, mi, si = np.intersect1d(mean.steps, std.steps, return_indices=True)
     m, s = mean.values[mi], std.values[si]
     keep = np.isfinite(m) & np.isfinite(s)
     x, m, s = common[keep], m[keep], s[keep]
+    if band.min and band.max:
+        lo, hi = metrics.series[band.min], metrics.series[band.max]
+        c2, li, hi_i = np.intersect1d(lo.steps, hi.steps, return_indices=True)
+        lv, hv = lo.values[li], hi.values[hi_i]
+        ok = np.isfinite(lv) & np.isfinite(hv)
+        if ok.any():
+            xs, mid, half = decimate_band(c2[ok], (lv[ok] + hv[ok]) / 2, (hv[ok] - lv[ok]) / 2, max_points)
+            ax.fill_between(xs, mid - half, mid + half, color=color, alpha=0.08, linewidth=0, label="min–max")
+    if x.size:
+        xs, ms, ss = decimate_band(x, m, s, max_points)
+        ax.fill_between(xs, ms - ss, ms + ss, color=color, alpha=0.25, linewidth=0, label="± std")
+        xl, ml = decimate(x, m, max_points)
+        ax.plot(xl, ml, color=color, label="mean")
+
+
+def band_figure(metrics: Metrics, band: Band, max_points: int) -> bytes:
+    """Mean ± std as a shaded band, min/max as a light envelope when logged."""
     with matplotlib.rc_context(STYLE):
         fig = _new_figure(2.6)
         ax = fig.subplots()
         fig.subplots_adjust(left=0.09, right=0.985, top=0.9, bottom=0.17)
-        if band.min and band.max:
-            lo, hi = metrics.series[band.min], metrics.series[band.max]
-            c2, li, hi_i = np.intersect1d(lo.steps, hi.steps, return_indices=True)
-            lv, hv = lo.values[li], hi.values[hi_i]
-            ok = np.isfinite(lv) & np.isfinite(hv)
-            if ok.any():
-                xs, mid, half = decimate_band(c2[ok], (lv[ok] + hv[ok]) / 2, (hv[ok] - lv[ok]) / 2, max_points)
-                ax.fill_between(xs, mid - half, mid + half, color=PALETTE[0], alpha=0.08, linewidth=0, label="min–max")
-        if x.size:
-            xs, ms, ss = decimate_band(x, m, s, max_points)
-            ax.fill_between(xs, ms - ss, ms + ss, color=PALETTE[0], alpha=0.25, linewidth=0, label="± std")
-            xl, ml = decimate(x, m, max_points)
-            ax.plot(xl, ml, color=PALETTE[0], label="mean")
+        _draw_band(ax, metrics, band, max_points)
         _draw_stages(ax, metrics.stages, label=False)
         _style_axes(ax, band.label)
         ax.set_xlabel(_xlabel(metrics))
@@ -297,4 +303,82 @@ def multi_line_figure(
         _style_axes(ax, ylabel)
         ax.set_xlabel(xlabel)
         ax.legend(loc="best", ncols=min(3, max(1, len(lines))))
+        return _save(fig)
+
+
+ONSET = "#b91c1c"
+
+
+def reward_health_figure(metrics: Metrics, health: RewardHealth, max_points: int) -> bytes:
+    """The RL health panels, stacked on one step axis, with the collapse onset marked on each.
+
+    Reward mean ± std (min–max envelope), the fraction of zero-variance groups against its
+    threshold, the advantage mean ± std and the reward components: a band that narrows while the
+    zero-std fraction climbs is the learning signal vanishing, whatever the mean does.
+    """
+    panels: list[str] = []
+    if health.mean is not None:
+        panels.append("reward")
+    if health.zero_std is not None:
+        panels.append("zero-std groups")
+    if health.adv_mean is not None or health.adv_std is not None:
+        panels.append("advantage")
+    if health.components:
+        panels.append("components")
+    if not panels:
+        panels.append("reward std")
+    heights = [1.9 if p == "reward" else 1.35 for p in panels]
+    total = sum(heights) + 0.8
+    onset = health.onset_step
+    with matplotlib.rc_context(STYLE):
+        fig = _new_figure(total)
+        grid = fig.subplots(len(panels), 1, sharex=True, gridspec_kw={"height_ratios": heights}, squeeze=False)
+        fig.subplots_adjust(left=0.09, right=0.985, top=1 - 0.4 / total, bottom=0.42 / total, hspace=0.3)
+        axes = [row[0] for row in grid]
+        for ax, panel in zip(axes, panels, strict=True):
+            if panel == "reward" and health.mean is not None:
+                if health.std is not None:
+                    lo = health.min.key if health.min and health.max else None
+                    hi = health.max.key if health.min and health.max else None
+                    _draw_band(ax, metrics, Band("reward", health.mean.key, health.std.key, lo, hi), max_points)
+                else:
+                    _plot_line(ax, metrics.series[health.mean.key], max_points, color=PALETTE[0], label="mean")
+            elif panel == "reward std" and health.std is not None:
+                _plot_line(ax, metrics.series[health.std.key], max_points, color=PALETTE[0], label=health.std.key)
+            elif panel == "zero-std groups" and health.zero_std is not None:
+                _plot_line(ax, metrics.series[health.zero_std.key], max_points, color=PALETTE[1], label="fraction")
+                ax.axhline(health.zero_std_threshold, color=MUTED, linewidth=0.9, linestyle=":", label="threshold")
+                ax.set_ylim(bottom=0)
+            elif panel == "advantage":
+                if health.adv_mean is not None and health.adv_std is not None:
+                    band = Band("advantage", health.adv_mean.key, health.adv_std.key, None, None)
+                    _draw_band(ax, metrics, band, max_points, color=PALETTE[2])
+                else:
+                    only = health.adv_mean or health.adv_std
+                    if only is not None:
+                        _plot_line(ax, metrics.series[only.key], max_points, color=PALETTE[2], label=only.key)
+            elif panel == "components":
+                for j, comp in enumerate(health.components):
+                    color = PALETTE[(j + 3) % len(PALETTE)]
+                    _plot_line(ax, metrics.series[comp.mean.key], max_points, color=color, label=comp.name)
+            if onset is not None:
+                ax.axvline(onset, color=ONSET, linewidth=1.0, linestyle="--", zorder=3)
+            _draw_stages(ax, metrics.stages, label=False)
+            _style_axes(ax, panel)
+            ax.legend(loc="best", ncols=4, fontsize=7.5)
+        if onset is not None:
+            lo, hi = axes[0].get_xlim()
+            right_half = onset > lo + 0.5 * (hi - lo)  # label on the side with room for it
+            axes[0].text(
+                onset,
+                1.02,
+                f"signal lost from step {onset:g} " if right_half else f" signal lost from step {onset:g}",
+                transform=axes[0].get_xaxis_transform(),
+                fontsize=7.5,
+                color=ONSET,
+                ha="right" if right_half else "left",
+                va="bottom",
+                clip_on=False,
+            )
+        axes[-1].set_xlabel(_xlabel(metrics))
         return _save(fig)

@@ -106,7 +106,8 @@ def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
             + "."
         )
         out.append(FigureFile("fig-training.svg", svg, alt, caption, _svg_height(svg)))
-    for i, band in enumerate(plan.bands):
+    in_reward_figure = reward_keys(report)
+    for i, band in enumerate(b for b in plan.bands if b.mean not in in_reward_figure):
         svg = figures.band_figure(metrics, band, max_points)
         extra = f", min–max envelope from {band.min}/{band.max}" if band.min and band.max else ""
         out.append(
@@ -119,6 +120,42 @@ def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
             )
         )
     return out
+
+
+def reward_keys(report: RunReport) -> set[str]:
+    """Series drawn in the reward-health figure (their generic band panels would repeat it)."""
+    h = report.reward
+    if h is None:
+        return set()
+    stats = [h.mean, h.std, h.min, h.max, h.zero_std, h.adv_mean, h.adv_std, *(c.mean for c in h.components)]
+    return {s.key for s in stats if s is not None}
+
+
+def make_reward_figure(report: RunReport, max_points: int) -> FigureFile | None:
+    """The "Reward health" figure of section 6, only for runs that logged reward series."""
+    h, metrics = report.reward, report.run.metrics
+    if h is None or metrics is None:
+        return None
+    from obs.render import figures  # heavy import (matplotlib), only when a run has reward series
+
+    svg = figures.reward_health_figure(metrics, h, max_points)
+    parts = []
+    if h.mean is not None:
+        parts.append(f"{h.mean.key} ± {h.std.key}" if h.std else h.mean.key)
+    if h.zero_std is not None:
+        parts.append(f"{h.zero_std.key} against the threshold {num(h.zero_std_threshold)}")
+    if h.adv_mean is not None or h.adv_std is not None:
+        parts.append("advantage mean ± std" if h.adv_mean and h.adv_std else "advantage")
+    if h.components:
+        parts.append("reward components (" + ", ".join(c.name for c in h.components) + ")")
+    onset = h.onset_step
+    caption = "Panels: " + "; ".join(parts) + "."
+    if onset is not None:
+        caption += f" Dashed red line: the learning signal is lost from step {num(onset)}."
+    alt_parts = [_describe(report, s.key) for s in (h.mean, h.std, h.zero_std, h.adv_std) if s is not None]
+    if onset is not None:
+        alt_parts.append(f"collapse onset at step {num(onset)}")
+    return FigureFile("fig-reward.svg", svg, "; ".join(alt_parts), caption, _svg_height(svg))
 
 
 def series_table(report: RunReport) -> list[dict[str, Any]]:
@@ -231,6 +268,9 @@ def render_run(
     figures = make_figures(report, max_points)
     for f in figures:
         out.files[f.file] = f.svg
+    reward_fig = make_reward_figure(report, max_points)
+    if reward_fig is not None:
+        out.files[reward_fig.file] = reward_fig.svg
 
     renders: dict[str, str] = {}
     wanted = {c.render for g in report.failures for c in g.shown_cases if c.render}
@@ -271,6 +311,7 @@ def render_run(
         links=links.as_dict(),
         sections=SECTIONS,
         figures=figures,
+        reward_fig=reward_fig,
         series_table=series_table(report),
         data_rows=rows,
         budget=budget,

@@ -1,0 +1,341 @@
+"""RL reward health: is there still a learning signal?
+
+GRPO-style training normalises rewards within a group of completions of the same prompt. When every
+completion of a group gets the same reward (all right or all wrong), the group's advantages are zero
+and the prompt teaches nothing. So the reward mean alone is a poor health read: it can look fine
+while the signal vanishes. The canaries are the spread of the reward (`reward_std`, the band), the
+fraction of groups with zero reward variance (TRL's `frac_reward_zero_std`) and the advantage
+statistics. This module finds those series under the names trainers actually log, summarises them
+and detects when a collapse began. Pure: metrics in, numbers out; no drawing.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from obs.model import Metrics, Series
+
+# Names as logged by common trainers, most specific first. A `train/` prefix (W&B exports) is accepted.
+MEAN_NAMES = ("reward_mean", "rewards_mean", "reward/mean", "rewards/mean", "reward", "mean_reward")
+STD_NAMES = ("reward_std", "rewards_std", "reward/std", "rewards/std")
+MIN_NAMES = ("reward_min", "rewards_min", "reward/min", "rewards/min")
+MAX_NAMES = ("reward_max", "rewards_max", "reward/max", "rewards/max")
+ZERO_STD_NAMES = ("frac_reward_zero_std", "zero_std_ratio")  # TRL, then older TRL
+ADV_MEAN_NAMES = ("advantage_mean", "advantages_mean", "advantage/mean", "advantages/mean")
+ADV_STD_NAMES = ("advantage_std", "advantages_std", "advantage/std", "advantages/std")
+# Per-reward-function components: TRL logs `rewards/<fn>/mean` and `/std` (older: `rewards/<fn>`).
+COMPONENT = re.compile(r"^rewards?/(?P<fn>[^/]+?)(?:/(?P<stat>mean|std))?$")
+NOT_COMPONENTS = frozenset({"mean", "std", "min", "max"})
+PREFIX = "train/"
+
+
+@dataclass(frozen=True)
+class SeriesStat:
+    """One series in numbers: first value, mean of the final window, range and where it ends."""
+
+    key: str
+    first: float
+    final: float
+    min: float
+    max: float
+    last_step: float
+    points: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "first": self.first,
+            "final": self.final,
+            "min": self.min,
+            "max": self.max,
+            "last_step": self.last_step,
+            "points": self.points,
+        }
+
+
+@dataclass(frozen=True)
+class Onset:
+    """Where a collapse began: the first step after which the rolling mean stays past the threshold."""
+
+    key: str
+    step: float
+    threshold: float
+    window: int
+    direction: str  # "above" | "below"
+    sustained: int  # rolling-mean points past the threshold from the onset to the end
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "step": self.step,
+            "threshold": self.threshold,
+            "window": self.window,
+            "direction": self.direction,
+            "sustained_points": self.sustained,
+        }
+
+
+@dataclass(frozen=True)
+class Component:
+    name: str
+    mean: SeriesStat
+    std_key: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "mean": self.mean.as_dict(), "std_key": self.std_key}
+
+
+@dataclass
+class RewardHealth:
+    window: int
+    mean: SeriesStat | None = None
+    std: SeriesStat | None = None
+    min: SeriesStat | None = None
+    max: SeriesStat | None = None
+    zero_std: SeriesStat | None = None
+    adv_mean: SeriesStat | None = None
+    adv_std: SeriesStat | None = None
+    components: list[Component] = field(default_factory=list)
+    zero_std_threshold: float = 0.5
+    zero_std_onset: Onset | None = None
+    std_drop: float = 0.25
+    std_peak: float | None = None  # highest rolling mean of reward_std
+    std_peak_step: float | None = None
+    std_onset: Onset | None = None
+
+    @property
+    def collapsed(self) -> bool:
+        return self.zero_std_onset is not None or self.std_onset is not None
+
+    @property
+    def onset_step(self) -> float | None:
+        """The earliest detected onset: the step from which the learning signal is considered gone."""
+        steps = [o.step for o in (self.zero_std_onset, self.std_onset) if o is not None]
+        return min(steps) if steps else None
+
+    @property
+    def can_detect(self) -> bool:
+        """Collapse needs a spread signal: without std or zero-std fraction only the mean is known."""
+        return self.std is not None or self.zero_std is not None
+
+    def table(self) -> list[dict[str, Any]]:
+        """The numbers the page shows under the figure, one row per logged series."""
+        rows: list[tuple[str, SeriesStat | None, str]] = [
+            ("reward mean", self.mean, ""),
+            ("reward std", self.std, "spread within the batch: the collapse canary"),
+            ("reward min", self.min, ""),
+            ("reward max", self.max, ""),
+            ("zero-std groups", self.zero_std, "fraction of groups whose completions all got the same reward"),
+            ("advantage mean", self.adv_mean, "≈ 0 by construction under group normalisation"),
+            ("advantage std", self.adv_std, "signal strength: falls as groups tie"),
+        ]
+        rows += [(f"component: {c.name}", c.mean, "") for c in self.components]
+        return [
+            {
+                "label": label,
+                "key": s.key,
+                "first": s.first,
+                "final": s.final,
+                "min": s.min,
+                "max": s.max,
+                "note": note,
+            }
+            for label, s, note in rows
+            if s is not None
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        def d(s: SeriesStat | Onset | None) -> dict[str, Any] | None:
+            return s.as_dict() if s is not None else None
+
+        return {
+            "window": self.window,
+            "reward_mean": d(self.mean),
+            "reward_std": d(self.std),
+            "reward_min": d(self.min),
+            "reward_max": d(self.max),
+            "frac_zero_std": d(self.zero_std),
+            "advantage_mean": d(self.adv_mean),
+            "advantage_std": d(self.adv_std),
+            "components": [c.as_dict() for c in self.components],
+            "zero_std_threshold": self.zero_std_threshold,
+            "zero_std_onset": d(self.zero_std_onset),
+            "reward_std_drop": self.std_drop,
+            "reward_std_peak": self.std_peak,
+            "reward_std_peak_step": self.std_peak_step,
+            "reward_std_onset": d(self.std_onset),
+            "collapsed": self.collapsed,
+            "onset_step": self.onset_step,
+        }
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
+    """Trailing mean over full windows only: element i covers values[i : i + window].
+
+    Full windows only, so one noisy point at the start cannot pass for a sustained level.
+    """
+    w = max(1, int(window))
+    if values.size < w:
+        return np.empty(0, dtype=np.float64)
+    csum = np.cumsum(np.concatenate(([0.0], values.astype(np.float64))))
+    out: np.ndarray = (csum[w:] - csum[:-w]) / w
+    return out
+
+
+def sustained_onset(
+    steps: np.ndarray,
+    values: np.ndarray,
+    threshold: float,
+    window: int,
+    *,
+    above: bool = True,
+    start: int = 0,
+) -> tuple[float, int] | None:
+    """First step after which the rolling mean stays at or past `threshold` until the end.
+
+    Returns (step, number of rolling points past the threshold) or None. A crossing must hold for
+    at least one full window of rolling means to count: a level seen in the last few points only is
+    not yet "staying". `start` skips rolling points before that index (e.g. before a peak).
+    The step reported is the last step of the first window whose mean passed the threshold.
+    """
+    w = max(1, int(window))
+    keep = np.isfinite(values)
+    x, y = steps[keep], values[keep]
+    roll = rolling_mean(y, w)
+    if roll.size == 0:
+        return None
+    past = roll >= threshold if above else roll <= threshold
+    past[: max(0, start)] = False
+    if not past[-1]:
+        return None
+    misses = np.flatnonzero(~past)
+    first = int(misses[-1]) + 1 if misses.size else 0
+    sustained = int(roll.size - first)
+    if sustained < w:
+        return None
+    return float(x[first + w - 1]), sustained
+
+
+def _stat(key: str, series: Series, window: int) -> SeriesStat | None:
+    s = series.finite()
+    if not len(s):
+        return None
+    v = s.values
+    return SeriesStat(
+        key=key,
+        first=float(v[0]),
+        final=float(np.mean(v[-max(1, window) :])),
+        min=float(np.min(v)),
+        max=float(np.max(v)),
+        last_step=float(s.steps[-1]),
+        points=int(v.size),
+    )
+
+
+def _names(metrics: Metrics) -> dict[str, str]:
+    """Canonical name -> logged key; an unprefixed key wins over its `train/` twin."""
+    out: dict[str, str] = {}
+    for key, series in metrics.series.items():
+        if not len(series) or not np.isfinite(series.values).any():
+            continue
+        canon = key[len(PREFIX) :] if key.startswith(PREFIX) else key
+        if canon not in out or key == canon:
+            out[canon] = key
+    return out
+
+
+def _pick(names: dict[str, str], candidates: tuple[str, ...]) -> str | None:
+    for c in candidates:
+        if c in names:
+            return names[c]
+    return None
+
+
+def find_components(names: dict[str, str]) -> list[tuple[str, str, str | None]]:
+    """(function name, mean key, std key or None) for each reward component, sorted by name."""
+    means: dict[str, str] = {}
+    stds: dict[str, str] = {}
+    for canon, key in names.items():
+        m = COMPONENT.match(canon)
+        if not m or m.group("fn") in NOT_COMPONENTS:
+            continue
+        fn, stat = m.group("fn"), m.group("stat")
+        if stat == "std":
+            stds[fn] = key
+        elif stat == "mean" or fn not in means:
+            means[fn] = key
+    return [(fn, means[fn], stds.get(fn)) for fn in sorted(means)]
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+def reward_health(metrics: Metrics | None, threshold: Callable[[str], float]) -> RewardHealth | None:
+    """Reward health of a run, or None when it logged no reward series at all.
+
+    Thresholds (obs.yaml): `zero_std_frac` and `zero_std_window` (collapse when the rolling mean of
+    the zero-std fraction stays at or above the fraction), `reward_std_drop` (collapse when the
+    rolling mean of reward_std stays at or below that share of its peak, after the peak).
+    """
+    if metrics is None:
+        return None
+    names = _names(metrics)
+    window = max(1, int(threshold("zero_std_window")))
+    keys = {
+        "mean": _pick(names, MEAN_NAMES),
+        "std": _pick(names, STD_NAMES),
+        "min": _pick(names, MIN_NAMES),
+        "max": _pick(names, MAX_NAMES),
+        "zero_std": _pick(names, ZERO_STD_NAMES),
+        "adv_mean": _pick(names, ADV_MEAN_NAMES),
+        "adv_std": _pick(names, ADV_STD_NAMES),
+    }
+    comps = find_components(names)
+    if keys["mean"] is None and keys["std"] is None and keys["zero_std"] is None and not comps:
+        return None
+    stats = {k: _stat(v, metrics.series[v], window) if v else None for k, v in keys.items()}
+    health = RewardHealth(
+        window=window,
+        mean=stats["mean"],
+        std=stats["std"],
+        min=stats["min"],
+        max=stats["max"],
+        zero_std=stats["zero_std"],
+        adv_mean=stats["adv_mean"],
+        adv_std=stats["adv_std"],
+        zero_std_threshold=threshold("zero_std_frac"),
+        std_drop=threshold("reward_std_drop"),
+    )
+    for fn, mean_key, std_key in comps:
+        st = _stat(mean_key, metrics.series[mean_key], window)
+        if st is not None:
+            health.components.append(Component(fn, st, std_key))
+
+    if keys["zero_std"]:
+        s = metrics.series[keys["zero_std"]]
+        found = sustained_onset(s.steps, s.values, health.zero_std_threshold, window, above=True)
+        if found:
+            health.zero_std_onset = Onset(
+                keys["zero_std"], found[0], health.zero_std_threshold, window, "above", found[1]
+            )
+    if keys["std"]:
+        s = metrics.series[keys["std"]].finite()
+        roll = rolling_mean(s.values, window)
+        if roll.size:
+            peak_i = int(np.argmax(roll))
+            health.std_peak = float(roll[peak_i])
+            health.std_peak_step = float(s.steps[peak_i + window - 1])
+            limit = health.std_drop * health.std_peak
+            found = sustained_onset(s.steps, s.values, limit, window, above=False, start=peak_i)
+            if found and not math.isnan(limit):
+                health.std_onset = Onset(keys["std"], found[0], limit, window, "below", found[1])
+    return health
