@@ -1,4 +1,4 @@
-"""Command line: `obs build`, `obs check`.
+"""Command line: `obs build`, `obs check`, `obs gate`.
 
 Every diagnostic is printed as `path:line: severity: message`, then one summary line. Exit status:
 0 clean, 1 errors (or warnings with --strict), 2 bad usage.
@@ -125,6 +125,81 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if errors or (args.strict and warnings) else 0
 
 
+GATE_MARK = {True: "pass", False: "FAIL", None: "n/a"}
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    """`obs gate RUN [SOURCE]`: the promotion rules' verdict for one run, for CI.
+
+    Exit 0 only when the suggestion is "promote"; 1 for any other verdict (or none); 2 when the
+    source folder or the run id is unknown. Only the run and its baseline are read, not the tree.
+    """
+    import difflib
+
+    from obs.analysis.digest import make_digest
+    from obs.analysis.report import RunContext, analyse_run
+    from obs.config import load_config
+    from obs.discover import discover
+    from obs.plan import plan_build
+    from obs.worker import load_run
+
+    root = Path(args.source).resolve()
+    if not root.is_dir():
+        print(f"obs gate: {args.source}: source folder does not exist", file=sys.stderr)
+        return 2
+    top = Diagnostics(root=root)
+    cfg = load_config(root, top)
+    found = discover(root)
+    plan = plan_build(found.runs, top)
+    by_id = {p.id: p for p in plan.runs}
+    planned = by_id.get(args.run)
+    if planned is None:
+        close = difflib.get_close_matches(args.run, list(by_id), n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else f" ({len(by_id)} runs found)"
+        print(f"obs gate: no run with id '{args.run}' in {args.source}{hint}", file=sys.stderr)
+        return 2
+    run = load_run(planned, root, cfg)
+    # the same context a build gives the run (see worker.run_context)
+    spec = found.specs.get(run.spec) if run.spec else None
+    campaign = found.campaigns.get(run.campaign) if run.campaign else None
+    window = campaign.final_window if campaign else cfg.final_window
+    ctx = RunContext(
+        preferred_metrics=[
+            m for m in (spec.primary_metric if spec else None, campaign.primary_metric if campaign else None) if m
+        ],
+        final_window=window,
+        baseline_id=run.baseline,
+        alpha=campaign.alpha if campaign else 0.05,
+    )
+    if run.baseline:
+        base_planned = by_id.get(run.baseline)
+        if base_planned is None:
+            ctx.baseline_problem = f"baseline {run.baseline} is not in this source tree"
+        else:
+            ctx.baseline = make_digest(load_run(base_planned, root, cfg), window)
+    report = analyse_run(run, ctx, cfg)
+    _print_diagnostics([d for d in run.diagnostics.items if d.severity == "error"], quiet=True)
+    s = report.suggestion
+    against = f"vs baseline {run.baseline}" if run.baseline else "no baseline"
+    print(
+        f"obs gate: {run.id} ({against}): suggested {s.verdict or 'nothing (cannot judge)'}"
+        f"; recorded {run.verdict or 'nothing'}{' (they disagree)' if report.disagrees else ''}"
+    )
+    if ctx.baseline_problem:
+        print(f"  {ctx.baseline_problem}")
+    for reason in s.reasons:
+        print(f"  - {reason}")
+    for c in s.checks:
+        mark = ("yes" if c.passed else "no") if not c.gate and c.passed is not None else GATE_MARK[c.passed]
+        print(f"  [{mark}] {c.rule}: {c.detail}")
+        for item in c.items:
+            print(f"         {item}")
+    problems = [f.title for f in report.findings if f.severity == "problem"]
+    if problems:
+        print(f"  diagnosis: {'; '.join(problems)}")
+    return 0 if s.verdict == "promote" else 1
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="obs", description="The run observatory: training-run artifacts in, a static website out."
@@ -146,6 +221,16 @@ def make_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     check.add_argument("-q", "--quiet", action="store_true", help="hide info diagnostics")
     check.set_defaults(func=cmd_check)
+
+    gate = sub.add_parser(
+        "gate",
+        help="the promotion rules' verdict for one run (exit 0 only for promote; for CI)",
+        description="Load RUN and its baseline, print the suggested verdict and why. "
+        "Exit status: 0 promote, 1 any other verdict or none, 2 unknown run or source.",
+    )
+    gate.add_argument("run", help="run id (as in run.yaml `id:`)")
+    gate.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    gate.set_defaults(func=cmd_gate)
     return parser
 
 
