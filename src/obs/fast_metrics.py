@@ -17,17 +17,24 @@ from typing import Any
 import numpy as np
 import orjson
 
+from obs.analysis.decimate import decimate
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series
 from obs.series_builder import STAGE_KEYS, STEP_KEYS, stages_from_points, to_series
 
 SAMPLE_ROWS = 200
 FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast, and polars' import is saved
+STREAM_MIN_BYTES = 64 << 20  # above this a log is read in chunks and kept reduced
+CHUNK_BYTES = 32 << 20
+POINTS_PER_CHUNK = 4000  # min/max-decimated points kept per chunk and series (plots use ~2,000)
+EXACT_TAIL = 2000  # the last points of every series stay exact: final-window values need them
 
 
 def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> Metrics | None:
     """Metrics for a clean JSONL log, or None when the tolerant reader must handle the file."""
     try:
+        if path.stat().st_size >= STREAM_MIN_BYTES:
+            return read_metrics_streamed(path, diags, step_key)
         raw = path.read_bytes()
     except OSError:
         return None
@@ -96,8 +103,9 @@ def _stage_change_points(steps: np.ndarray, labels: list[Any]) -> list[tuple[flo
     return [(float(st[i]), str(arr[i])) for i in idx]
 
 
-def _parse(body: bytes) -> Any:
-    """Parse with a schema inferred from the first rows, then prove no key was missed.
+def _parse(body: bytes, schema: dict[str, Any] | None = None) -> Any:
+    """Parse with a schema inferred from the first rows (or known from earlier chunks), then prove
+    no key was missed.
 
     Inferring the schema from every row costs a second full pass; inferring it from a sample is
     5x faster but silently drops a key that first appears later (an eval metric logged every
@@ -107,7 +115,10 @@ def _parse(body: bytes) -> Any:
     import polars as pl  # native JSON parser; imported only for large files
 
     try:
-        frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=SAMPLE_ROWS)
+        if schema:
+            frame = pl.read_ndjson(io.BytesIO(body), schema=schema)
+        else:
+            frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=SAMPLE_ROWS)
         held = sum(frame.height - frame[c].null_count() for c in frame.columns)
         nulls = body.count(b'": null') + body.count(b'":null')
         if body.count(b'":') != held + nulls:
@@ -144,3 +155,90 @@ def _columns(frame: Any, key: str) -> tuple[np.ndarray, dict[str, np.ndarray], l
         else:
             return None  # text, nested objects, lists: the tolerant path flattens and reports them
     return steps, values, stages
+
+
+class _Reduced:
+    """One series of a streamed log: min/max-decimated chunks plus the exact last points."""
+
+    def __init__(self) -> None:
+        self.steps: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self.tail_steps = np.empty(0)
+        self.tail_values = np.empty(0)
+        self.logged = 0
+
+    def add(self, steps: np.ndarray, values: np.ndarray) -> None:
+        keep = ~np.isnan(values)
+        st, va = steps[keep], values[keep]
+        if st.size == 0:
+            return
+        self.logged += int(st.size)
+        ds, dv = decimate(st, va, POINTS_PER_CHUNK)
+        self.steps.append(ds)
+        self.values.append(dv)
+        self.tail_steps = np.concatenate((self.tail_steps, st))[-EXACT_TAIL:]
+        self.tail_values = np.concatenate((self.tail_values, va))[-EXACT_TAIL:]
+
+    def finish(self) -> Series:
+        steps = np.concatenate([*self.steps, self.tail_steps])
+        values = np.concatenate([*self.values, self.tail_values])
+        uniq, first = np.unique(steps, return_index=True)  # steps are strictly increasing: no real duplicates
+        return Series(uniq, values[first], self.logged)
+
+
+def read_metrics_streamed(path: Path, diags: Diagnostics, step_key: str | None) -> Metrics | None:
+    """A very long clean log, read 32 MB at a time and kept reduced: memory stays bounded whatever
+    its length, every bucket's extremes and the last points stay exact. Requires strictly increasing
+    steps (the common case for long logs); anything else goes to the other readers."""
+    reduced: dict[str, _Reduced] = {}
+    stage_points: list[tuple[float, str]] = []
+    key = step_key
+    schema: dict[str, Any] | None = None
+    last_step = -np.inf
+    newlines = 0
+    carry = b""
+    with path.open("rb") as fh:
+        while block := fh.read(CHUNK_BYTES):
+            block = carry + block
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                carry = block
+                continue
+            body, carry = block[: cut + 1], block[cut + 1 :]
+            newlines += body.count(b"\n")
+            if b"NaN" in body or b"Infinity" in body:
+                return None
+            if key is None:
+                first = _first_object(body)
+                key = next((k for k in STEP_KEYS if k in first), None) if first is not None else None
+                if key is None:
+                    return None
+            frame = _parse(body, schema)
+            columns = _columns(frame, key) if frame is not None else None
+            if frame is not None:
+                schema = dict(frame.schema)
+            if columns is None:
+                return None
+            steps, values, stages = columns
+            if steps.size and (steps[0] <= last_step or np.any(np.diff(steps) <= 0)):
+                return None
+            if steps.size:
+                last_step = float(steps[-1])
+            for name, vals in values.items():
+                reduced.setdefault(name, _Reduced()).add(steps, vals)
+            for labels in stages:
+                stage_points.extend(_stage_change_points(steps, labels))
+    if key is None:
+        return None
+    if carry.strip():
+        diags.info(path, "last line is incomplete (the run may still be writing); it was skipped", newlines + 1)
+    series = {name: r.finish() for name, r in sorted(reduced.items()) if r.logged}
+    return Metrics(series=series, stages=stages_from_points(stage_points), step_source=key, source_file=str(path))
+
+
+def _first_object(body: bytes) -> dict[str, Any] | None:
+    try:
+        first = orjson.loads(body[: body.find(b"\n")].strip())
+    except orjson.JSONDecodeError:
+        return None
+    return first if isinstance(first, dict) else None

@@ -22,17 +22,27 @@ STATUSES: tuple[str, ...] = ("queued", "running", "finished", "failed", "crashed
 
 @dataclass
 class Series:
-    """One metric over steps. Only logged points are stored (sparse eval metrics stay sparse)."""
+    """One metric over steps. Only logged points are stored (sparse eval metrics stay sparse).
+
+    A very long log is kept reduced (min/max per bucket plus an exact tail): `logged` then says
+    how many points the log really had; None means every logged point is stored.
+    """
 
     steps: np.ndarray
     values: np.ndarray
+    logged: int | None = None
 
     def __len__(self) -> int:
         return int(self.steps.shape[0])
 
+    @property
+    def count(self) -> int:
+        """Points in the log (not in memory)."""
+        return self.logged if self.logged is not None else len(self)
+
     def finite(self) -> Series:
         keep = np.isfinite(self.values)
-        return Series(self.steps[keep], self.values[keep])
+        return Series(self.steps[keep], self.values[keep], self.logged)
 
 
 @dataclass

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -84,3 +85,49 @@ def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> 
     ):
         path.write_text(body)
         assert read_metrics_fast(path, Diagnostics(), None) is None, body
+
+
+def test_streamed_reading_keeps_extremes_tail_counts_and_stages(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import obs.fast_metrics as fm
+
+    monkeypatch.setattr(fm, "STREAM_MIN_BYTES", 1 << 16)
+    monkeypatch.setattr(fm, "CHUNK_BYTES", 1 << 15)
+    monkeypatch.setattr(fm, "POINTS_PER_CHUNK", 50)
+    monkeypatch.setattr(fm, "EXACT_TAIL", 30)
+    rng = np.random.default_rng(5)
+    n = 20_000
+    loss = rng.normal(size=n).cumsum()
+    loss[7777] = 1e6  # a spike the reduction must keep
+    lines = []
+    for i in range(n):
+        rec: dict[str, object] = {"step": i, "loss": float(loss[i]), "stage": "warmup" if i < 500 else "main"}
+        if i % 1000 == 0:
+            rec["eval_loss"] = float(i)
+        lines.append(json.dumps(rec))
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("\n".join(lines) + "\n" + '{"step": 20000, "lo')  # still writing
+    diags = Diagnostics()
+    streamed = read_metrics_fast(path, diags, None)
+    assert streamed is not None
+    full, _ = tolerant(path)
+    s, f = streamed.series["loss"], full.series["loss"]
+    assert s.count == n and len(s) < n / 4  # reduced in memory, the true count kept
+    assert s.values.max() == f.values.max() == 1e6 and s.values.min() == f.values.min()
+    assert np.array_equal(s.steps[-30:], f.steps[-30:]) and np.array_equal(s.values[-30:], f.values[-30:])
+    assert np.all(np.diff(s.steps) > 0)
+    assert np.array_equal(streamed.series["eval_loss"].values, full.series["eval_loss"].values)
+    assert streamed.stages == full.stages
+    assert [d.severity for d in diags.items] == ["info"]  # the half-written last line, as the tolerant path says
+
+
+def test_streamed_reading_declines_unsorted_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import obs.fast_metrics as fm
+
+    monkeypatch.setattr(fm, "STREAM_MIN_BYTES", 1 << 10)
+    monkeypatch.setattr(fm, "CHUNK_BYTES", 1 << 10)
+    path = tmp_path / "metrics.jsonl"
+    steps = [*range(200), *range(100, 300)]  # a restart
+    path.write_text("".join(json.dumps({"step": i, "loss": 1.0}) + "\n" for i in steps))
+    assert read_metrics_fast(path, Diagnostics(), None) is None

@@ -169,7 +169,7 @@ def series_table(report: RunReport) -> list[dict[str, Any]]:
             {
                 "name": name,
                 "spark": sparkline_points(s),
-                "points": len(s),
+                "points": s.count,
                 "first": float(s.values[0]) if len(s) else None,
                 "min": float(finite.min()) if finite.size else None,
                 "max": float(finite.max()) if finite.size else None,
