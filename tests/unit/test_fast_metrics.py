@@ -87,9 +87,7 @@ def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> 
         assert read_metrics_fast(path, Diagnostics(), None) is None, body
 
 
-def test_streamed_reading_keeps_extremes_tail_counts_and_stages(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_streamed_keeps_extremes_tail_counts_and_stages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import obs.fast_metrics as fm
 
     monkeypatch.setattr(fm, "STREAM_MIN_BYTES", 1 << 16)
