@@ -74,6 +74,11 @@ def _pp(x: float) -> str:
     return f"{100 * x:+.1f} pp".replace("-", "−")
 
 
+def _signed(x: float, digits: int) -> str:
+    text = f"{x:+.{digits}f}"
+    return "±" + text[1:] if float(text) == 0 else text.replace("-", "−")
+
+
 def _num(x: float) -> str:
     if x == 0 or not math.isfinite(x):
         return f"{x:g}"
@@ -373,8 +378,8 @@ def _rule_plateau(d: DiagnosisInput) -> Finding | None:
     rate = sb.rate(check) if sb is not None and check is not None and check not in sb.negative else None
     probe_ok = rate is not None and rate >= d.threshold("low_exact")
     evidence = [
-        f"{d.loss_key} changed by {100 * rel:+.2f}% over the final {y.size} points ".replace("-", "−")
-        + f"(steps {_step(x[0])}–{_step(x[-1])}, fitted trend): |change| < {100 * limit:g}%",
+        f"{d.loss_key} changed by {_signed(100 * rel, 2)}% over the final {y.size} points "
+        f"(steps {_step(x[0])}–{_step(x[-1])}, fitted trend): |change| < {100 * limit:g}%",
         f"level {_num(level)} ≥ {_num(floor)} (a flat loss near zero is convergence, not a plateau)",
     ]
     if rate is not None and check is not None:

@@ -1,0 +1,231 @@
+"""Promotion rules: one synthetic run per outcome (promote, repair twice over, reject three ways,
+branch, cannot judge), built through the same paired comparison the pages use, and `obs gate` exit
+codes on a small source tree."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from obs.analysis.compare import Headline, compare_probes, headline_delta
+from obs.analysis.digest import CaseOutcome, RunDigest
+from obs.analysis.held_constant import HeldConstant, compare_held_constant, run_fields
+from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
+from obs.cli import main
+from obs.config import SiteConfig
+from obs.model import Run
+
+CFG = SiteConfig()
+FAMILIES = ("cards", "lane", "poster", "table")
+N = 40  # cases per family
+
+
+Probe = dict[str, CaseOutcome]
+
+
+def probe(passes: dict[str, int], n: int = N) -> Probe:
+    """Family -> number of passing cases; cases 0..k-1 of each family pass (so runs pair by index)."""
+    out: Probe = {}
+    for fam in FAMILIES:
+        for i in range(n):
+            split = "dev" if i % 2 else "test"
+            out[f"{fam}-{i:03d}"] = CaseOutcome({"exact": i < passes.get(fam, 0)}, split, fam)
+    return out
+
+
+BASE = probe(dict.fromkeys(FAMILIES, 24))  # 60% everywhere
+
+
+def judge(
+    here: Probe,
+    base: Probe | None = BASE,
+    *,
+    repaired: Probe | None = None,
+    held: HeldConstant | None = None,
+    status: str = "finished",
+) -> Suggestion:
+    neg = CFG.is_negative_check
+    comparison = compare_probes(here, base, "base", neg) if base is not None else None
+    rate = sum(o.checks["exact"] for o in here.values()) / len(here)
+    headline = Headline("exact", rate, "probe", "exact rate", n=len(here))
+    delta = (
+        headline_delta(headline, RunDigest("run", probe=here), RunDigest("base", probe=base), neg, 0.05, comparison)
+        if base is not None
+        else None
+    )
+    rc = compare_probes(repaired, here, "raw probe", neg) if repaired is not None else None
+    return suggest_verdict(
+        PromotionInput(
+            delta=delta,
+            comparison=comparison,
+            headline_metric="exact",
+            threshold=CFG.threshold,
+            status=status,
+            repair_comparison=rc,
+            held=held,
+            headline_is_rate=True,
+        )
+    )
+
+
+def check(s: Suggestion, rule_start: str) -> Any:
+    return next(c for c in s.checks if c.rule.startswith(rule_start))
+
+
+def test_promote_when_the_headline_improves_and_nothing_regresses() -> None:
+    s = judge(probe(dict.fromkeys(FAMILIES, 32)))
+    assert s.verdict == "promote"
+    assert check(s, "headline improves").passed is True
+    assert check(s, "no split or family").passed is True
+    assert check(s, "headline improves").detail.startswith("exact: +20.0 pp, 95% CI [")
+
+
+def test_repair_when_the_headline_improves_but_a_family_regresses() -> None:
+    s = judge(probe({"cards": 36, "lane": 36, "poster": 36, "table": 21}))
+    assert s.verdict == "repair"
+    regs = check(s, "no split or family")
+    assert regs.passed is False
+    assert "family table: exact 60.0% → 52.5% (−7.5 pp, 3 broken / 0 fixed; tolerance 2.0 pp)" in regs.items
+
+
+def test_regression_within_tolerance_does_not_block() -> None:
+    # one lost case in a family of 60 is 1.7 pp, inside the 2 pp tolerance
+    base = probe(dict.fromkeys(FAMILIES, 36), n=60)
+    here = probe({"cards": 50, "lane": 50, "poster": 50, "table": 35}, n=60)
+    assert judge(here, base).verdict == "promote"
+
+
+def test_reject_when_the_headline_gets_worse() -> None:
+    s = judge(probe(dict.fromkeys(FAMILIES, 16)))
+    assert s.verdict == "reject"
+    assert s.reasons[0] == "exact got worse (95% CI below zero)"
+
+
+def test_reject_when_more_than_one_axis_changed_even_if_better() -> None:
+    base_run = Run(id="base", source_dir=Path("."), config={"train": {"lr": 3e-4}}, data={"rows": 100})
+    run = Run(id="run", source_dir=Path("."), primary_axis="data", config={"train": {"lr": 6e-4}}, data={"rows": 200})
+    held = compare_held_constant(run, "base", run_fields(base_run), CFG.axes)
+    s = judge(probe(dict.fromkeys(FAMILIES, 32)), held=held)
+    assert s.verdict == "reject"
+    assert check(s, "headline improves").passed is True
+    assert check(s, "one axis changed").passed is False
+    assert "config.train.lr" in s.reasons[0] and "cannot be read as an experiment on data" in s.reasons[0]
+
+
+def test_repair_when_the_target_family_is_fixed_but_others_regress() -> None:
+    # cards +25 pp, lane -25 pp: the overall change is zero, so the CI includes zero
+    s = judge(probe({"cards": 34, "lane": 14, "poster": 24, "table": 24}))
+    assert s.verdict == "repair"
+    assert "the run fixed cards +25.0 pp but other slices regressed" in s.reasons[1]
+
+
+def test_repair_when_the_misses_are_mostly_repairable() -> None:
+    here = probe(dict.fromkeys(FAMILIES, 24))  # no change vs the baseline
+    repaired = probe(dict.fromkeys(FAMILIES, 36))  # fixes 12 of 16 misses per family: 75%
+    s = judge(here, repaired=repaired)
+    assert s.verdict == "repair"
+    assert check(s, "raw misses mostly repairable").detail == "the repair pass fixes 48 of 64 raw misses (75%)"
+    assert check(s, "raw misses mostly repairable").gate is False
+
+
+def test_few_repairable_misses_do_not_make_a_repair() -> None:
+    here = probe(dict.fromkeys(FAMILIES, 24))
+    repaired = probe(dict.fromkeys(FAMILIES, 26))  # 8 of 64 misses
+    assert judge(here, repaired=repaired).verdict == "branch"
+
+
+def test_reject_when_nothing_improved_and_a_slice_regressed() -> None:
+    s = judge(probe({"cards": 24, "lane": 22, "poster": 24, "table": 24}))
+    assert s.verdict == "reject"
+    assert s.reasons == ["exact: the 95% CI of the change includes zero", "and 1 regression beyond tolerance"]
+
+
+def test_branch_when_nothing_changed() -> None:
+    s = judge(probe(dict.fromkeys(FAMILIES, 24)))
+    assert s.verdict == "branch"
+    assert all(c.passed is not False for c in s.checks if c.rule != "headline improves with a 95% CI above zero")
+
+
+def test_cannot_judge_a_running_run_or_one_without_baseline() -> None:
+    assert judge(probe(dict.fromkeys(FAMILIES, 32)), status="running").verdict is None
+    s = judge(probe(dict.fromkeys(FAMILIES, 32)), base=None)
+    assert s.verdict is None and s.reasons[0].startswith("no baseline to compare with")
+
+
+def test_regression_tolerance_comes_from_obs_yaml() -> None:
+    here = probe({"cards": 36, "lane": 36, "poster": 36, "table": 21})
+    loose = SiteConfig(thresholds={"regression_tolerance": 0.1})
+    neg = CFG.is_negative_check
+    comparison = compare_probes(here, BASE, "base", neg)
+    headline = Headline("exact", 0.8, "probe", "exact rate")
+    delta = headline_delta(headline, RunDigest("run", probe=here), RunDigest("base", probe=BASE), neg, 0.05, comparison)
+    s = suggest_verdict(PromotionInput(delta, comparison, "exact", loose.threshold, headline_is_rate=True))
+    assert s.verdict == "promote"
+
+
+def test_demo_ladder_suggestions_match_the_recorded_decisions(demo_site: Path) -> None:
+    got = {}
+    for run in ("spec03-r1", "spec03-r2", "spec03-r3", "spec03-r4"):
+        decision = json.loads((demo_site / f"runs/{run}/analysis.json").read_text())["decision"]
+        got[run] = (decision["suggested"]["verdict"], decision["disagree"])
+    assert got == {
+        "spec03-r1": (None, False),  # no baseline
+        "spec03-r2": ("reject", False),  # two axes moved, exact down, pipeline_lane collapsed
+        "spec03-r3": ("repair", False),  # exact up, pipeline_lane down 2 cases
+        "spec03-r4": (None, False),  # still running
+    }
+
+
+# --------------------------------------------------------------------------- obs gate
+
+
+def write_run(root: Path, run_id: str, passes: dict[str, int], **fields: Any) -> None:
+    folder = root / run_id
+    folder.mkdir(parents=True)
+    (folder / "run.yaml").write_text(yaml.safe_dump({"id": run_id, "status": "finished", **fields}))
+    lines = [
+        json.dumps({"id": k, "split": o.split, "family": o.family, "exact": o.checks["exact"]})
+        for k, o in probe(passes).items()
+    ]
+    (folder / "probe.jsonl").write_text("\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def gate_tree(tmp_path: Path) -> Path:
+    src = tmp_path / "reports"
+    write_run(src, "base", dict.fromkeys(FAMILIES, 24))
+    write_run(src, "good", dict.fromkeys(FAMILIES, 32), baseline="base", decision={"verdict": "reject"})
+    write_run(src, "worse", dict.fromkeys(FAMILIES, 16), baseline="base")
+    write_run(src, "flat", dict.fromkeys(FAMILIES, 24), baseline="base")
+    return src
+
+
+def test_gate_exits_0_for_promote_and_says_why(gate_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gate", "good", str(gate_tree)]) == 0
+    out = capsys.readouterr().out
+    assert "suggested promote; recorded reject (they disagree)" in out
+    assert "[pass] headline improves with a 95% CI above zero: exact: +20.0 pp" in out
+
+
+@pytest.mark.parametrize(("run", "verdict"), [("worse", "reject"), ("flat", "branch")])
+def test_gate_exits_1_otherwise(gate_tree: Path, capsys: pytest.CaptureFixture[str], run: str, verdict: str) -> None:
+    assert main(["gate", run, str(gate_tree)]) == 1
+    assert f"suggested {verdict}" in capsys.readouterr().out
+
+
+def test_gate_exits_1_without_a_baseline(gate_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gate", "base", str(gate_tree)]) == 1
+    assert "cannot judge" in capsys.readouterr().out
+
+
+def test_gate_exits_2_for_an_unknown_run(gate_tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gate", "god", str(gate_tree)]) == 2
+    assert "did you mean good" in capsys.readouterr().err
+
+
+def test_gate_exits_2_for_a_missing_source(tmp_path: Path) -> None:
+    assert main(["gate", "good", str(tmp_path / "nowhere")]) == 2
