@@ -149,7 +149,7 @@ def make_reward_figure(report: RunReport, max_points: int) -> FigureFile | None:
     if h.components:
         parts.append("reward components (" + ", ".join(c.name for c in h.components) + ")")
     onset = h.onset_step
-    caption = "Panels: " + "; ".join(parts) + "."
+    caption = ("Panels: " if len(parts) > 1 else "Panel: ") + "; ".join(parts) + "."
     if onset is not None:
         caption += f" Dashed red line: the learning signal is lost from step {num(onset)}."
     alt_parts = [_describe(report, s.key) for s in (h.mean, h.std, h.zero_std, h.adv_std) if s is not None]
