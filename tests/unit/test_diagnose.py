@@ -306,3 +306,13 @@ def test_demo_r2_names_pipeline_lane_with_its_counts(demo_site: Path) -> None:
     rate = next(r for r in lane if r["label"] == "pipeline_lane")["rates"]["exact"]
     assert finding["title"].endswith("pipeline_lane")
     assert f"({rate['hits']}/{rate['n']})" in finding["evidence"][0]
+
+
+def test_trailing_medians_match_pandas_across_chunks() -> None:
+    import pandas as pd
+
+    from obs.analysis.diagnose import _trailing_medians
+
+    g = np.random.default_rng(4).random(100)
+    expected = pd.Series(g[:-1]).rolling(5).median().to_numpy()[4:]
+    np.testing.assert_array_equal(_trailing_medians(g, 5, chunk=7), expected)

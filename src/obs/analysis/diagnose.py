@@ -453,6 +453,12 @@ def _rule_grad_collapse(d: DiagnosisInput) -> Finding | None:
     return None
 
 
+def _trailing_medians(g: np.ndarray, k: int, chunk: int = 1 << 16) -> np.ndarray:
+    """Median of each run of `k` points before a point, in chunks: a long log never holds n × k floats."""
+    windows = sliding_window_view(g[:-1], k)
+    return np.concatenate([np.median(windows[i : i + chunk], axis=1) for i in range(0, windows.shape[0], chunk)])
+
+
 def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
     curve = _curve(d.metrics, d.grad_key)
     if curve is None:
@@ -462,7 +468,7 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
     factor = d.threshold("grad_spike_factor")
     if g.size <= k:
         return None
-    medians = np.median(sliding_window_view(g[:-1], k), axis=1)  # medians[j] covers g[j : j + k]
+    medians = _trailing_medians(g, k)  # medians[j] covers g[j : j + k], compared with g[j + k]
     later = g[k:]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(medians > 0, later / medians, 0.0)
