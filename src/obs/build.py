@@ -31,6 +31,7 @@ from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.discover import Discovery, discover
 from obs.jsonutil import dumps
 from obs.plan import BuildPlan, PlannedRun, plan_build
+from obs.publish import ledger, site_extras
 from obs.resources import package_dir, templates_dir
 from obs.write import MARKER, Staging, check_output_location
 
@@ -48,6 +49,7 @@ class BuildOptions:
     jobs: int | None = None
     progress: bool = False
     cache_dir: Path | None = None
+    compare_to: Path | None = None  # obs.publish: another build (site or index.json) for changes.html
 
 
 @dataclass
@@ -105,6 +107,7 @@ def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | N
             sorted(found.campaigns),
             [spec.primary_metric] if spec else None,
             [campaign.primary_metric, campaign.final_window, campaign.alpha] if campaign else None,
+            ledger.entry_key(found.root, planned.id),  # obs.publish: a decision recorded with obs decide
         ]
     )
 
@@ -191,11 +194,13 @@ def build_site(opts: BuildOptions) -> BuildResult:
         return result
     check_output_location(root, opts.out)
     cache_dir = opts.cache_dir or cache_dir_for(out)
-    before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {}, package_dir())
+    options = {"compare_to": str(opts.compare_to)} if opts.compare_to else {}
+    before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file())
     cfg = load_config(root, top)
     found = discover(root, exclude=(out, cache_dir.parent))
     top.extend(found.diags)
+    extras = site_extras.prepare(root, cfg, found, opts.compare_to, top)  # obs.publish: ledger, archive, changes
     plan = plan_build(found.runs, top, peek=cache.peek_identity)
     env = environment_key(cfg)
     sched = _Scheduler(plan, cache, found, root, env, out)
@@ -215,7 +220,7 @@ def build_site(opts: BuildOptions) -> BuildResult:
             sched.digest_hashes[planned.id] = entry.digest_hash
     pages_key = None
     if not unknown:
-        summaries = [cache.runs[p.id].summary for p in plan.runs]
+        summaries = extras.annotate([cache.runs[p.id].summary for p in plan.runs])
         pages_key = site_pages_key(env, summaries, found, cfg)
         cached_pages = cache.pages.get("site")
         if (
@@ -238,9 +243,11 @@ def build_site(opts: BuildOptions) -> BuildResult:
             result.summaries.append(entry.summary)
             all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
         all_diags.extend(top.items)
+        result.summaries = extras.annotate(result.summaries)
         result.runs = len(result.summaries)
         result.diagnostics = sort_diagnostics(all_diags)
         result.pages += _site_pages(result, cache, found, cfg, env, staging, out)
+        result.pages += extras.write(staging, result.summaries)
         staging.write(".nojekyll", b"")
         staging.write(MARKER, manifest(result, cfg, found))
         staging.commit()

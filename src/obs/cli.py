@@ -1,4 +1,4 @@
-"""Command line: `obs build`, `obs check`, `obs gate`.
+"""Command line: `obs build`, `obs check`, `obs gate`; `obs summary`, `obs decide`, `obs serve` (obs.publish).
 
 Every diagnostic is printed as `path:line: severity: message`, then one summary line. Exit status:
 0 clean, 1 errors (or warnings with --strict), 2 bad usage.
@@ -53,8 +53,12 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> i
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    source, out = Path(args.source), Path(args.out)
-    replayed = _replay_if_unchanged(source, out, args)
+    if args.single_file:  # obs.publish: one run as one self-contained HTML file
+        from obs.publish.commands import cmd_single_file
+
+        return cmd_single_file(args)
+    source, out = Path(args.source), Path(args.out or DEFAULT_OUT)
+    replayed = None if args.compare_to else _replay_if_unchanged(source, out, args)
     if replayed is not None:
         return replayed
     from obs.build import BuildOptions, build_site
@@ -70,6 +74,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                 clean=args.clean,
                 jobs=args.jobs,
                 progress=sys.stderr.isatty(),
+                compare_to=Path(args.compare_to) if args.compare_to else None,
             )
         )
     except OutputError as exc:
@@ -209,11 +214,17 @@ def make_parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="build the site from a folder of run artifacts")
     build.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
-    build.add_argument("-o", "--out", default=DEFAULT_OUT, help="output folder (default: site/)")
+    build.add_argument(
+        "-o", "--out", default=None, help="output folder (default: site/); with --single-file the file (RUN.html)"
+    )
     build.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress, no info diagnostics")
     build.add_argument("--clean", action="store_true", help="ignore the build cache: rebuild every page")
     build.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    build.add_argument("--single-file", metavar="RUN", help="write only RUN's report, as one self-contained HTML file")
+    build.add_argument(
+        "--compare-to", metavar="OLD", help="another build (its folder or index.json): add changes.html against it"
+    )
     build.set_defaults(func=cmd_build)
 
     check = sub.add_parser("check", help="validate the artifacts against the input contract, build nothing")
@@ -231,6 +242,10 @@ def make_parser() -> argparse.ArgumentParser:
     gate.add_argument("run", help="run id (as in run.yaml `id:`)")
     gate.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
     gate.set_defaults(func=cmd_gate)
+
+    from obs.publish.commands import add_parsers  # summary, decide, serve
+
+    add_parsers(sub)
     return parser
 
 

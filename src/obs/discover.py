@@ -16,6 +16,7 @@ from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, 
 from obs.diagnostics import Diagnostics
 from obs.fields import FieldReader
 from obs.model import Campaign, Condition, Spec
+from obs.publish import ARCHIVE_DIR
 from obs.safeyaml import YamlError, load_yaml_file
 
 SPEC_FILE = "spec.yaml"
@@ -96,6 +97,8 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
         for child in children:
             if child.name.startswith(".") or child.name == "__pycache__":
                 continue
+            if folder == root and child.name == ARCHIVE_DIR:
+                continue  # frozen reports of `obs decide` (obs.publish), not runs
             if child.is_symlink() and not is_inside(child, root):
                 found.diags.info(child, "symbolic link leaves the source tree; not followed")
                 continue

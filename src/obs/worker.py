@@ -23,6 +23,7 @@ from obs.discover import Discovery
 from obs.jsonutil import jsonable
 from obs.model import Run
 from obs.plan import BuildPlan, PlannedRun, slugify
+from obs.publish import ledger
 from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
 
@@ -79,6 +80,7 @@ def load_run(planned: PlannedRun, root: Path, cfg: SiteConfig) -> Run:
     run.id = planned.id
     run.baseline = planned.baseline
     run.diagnostics = diags
+    ledger.overlay(run, ledger.read_ledger(root))  # decisions.jsonl (obs decide) wins over run.yaml
     return run
 
 

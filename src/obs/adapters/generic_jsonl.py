@@ -35,6 +35,7 @@ from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import Run
+from obs.publish import is_reserved
 from obs.series_builder import STEP_KEYS
 
 LOG_SUFFIXES = (".jsonl", ".ndjson")
@@ -98,7 +99,7 @@ class GenericJsonlAdapter:
     name = "generic_jsonl"
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
-        files = visible_files(folder, root)
+        files = [f for f in visible_files(folder, root) if not is_reserved(f, root)]  # decisions.jsonl: the ledger
         logs = [f for f in files if is_log_file(f)]
         used_by_campaign = [f for f in logs if campaign_input(f, root)]
         logs = [f for f in logs if f not in used_by_campaign]

@@ -1,0 +1,181 @@
+"""The publish commands of the command line: `obs summary`, `obs decide`, `obs serve`, and
+`obs build --single-file`. cli.py only registers them (`add_parsers`); the work is here, imported
+when a command runs, so `obs build` stays as light as it was.
+
+Exit status as for every obs command: 0 done, 1 done with errors, 2 bad usage (unknown run, bad
+path, an output inside the source tree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+DEFAULT_SOURCE = "reports"
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    summary = sub.add_parser(
+        "summary",
+        help="a run (or a campaign) as Markdown for a pull-request comment",
+        description="Print GitHub-flavoured Markdown for a review comment: headline and delta with its CI, "
+        "verdicts, scoreboard, regressions, failure classes, sparklines and a link to the full report "
+        "(base_url in obs.yaml). Never longer than GitHub's 65,536-character limit.",
+    )
+    summary.add_argument("run", nargs="?", help="run id (omit with --campaign)")
+    summary.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
+    summary.add_argument("--campaign", metavar="ID", help="summarise a campaign instead of a run")
+    summary.add_argument("--baseline", metavar="RUN", help="compare with this run instead of the run's baseline")
+    summary.add_argument("-o", "--out", metavar="FILE", help="write to FILE instead of standard output")
+    summary.set_defaults(func=cmd_summary)
+
+    decide = sub.add_parser(
+        "decide",
+        help="record a decision in decisions.jsonl and freeze the run's report in archive/",
+        description="Append a decision (who, when, verdict, rationale, next, the hash of the run's artifacts) "
+        "to SOURCE/decisions.jsonl and freeze the run's report as decided under SOURCE/archive/. "
+        "The ledger's latest entry for a run takes precedence over run.yaml's decision.",
+    )
+    decide.add_argument("run", help="run id")
+    decide.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    decide.add_argument("--verdict", required=True, choices=["promote", "reject", "repair", "branch"])
+    decide.add_argument("--rationale", required=True, help="why (Markdown)")
+    decide.add_argument("--next", default="", dest="next_run", help="the next run")
+    decide.add_argument("--by", default=None, help="who decides (default: $OBS_USER, $GIT_AUTHOR_NAME or $USER)")
+    decide.set_defaults(func=cmd_decide)
+
+    serve = sub.add_parser(
+        "serve",
+        help="build, serve the site on 127.0.0.1 and rebuild when the sources change",
+        description="A preview server: builds SOURCE into OUT, serves OUT on 127.0.0.1 only, and rebuilds "
+        "when a file under SOURCE (or a template) changes. Stop it with Ctrl-C.",
+    )
+    serve.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    serve.add_argument("-o", "--out", default=None, help="output folder (default: a temporary folder)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    serve.add_argument("--interval", type=float, default=1.0, help="seconds between checks for changes")
+    serve.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    serve.set_defaults(func=cmd_serve)
+
+
+def _write_or_print(text: str, out: str | None, source: Path) -> int:
+    if not out:
+        sys.stdout.write(text)
+        return 0
+    target = Path(out).resolve()
+    if target.is_relative_to(source.resolve()):
+        print(f"obs: {out} is inside the source tree {source}; obs never writes there", file=sys.stderr)
+        return 2
+    _atomic_write(target, text.encode("utf-8"))
+    return 0
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    from obs.publish.load import RunNotFound
+    from obs.publish.summary_md import CampaignNotFound, summarize_campaign, summarize_run
+
+    run, source = args.run, args.source
+    if args.campaign and run and source is None:  # `obs summary --campaign ID SOURCE`
+        run, source = None, run
+    source_path = Path(source or DEFAULT_SOURCE)
+    if not source_path.is_dir():
+        print(f"obs summary: {source_path}: source folder does not exist", file=sys.stderr)
+        return 2
+    if bool(args.campaign) == bool(run):
+        print("obs summary: give a run id, or --campaign ID (not both)", file=sys.stderr)
+        return 2
+    try:
+        text = (
+            summarize_campaign(source_path, args.campaign)
+            if args.campaign
+            else summarize_run(source_path, run, args.baseline)
+        )
+    except (RunNotFound, CampaignNotFound) as exc:
+        print(f"obs summary: {exc}", file=sys.stderr)
+        return 2
+    return _write_or_print(text, args.out, source_path)
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    from obs.publish.decide import decide
+    from obs.publish.load import RunNotFound
+
+    source = Path(args.source)
+    if not source.is_dir():
+        print(f"obs decide: {source}: source folder does not exist", file=sys.stderr)
+        return 2
+    try:
+        done = decide(source, args.run, args.verdict, args.rationale, args.next_run, args.by)
+    except RunNotFound as exc:
+        print(f"obs decide: {exc}", file=sys.stderr)
+        return 2
+    e = done.entry
+    print(
+        f"obs decide: {e.run}: {e.verdict} by {e.by or 'unknown'} at {e.date}"
+        f" (rules suggested {e.suggested or 'nothing'})"
+    )
+    print(f"  ledger: {done.ledger}")
+    print(f"  frozen report: {done.archive}")
+    return 0
+
+
+def cmd_single_file(args: argparse.Namespace) -> int:
+    """`obs build --single-file RUN [-o FILE]`: the run's page as one self-contained HTML file."""
+    from obs.publish.load import RunNotFound, load_report, open_tree
+    from obs.publish.single_file import SingleFileOptions, link_base_for, render_single_file
+
+    source = Path(args.source)
+    if not source.is_dir():
+        print(f"obs build: {source}: source folder does not exist", file=sys.stderr)
+        return 2
+    try:
+        tree = open_tree(source)
+        loaded = load_report(tree, args.single_file)
+    except RunNotFound as exc:
+        print(f"obs build: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or f"{loaded.slug}.html"
+    html = render_single_file(
+        loaded, SingleFileOptions(page_dir=f"runs/{loaded.slug}/", link_base=link_base_for(tree.cfg.base_url))
+    )
+    code = _write_or_print_bytes(html, out, source)
+    errors = [d for d in loaded.report.run.diagnostics.items if d.severity == "error"]
+    for d in errors:
+        print(d.format(), file=sys.stderr)
+    if code == 0:
+        print(f"obs build: {loaded.report.run.id} -> {out} ({len(html) / 1024:.0f} KB, self-contained)")
+    return code or (1 if errors else 0)
+
+
+def _write_or_print_bytes(data: bytes, out: str, source: Path) -> int:
+    target = Path(out).resolve()
+    if target.is_relative_to(source.resolve()):
+        print(f"obs build: {out} is inside the source tree {source}; obs never writes there", file=sys.stderr)
+        return 2
+    if target.is_dir():
+        print(f"obs build: {out} is a folder; --single-file writes one file (-o report.html)", file=sys.stderr)
+        return 2
+    _atomic_write(target, data)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from obs.publish.serve import serve
+
+    return serve(Path(args.source), Path(args.out) if args.out else None, args.port, args.interval, args.jobs)

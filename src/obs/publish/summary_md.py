@@ -1,0 +1,538 @@
+"""`obs summary`: a run (or a campaign) as a GitHub-flavoured Markdown pull-request comment.
+
+A reviewer reads the comment before the report: the headline and its delta with the CI, the
+recorded and the suggested verdict, then the evidence in decreasing importance. GitHub refuses a
+comment over 65,536 characters, so sections carry a priority and the least important ones are
+dropped first (the comment says which); the headline, the verdicts and the link to the full report
+are never dropped. No image is uploaded anywhere: curves are Unicode sparklines.
+
+Everything that comes from a run is escaped (`mdtext.md_text` / `md_code`); only obs's own words,
+numbers and table structure are Markdown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+
+from obs import __version__
+from obs.analysis.campaign import CampaignStats
+from obs.analysis.compare import Headline
+from obs.analysis.report import RunReport
+from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text, sparkline, table
+from obs.render.format import MINUS, num, pct, pp, pval, verdict_words
+
+MAX_ROWS = 40
+MAX_FAILURE_CLASSES = 10
+MAX_SERIES = 12
+SPARK_WIDTH = 24
+
+
+@dataclass
+class Section:
+    title: str
+    body: str
+    priority: int  # higher survives longer when the comment must be trimmed
+
+
+def assemble(head: str, sections: list[Section], foot: str, limit: int = COMMENT_LIMIT) -> str:
+    """Head, sections in their order, foot; drop the lowest-priority sections until it fits."""
+    kept = [s for s in sections if s.body]
+    dropped: list[Section] = []
+
+    def compose() -> str:
+        parts = [head]
+        parts += [f"#### {s.title}\n\n{s.body}" for s in kept]
+        if dropped:
+            names = ", ".join(s.title for s in sorted(dropped, key=lambda s: sections.index(s)))
+            parts.append(
+                f"> **Trimmed to fit GitHub's {COMMENT_LIMIT:,}-character comment limit:** left out {names}. "
+                "The full report has everything."
+            )
+        parts.append(foot)
+        return "\n\n".join(parts) + "\n"
+
+    text = compose()
+    while gh_length(text) > limit and kept:
+        weakest = min(kept, key=lambda s: (s.priority, -sections.index(s)))
+        kept.remove(weakest)
+        dropped.append(weakest)
+        text = compose()
+    if gh_length(text) > limit:  # only the never-dropped parts are left: cut at a line boundary
+        note = "\n\n> **Cut** to fit GitHub's comment limit.\n"
+        budget = limit - gh_length(note)
+        cut = text[:budget]
+        while gh_length(cut) > budget:
+            cut = cut[:-64]
+        text = cut[: cut.rfind("\n") if "\n" in cut else len(cut)] + note
+    return text
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _value(value: float | None, is_rate: bool) -> str:
+    if value is None:
+        return "—"
+    return pct(value) if is_rate else num(value)
+
+
+def _delta(value: float | None, is_rate: bool) -> str:
+    if value is None:
+        return "—"
+    if is_rate:
+        return pp(value)
+    text = num(value)
+    return text if text.startswith(MINUS) else "+" + text
+
+
+def _ci(low: float | None, high: float | None, is_rate: bool) -> str:
+    if low is None or high is None or np.isnan(low) or np.isnan(high):
+        return "no CI"
+    if is_rate:
+        return f"95% CI [{pp(low, False)}, {pp(high, False)}] pp"
+    return f"95% CI [{num(low)}, {num(high)}]"
+
+
+ARROW = {"statistically_significant_improvement": "▲", "significant_degradation": "▼"}
+
+
+def report_link(base_url: str, rel: str) -> str | None:
+    from obs.publish.single_file import link_base_for
+
+    base = link_base_for(base_url)
+    return None if base is None else base + quote(rel)
+
+
+# --------------------------------------------------------------------------- one run
+
+
+def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str = "", tolerance: float = 0.02) -> str:
+    run = report.run
+    title = f"## obs · {md_code(run.id, in_table=False)}"
+    if run.title:
+        title += f": {md_text(run.title, 160)}"
+    lines = [title, ""]
+    facts = []
+    if run.spec:
+        facts.append(f"spec {md_code(run.spec, in_table=False)}")
+    if run.revision:
+        facts.append(f"revision {md_text(run.revision, 40)}")
+    facts.append(f"status {md_text(run.status, 20)}")
+    if run.date:
+        facts.append(md_text(run.date, 40))
+    lines.append(" · ".join(facts))
+    lines += ["", _headline_line(report)]
+    lines += ["", _verdict_table(report)]
+    head = "\n".join(lines)
+
+    sections = [
+        Section("Per-family regressions", _regressions(report, tolerance), 80),
+        Section("Top failure classes", _failures(report), 75),
+        Section("Against the baseline", _against_baseline(report), 70),
+        Section("Scoreboard", _scoreboard(report), 60),
+        Section("Promotion rules", _rules(report), 45),
+        Section("Diagnosis", _diagnosis(report), 40),
+        Section("Curves", _curves(report), 30),
+    ]
+    link = report_link(base_url, f"runs/{slug}/index.html")
+    foot = (
+        f"**[Full report →](<{link}>)**"
+        if link
+        else f"Full report: `runs/{slug}/index.html` in the built site (set `base_url` in obs.yaml to link it here)."
+    )
+    foot += f"\n\n<sub>obs {__version__}" + (f" · inputs sha256 {input_hash[:12]}" if input_hash else "") + "</sub>"
+    return assemble(head, sections, foot)
+
+
+def _headline_line(report: RunReport) -> str:
+    h: Headline = report.headline
+    if h.value is None:
+        text = "**Headline: none** (no probe, metric or eval value to show)"
+    else:
+        text = f"**{md_text(h.metric or 'headline', 60)}: {_value(h.value, h.is_rate)}** ({md_text(h.detail, 120)})"
+    d = report.delta
+    if d is not None and d.delta is not None:
+        ci = _ci(d.interval.low, d.interval.high, h.is_rate) if d.interval else "no CI"
+        extra = [ci] + ([pval(d.p_value)] if d.p_value is not None else []) + ([f"n {d.n}"] if d.n else [])
+        base = md_code(d.baseline_id, in_table=False)
+        text += (
+            f" · **Δ {_delta(d.delta, h.is_rate)}** {ARROW.get(d.verdict, '')} vs {base}"
+            f" ({' · '.join(extra)}): {md_text(verdict_words(d.verdict), 60)}"
+        )
+    elif report.baseline_id:
+        why = report.baseline_problem or (d.method if d else "no comparable metric")
+        text += f" · no delta vs {md_code(report.baseline_id, in_table=False)}: {md_text(why, 160)}"
+    else:
+        text += " · no baseline"
+    return text
+
+
+def _verdict_table(report: RunReport) -> str:
+    run, s = report.run, report.suggestion
+    if run.decision and run.decision.verdict:
+        who = ", ".join(md_text(x, 60) for x in (run.decision.by, run.decision.date) if x)
+        recorded = f"**{md_text(run.decision.verdict, 20)}**" + (f" ({who})" if who else "")
+        if run.decision.rationale:
+            recorded += f": {md_text(run.decision.rationale, 280)}"
+        if run.decision.next:
+            recorded += f" Next: {md_text(run.decision.next, 120)}"
+    else:
+        recorded = "pending"
+    suggested = f"**{md_text(s.verdict, 20)}**" if s.verdict else "cannot judge"
+    if report.disagrees:
+        suggested += " ⚠️ disagrees with the recorded decision"
+    elif s.verdict and run.verdict:
+        suggested += " (agrees)"
+    if s.reasons:
+        suggested += f": {md_text(s.reasons[0], 240)}"
+    return table(["Decision", "Verdict"], [["Recorded", recorded], ["Suggested by the promotion rules", suggested]])
+
+
+def _scoreboard(report: RunReport) -> str:
+    sb = report.scoreboard
+    if sb is None:
+        return ""
+    header = ["Scope", "Cases"] + [md_code(c) + (" ↓" if c in sb.negative else "") for c in sb.checks]
+    rows = []
+    scoped = [("all", sb.overall)] + [("split", r) for r in sb.by_split] + [("family", r) for r in sb.by_family]
+    for kind, row in scoped[:MAX_ROWS]:
+        label = "all" if kind == "all" else f"{kind}: {md_text(row.label, 60)}"
+        cells = []
+        for c in sb.checks:
+            rate = row.rates.get(c)
+            cells.append("—" if rate is None or rate.value is None else f"{pct(rate.value)} ({rate.hits}/{rate.n})")
+        rows.append([label, str(row.n_cases), *cells])
+    out = table(header, rows, ["l", "r"] + ["r"] * len(sb.checks))
+    if len(scoped) > MAX_ROWS:
+        out += f"\n\n… and {len(scoped) - MAX_ROWS} more rows in the full report."
+    if sb.negative:
+        out += "\n\n↓ lower is better."
+    return out
+
+
+def _against_baseline(report: RunReport) -> str:
+    cmp = report.comparison
+    if cmp is None:
+        return ""
+    rows = []
+    for c in cmp.checks:
+        pc = cmp.overall.checks.get(c)
+        if pc is None:
+            continue
+        negative = c in cmp.negative
+        fixed, broke = (pc.only_b, pc.only_a) if negative else (pc.only_a, pc.only_b)
+        rows.append(
+            [
+                md_code(c) + (" ↓" if negative else ""),
+                pct(pc.rate_b),
+                pct(pc.rate_a),
+                f"{pp(pc.delta)} {ARROW.get(pc.recommendation, '')}".strip(),
+                f"[{pp(pc.interval.low, False)}, {pp(pc.interval.high, False)}]",
+                pval(pc.p_value),
+                f"{fixed} / {broke}",
+            ]
+        )
+    head = f"Paired on {cmp.overall.n_shared} cases shared with {md_code(cmp.baseline_id, in_table=False)}"
+    if cmp.only_here or cmp.only_baseline:
+        head += f" ({len(cmp.only_here)} only in this run, {len(cmp.only_baseline)} only in the baseline, not paired)"
+    head += ": paired-bootstrap 95% CI and exact McNemar p."
+    return (
+        head
+        + "\n\n"
+        + table(
+            ["Check", "Baseline", "This run", "Δ", "95% CI (pp)", "McNemar", "fixed / broke"],
+            rows,
+            ["l", "r", "r", "r", "r", "r", "r"],
+        )
+    )
+
+
+def _regressions(report: RunReport, tolerance: float) -> str:
+    cmp = report.comparison
+    if cmp is None:
+        return ""
+    head = report.headline.metric if report.headline.metric in cmp.checks else None
+    rows = []
+    for scope in cmp.by_family:
+        for check, pc in scope.checks.items():
+            negative = check in cmp.negative
+            worse = -pc.delta if negative else pc.delta
+            flagged = (check == head and worse < -tolerance) or pc.recommendation == "significant_degradation"
+            if not flagged:
+                continue
+            fixed, broke = (pc.only_b, pc.only_a) if negative else (pc.only_a, pc.only_b)
+            rows.append(
+                (
+                    worse,
+                    [
+                        md_text(scope.label, 60),
+                        md_code(check),
+                        pct(pc.rate_b),
+                        pct(pc.rate_a),
+                        f"{pp(pc.delta)} [{pp(pc.interval.low, False)}, {pp(pc.interval.high, False)}]",
+                        pval(pc.p_value),
+                        f"{broke} / {fixed}",
+                    ],
+                )
+            )
+    if not rows:
+        return (
+            f"None: no family lost more than {100 * tolerance:.1f} pp on the headline check, "
+            "and no check got significantly worse in any family."
+        )
+    rows.sort(key=lambda r: r[0])
+    shown = [r for _, r in rows[:MAX_ROWS]]
+    out = table(
+        ["Family", "Check", "Baseline", "This run", "Δ [95% CI]", "McNemar", "broke / fixed"],
+        shown,
+        ["l", "l", "r", "r", "r", "r", "r"],
+    )
+    if len(rows) > MAX_ROWS:
+        out += f"\n\n… and {len(rows) - MAX_ROWS} more in the full report."
+    rule = f"the headline check down by more than {100 * tolerance:.1f} pp, or any check significantly worse"
+    return out + f"\n\nFlagged: {rule}."
+
+
+def _failures(report: RunReport) -> str:
+    if not report.failures:
+        return "Every probe case passed every check." if report.scoreboard else ""
+    total = report.n_failing
+    rows = [
+        [md_text(g.key, 80), str(g.count), pct(g.count / total) if total else "—", md_text(g.source, 30)]
+        for g in report.failures[:MAX_FAILURE_CLASSES]
+    ]
+    out = f"{total} failing of {report.scoreboard.n if report.scoreboard else '?'} cases.\n\n"
+    out += table(["Failure class", "Cases", "Share", "Grouped by"], rows, ["l", "r", "r", "l"])
+    rest = report.failures[MAX_FAILURE_CLASSES:]
+    if rest:
+        out += f"\n\n… and {len(rest)} more classes ({sum(g.count for g in rest)} cases)."
+    return out
+
+
+def _rules(report: RunReport) -> str:
+    checks = report.suggestion.checks
+    if not checks:
+        return ""
+    marks = {True: "✅", False: "❌", None: "➖"}
+    out = []
+    for c in checks:
+        mark = marks[c.passed] if c.gate else ("yes" if c.passed else "no" if c.passed is not None else "n/a")
+        out.append(f"- {mark} {md_text(c.rule, 120)}: {md_text(c.detail, 240)}")
+        out += [f"  - {md_text(item, 240)}" for item in c.items[:10]]
+    return "\n".join(out)
+
+
+def _diagnosis(report: RunReport) -> str:
+    if not report.findings:
+        return ""
+    icons = {"problem": "🔴", "warning": "🟠", "note": "🔵"}
+    out = []
+    for f in report.findings[:12]:
+        line = f"- {icons.get(f.severity, '')} **{md_text(f.title, 160)}**"
+        if f.evidence:
+            line += f": {md_text(f.evidence[0], 240)}"
+        line += f" → {md_text(f.action, 240)}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def _curves(report: RunReport) -> str:
+    metrics = report.run.metrics
+    plan = report.curves
+    if metrics is None or not metrics.series:
+        return ""
+    wanted: list[str] = []
+    if plan is not None:
+        wanted += [n for n in (plan.loss, *plan.loss_overlays, plan.grad, plan.lr) if n]
+        wanted += [b.mean for b in plan.bands]
+    if report.headline.kind == "series" and report.headline.metric:
+        wanted.insert(0, report.headline.metric)
+    wanted += sorted(metrics.series)
+    names = list(dict.fromkeys(n for n in wanted if n in metrics.series))[:MAX_SERIES]
+    rows = []
+    for name in names:
+        s = metrics.series[name].finite()
+        if not len(s):
+            continue
+        rows.append(
+            [
+                md_code(name),
+                f"`{sparkline(s.values, SPARK_WIDTH)}`",
+                num(float(s.values[0])),
+                num(float(s.values.min())),
+                num(float(s.values.max())),
+                num(float(s.values[-1])),
+                num(float(s.steps[-1])),
+            ]
+        )
+    more = len(metrics.series) - len(names)
+    out = table(
+        ["Series", "Shape", "First", "Min", "Max", "Last", "Last step"], rows, ["l", "l", "r", "r", "r", "r", "r"]
+    )
+    return out + (f"\n\n… and {more} more series in the full report." if more > 0 else "")
+
+
+# --------------------------------------------------------------------------- a campaign
+
+
+def campaign_summary(
+    stats: CampaignStats, *, title: str, question: str, slug: str, base_url: str, curves: dict[str, list[float]]
+) -> str:
+    """`stats` from obs.analysis.campaign; `curves` is each condition's mean curve (for sparklines)."""
+    head_lines = [
+        f"## obs · campaign {md_code(stats.campaign_id, in_table=False)}"
+        + (f": {md_text(title, 160)}" if title else "")
+    ]
+    if question:
+        head_lines += ["", md_text(question, 400)]
+    metric = md_code(stats.primary_metric or "no primary metric", in_table=False)
+    direction = "higher is better" if stats.higher_is_better else "lower is better"
+    baseline = stats.baseline_label or stats.baseline_condition or "none"
+    head_lines += [
+        "",
+        f"Primary metric {metric} ({direction}), mean of the last {stats.final_window} logged points per run, "
+        f"seeds as the unit; baseline condition **{md_text(baseline, 80)}**, "
+        f"α = {stats.alpha:g}, {md_text(stats.correction, 300)}.",
+    ]
+    for p in stats.problems:
+        head_lines += ["", f"> ⚠️ {md_text(p, 300)}"]
+    by_name = {c.condition: c for c in stats.candidates}
+    rows = []
+    for cond in stats.conditions:
+        cand = by_name.get(cond.name)
+        mean = f"{num(cond.mean)} ± {num(cond.sd)}" if cond.n else "—"
+        if cand is None:
+            delta = "baseline" if cond.is_baseline else "—"
+            ci = p = litmus = "—"
+        else:
+            delta = _delta(cand.delta, False)
+            boot = cand.bootstrap
+            ci = f"[{num(boot.interval.low)}, {num(boot.interval.high)}]" if boot else "—"
+            p = f"{pval(cand.p_value)} → {pval(cand.p_adjusted)}"
+            litmus = f"**{md_text(cand.litmus.verdict, 20)}**"
+        rows.append(
+            [
+                md_text(cond.label or cond.name, 80),
+                str(cond.n),
+                mean,
+                delta,
+                ci,
+                p,
+                litmus,
+                f"`{sparkline(curves.get(cond.name, []), SPARK_WIDTH)}`" if curves.get(cond.name) else "—",
+            ]
+        )
+    head_lines += [
+        "",
+        table(
+            [
+                "Condition",
+                "Seeds",
+                "Mean ± sd",
+                "Δ vs baseline",
+                "95% CI",
+                "p (raw → adjusted)",
+                "Litmus",
+                "Mean curve",
+            ],
+            rows,
+            ["l", "r", "r", "r", "r", "r", "l", "l"],
+        ),
+    ]
+    head = "\n".join(head_lines)
+    sentences = "\n".join(f"- {md_text(c.sentence, 600)}" for c in stats.candidates)
+    unmet = "\n".join(f"- {md_text(c.label, 80)}: {md_text(u, 200)}" for c in stats.candidates for u in c.litmus.unmet)
+    paired_rows = [[md_text(p.name, 120), md_text(p.sentence, 400)] for p in stats.paired]
+    sections = [
+        Section("Reading", sentences, 70),
+        Section("Unmet evidence minimums", unmet, 60),
+        Section("Paired systems", table(["Comparison", "Result"], paired_rows) if paired_rows else "", 50),
+        Section("Notes", "\n".join(f"- {md_text(n, 300)}" for n in stats.notes), 20),
+    ]
+    link = report_link(base_url, f"campaigns/{slug}/index.html")
+    foot = (
+        f"**[Full campaign page →](<{link}>)**"
+        if link
+        else f"Full page: `campaigns/{slug}/index.html` in the built site (set `base_url` in obs.yaml to link it here)."
+    )
+    foot += f"\n\n<sub>obs {__version__}</sub>"
+    return assemble(head, sections, foot)
+
+
+# --------------------------------------------------------------------------- entry points (read the tree)
+
+
+def summarize_run(source: Path, run_id: str, baseline: str | None = None) -> str:
+    from obs.publish.load import load_report, open_tree
+
+    tree = open_tree(source)
+    loaded = load_report(tree, run_id, baseline)
+    return run_summary(
+        loaded.report,
+        slug=loaded.slug,
+        base_url=tree.cfg.base_url,
+        input_hash=loaded.input_hash,
+        tolerance=tree.cfg.threshold("regression_tolerance"),
+    )
+
+
+class CampaignNotFound(Exception):
+    pass
+
+
+def summarize_campaign(source: Path, campaign_id: str) -> str:
+    """Load the campaign's runs (no baselines: seeds are compared with each other) and summarise."""
+    from obs.analysis.campaign import campaign_stats, finals_from_summaries
+    from obs.analysis.paired_systems import PairedSpec
+    from obs.analysis.report import analyse_run
+    from obs.analysis.summary import summarize
+    from obs.plan import slugify
+    from obs.publish.load import open_tree
+    from obs.render.index_pages import align_curves
+    from obs.worker import load_run, run_context
+
+    tree = open_tree(source)
+    campaign = tree.found.campaigns.get(campaign_id)
+    if campaign is None:
+        known = ", ".join(sorted(tree.found.campaigns)) or "none"
+        raise CampaignNotFound(f"no campaign with id '{campaign_id}' in {tree.root} (campaigns: {known})")
+    ctx = tree.context()
+    summaries = []
+    for planned in tree.plan.runs:
+        if planned.source.campaign != campaign.id:
+            continue
+        run = load_run(planned, tree.root, tree.cfg)
+        rc = run_context(run, ctx, None)
+        report = analyse_run(run, rc, tree.cfg)
+        summaries.append(
+            summarize(
+                report,
+                slug=planned.slug,
+                input_hash="",
+                campaign_metric=campaign.primary_metric,
+                campaign_window=campaign.final_window,
+            )
+        )
+    stats = campaign_stats(
+        campaign,
+        finals_from_summaries(summaries),
+        paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
+    )
+    curves: dict[str, list[float]] = {}
+    for cond in stats.conditions:
+        members = [s["campaign_curve"] for s in summaries if s["condition"] == cond.name and s["campaign_curve"]]
+        aligned = align_curves(members)
+        if aligned is not None:
+            curves[cond.name] = [float(v) for v in aligned[1].mean(axis=0)]
+    return campaign_summary(
+        stats,
+        title=campaign.title,
+        question=campaign.question,
+        slug=slugify(campaign.id),
+        base_url=tree.cfg.base_url,
+        curves=curves,
+    )
