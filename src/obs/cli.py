@@ -96,6 +96,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from obs.config import load_config
     from obs.discover import discover
     from obs.plan import plan_build
+    from obs.publish.ledger import read_ledger
 
     root = Path(args.source).resolve()
     top = Diagnostics(root=root)
@@ -105,6 +106,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     cfg = load_config(root, top)
     found = discover(root)
     top.extend(found.diags)
+    read_ledger(root, top)  # obs.publish: decisions.jsonl, line by line
     plan = plan_build(found.runs, top)
     items = list(top.items)
     for claim in found.claims:

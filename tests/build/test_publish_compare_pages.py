@@ -118,6 +118,7 @@ def test_pages_extras_follow_base_url(source: Path, tmp_path: Path) -> None:
     assert len(locs) == len([p for p in out.rglob("*.html") if p.name != "404.html"])
     notfound = (out / "404.html").read_text()
     assert 'href="https://example.github.io/obs-demo/index.html"' in notfound
+    assert 'href="https://example.github.io/obs-demo/index.html#specs"' in notfound  # not an in-page anchor
     assert "<style>" in notfound and '<link rel="stylesheet"' not in notfound and "<script" not in notfound
 
     edit(source / "obs.yaml", "base_url: https://example.github.io/obs-demo/", "base_url: ''")

@@ -65,6 +65,7 @@ def test_decide_appends_and_freezes(source: Path) -> None:
 def test_the_build_reads_the_ledger_and_archive_but_writes_neither(
     source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    runs_before = {p.id for p in plan_build(discover(source).runs, discover(source).diags).runs}
     decided = decide(source, "spec03-r3", "promote", "ship it", by="ana", date="2026-04-01T00:00:00Z")
     frozen = decided.archive.read_bytes()
     rel = decided.archive.relative_to(source).as_posix()
@@ -72,8 +73,9 @@ def test_the_build_reads_the_ledger_and_archive_but_writes_neither(
     out = tmp_path / "site"
     result = build_site(BuildOptions(source=source, out=out, jobs=1))
     assert tree_digest(source) == before  # obs build never writes the source tree
-    assert result.runs == 14 and not [d for d in result.diagnostics if "decisions.jsonl" in d.path]
-    assert "decisions" not in {s["id"] for s in result.summaries}  # the ledger is not a metrics log
+    # neither archive/ nor decisions.jsonl became a run
+    assert {s["id"] for s in result.summaries} == runs_before
+    assert not [d for d in result.diagnostics if "decisions.jsonl" in d.path or "archive" in d.path]
     assert (out / rel).read_bytes() == frozen
     manifest = json.loads((out / "index.json").read_text())
     assert {r["id"]: r["verdict"] for r in manifest["runs"]}["spec03-r3"] == "promote"  # ledger over run.yaml (repair)
@@ -119,3 +121,10 @@ def test_decide_command_line(source: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["decide", "no-such-run", str(source), "--verdict", "branch", "--rationale", "x"]) == 2
     with pytest.raises(SystemExit):
         main(["decide", "spec03-r4", str(source), "--verdict", "maybe", "--rationale", "x"])
+
+
+def test_obs_check_reads_the_ledger(source: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (source / "decisions.jsonl").write_text('{"run": "spec03-r1", "verdict": "maybe"}\n')
+    main(["check", str(source)])
+    err = capsys.readouterr().err
+    assert "decisions.jsonl:1: warning: 'verdict' must be one of" in err

@@ -25,7 +25,8 @@ PAGE = """<!DOCTYPE html>
 <a href="https://example.org/doc">doc</a> <a href="analysis.json">json</a>
 <main id="main">
 <img src="fig-training.svg" alt="fig"><img src="renders/a.png" alt="r"><img src="missing.svg" alt="m">
-<pre>&lt;img src="fig-training.svg"&gt; &lt;script src="x.js"&gt;&lt;/script&gt;</pre>
+<div class="table-wrap"><table></table></div>
+<pre class="text">&lt;img src="fig-training.svg"&gt; &lt;script src="x.js"&gt;&lt;/script&gt;</pre>
 </main>
 </body>
 </html>
@@ -78,6 +79,8 @@ def test_a_frozen_report_has_no_script_and_is_recognised() -> None:
     frozen = make_single_file(FILES, SingleFileOptions(page_dir="runs/r2/", with_script=False, banner="<p>F</p>"))
     assert b"<script" not in frozen and b"script-src 'none'" in frozen
     assert b'<main id="main">\n<p>F</p>' in frozen
+    assert b'<pre tabindex="0">' not in frozen and b"tabindex" not in frozen.split(b"<main")[0]
+    assert b'<div class="table-wrap" tabindex="0">' in frozen and b'<pre class="text" tabindex="0">' in frozen
     assert is_frozen_report(frozen)
     assert not is_frozen_report(make_single_file(FILES, SingleFileOptions(page_dir="runs/r2/")))
     forged = frozen.replace(b"<title>", b"<script>alert(1)</script><title>", 1)

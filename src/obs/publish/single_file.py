@@ -129,6 +129,7 @@ class SingleFileOptions:
     link_base: str | None = None  # prefix for links to other pages of the site; None removes them
     with_script: bool = True
     banner: str | None = None  # trusted markup (rendered by a template) put at the top of <main>
+    page_file: str = "index.html"  # the page's own file name in page_dir (its links to itself stay in-page)
     missing: list[str] = field(default_factory=list)  # filled: references that could not be inlined
 
 
@@ -183,6 +184,9 @@ def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: P
                 edits.append((tag.start, tag.end, _retag(tag, "href", new_href)))
         elif tag.name == "main" and opts.banner:
             edits.append((tag.end, tag.end, "\n" + opts.banner))
+        elif not opts.with_script and _scroll_box(tag):
+            # obs.js makes scrolling boxes keyboard-focusable; without it, every box that may scroll is
+            edits.append((tag.start, tag.end, _retag(tag, "tabindex", "0")))
     if csp_at is None:
         raise InlineError("the page has no <meta charset>")
     csp = CSP_BASE.format(
@@ -212,10 +216,19 @@ def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
+def _scroll_box(tag: _Tag) -> bool:
+    classes = (tag.attrs.get("class") or "").split()
+    wanted = (tag.name == "div" and "table-wrap" in classes) or (tag.name == "pre" and "text" in classes)
+    return wanted and "tabindex" not in tag.attrs
+
+
 def _retag(tag: _Tag, name: str, value: str | None) -> str:
-    """The start tag again with one attribute replaced (or dropped when value is None)."""
+    """The start tag again with one attribute replaced, added, or dropped (value None)."""
     parts = [tag.name]
-    for key, val in tag.attrs.items():
+    attrs = dict(tag.attrs)
+    if value is not None and name not in attrs:
+        attrs[name] = value
+    for key, val in attrs.items():
         if key == name:
             if value is None:
                 continue
@@ -241,7 +254,7 @@ def _link(opts: SingleFileOptions, href: str) -> str | None:
     target = _site_path(opts.page_dir, href)
     if target is None:
         return None
-    if target == posixpath.join(opts.page_dir, "index.html") and "#" in href:
+    if target == posixpath.join(opts.page_dir, opts.page_file) and "#" in href:
         return "#" + href.split("#", 1)[1]
     if opts.link_base is None:
         return None

@@ -109,7 +109,8 @@ class SiteExtras:
         base = link_base_for(self.cfg.base_url)
         if base and renderer is not None:
             page = renderer.render("404.html", root="").encode("utf-8")
-            staging.write("404.html", make_single_file({"index.html": page}, SingleFileOptions("", base, False)))
+            opts = SingleFileOptions("", link_base=base, with_script=False, page_file="404.html")
+            staging.write("404.html", make_single_file({"index.html": page}, opts))
             staging.write("sitemap.xml", sitemap(staging.path, base))
             pages += 1
         return pages
