@@ -75,6 +75,29 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
 }
 
 
+# Across-runs pages (docs/contract.md, "obs.yaml"): sweeps, trends, ablation arms, provenance facets.
+DEFAULT_SWEEPS: dict[str, Any] = {
+    "keys": None,  # axes: dotted keys (config.train.lr, run.arm, ...); None: every key that varies
+    "metrics": None,  # outcome axes; None: the group's headline metric and the shared probe rates
+    "color": None,  # the metric lines are coloured by; None: the group's headline metric
+    "group_by": "metric",  # metric (one chart per headline metric), spec, campaign or all
+    "max_axes": 8,
+    "highlight": 5,  # the best runs drawn on top at full strength; the rest faded
+    "min_runs": 3,
+}
+DEFAULT_TRENDS: dict[str, int] = {
+    "recent_runs": 5,  # spec ladders: the last N runs by date ...
+    "baseline_runs": 20,  # ... against the N runs before them
+    "recent_points": 0,  # within a campaign run: the last N logged points (0: the campaign's final_window) ...
+    "baseline_points": 100,  # ... against the N points before them
+}
+DEFAULT_ARMS: dict[str, Any] = {
+    "metric": None,  # None: the members' shared headline metric
+    "baseline": None,  # the reference arm; None: "full" when present, else the first arm
+}
+SWEEP_GROUPINGS = ("metric", "spec", "campaign", "all")
+
+
 @dataclass
 class SiteConfig:
     """Everything `obs.yaml` can set. Unknown keys are reported, never silently ignored."""
@@ -88,6 +111,11 @@ class SiteConfig:
     axes: dict[str, list[str]] = field(default_factory=lambda: {k: list(v) for k, v in DEFAULT_AXES.items()})
     thresholds: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     higher_is_better: dict[str, bool] = field(default_factory=dict)
+    gates: list[dict[str, str]] = field(default_factory=list)  # name, label, expr (obs.analysis.gates)
+    sweeps: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_SWEEPS))
+    trends: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_TRENDS))
+    arms: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ARMS))
+    provenance_facets: list[str] | None = None  # provenance keys the leaderboard filters by; None: automatic
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_negative_check(self, name: str) -> bool:
@@ -121,6 +149,11 @@ _KNOWN = {
     "axes",
     "thresholds",
     "higher_is_better",
+    "gates",
+    "sweeps",
+    "trends",
+    "arms",
+    "provenance_facets",
 }
 
 
@@ -186,8 +219,90 @@ def load_config(source: Path, diags: Diagnostics) -> SiteConfig:
                 cfg.higher_is_better = {str(k): v for k, v in value.items()}
             else:
                 bad(key, "a mapping of metric name to true/false")
+        elif key in ("gates", "sweeps", "trends", "arms", "provenance_facets"):
+            _across_runs_setting(cfg, key, value, path, doc.line_of, diags)
         else:
             cfg.extra[key] = value
             if key not in _KNOWN:
                 diags.info(path, f"unknown setting '{key}' kept but not used by this version", doc.line_of(key))
     return cfg
+
+
+def _across_runs_setting(cfg: SiteConfig, key: str, value: Any, path: Path, line_of: Any, diags: Diagnostics) -> None:
+    """gates, sweeps, trends, arms, provenance_facets: each bad entry is a warning, the rest is kept."""
+    from obs.analysis.gates import GateError, parse_gate  # pure, small; only when obs.yaml sets gates
+
+    def warn(sub: str, message: str) -> None:
+        diags.warning(path, message, line_of(sub) or line_of(key))
+
+    if key == "gates":
+        if not isinstance(value, list):
+            warn(key, "'gates' should be a list of gates (a string, or a mapping with expr, name, label)")
+            return
+        names: set[str] = set()
+        for i, item in enumerate(value):
+            entry = {"expr": item} if isinstance(item, str) else item
+            if not isinstance(entry, dict) or not isinstance(entry.get("expr"), str):
+                warn(f"gates.{i}", f"gate {i + 1} should be a string or a mapping with an 'expr' string; skipped")
+                continue
+            try:
+                spec = parse_gate(entry["expr"], _text(entry.get("name")), _text(entry.get("label")))
+            except GateError as exc:
+                warn(f"gates.{i}", f"gate {i + 1}: {exc}; skipped")
+                continue
+            if spec.name in names:
+                warn(f"gates.{i}", f"gate {i + 1}: the name '{spec.name}' is used twice; skipped")
+                continue
+            names.add(spec.name)
+            cfg.gates.append(spec.as_dict())
+    elif key == "provenance_facets":
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            cfg.provenance_facets = list(value)
+        else:
+            warn(key, "'provenance_facets' should be a list of provenance keys (e.g. corpus_hash); automatic used")
+    elif not isinstance(value, dict):
+        warn(key, f"'{key}' should be a mapping; the defaults were used")
+    elif key == "trends":
+        for name, v in value.items():
+            if name not in DEFAULT_TRENDS:
+                warn(f"trends.{name}", f"unknown trends setting '{name}' (known: {', '.join(DEFAULT_TRENDS)})")
+            elif isinstance(v, int) and not isinstance(v, bool) and v >= 0:
+                cfg.trends[name] = v
+            else:
+                warn(f"trends.{name}", f"trends.{name} should be a whole number >= 0; the default was used")
+    elif key == "arms":
+        for name, v in value.items():
+            if name not in DEFAULT_ARMS:
+                warn(f"arms.{name}", f"unknown arms setting '{name}' (known: {', '.join(DEFAULT_ARMS)})")
+            elif v is None or isinstance(v, str):
+                cfg.arms[name] = v
+            else:
+                warn(f"arms.{name}", f"arms.{name} should be a string; the default was used")
+    else:  # sweeps
+        for name, v in value.items():
+            sub = f"sweeps.{name}"
+            if name not in DEFAULT_SWEEPS:
+                warn(sub, f"unknown sweeps setting '{name}' (known: {', '.join(DEFAULT_SWEEPS)})")
+            elif name in ("keys", "metrics"):
+                if v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+                    cfg.sweeps[name] = list(v) if v is not None else None
+                else:
+                    warn(sub, f"{sub} should be a list of dotted keys; automatic used")
+            elif name == "color":
+                if v is None or isinstance(v, str):
+                    cfg.sweeps[name] = v
+                else:
+                    warn(sub, f"{sub} should be a metric name; the headline metric used")
+            elif name == "group_by":
+                if v in SWEEP_GROUPINGS:
+                    cfg.sweeps[name] = v
+                else:
+                    warn(sub, f"{sub} should be one of {', '.join(SWEEP_GROUPINGS)}; 'metric' used")
+            elif isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                cfg.sweeps[name] = v
+            else:
+                warn(sub, f"{sub} should be a positive whole number; the default was used")
+
+
+def _text(value: Any) -> str | None:
+    return str(value) if isinstance(value, str | int | float) and not isinstance(value, bool) else None

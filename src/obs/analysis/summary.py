@@ -10,11 +10,18 @@ from typing import Any
 
 import numpy as np
 
+from obs.analysis.config_diff import compact_fields
 from obs.analysis.decimate import decimate
 from obs.analysis.digest import window_stat
+from obs.analysis.held_constant import run_fields
 from obs.analysis.report import RunReport
+from obs.model import Metrics
 
 CURVE_POINTS = 400
+ARM_CURVE_POINTS = 200  # per metric, for the ablation-arm overlay (runs with an `arm` only)
+ARM_CURVE_METRICS = 4
+MAX_FINALS = 80
+TAIL_POINTS = 256  # exact last points of the campaign metric: trend windows within the run
 
 
 def _float(x: float | None) -> float | None:
@@ -64,6 +71,20 @@ def summarize(
         "campaign_curve": None,
         "completions": None,
         "completions_final": None,
+        "campaign_tail": None,
+        # across runs (sweeps, config diff, gates, arms): small, JSON-friendly inputs
+        "fields": compact_fields(run_fields(run)),
+        "finals": _finals(report),
+        "family_rates": _rates_by(report, "family"),
+        "split_rates": _rates_by(report, "split"),
+        "has": {
+            "probe": report.scoreboard is not None,
+            "curves": bool(run.metrics and run.metrics.series),
+            "reward": report.reward is not None,
+            "gate": run.gate is not None,
+        },
+        "gate_passed": run.gate.passed if run.gate else None,
+        "curves": _arm_curves(report, campaign_metric) if run.arm else None,
     }
     if run.decision:
         summary["decision"] = {
@@ -81,6 +102,10 @@ def summarize(
             finite = np.isfinite(series.values)
             xs, ys = decimate(series.steps[finite], series.values[finite], CURVE_POINTS)
             summary["campaign_curve"] = {"steps": [float(x) for x in xs], "values": [float(y) for y in ys]}
+            summary["campaign_tail"] = {
+                "steps": [float(x) for x in series.steps[finite][-TAIL_POINTS:]],
+                "values": [float(y) for y in series.values[finite][-TAIL_POINTS:]],
+            }
         completions = run.metrics.get("completions")
         if completions is not None and len(completions):
             summary["completions"] = float(np.nansum(completions.values))
@@ -90,3 +115,63 @@ def summarize(
                 in_window = np.isin(completions.steps, window_steps)
                 summary["completions_final"] = float(np.nansum(completions.values[in_window]))
     return summary
+
+
+def _finals(report: RunReport) -> dict[str, float]:
+    """Final-window mean of every logged metric (and eval results), for sweeps axes and gates."""
+    out: dict[str, float] = {}
+    for name in sorted(report.digest.finals)[:MAX_FINALS]:
+        value = report.digest.finals[name].mean
+        if np.isfinite(value):
+            out[name] = float(value)
+    for name, (value, _err) in sorted(report.digest.evals.items())[: max(0, MAX_FINALS - len(out))]:
+        if isinstance(value, int | float) and np.isfinite(value):
+            out.setdefault(name, float(value))
+    return out
+
+
+def _rates_by(report: RunReport, scope: str) -> dict[str, dict[str, float]]:
+    """Probe rates per family (or split): check -> label -> rate, for gates such as "no family below 50%"."""
+    board = report.scoreboard
+    if board is None:
+        return {}
+    rows = board.by_family if scope == "family" else board.by_split
+    out: dict[str, dict[str, float]] = {}
+    for row in rows:
+        for check, rate in row.rates.items():
+            if rate.value is not None:
+                out.setdefault(check, {})[row.label] = float(rate.value)
+    return out
+
+
+def _curve(metrics: Metrics, name: str) -> dict[str, list[float]] | None:
+    series = metrics.get(name)
+    if series is None or not len(series):
+        return None
+    finite = np.isfinite(series.values)
+    if not finite.any():
+        return None
+    xs, ys = decimate(series.steps[finite], series.values[finite], ARM_CURVE_POINTS)
+    return {"steps": [float(x) for x in xs], "values": [float(y) for y in ys]}
+
+
+def _arm_curves(report: RunReport, campaign_metric: str | None) -> dict[str, dict[str, list[float]]]:
+    """A few decimated curves of a run that belongs to an ablation arm, for the arms overlay page:
+    the headline metric when it is logged over steps, the campaign metric, the reward mean, the loss."""
+    metrics = report.run.metrics
+    if metrics is None:
+        return {}
+    wanted = [
+        report.headline.metric if report.headline.kind == "series" else None,
+        report.run.primary_metric,
+        campaign_metric,
+        report.reward.mean.key if report.reward and report.reward.mean else None,
+        report.curves.loss if report.curves else None,
+    ]
+    out: dict[str, dict[str, list[float]]] = {}
+    for name in wanted:
+        if name and name not in out and len(out) < ARM_CURVE_METRICS:
+            curve = _curve(metrics, name)
+            if curve is not None:
+                out[name] = curve
+    return out

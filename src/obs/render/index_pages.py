@@ -13,13 +13,14 @@ from typing import Any
 
 import numpy as np
 
-from obs.analysis.campaign import campaign_stats, finals_from_summaries
+from obs.analysis.campaign import campaign_stats, finals_from_summaries, metric_is_rate
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.discover import Discovery
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.plan import slugify
+from obs.render import across_pages as across
 from obs.render.site import Renderer
 
 GRID_POINTS = 200
@@ -44,9 +45,23 @@ def render_site_pages(
     `memo` with exactly the inputs they depend on, so one changed run re-renders only what it feeds."""
     pages: dict[str, bytes] = {}
     by_id = {s["id"]: s for s in summaries}
-    rows = sorted(summaries, key=lambda s: (s["date"] or "", s["id"]), reverse=True)
+    rows = sorted(across.with_gates(summaries, cfg), key=lambda s: (s["date"] or "", s["id"]), reverse=True)
     specs = [spec_context(spec, summaries, by_id) for spec in sorted(found.specs.values(), key=lambda s: s.id)]
+    for ctx in specs:  # across runs: what varies along the ladder, and where the headline is heading
+        ctx["varies"] = across.varies(ctx["runs"])
+        ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
+        ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
+        ctx["run_ids_all"] = set(by_id)  # a baseline in the site has a diff page
     campaigns = [campaign_card(c, summaries) for c in sorted(found.campaigns.values(), key=lambda c: c.id)]
+    provenance = across.provenance_groups(summaries)
+    facets = across.provenance_facets(provenance, cfg)
+    arm_pages, arm_groups = across.arms_pages(summaries, cfg, renderer, memo, align_curves)
+    pages.update(arm_pages)
+    pages.update(
+        memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
+    )
+    pages.update(memo("diffs", across.diff_inputs(summaries, cfg), lambda: across.diff_pages(summaries, cfg, renderer)))
+    diffable = {s["id"] for s in summaries if s.get("baseline") in by_id}
     pages["index.html"] = renderer.render(
         "index.html",
         root="",
@@ -59,16 +74,23 @@ def render_site_pages(
         spec_names=sorted({s["spec"] for s in summaries if s["spec"]}),
         n_decisions=sum(1 for s in summaries if s["verdict"]),
         spec_links={s.id: f"specs/{slugify(s.id)}.html" for s in found.specs.values()},
+        gate_specs=cfg.gates,
+        facets=facets,
+        provenance=[g for g in provenance if g["groups"]],
+        prov_attrs={s["id"]: across.provenance_attrs(s, facets) for s in summaries},
+        arm_groups=arm_groups,
+        diffable=diffable,
     ).encode()
     for ctx in specs:
+        ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         pages[f"specs/{ctx['slug']}.html"] = renderer.render("spec.html", root="../", spec=ctx).encode()
     for campaign in sorted(found.campaigns.values(), key=lambda c: c.id):
         members = sorted((s for s in summaries if s["campaign"] == campaign.id), key=lambda s: s["id"])
         pages.update(
             memo(
                 f"campaign:{campaign.id}",
-                [repr(campaign), members, repr(renderer.meta)],
-                functools.partial(campaign_pages, campaign, summaries, renderer),
+                [repr(campaign), members, repr(renderer.meta), cfg.trends],
+                functools.partial(campaign_pages, campaign, summaries, renderer, cfg),
             )
         )
     pages["ledger.html"] = renderer.render(
@@ -93,9 +115,17 @@ def campaign_card(campaign: Campaign, summaries: list[dict[str, Any]]) -> dict[s
     }
 
 
-def campaign_pages(campaign: Campaign, summaries: list[dict[str, Any]], renderer: Renderer) -> dict[str, bytes]:
+def campaign_pages(
+    campaign: Campaign, summaries: list[dict[str, Any]], renderer: Renderer, cfg: SiteConfig | None = None
+) -> dict[str, bytes]:
     """A campaign's page, its figure and its analysis.json."""
     ctx = campaign_context(campaign, summaries)
+    runs = [s for s in summaries if s["campaign"] == campaign.id]
+    ctx["varies"] = across.varies(sorted(runs, key=lambda s: (s["condition"] or "", s["seed"] or 0, s["id"])))
+    ctx["momentum"] = across.campaign_momentum(
+        [(row["name"], row["label"]) for row in ctx["table"]], runs, campaign.final_window, cfg or SiteConfig()
+    )
+    ctx["momentum_is_rate"] = metric_is_rate(campaign.primary_metric)
     folder = f"campaigns/{ctx['slug']}"
     pages: dict[str, bytes] = {}
     figure = ctx.pop("figure_svg")

@@ -1,0 +1,237 @@
+"""Gates: a team's pass/fail criteria, declared in obs.yaml and checked for every run.
+
+A gate is one line of text that a person can read and obs can check, e.g.
+
+    renderable >= 100%                 the overall probe rate of a check
+    min family exact >= 0.5            the weakest family (or split) on a check
+    final.loss <= 0.2                  the final-window mean of a logged metric
+    headline >= 0.7 / delta >= 0       the headline value, its delta vs the baseline
+    rule reward_variance_collapse not fired
+    gate.json passed                   the compiler / gold-asset gate
+    held constant clean
+
+Each run gets pass, fail or "n/a" per gate. n/a is not a pass: it says the run has nothing the gate
+can be judged on (no probe, no reward series, no gate.json), which the leaderboard shows as such.
+Evaluation is pure and reads only the per-run summary, so gates can change without re-reading logs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+PASS, FAIL, NA = "pass", "fail", "na"
+
+OPS = {
+    ">=": lambda x, y: x >= y,
+    ">": lambda x, y: x > y,
+    "<=": lambda x, y: x <= y,
+    "<": lambda x, y: x < y,
+    "==": lambda x, y: math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12),
+    "!=": lambda x, y: not math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12),
+}
+OP_WORDS = {">=": "≥", "<=": "≤", "==": "=", "!=": "≠", ">": ">", "<": "<"}
+
+# What a diagnosis rule needs to have been checked at all: without it, "not fired" says nothing.
+RULE_NEEDS = {
+    "reward_variance_collapse": "reward",
+    "loss_plateau": "curves",
+    "loss_oscillation": "curves",
+    "grad_collapse": "curves",
+    "grad_spikes": "curves",
+    "missing_stage_labels": "curves",
+    "memorised": "probe",
+}
+
+_NUMBER = r"(?P<num>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*(?P<pct>%)?"
+_COMPARE = re.compile(
+    r"^(?:(?P<agg>min|max|mean)\s+(?P<scope>family|families|split|splits)[\s.]+)?(?P<ref>[^\s<>=!]+)\s*"
+    r"(?P<op>>=|<=|==|!=|>|<|=)\s*" + _NUMBER + r"$",
+    re.IGNORECASE,
+)
+_RULE = re.compile(
+    r"^(?:diagnosis\s+)?rule\s+(?P<rule>[A-Za-z0-9_.-]+)\s+(?P<neg>not\s+)?fired$",
+    re.IGNORECASE,
+)
+_GATE = re.compile(r"^(?:compiler\s+)?gate(?:\.json)?\s+passed$", re.IGNORECASE)
+_HELD = re.compile(r"^held[ _]constant\s+clean$", re.IGNORECASE)
+
+
+class GateError(ValueError):
+    """A gate expression obs cannot read; the message says what it expected."""
+
+
+@dataclass(frozen=True)
+class GateSpec:
+    """One parsed gate. `kind` is compare, rule, gate or held; the other fields depend on it."""
+
+    name: str
+    label: str
+    expr: str
+    kind: str
+    ref: str = ""
+    agg: str | None = None
+    scope: str | None = None
+    op: str = ">="
+    value: float = 0.0
+    is_percent: bool = False
+    rule: str = ""
+    fired_ok: bool = False  # "rule X fired" (rare) instead of "not fired"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "label": self.label, "expr": self.expr}
+
+
+def parse_gate(expr: str, name: str | None = None, label: str | None = None) -> GateSpec:
+    """Read one gate expression (see the module doc), or raise GateError saying what was expected."""
+    text = " ".join(str(expr).split())
+    if not text:
+        raise GateError("a gate needs an expression, e.g. 'renderable >= 100%'")
+    nm = name or re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "gate"
+    lb = label or text
+    if m := _RULE.match(text):
+        return GateSpec(nm, lb, text, "rule", rule=m["rule"], fired_ok=not m["neg"])
+    if _GATE.match(text):
+        return GateSpec(nm, lb, text, "gate")
+    if _HELD.match(text):
+        return GateSpec(nm, lb, text, "held")
+    if m := _COMPARE.match(text):
+        value = float(m["num"]) / (100.0 if m["pct"] else 1.0)
+        scope = m["scope"].lower().rstrip("s").replace("familie", "family") if m["scope"] else None
+        return GateSpec(
+            nm,
+            lb,
+            text,
+            "compare",
+            ref=m["ref"],
+            agg=m["agg"].lower() if m["agg"] else None,
+            scope=scope,
+            op="==" if m["op"] == "=" else m["op"],
+            value=value,
+            is_percent=bool(m["pct"]),
+        )
+    raise GateError(
+        f"cannot read gate '{text}': expected '<metric> >= <number>', 'min family <check> >= <number>', "
+        "'rule <name> not fired', 'gate.json passed' or 'held constant clean'"
+    )
+
+
+@dataclass(frozen=True)
+class GateResult:
+    name: str
+    label: str
+    status: str  # pass | fail | na
+    value: float | None
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "status": self.status,
+            "value": self.value,
+            "detail": self.detail,
+        }
+
+
+def _fmt(value: float, as_percent: bool) -> str:
+    if as_percent:
+        return f"{100 * value:.1f}%"
+    return f"{value:.4g}"
+
+
+def _lookup(ref: str, s: Mapping[str, Any]) -> tuple[float | None, bool, str]:
+    """The number a reference names in a summary, whether it is a rate, and where it came from."""
+    rates = s.get("rates") or {}
+    finals = s.get("finals") or {}
+    headline = s.get("headline") or {}
+    low = ref.lower()
+    if low == "headline":
+        return (
+            headline.get("value"),
+            bool(s.get("headline_is_rate")),
+            f"headline {headline.get('metric') or ''}".strip(),
+        )
+    if low == "delta":
+        return (s.get("delta") or {}).get("delta"), bool(s.get("headline_is_rate")), "delta vs baseline"
+    for prefix, source, is_rate in (("rate.", rates, True), ("final.", finals, False)):
+        if low.startswith(prefix):
+            key = ref[len(prefix) :]
+            return source.get(key), is_rate, f"{prefix[:-1]} {key}"
+    if ref in rates:
+        return rates[ref], True, f"probe rate {ref}"
+    if headline.get("metric") == ref and headline.get("value") is not None:
+        return headline["value"], bool(s.get("headline_is_rate")), f"headline {ref}"
+    if ref in finals:
+        return finals[ref], False, f"final {ref}"
+    return None, False, ref
+
+
+def evaluate_gate(spec: GateSpec, s: Mapping[str, Any]) -> GateResult:
+    """One gate on one run summary."""
+
+    def out(status: str, value: float | None, detail: str) -> GateResult:
+        return GateResult(spec.name, spec.label, status, value, detail)
+
+    has = s.get("has") or {}
+    if spec.kind == "rule":
+        need = RULE_NEEDS.get(spec.rule, "")
+        fired = spec.rule in (s.get("findings") or [])
+        if need and not has.get(need, False) and not fired:
+            return out(NA, None, f"not checked: the run has no {need} data for rule {spec.rule}")
+        ok = fired if spec.fired_ok else not fired
+        return out(PASS if ok else FAIL, None, f"rule {spec.rule} {'fired' if fired else 'did not fire'}")
+    if spec.kind == "gate":
+        passed = s.get("gate_passed")
+        if passed is None:
+            return out(NA, None, "no gate.json result" if not has.get("gate") else "gate.json has no overall result")
+        return out(PASS if passed else FAIL, None, "gate.json passed" if passed else "gate.json failed")
+    if spec.kind == "held":
+        clean = s.get("held_constant_clean")
+        if clean is None:
+            return out(NA, None, "no baseline to check against")
+        return out(
+            PASS if clean else FAIL, None, "only the primary axis changed" if clean else "more than one axis changed"
+        )
+    # compare
+    if spec.scope:
+        table = (s.get("family_rates") if spec.scope == "family" else s.get("split_rates")) or {}
+        per = table.get(spec.ref) or {}
+        if not per:
+            return out(NA, None, f"no per-{spec.scope} {spec.ref} rates")
+        agg = spec.agg or "min"
+        items = sorted(per.items())
+        if agg == "mean":
+            value, where = sum(v for _, v in items) / len(items), f"mean of {len(items)} {spec.scope} rates"
+        else:
+            pick = min if agg == "min" else max
+            label, value = pick(items, key=lambda kv: kv[1])
+            where = f"{agg} {spec.scope}: {label}"
+        is_rate = True
+    else:
+        found, is_rate, where = _lookup(spec.ref, s)
+        if found is None or not isinstance(found, int | float) or not math.isfinite(found):
+            return out(NA, None, f"no value for {spec.ref}")
+        value = float(found)
+    ok = OPS[spec.op](value, spec.value)
+    shown = _fmt(value, is_rate or spec.is_percent)
+    target = _fmt(spec.value, spec.is_percent or (is_rate and spec.value <= 1.0))
+    return out(PASS if ok else FAIL, value, f"{where} = {shown} (needs {OP_WORDS[spec.op]} {target})")
+
+
+def evaluate_gates(specs: list[GateSpec], s: Mapping[str, Any]) -> list[GateResult]:
+    return [evaluate_gate(spec, s) for spec in specs]
+
+
+def gate_specs_from(raw: list[dict[str, str]]) -> list[GateSpec]:
+    """Settings (already validated by obs.config) to parsed gates; an unreadable one is skipped."""
+    specs = []
+    for item in raw:
+        try:
+            specs.append(parse_gate(item["expr"], item.get("name"), item.get("label")))
+        except (GateError, KeyError):
+            continue
+    return specs

@@ -1,0 +1,392 @@
+"""Sweeps: which settings go with good outcomes, across many runs at once (parallel coordinates).
+
+Each run is a line across axes: the config keys that vary in its group (numeric or categorical,
+log scale when the values span decades) and the outcome metrics. This module decides the groups,
+the axes and each run's position on each axis (0 = bottom, 1 = top, None = missing); drawing is
+`obs.render.pcp`. Axes are chosen automatically from the keys that really vary (a key that only
+restates another, like a condition name that mirrors a config value, is folded into the first),
+or named in obs.yaml.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from obs.analysis.trends import metric_value
+
+RUN_KEYS = ("run.arm", "run.condition", "run.spec", "run.campaign", "run.primary_axis")
+LOG_SPAN = 100.0  # a positive axis whose max/min reaches this is drawn on a log scale
+MIN_PRESENT = 0.5  # an automatic axis must be set in at least this share of the group's runs
+
+
+def run_value(summary: Mapping[str, Any], key: str) -> Any:
+    """What a run has for an axis key: `run.<facet>`, `rate.<check>`, `final.<metric>`, a metric name
+    (headline / rate / final value) or a flattened field (`config.train.lr`). None when absent."""
+    if key.startswith("run."):
+        value = summary.get(key[4:])
+        return None if value in ("", [], {}) else value
+    if key.startswith("rate."):
+        return (summary.get("rates") or {}).get(key[5:])
+    if key.startswith("final."):
+        return (summary.get("finals") or {}).get(key[6:])
+    fields = summary.get("fields") or {}
+    if key in fields:
+        return fields[key]
+    return metric_value(dict(summary), key)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _number(v: Any) -> float | None:
+    return float(v) if _is_number(v) else None
+
+
+def value_text(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(value_text(x) for x in v) + "]"
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return str(v)
+
+
+@dataclass
+class Tick:
+    pos: float  # 0..1 from the bottom of the axis
+    text: str
+
+
+@dataclass
+class SweepAxis:
+    key: str
+    role: str  # setting | outcome
+    kind: str  # numeric | categorical
+    log: bool = False
+    lo: float = 0.0
+    hi: float = 1.0
+    categories: list[str] = field(default_factory=list)
+    ticks: list[Tick] = field(default_factory=list)
+    higher_is_better: bool | None = None  # outcome axes only
+    also: list[str] = field(default_factory=list)  # keys folded into this one (same grouping of runs)
+
+    @property
+    def label(self) -> str:
+        return self.key
+
+    def position(self, value: Any) -> float | None:
+        """Where a value sits on this axis (0 bottom .. 1 top); None when missing or not on the axis."""
+        if value is None:
+            return None
+        if self.kind == "categorical":
+            text = value_text(value)
+            if text not in self.categories:
+                return None
+            n = len(self.categories)
+            return 0.5 if n == 1 else self.categories.index(text) / (n - 1)
+        if not _is_number(value):
+            return None
+        x = float(value)
+        if self.log:
+            if x <= 0:
+                return None
+            lo, hi, x = math.log10(self.lo), math.log10(self.hi), math.log10(x)
+        else:
+            lo, hi = self.lo, self.hi
+        return 0.5 if hi == lo else min(1.0, max(0.0, (x - lo) / (hi - lo)))
+
+
+@dataclass
+class SweepRun:
+    summary: dict[str, Any]
+    values: list[Any]  # per axis, raw
+    positions: list[float | None]  # per axis, 0..1
+    color_value: float | None
+    shade: float | None  # 0 (worst) .. 1 (best) along the colour metric
+    rank: int | None  # 1 = best by the colour metric
+    highlighted: bool
+
+
+@dataclass
+class Sweep:
+    name: str
+    slug: str
+    color_metric: str | None
+    higher_is_better: bool
+    axes: list[SweepAxis]
+    runs: list[SweepRun]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def highlighted(self) -> list[SweepRun]:
+        return sorted((r for r in self.runs if r.highlighted), key=lambda r: r.rank or 0)
+
+    @property
+    def table_rows(self) -> list[SweepRun]:
+        """Runs best first; runs without a value of the colour metric last, by id."""
+        return sorted(self.runs, key=lambda r: (r.rank is None, r.rank or 0, str(r.summary["id"])))
+
+
+def nice_step(span: float, target: int = 5) -> float:
+    """A 1/2/2.5/5 x 10^k step giving about `target` intervals over `span`."""
+    if span <= 0 or not math.isfinite(span):
+        return 1.0
+    raw = span / max(1, target)
+    mag = 10 ** math.floor(math.log10(raw))
+    for m in (1, 2, 2.5, 5, 10):
+        if raw <= m * mag:
+            return m * mag
+    return 10 * mag
+
+
+def tick_text(x: float) -> str:
+    """Short tick labels: 0.0003 -> 3e-4, 12000 -> 12k, 0.25 -> 0.25."""
+    a = abs(x)
+    if a == 0:
+        return "0"
+    if a >= 1e6:
+        return f"{x / 1e6:.3g}M"
+    if a >= 1e4:
+        return f"{x / 1e3:.3g}k"
+    if a < 1e-2:
+        mant, exp = f"{x:.1e}".split("e")
+        mant = mant.rstrip("0").rstrip(".")
+        return f"{mant}e{int(exp)}"
+    return f"{x:.4g}"
+
+
+def numeric_axis(key: str, role: str, values: Sequence[float]) -> SweepAxis:
+    lo, hi = min(values), max(values)
+    log = lo > 0 and hi / lo >= LOG_SPAN
+    axis = SweepAxis(key, role, "numeric", log, lo, hi)
+    ticks: list[Tick] = []
+    if log:
+        e_lo, e_hi = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+        for e in range(e_lo, e_hi + 1):
+            for m in (1,) if e_hi - e_lo > 2 else (1, 3):
+                x = m * 10.0**e
+                if lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9):
+                    ticks.append(Tick(axis.position(x) or 0.0, tick_text(x)))
+    elif hi > lo:
+        step = nice_step(hi - lo, 4)
+        if all(float(v).is_integer() for v in values):
+            step = max(1.0, step)  # epochs 3 and 4: no 3.25 between them
+        start = math.ceil(lo / step - 1e-9) * step
+        x = start
+        while x <= hi + step * 1e-9:
+            ticks.append(Tick(axis.position(x) or 0.0, tick_text(round(x, 12))))
+            x += step
+    # always label both ends: the reader needs the range, not just round numbers inside it
+    ends = [Tick(0.0, tick_text(lo)), Tick(1.0, tick_text(hi))] if hi > lo else [Tick(0.5, tick_text(lo))]
+    ticks += [end for end in ends if all(abs(t.pos - end.pos) > 0.08 for t in ticks)]
+    axis.ticks = sorted(ticks, key=lambda t: t.pos)
+    return axis
+
+
+def categorical_axis(key: str, role: str, values: Sequence[Any]) -> SweepAxis:
+    texts = sorted({value_text(v) for v in values}, key=_natural)
+    axis = SweepAxis(key, role, "categorical", categories=texts)
+    axis.ticks = [Tick(axis.position(t) or 0.0, t) for t in texts]
+    return axis
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """Sort '2' before '10' and numbers before words."""
+    try:
+        return (0, float(text), text)
+    except ValueError:
+        return (1, 0.0, text.lower())
+
+
+def make_axis(key: str, role: str, values: Sequence[Any]) -> SweepAxis | None:
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    if all(_is_number(v) for v in present):
+        return numeric_axis(key, role, [float(v) for v in present])
+    return categorical_axis(key, role, present)
+
+
+def _partition(values: Sequence[Any]) -> tuple[int, ...]:
+    """Which runs share a value: first-occurrence labels, so two keys that group runs alike compare equal."""
+    seen: dict[str, int] = {}
+    return tuple(seen.setdefault(repr(v), len(seen)) for v in values)
+
+
+def is_seed_key(key: str) -> bool:
+    """Seeds vary by design, not as a setting under study (the campaign and arms pages show their spread)."""
+    leaf = key.rsplit(".", 1)[-1].lower()
+    return leaf == "seed" or leaf.endswith("_seed")
+
+
+def varying_keys(runs: Sequence[Mapping[str, Any]], exclude: Sequence[str] = ()) -> list[tuple[str, list[str]]]:
+    """Keys (flattened fields and run facets) that vary across `runs`, each with the keys folded into it.
+
+    A key must be set in at least half the runs; seeds are left out, and so is a text key with a
+    different value in every run (a commit hash, a run name: it says nothing about settings); keys
+    that group the runs exactly alike are one axis (the first in key order, config before run facets).
+    """
+    n = len(runs)
+    keys = sorted({k for r in runs for k in (r.get("fields") or {})}) + list(RUN_KEYS)
+    chosen: list[tuple[str, list[str]]] = []
+    partitions: dict[tuple[int, ...], int] = {}
+    for key in keys:
+        if is_seed_key(key) or any(key == p or key.startswith(p + ".") for p in exclude):
+            continue
+        values = [run_value(r, key) for r in runs]
+        present = [v for v in values if v is not None]
+        if len(present) < max(2, math.ceil(MIN_PRESENT * n)):
+            continue
+        distinct = {repr(v) for v in present}
+        if len(distinct) < 2:
+            continue
+        numeric = all(_is_number(v) for v in present)
+        if not numeric and len(distinct) == len(present) and len(present) > 3:
+            continue
+        part = _partition(values)
+        if part in partitions:
+            chosen[partitions[part]][1].append(key)
+            continue
+        partitions[part] = len(chosen)
+        chosen.append((key, []))
+    return chosen
+
+
+def _shade(value: float | None, lo: float, hi: float, higher_is_better: bool) -> float | None:
+    if value is None:
+        return None
+    if hi == lo:
+        return 1.0
+    t = (value - lo) / (hi - lo)
+    return t if higher_is_better else 1.0 - t
+
+
+def build_sweep(
+    name: str,
+    slug: str,
+    runs: Sequence[dict[str, Any]],
+    settings: Mapping[str, Any],
+    higher_is_better: Callable[[str], bool],
+    default_metric: str | None,
+) -> Sweep | None:
+    """One parallel-coordinates chart over `runs`, or None when nothing varies among them."""
+    notes: list[str] = []
+    color = settings.get("color") or default_metric
+    max_axes = int(settings.get("max_axes") or 8)
+    metrics: list[str] = list(settings.get("metrics") or [])
+    if not metrics:
+        metrics = [color] if color else []
+        shared_rates = set.intersection(*[set(r.get("rates") or {}) for r in runs]) if runs else set()
+        from obs.analysis.scoreboard import order_checks
+
+        metrics += [c for c in order_checks(shared_rates) if c != color][:2]
+    outcome_keys = [m for m in metrics if any(run_value(r, m) is not None for r in runs)]
+    missing_metrics = [m for m in metrics if m not in outcome_keys]
+    if missing_metrics:
+        notes.append(f"no run here has {', '.join(missing_metrics)}")
+    n_settings = max(1, max_axes - len(outcome_keys))
+    chosen: list[tuple[str, list[str]]]
+    if settings.get("keys"):
+        wanted = list(settings["keys"])
+        chosen = [(k, []) for k in wanted if any(run_value(r, k) is not None for r in runs)]
+        absent = [k for k in wanted if k not in {c for c, _ in chosen}]
+        if absent:
+            notes.append(f"not set in any run of this group: {', '.join(absent)}")
+    else:
+        chosen = varying_keys(runs, exclude=outcome_keys)
+    if len(chosen) > n_settings:
+        dropped = [k for k, _ in chosen[n_settings:]]
+        notes.append(
+            f"{len(dropped)} more varying key{'s' if len(dropped) > 1 else ''} not drawn (max_axes {max_axes}): "
+            + ", ".join(dropped[:8])
+            + (" …" if len(dropped) > 8 else "")
+        )
+        chosen = chosen[:n_settings]
+    if not chosen:
+        return None
+    axes: list[SweepAxis] = []
+    for key, also in chosen:
+        axis = make_axis(key, "setting", [run_value(r, key) for r in runs])
+        if axis is not None:
+            axis.also = also
+            axes.append(axis)
+    for key in outcome_keys:
+        axis = make_axis(key, "outcome", [run_value(r, key) for r in runs])
+        if axis is not None:
+            axis.higher_is_better = higher_is_better(key)
+            axes.append(axis)
+    hib = higher_is_better(color) if color else True
+    color_values = [_number(run_value(r, color)) if color else None for r in runs]
+    numeric_colors = [v for v in color_values if v is not None]
+    lo, hi = (min(numeric_colors), max(numeric_colors)) if numeric_colors else (0.0, 1.0)
+    order = sorted(
+        (i for i, v in enumerate(color_values) if v is not None),
+        key=lambda i: (-(color_values[i] or 0.0) if hib else (color_values[i] or 0.0), str(runs[i]["id"])),
+    )
+    ranks = {i: k + 1 for k, i in enumerate(order)}
+    top = int(settings.get("highlight") or 5)
+    out_runs = []
+    for i, r in enumerate(runs):
+        values = [run_value(r, a.key) for a in axes]
+        cv = color_values[i]
+        out_runs.append(
+            SweepRun(
+                summary=r,
+                values=values,
+                positions=[a.position(v) for a, v in zip(axes, values, strict=True)],
+                color_value=cv,
+                shade=_shade(cv, lo, hi, hib),
+                rank=ranks.get(i),
+                highlighted=ranks.get(i, top + 1) <= top,
+            )
+        )
+    return Sweep(name, slug, color, hib, axes, out_runs, notes)
+
+
+def sweep_groups(summaries: Sequence[dict[str, Any]], group_by: str) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Runs grouped for one chart each: by headline metric (default), spec, campaign, or all together."""
+    if group_by == "all":
+        return [("all runs", list(summaries))]
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for s in summaries:
+        label = (s.get("headline") or {}).get("metric") if group_by == "metric" else s.get(group_by)
+        if label:
+            groups.setdefault(str(label), []).append(s)
+    return sorted(groups.items())
+
+
+def build_sweeps(
+    summaries: Sequence[dict[str, Any]],
+    settings: Mapping[str, Any],
+    higher_is_better: Callable[[str], bool],
+    slugify: Callable[[str], str],
+) -> tuple[list[Sweep], list[str]]:
+    """Every chart of the sweeps page, and what was left out and why."""
+    group_by = str(settings.get("group_by") or "metric")
+    min_runs = int(settings.get("min_runs") or 3)
+    sweeps: list[Sweep] = []
+    skipped: list[str] = []
+    for label, runs in sweep_groups(summaries, group_by):
+        runs = sorted(runs, key=lambda s: str(s["id"]))
+        if len(runs) < min_runs:
+            skipped.append(f"{label}: {len(runs)} run{'s' if len(runs) != 1 else ''} (fewer than {min_runs})")
+            continue
+        metric = label if group_by == "metric" else None
+        if metric is None:
+            counts: dict[str, int] = {}
+            for r in runs:
+                m = (r.get("headline") or {}).get("metric")
+                if m:
+                    counts[m] = counts.get(m, 0) + 1
+            metric = max(sorted(counts), key=lambda m: counts[m]) if counts else None
+        sweep = build_sweep(label, slugify(label), runs, settings, higher_is_better, metric)
+        if sweep is None:
+            skipped.append(f"{label}: no setting varies across its {len(runs)} runs")
+        else:
+            sweeps.append(sweep)
+    return sweeps, skipped

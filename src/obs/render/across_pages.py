@@ -1,0 +1,284 @@
+"""Pages across runs, made from summaries only: sweeps, config diffs, ablation arms, plus the trend,
+"what varies" and gate-strip parts of the index, spec and campaign pages.
+
+Each costly group (the arms' statistics and figure; the sweeps chart over every run) goes through
+the build's page memo with exactly the inputs it reads, so one changed run re-renders only what it
+feeds. matplotlib is reached only through `obs.render.figures`, scipy only inside the campaign
+statistics, and both only when a group is really made.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from obs.analysis import arms as arms_mod
+from obs.analysis.config_diff import diff_fields, what_varies
+from obs.analysis.gates import evaluate_gates, gate_specs_from
+from obs.analysis.sweeps import build_sweeps
+from obs.analysis.trends import condition_momentum, series_trends
+from obs.config import SiteConfig
+from obs.jsonutil import dumps
+from obs.plan import slugify
+from obs.render.site import Renderer
+
+PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
+
+SEED_KEYS = ("config.seed", "config.train.seed", "config.training.seed", "config.data_seed")
+
+
+# ---------------------------------------------------------------------------------------- gates
+
+
+def with_gates(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[dict[str, Any]]:
+    """Copies of the summaries with `gates`: one result per configured gate (empty when none are set)."""
+    specs = gate_specs_from(cfg.gates)
+    return [dict(s, gates=[g.as_dict() for g in evaluate_gates(specs, s)]) for s in summaries]
+
+
+# ----------------------------------------------------------------------------------- provenance
+
+
+PROVENANCE_PRIORITY = ("corpus_hash", "dataset_version", "ontology_catalog", "catalog", "code_commit", "tokenizer")
+MAX_AUTO_FACETS = 2  # filter selects on the leaderboard when obs.yaml names none (a phone has little room)
+
+
+def provenance_groups(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every provenance key with its values and the runs that share each (for grouping and filtering).
+
+    Only keys with 2 to 30 distinct values of which one is shared by two runs or more: a key unique to
+    every run (a per-run commit) or the same everywhere groups nothing. Most telling keys first.
+    """
+    values_by_key: dict[str, dict[str, list[str]]] = {}
+    for s in summaries:
+        for key, value in sorted((s.get("fields") or {}).items()):
+            if key.startswith("provenance."):
+                name = key[len("provenance.") :]
+                values_by_key.setdefault(name, {}).setdefault(str(value), []).append(str(s["id"]))
+
+    def rank(key: str) -> tuple[int, str]:
+        return (PROVENANCE_PRIORITY.index(key) if key in PROVENANCE_PRIORITY else len(PROVENANCE_PRIORITY), key)
+
+    out = []
+    for key in sorted(values_by_key, key=rank):
+        vals = values_by_key[key]
+        out.append(
+            {
+                "key": key,
+                "attr": "prov-" + slugify(key).lower().replace(".", "-").replace("_", "-"),
+                "options": [{"value": v, "short": _short(v), "runs": ids} for v, ids in sorted(vals.items())],
+                "groups": 2 <= len(vals) <= 30 and max(len(ids) for ids in vals.values()) >= 2,
+            }
+        )
+    return out
+
+
+def provenance_facets(groups: list[dict[str, Any]], cfg: SiteConfig) -> list[dict[str, Any]]:
+    """The provenance keys the leaderboard filters by: those named in obs.yaml, else the first telling ones."""
+    if cfg.provenance_facets is not None:
+        return [g for name in cfg.provenance_facets for g in groups if g["key"] == name]
+    return [g for g in groups if g["groups"]][:MAX_AUTO_FACETS]
+
+
+def _short(value: str) -> str:
+    """Hashes are long; a select shows the algorithm and the first 12 hex digits."""
+    head, sep, digest = value.partition(":")
+    if sep and len(digest) > 16 and all(c in "0123456789abcdef" for c in digest.lower()):
+        return f"{head}:{digest[:12]}…"
+    if len(value) >= 32 and all(c in "0123456789abcdef" for c in value.lower()):
+        return value[:12] + "…"
+    return value if len(value) <= 48 else value[:47] + "…"
+
+
+def provenance_attrs(summary: dict[str, Any], facets: list[dict[str, Any]]) -> dict[str, str]:
+    """The `data-prov-*` attributes of a leaderboard row (the value, or '' when the run lacks the key)."""
+    fields = summary.get("fields") or {}
+    return {f["attr"]: str(fields.get("provenance." + f["key"], "")) for f in facets}
+
+
+# --------------------------------------------------------------------------------------- sweeps
+
+
+def sweeps_page(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+    """sweeps.html: one parallel-coordinates chart and table per group of runs."""
+    from obs.render.pcp import layout
+
+    sweeps, skipped = build_sweeps(summaries, cfg.sweeps, cfg.metric_higher_is_better, slugify)
+    hrefs = {str(s["id"]): f"runs/{s['slug']}/index.html" for s in summaries}
+    charts = [{"sweep": sw, "pcp": layout(sw, hrefs)} for sw in sweeps]
+    html = renderer.render(
+        "sweeps.html", root="", nav="sweeps", charts=charts, skipped=skipped, settings=cfg.sweeps, n_runs=len(summaries)
+    )
+    return {"sweeps.html": html.encode()}
+
+
+def sweeps_inputs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[Any]:
+    """Exactly what the sweeps page reads of each run (so unrelated summary changes reuse it)."""
+    keep = (
+        "id",
+        "slug",
+        "spec",
+        "campaign",
+        "condition",
+        "seed",
+        "arm",
+        "primary_axis",
+        "headline",
+        "rates",
+        "finals",
+        "fields",
+    )
+    return [[{k: s.get(k) for k in keep} for s in sorted(summaries, key=lambda s: str(s["id"]))], cfg.sweeps]
+
+
+# ---------------------------------------------------------------------------------- config diff
+
+
+def diff_context(run: dict[str, Any], base: dict[str, Any], cfg: SiteConfig) -> dict[str, Any]:
+    diff = diff_fields(str(base["id"]), base.get("fields") or {}, str(run["id"]), run.get("fields") or {}, cfg.axes)
+    return {"run": run, "base": base, "diff": diff}
+
+
+def diff_pages(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+    """runs/<slug>/diff/index.html for every run whose declared baseline is in the site."""
+    by_id = {s["id"]: s for s in summaries}
+    pages: dict[str, bytes] = {}
+    for s in sorted(summaries, key=lambda s: str(s["id"])):
+        base = by_id.get(s.get("baseline"))
+        if base is None:
+            continue
+        ctx = diff_context(s, base, cfg)
+        pages[f"runs/{s['slug']}/diff/index.html"] = renderer.render("diff.html", root="../../../", **ctx).encode()
+    return pages
+
+
+def diff_inputs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[Any]:
+    keep = ("id", "slug", "title", "baseline", "headline", "headline_is_rate", "delta", "fields", "primary_axis")
+    return [[{k: s.get(k) for k in keep} for s in sorted(summaries, key=lambda s: str(s["id"]))], cfg.axes]
+
+
+# ------------------------------------------------------------------------------- what varies
+
+
+def _column_label(runs: list[dict[str, Any]]) -> str:
+    """A column of "what varies": the condition or arm its runs share, else the run id(s)."""
+    for facet in ("condition", "arm", "revision"):
+        values = {r.get(facet) for r in runs}
+        if len(values) == 1 and None not in values:
+            return str(values.pop())
+    return ", ".join(str(r["id"]) for r in runs[:3]) + (f" +{len(runs) - 3}" if len(runs) > 3 else "")
+
+
+def varies(runs: list[dict[str, Any]]) -> Any:
+    """The "what varies" table of a spec or campaign (seeds and run-level facets left out)."""
+    return what_varies(runs, ignore=SEED_KEYS, label_of=_column_label)
+
+
+# ------------------------------------------------------------------------------------- trends
+
+
+def spec_trends(runs: list[dict[str, Any]], metric: str | None, cfg: SiteConfig) -> list[Any]:
+    """Momentum of the spec's headline metric and of every probe rate the runs share, across the ladder."""
+    shared = set.intersection(*[set(r.get("rates") or {}) for r in runs]) if runs else set()
+    from obs.analysis.scoreboard import order_checks
+
+    metrics = [m for m in [metric, *order_checks(shared)] if m]
+    metrics = list(dict.fromkeys(metrics))
+    return series_trends(
+        runs,
+        metrics,
+        cfg.trends["recent_runs"],
+        cfg.trends["baseline_runs"],
+        cfg.metric_higher_is_better,
+        lambda m: (
+            m in shared or any((r.get("headline") or {}).get("metric") == m and r.get("headline_is_rate") for r in runs)
+        ),
+    )
+
+
+def campaign_momentum(
+    conditions: list[tuple[str, str]], runs: list[dict[str, Any]], final_window: int, cfg: SiteConfig
+) -> list[Any]:
+    """Per condition: the primary metric's last logged points against the points before, over seeds."""
+    recent = cfg.trends["recent_points"] or final_window
+    baseline = cfg.trends["baseline_points"]
+    out = []
+    for name, label in conditions:
+        cm = condition_momentum(name, label, [r for r in runs if r.get("condition") == name], recent, baseline)
+        if cm is not None:
+            out.append(cm)
+    return out
+
+
+# ---------------------------------------------------------------------------------------- arms
+
+
+def arms_group_pages(
+    group: arms_mod.ArmGroup, cfg: SiteConfig, renderer: Renderer, align: Callable[..., Any]
+) -> dict[str, bytes]:
+    """arms/<slug>/index.html, its figures and its analysis.json."""
+    metric = group.metric
+    hib = cfg.metric_higher_is_better(metric) if metric else True
+    stats = arms_mod.arm_stats(group, hib, cfg.final_window)
+    pages: dict[str, bytes] = {}
+    figures = []
+    for i, name in enumerate(arms_mod.curve_metrics(group)[:3]):
+        curves = arms_mod.arm_curves(group, name, align)
+        if not curves:
+            continue
+        import numpy as np
+
+        from obs.render.figures import multi_line_figure
+
+        lines = [
+            (
+                f"{c.arm} (n={c.n})",
+                np.asarray(c.steps),
+                np.asarray(c.mean),
+                np.asarray(c.sd) if c.sd is not None else None,
+            )
+            for c in curves
+        ]
+        svg = multi_line_figure(lines, name)
+        file = f"arms/{group.slug}/fig-{i + 1}.svg"
+        pages[file] = svg
+        seeds = ", ".join(f"{c.arm}: {c.n}" for c in curves)
+        figures.append(
+            {
+                "file": file.rsplit("/", 1)[1],
+                "metric": name,
+                "alt": f"{name} over steps for each arm ({', '.join(c.arm for c in curves)}): mean over seeds, "
+                f"with a ± 1 sd band where an arm has more than one seed",
+                "caption": f"{name}: mean over seeds per arm (line) and ± 1 sd (band) on the step range every "
+                f"seed covers; seeds per arm: {seeds}.",
+            }
+        )
+    pages[f"arms/{group.slug}/analysis.json"] = dumps(
+        {"group": group.title, "arms": group.arms, "stats": stats.as_dict()}
+    )
+    pages[f"arms/{group.slug}/index.html"] = renderer.render(
+        "arms.html", root="../../", nav="arms", g=group, stats=stats, figures=figures, metric=metric
+    ).encode()
+    return pages
+
+
+def arms_pages(
+    summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer, memo: PageMemo, align: Callable[..., Any]
+) -> tuple[dict[str, bytes], list[arms_mod.ArmGroup]]:
+    groups = arms_mod.arm_groups(summaries, cfg.arms.get("metric"), cfg.arms.get("baseline"))
+    pages: dict[str, bytes] = {}
+    for g in groups:
+        members = [
+            {k: s.get(k) for k in ("id", "slug", "seed", "arm", "headline", "rates", "finals", "curves", "last_step")}
+            for runs in g.runs.values()
+            for s in runs
+        ]
+        pages.update(
+            memo(
+                f"arms:{g.slug}",
+                [g.title, g.arms, g.baseline_arm, g.metric, members, cfg.final_window, repr(renderer.meta)],
+                functools.partial(arms_group_pages, g, cfg, renderer, align),
+            )
+        )
+    return pages, groups

@@ -1,0 +1,202 @@
+"""Layout of the sweeps page's parallel-coordinates chart, drawn as inline SVG by a template.
+
+No matplotlib: the chart is lines and text, and as real SVG text in the page its labels stay crisp,
+selectable, readable by a screen reader and measurable by the browser tests. Labels are set in the
+site's monospace font, whose advance width is exactly 0.6 em, so their width is known here and every
+label is cut to the room it has: axis titles alternate between two rows (each gets twice the axis
+spacing), tick labels sit right of their axis and end before the next one, and ticks closer than a
+line height are thinned. Nothing can overlap, whatever the keys and the number of runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from obs.analysis.sweeps import Sweep, SweepAxis, tick_text, value_text
+
+FONT = "JetBrains Mono, DejaVu Sans Mono, monospace"
+TITLE_PX = 11
+TICK_PX = 10
+CHAR_EM = 0.6  # advance width of the monospace font, in em
+TARGET_WIDTH = 960
+MIN_SPACING = 104
+LEFT = 24
+RIGHT = 78
+TITLE_ROWS = (15, 33)  # baselines of the two rows of axis titles
+TOP = 54  # top of the axes
+PLOT_H = 250
+NA_GAP = 22  # the "n/a" slot below each axis, for runs without a value
+MIN_TICK_GAP = 14  # px between tick label baselines
+LEGEND_W = 200
+
+# viridis from 0 to 0.85 (the last yellows vanish on white); the best runs get the dark end
+STOPS = ["#7ad151", "#22a884", "#2a788e", "#414487", "#440154"]
+NO_VALUE = "#9ca3af"
+
+
+def _rgb(hex_color: str) -> tuple[int, int, int]:
+    return int(hex_color[1:3], 16), int(hex_color[3:5], 16), int(hex_color[5:7], 16)
+
+
+def shade_color(shade: float | None) -> str:
+    """A colour along the palette: 0 = worst (light green), 1 = best (dark purple)."""
+    if shade is None:
+        return NO_VALUE
+    t = min(1.0, max(0.0, shade)) * (len(STOPS) - 1)
+    i = min(int(t), len(STOPS) - 2)
+    f = t - i
+    a, b = _rgb(STOPS[i]), _rgb(STOPS[i + 1])
+    r, g, bl = (round(a[k] + (b[k] - a[k]) * f) for k in range(3))
+    return f"#{r:02x}{g:02x}{bl:02x}"
+
+
+def fit_text(text: str, width_px: float, px: int) -> str:
+    """`text` cut (with …) to what fits in `width_px` at `px` in the monospace font."""
+    room = int(width_px // (CHAR_EM * px))
+    if len(text) <= room:
+        return text
+    if room <= 1:
+        return "…" if room == 1 else ""
+    return text[: room - 1] + "…"
+
+
+def fit_key(key: str, width_px: float, px: int) -> str:
+    """A dotted key in the room it has: whole, else its last segments (`train.lr`, `lr`), else cut."""
+    room = int(width_px // (CHAR_EM * px))
+    if len(key) <= room:
+        return key
+    parts = key.split(".")
+    for i in range(1, len(parts)):
+        tail = "…" + ".".join(parts[i:])
+        if len(tail) <= room:
+            return tail
+    return fit_text(parts[-1], width_px, px)
+
+
+@dataclass
+class Label:
+    x: float
+    y: float
+    text: str
+    full: str
+    anchor: str = "start"
+    bold: bool = False
+
+
+@dataclass
+class AxisLayout:
+    x: float
+    title: Label
+    ticks: list[Label]
+    outcome: bool
+    has_na: bool
+    na: Label | None
+    direction: str  # "↑ better" / "↓ better" / ""
+
+
+@dataclass
+class LineLayout:
+    run_id: str
+    href: str
+    points: str
+    color: str
+    highlighted: bool
+    rank: int | None
+    tooltip: str
+
+
+@dataclass
+class PcpLayout:
+    width: int
+    height: int
+    top: int
+    bottom: int
+    axes: list[AxisLayout]
+    faded: list[LineLayout]
+    strong: list[LineLayout]
+    legend_y: int
+    legend_stops: list[tuple[float, str]]
+    legend_lo: Label | None
+    legend_hi: Label | None
+    labels: list[Label] = field(default_factory=list)
+
+
+def _value_text(axis: SweepAxis, value: object) -> str:
+    if value is None:
+        return "n/a"
+    if axis.kind == "numeric" and isinstance(value, float):
+        return tick_text(value)
+    return value_text(value)
+
+
+def layout(sweep: Sweep, run_href: dict[str, str]) -> PcpLayout:
+    """Pixel positions of everything in the chart (see the module doc for the no-overlap rules)."""
+    n = len(sweep.axes)
+    spacing = max(MIN_SPACING, (TARGET_WIDTH - LEFT - RIGHT) / max(1, n - 1))
+    width = int(LEFT + spacing * max(0, n - 1) + RIGHT)
+    bottom = TOP + PLOT_H
+    na_y = bottom + NA_GAP
+    xs = [LEFT + i * spacing for i in range(n)]
+    any_na = [any(r.positions[i] is None for r in sweep.runs) for i in range(n)]
+
+    def y_of(pos: float | None) -> float:
+        return na_y if pos is None else bottom - pos * PLOT_H
+
+    axes: list[AxisLayout] = []
+    gap = 10.0
+    for i, axis in enumerate(sweep.axes):
+        x = xs[i]
+        row = i % 2
+        left = (xs[i - 2] + x) / 2 + gap / 2 if i >= 2 else 2.0
+        right = (x + xs[i + 2]) / 2 - gap / 2 if i + 2 < n else width - 2.0
+        text = fit_key(axis.key, right - left, TITLE_PX)
+        w = len(text) * CHAR_EM * TITLE_PX
+        start = min(max(x - w / 2, left), right - w)
+        title = Label(round(start, 1), TITLE_ROWS[row], text, axis.key, "start", axis.role == "outcome")
+        room = (spacing - 12) if i + 1 < n else (RIGHT - 8)
+        ticks: list[Label] = []
+        last_y: float | None = None
+        for tick in sorted(axis.ticks, key=lambda t: t.pos):
+            y = y_of(tick.pos)
+            if last_y is not None and last_y - y < MIN_TICK_GAP:
+                continue
+            ticks.append(Label(round(x + 5, 1), round(y, 1), fit_text(tick.text, room, TICK_PX), tick.text))
+            last_y = y
+        na = Label(round(x + 5, 1), na_y, fit_text("n/a", room, TICK_PX), "no value") if any_na[i] else None
+        direction = ""
+        if axis.role == "outcome" and axis.higher_is_better is not None:
+            direction = "higher is better" if axis.higher_is_better else "lower is better"
+        axes.append(AxisLayout(round(x, 1), title, ticks, axis.role == "outcome", any_na[i], na, direction))
+
+    faded: list[LineLayout] = []
+    strong: list[LineLayout] = []
+    for run in sweep.runs:
+        pts = " ".join(f"{xs[i]:.1f},{y_of(p):.1f}" for i, p in enumerate(run.positions))
+        rid = str(run.summary["id"])
+        parts = [f"{a.key} = {_value_text(a, v)}" for a, v in zip(sweep.axes, run.values, strict=True)]
+        rank = f"#{run.rank} " if run.rank else ""
+        line = LineLayout(
+            rid,
+            run_href.get(rid, ""),
+            pts,
+            shade_color(run.shade),
+            run.highlighted,
+            run.rank,
+            f"{rank}{rid}: " + "; ".join(parts),
+        )
+        (strong if run.highlighted else faded).append(line)
+    # the best run is drawn last, so it is on top
+    strong.sort(key=lambda line: -(line.rank or 0))
+
+    legend_y = na_y + 28
+    stops = [(k / (len(STOPS) - 1), STOPS[k]) for k in range(len(STOPS))]
+    colors = [r.color_value for r in sweep.runs if r.color_value is not None]
+    lo_label = hi_label = None
+    if colors and sweep.color_metric:
+        worst, best = (min(colors), max(colors)) if sweep.higher_is_better else (max(colors), min(colors))
+        lo_label = Label(LEFT, legend_y + 22, fit_text(tick_text(worst), LEGEND_W / 2 - 6, TICK_PX), "worst")
+        hi_label = Label(
+            LEFT + LEGEND_W, legend_y + 22, fit_text(tick_text(best), LEGEND_W / 2 - 6, TICK_PX), "best", "end"
+        )
+    height = legend_y + 32
+    return PcpLayout(width, height, TOP, bottom, axes, faded, strong, legend_y, stops, lo_label, hi_label)
