@@ -18,7 +18,8 @@ from typing import Any
 from obs.analysis.trends import metric_value
 
 RUN_KEYS = ("run.arm", "run.condition", "run.spec", "run.campaign", "run.primary_axis")
-LOG_SPAN = 100.0  # a positive axis whose max/min reaches this is drawn on a log scale
+LOG_SPAN = 100.0  # a positive axis spanning this factor (two decades) ...
+LOG_BUNCHED = 0.3  # ... whose distinct values bunch up (this share in the bottom tenth) is drawn on a log scale
 MIN_PRESENT = 0.5  # an automatic axis must be set in at least this share of the group's runs
 
 
@@ -160,9 +161,20 @@ def tick_text(x: float) -> str:
     return f"{x:.4g}"
 
 
+def wants_log(values: Sequence[float]) -> bool:
+    """Log scale when the values span decades and a linear axis would squash them at the bottom
+    (learning rates 1e-5..1e-2); not for values spread evenly over a wide range (warmup 0..2000)."""
+    lo, hi = min(values), max(values)
+    if lo <= 0 or hi / lo < LOG_SPAN:
+        return False
+    distinct = sorted(set(values))
+    bottom = sum(1 for v in distinct if v <= lo + 0.1 * (hi - lo))
+    return bottom / len(distinct) >= LOG_BUNCHED
+
+
 def numeric_axis(key: str, role: str, values: Sequence[float]) -> SweepAxis:
     lo, hi = min(values), max(values)
-    log = lo > 0 and hi / lo >= LOG_SPAN
+    log = wants_log(values)
     axis = SweepAxis(key, role, "numeric", log, lo, hi)
     ticks: list[Tick] = []
     if log:
@@ -249,10 +261,10 @@ def varying_keys(runs: Sequence[Mapping[str, Any]], exclude: Sequence[str] = ())
         if not numeric and len(distinct) == len(present) and len(present) > 3:
             continue
         part = _partition(values)
-        if part in partitions:
+        if part in partitions and len(distinct) < len(present):  # all-distinct values group nothing alike
             chosen[partitions[part]][1].append(key)
             continue
-        partitions[part] = len(chosen)
+        partitions.setdefault(part, len(chosen))
         chosen.append((key, []))
     return chosen
 

@@ -52,7 +52,7 @@ def shade_color(shade: float | None) -> str:
 
 def fit_text(text: str, width_px: float, px: int) -> str:
     """`text` cut (with …) to what fits in `width_px` at `px` in the monospace font."""
-    room = int(width_px // (CHAR_EM * px))
+    room = int(width_px / (CHAR_EM * px) + 1e-9)
     if len(text) <= room:
         return text
     if room <= 1:
@@ -60,9 +60,32 @@ def fit_text(text: str, width_px: float, px: int) -> str:
     return text[: room - 1] + "…"
 
 
+def fit_tail(text: str, width_px: float, px: int) -> str:
+    """`text` cut from the front (…v1.4-remix): the end of a category name is usually what differs."""
+    room = int(width_px / (CHAR_EM * px) + 1e-9)
+    if len(text) <= room:
+        return text
+    if room <= 1:
+        return "…" if room == 1 else ""
+    return "…" + text[-(room - 1) :]
+
+
+def common_prefix(texts: list[str]) -> str:
+    """The shared start of several category names, cut back to a separator (`scene-corpus-`)."""
+    if len(texts) < 2:
+        return ""
+    first, last = min(texts), max(texts)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    prefix = first[:n]
+    cut = max(prefix.rfind(c) for c in "-_./: ")
+    return prefix[: cut + 1] if cut >= 3 else ""
+
+
 def fit_key(key: str, width_px: float, px: int) -> str:
     """A dotted key in the room it has: whole, else its last segments (`train.lr`, `lr`), else cut."""
-    room = int(width_px // (CHAR_EM * px))
+    room = int(width_px / (CHAR_EM * px) + 1e-9)
     if len(key) <= room:
         return key
     parts = key.split(".")
@@ -114,10 +137,12 @@ class PcpLayout:
     axes: list[AxisLayout]
     faded: list[LineLayout]
     strong: list[LineLayout]
+    faded_opacity: float
     legend_y: int
     legend_stops: list[tuple[float, str]]
     legend_lo: Label | None
     legend_hi: Label | None
+    legend_text: Label | None
     labels: list[Label] = field(default_factory=list)
 
 
@@ -156,11 +181,17 @@ def layout(sweep: Sweep, run_href: dict[str, str]) -> PcpLayout:
         room = (spacing - 12) if i + 1 < n else (RIGHT - 8)
         ticks: list[Label] = []
         last_y: float | None = None
+        shared = common_prefix(axis.categories) if axis.kind == "categorical" else ""
         for tick in sorted(axis.ticks, key=lambda t: t.pos):
             y = y_of(tick.pos)
             if last_y is not None and last_y - y < MIN_TICK_GAP:
                 continue
-            ticks.append(Label(round(x + 5, 1), round(y, 1), fit_text(tick.text, room, TICK_PX), tick.text))
+            if axis.kind == "categorical":
+                shown = "…" + tick.text[len(shared) :] if shared and len(tick.text) > len(shared) else tick.text
+                text = fit_tail(shown, room, TICK_PX)
+            else:
+                text = fit_text(tick.text, room, TICK_PX)
+            ticks.append(Label(round(x + 5, 1), round(y, 1), text, tick.text))
             last_y = y
         na = Label(round(x + 5, 1), na_y, fit_text("n/a", room, TICK_PX), "no value") if any_na[i] else None
         direction = ""
@@ -198,5 +229,14 @@ def layout(sweep: Sweep, run_href: dict[str, str]) -> PcpLayout:
         hi_label = Label(
             LEFT + LEGEND_W, legend_y + 22, fit_text(tick_text(best), LEGEND_W / 2 - 6, TICK_PX), "best", "end"
         )
+    legend_text = None
+    if lo_label is not None and sweep.color_metric:
+        x = LEFT + LEGEND_W + 14
+        words = f"colour: {sweep.color_metric}, darker is better; the best {len(strong)} drawn strong"
+        legend_text = Label(x, legend_y + 9, fit_text(words, width - x - 4, TICK_PX), words)
     height = legend_y + 32
-    return PcpLayout(width, height, TOP, bottom, axes, faded, strong, legend_y, stops, lo_label, hi_label)
+    # many runs: fainter lines, so the picture is the density and the best runs stand out
+    faded_opacity = round(min(0.45, max(0.12, 3.0 / max(1, len(sweep.runs)) ** 0.5)), 2)
+    return PcpLayout(
+        width, height, TOP, bottom, axes, faded, strong, faded_opacity, legend_y, stops, lo_label, hi_label, legend_text
+    )

@@ -1,0 +1,68 @@
+"""Config diff and "what varies": only the keys that differ, flattened, values side by side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from obs.analysis.config_diff import MAX_TEXT, compact_fields, diff_fields, what_varies
+from obs.analysis.held_constant import flatten
+
+
+def test_diff_lists_only_differing_keys_with_both_values() -> None:
+    a = flatten({"config": {"train": {"lr": 3e-4, "epochs": 3}, "repair": {"on": False}}, "data": {"rows": 10}})
+    b = flatten({"config": {"train": {"lr": 6e-4, "epochs": 3}, "repair": {"on": False}}, "model": {"d": 512}})
+    d = diff_fields("base", a, "run", b, {"optimizer": ["config.train.lr"], "capacity": ["model"]})
+    assert [r.key for r in d.rows] == ["config.train.lr", "data.rows", "model.d"]
+    lr, rows, model = d.rows
+    assert (lr.a, lr.b, lr.status, lr.axis) == (3e-4, 6e-4, "changed", "optimizer")
+    assert rows.status == "only in A" and rows.b is None
+    assert model.status == "only in B" and model.axis == "capacity"
+    assert d.same == ["config.repair.on", "config.train.epochs"]
+    assert [section for section, _ in d.by_section()] == ["config", "data", "model"]
+
+
+def test_integers_and_floats_are_the_same_setting_but_booleans_are_not_numbers() -> None:
+    d = diff_fields("a", {"x": 1, "y": True, "z": [1, 2]}, "b", {"x": 1.0, "y": 1, "z": [1, 2]})
+    assert [r.key for r in d.rows] == ["y"]
+    assert d.same == ["x", "z"]
+
+
+def test_a_value_missing_on_one_side_differs_even_from_null() -> None:
+    d = diff_fields("a", {"k": None}, "b", {})
+    assert [(r.key, r.in_a, r.in_b) for r in d.rows] == [("k", True, False)]
+
+
+def test_compact_fields_bound_size_and_stay_json_friendly() -> None:
+    long = "x" * 1000
+    out = compact_fields({"b": long, "a": [1, 2, 3], "c": list(range(100)), "d": {}, "e": {"k": 1}})
+    assert list(out) == ["a", "b", "c", "d", "e"]
+    assert out["a"] == [1, 2, 3]
+    assert len(out["b"]) == MAX_TEXT and out["b"].endswith("…")
+    assert out["c"] == "[100 items]"
+    assert out["d"] == "{}"
+
+
+def runs(*configs: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"id": f"r{i}", "fields": flatten(c)} for i, c in enumerate(configs)]
+
+
+def test_what_varies_keeps_only_varying_keys_and_groups_identical_configs() -> None:
+    rs = runs(
+        {"config": {"mode": "grpo", "lr": 1e-6, "seed": 1}},
+        {"config": {"mode": "grpo", "lr": 1e-6, "seed": 2}},
+        {"config": {"mode": "maxrl", "lr": 1e-6, "seed": 1}},
+        {"config": {"mode": "maxrl", "lr": 1e-6, "seed": 2, "extra": True}},
+    )
+    v = what_varies(rs, ignore=["config.seed"])
+    assert v.keys == ["config.extra", "config.mode"]
+    assert v.n_same == 1  # config.lr
+    assert v.partial == {"config.extra": 3}
+    assert [[r["id"] for r in c.runs] for c in v.columns] == [["r0", "r1"], ["r2"], ["r3"]]
+    assert v.columns[2].values == {"config.extra": True, "config.mode": "maxrl"}
+    assert "config.extra" not in v.columns[0].values
+
+
+def test_what_varies_is_empty_when_only_seeds_differ() -> None:
+    rs = runs({"config": {"a": 1, "seed": 1}}, {"config": {"a": 1, "seed": 2}})
+    v = what_varies(rs, ignore=["config.seed"], label_of=lambda members: "same")
+    assert v.empty and v.n_runs == 2 and len(v.columns) == 1 and v.columns[0].label == "same"
