@@ -101,7 +101,7 @@ def test_relational_sweep_axes_are_the_ablation_settings(demo_site: Path) -> Non
 def test_diff_page_lists_exactly_the_keys_that_differ(demo_site: Path, demo_source: Path) -> None:
     docs = run_docs(demo_source)
     for rid, doc in docs.items():
-        page = demo_site / "runs" / rid / "diff" / "index.html"
+        page = demo_site / "runs" / rid / "vs-baseline.html"
         base = doc.get("baseline")
         if not base or base not in docs:
             assert not page.exists(), rid
@@ -121,7 +121,7 @@ def test_diff_page_lists_exactly_the_keys_that_differ(demo_site: Path, demo_sour
 
 
 def test_spec03_r2_diff_is_data_and_lr(demo_site: Path) -> None:
-    soup = soup_of(demo_site / "runs/spec03-r2/diff/index.html")
+    soup = soup_of(demo_site / "runs/spec03-r2/vs-baseline.html")
     keys = [r.find("th").get_text(strip=True) for r in soup.select("#diff-table tbody tr")]
     assert keys == ["config.train.lr", "data.dataset_version", "provenance.corpus_hash"]
     lr = soup.select("#diff-table tbody tr")[0]
@@ -133,7 +133,7 @@ def test_run_page_has_the_config_diff_inside_held_constant(demo_site: Path) -> N
     held = soup.find("section", id="held-constant")
     sub = held.find("h3", id="config-diff")
     assert sub is not None and sub.get_text() == "Config diff vs baseline"
-    assert held.find("a", href="diff/index.html") is not None
+    assert held.find("a", href="vs-baseline.html") is not None
     keys = [r.find("th").get_text(strip=True) for r in held.select("#config-diff-table tbody tr")]
     assert keys == ["config.train.lr", "data.dataset_version", "provenance.corpus_hash"]
     # no baseline, no diff subsection
@@ -141,14 +141,19 @@ def test_run_page_has_the_config_diff_inside_held_constant(demo_site: Path) -> N
     assert r1.find("h3", id="config-diff") is None
 
 
-def test_leaderboard_links_each_declared_pair_to_its_diff(demo_site: Path, demo_source: Path) -> None:
+def test_index_links_each_declared_pair_to_its_diff(demo_site: Path, demo_source: Path) -> None:
     docs = run_docs(demo_source)
     soup = soup_of(demo_site / "index.html")
-    linked = {a["href"] for a in soup.select("#runs-table a") if a["href"].endswith("/diff/index.html")}
-    expected = {f"runs/{rid}/diff/index.html" for rid, d in docs.items() if d.get("baseline") in docs}
+    rows = soup.select("#diff-pairs tbody tr")
+    linked = {tr.find("a")["href"] for tr in rows}
+    expected = {f"runs/{rid}/vs-baseline.html" for rid, d in docs.items() if d.get("baseline") in docs}
     assert linked == expected
     for href in linked:
         assert (demo_site / href).is_file()
+    r2 = next(tr for tr in rows if tr.find("a").get_text() == "spec03-r2")
+    assert [td.get_text(strip=True) for td in r2.select("td")[1:3]] == ["spec03-r1", "3"]
+    # the leaderboard keeps one link per run (its page); pairs are listed under "Across runs"
+    assert not soup.select("#runs-table a[href$='vs-baseline.html']")
 
 
 # ------------------------------------------------------------------------------- what varies

@@ -141,7 +141,7 @@ def diff_context(run: dict[str, Any], base: dict[str, Any], cfg: SiteConfig) -> 
 
 
 def diff_pages(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
-    """runs/<slug>/diff/index.html for every run whose declared baseline is in the site."""
+    """runs/<slug>/vs-baseline.html for every run whose declared baseline is in the site."""
     by_id = {s["id"]: s for s in summaries}
     pages: dict[str, bytes] = {}
     for s in sorted(summaries, key=lambda s: str(s["id"])):
@@ -149,8 +149,21 @@ def diff_pages(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Rende
         if base is None:
             continue
         ctx = diff_context(s, base, cfg)
-        pages[f"runs/{s['slug']}/diff/index.html"] = renderer.render("diff.html", root="../../../", **ctx).encode()
+        pages[f"runs/{s['slug']}/vs-baseline.html"] = renderer.render("diff.html", root="../../", **ctx).encode()
     return pages
+
+
+def diff_pairs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[dict[str, Any]]:
+    """The index's list of declared pairs: run, baseline, how many and which keys differ."""
+    by_id = {s["id"]: s for s in summaries}
+    out = []
+    for s in sorted(summaries, key=lambda s: str(s["id"])):
+        base = by_id.get(s.get("baseline"))
+        if base is not None:
+            diff = diff_context(s, base, cfg)["diff"]
+            keys = [r.key for r in diff.rows]
+            out.append({"id": s["id"], "slug": s["slug"], "baseline": base["id"], "n": len(keys), "which": keys})
+    return out
 
 
 def diff_inputs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[Any]:

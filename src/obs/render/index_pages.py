@@ -61,7 +61,6 @@ def render_site_pages(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
     pages.update(memo("diffs", across.diff_inputs(summaries, cfg), lambda: across.diff_pages(summaries, cfg, renderer)))
-    diffable = {s["id"] for s in summaries if s.get("baseline") in by_id}
     pages["index.html"] = renderer.render(
         "index.html",
         root="",
@@ -79,7 +78,7 @@ def render_site_pages(
         provenance=[g for g in provenance if g["groups"]],
         prov_attrs={s["id"]: across.provenance_attrs(s, facets) for s in summaries},
         arm_groups=arm_groups,
-        diffable=diffable,
+        diff_pairs=across.diff_pairs(summaries, cfg),
     ).encode()
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
