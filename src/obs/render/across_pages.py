@@ -13,6 +13,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from obs.analysis import arms as arms_mod
 from obs.analysis.config_diff import diff_fields, what_varies
 from obs.analysis.gates import evaluate_gates, gate_specs_from
@@ -240,9 +242,7 @@ def arms_group_pages(
         curves = arms_mod.arm_curves(group, name, align)
         if not curves:
             continue
-        import numpy as np
-
-        from obs.render.figures import multi_line_figure
+        from obs.render.figures import multi_line_figure  # matplotlib: only when an arms page is made
 
         lines = [
             (
