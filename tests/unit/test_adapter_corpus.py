@@ -1,7 +1,7 @@
 """Every file of the corpus of real run artifacts is read by some adapter or reported: none is dropped silently.
 
-Runs over the copies in tests/data/corpus always, and over the whole shared corpus (`../shared/corpus`,
-or the folder named by $OBS_CORPUS) when it is present; those tests skip cleanly when it is not.
+Runs over the copies in tests/data/corpus always, and over the whole shared corpus (`../shared/corpus` or
+`/work/shared/corpus`, or the folder named by $OBS_CORPUS) when it is present; those tests skip cleanly when it is not.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from obs.model import Run
 
 REPO = Path(__file__).resolve().parents[2]
 COPIES = REPO / "tests" / "data" / "corpus"
-SHARED = Path(os.environ.get("OBS_CORPUS", REPO.parent / "shared" / "corpus"))
+SHARED_CANDIDATES = [REPO.parent / "shared" / "corpus", Path("/work/shared/corpus")]
+SHARED = Path(os.environ.get("OBS_CORPUS") or next((p for p in SHARED_CANDIDATES if p.is_dir()), SHARED_CANDIDATES[0]))
 CORPUS_METADATA = {"README.md", "SOURCES.tsv"}
 
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared corpus not found at {SHARED}")
