@@ -141,50 +141,18 @@ def cmd_gate(args: argparse.Namespace) -> int:
     Exit 0 only when the suggestion is "promote"; 1 for any other verdict (or none); 2 when the
     source folder or the run id is unknown. Only the run and its baseline are read, not the tree.
     """
-    import difflib
+    from obs.publish.load import RunNotFound, load_report, open_tree
 
-    from obs.analysis.digest import make_digest
-    from obs.analysis.report import RunContext, analyse_run
-    from obs.config import load_config
-    from obs.discover import discover
-    from obs.plan import plan_build
-    from obs.worker import load_run
-
-    root = Path(args.source).resolve()
-    if not root.is_dir():
+    source = Path(args.source)
+    if not source.is_dir():
         print(f"obs gate: {args.source}: source folder does not exist", file=sys.stderr)
         return 2
-    top = Diagnostics(root=root)
-    cfg = load_config(root, top)
-    found = discover(root)
-    plan = plan_build(found.runs, top)
-    by_id = {p.id: p for p in plan.runs}
-    planned = by_id.get(args.run)
-    if planned is None:
-        close = difflib.get_close_matches(args.run, list(by_id), n=3)
-        hint = f" (did you mean {', '.join(close)}?)" if close else f" ({len(by_id)} runs found)"
-        print(f"obs gate: no run with id '{args.run}' in {args.source}{hint}", file=sys.stderr)
+    try:
+        report = load_report(open_tree(source), args.run).report  # the run and its baseline, as a build reads them
+    except RunNotFound as exc:
+        print(f"obs gate: {exc}", file=sys.stderr)
         return 2
-    run = load_run(planned, root, cfg)
-    # the same context a build gives the run (see worker.run_context)
-    spec = found.specs.get(run.spec) if run.spec else None
-    campaign = found.campaigns.get(run.campaign) if run.campaign else None
-    window = campaign.final_window if campaign else cfg.final_window
-    ctx = RunContext(
-        preferred_metrics=[
-            m for m in (spec.primary_metric if spec else None, campaign.primary_metric if campaign else None) if m
-        ],
-        final_window=window,
-        baseline_id=run.baseline,
-        alpha=campaign.alpha if campaign else 0.05,
-    )
-    if run.baseline:
-        base_planned = by_id.get(run.baseline)
-        if base_planned is None:
-            ctx.baseline_problem = f"baseline {run.baseline} is not in this source tree"
-        else:
-            ctx.baseline = make_digest(load_run(base_planned, root, cfg), window)
-    report = analyse_run(run, ctx, cfg)
+    run = report.run
     _print_diagnostics([d for d in run.diagnostics.items if d.severity == "error"], quiet=True)
     s = report.suggestion
     against = f"vs baseline {run.baseline}" if run.baseline else "no baseline"
@@ -192,8 +160,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         f"obs gate: {run.id} ({against}): suggested {s.verdict or 'nothing (cannot judge)'}"
         f"; recorded {run.verdict or 'nothing'}{' (they disagree)' if report.disagrees else ''}"
     )
-    if ctx.baseline_problem:
-        print(f"  {ctx.baseline_problem}")
+    if report.baseline_problem:
+        print(f"  {report.baseline_problem}")
     for reason in s.reasons:
         print(f"  - {reason}")
     for c in s.checks:
