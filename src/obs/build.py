@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -357,9 +356,7 @@ def _build_runs(
 
     def reuse(planned: PlannedRun, entry: RunEntry) -> None:
         for rel in entry.files:
-            target = staging.path / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _link_or_copy(sched.out / rel, target)
+            staging.link(rel, sched.out / rel)
         sched.entries[planned.id] = entry
         sched.digest_hashes[planned.id] = entry.digest_hash
         result.reused += 1
@@ -392,13 +389,6 @@ def _build_runs(
     result.pages += len(plan.runs)
 
 
-def _link_or_copy(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-
-
 def site_pages_key(env: str, summaries: list[dict[str, Any]], found: Discovery, cfg: SiteConfig) -> str:
     specs = [[s.id, s.title, s.question, s.contract, s.baseline, s.primary_metric] for s in found.specs.values()]
     campaigns = [repr(c) for c in found.campaigns.values()]
@@ -415,9 +405,7 @@ def _site_pages(
     cached = cache.pages.get("site")
     if cached and cached.get("key") == key and all((out / rel).is_file() for rel in cached["files"]):
         for rel in cached["files"]:
-            target = staging.path / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            _link_or_copy(out / rel, target)
+            staging.link(rel, out / rel)
         files = list(cached["files"])
     else:
         from obs.render.index_pages import render_site_pages
