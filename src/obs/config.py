@@ -6,6 +6,7 @@ means for its own runs, and so the page can say which threshold fired.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -119,9 +120,7 @@ class SiteConfig:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_negative_check(self, name: str) -> bool:
-        if name in self.negative_checks:
-            return True
-        return bool(DEFAULT_NEGATIVE_PATTERN.search(name))
+        return name in self.negative_checks or _named_like_a_failure(name)
 
     def metric_higher_is_better(self, name: str) -> bool:
         if name in self.higher_is_better:
@@ -137,6 +136,12 @@ class SiteConfig:
         """Hash of every setting: part of each page's cache key."""
         payload = json.dumps(self.__dict__, sort_keys=True, default=str).encode()
         return hashlib.sha256(payload).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=4096)
+def _named_like_a_failure(name: str) -> bool:
+    """The default polarity rule, asked once per check name (it runs for every check of every case)."""
+    return bool(DEFAULT_NEGATIVE_PATTERN.search(name))
 
 
 _KNOWN = {

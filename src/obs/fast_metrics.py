@@ -120,8 +120,8 @@ def _parse(body: bytes, schema: dict[str, Any] | None = None) -> Any:
         else:
             frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=SAMPLE_ROWS)
         held = sum(frame.height - frame[c].null_count() for c in frame.columns)
-        nulls = body.count(b'": null') + body.count(b'":null')
-        if body.count(b'":') != held + nulls:
+        keys = body.count(b'":')  # = held + explicit nulls + values of missed keys, all >= 0
+        if keys != held and keys != held + body.count(b'": null') + body.count(b'":null'):
             frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=None)
         return frame
     except Exception:

@@ -308,11 +308,23 @@ def test_demo_r2_names_pipeline_lane_with_its_counts(demo_site: Path) -> None:
     assert f"({rate['hits']}/{rate['n']})" in finding["evidence"][0]
 
 
-def test_trailing_medians_match_pandas_across_chunks() -> None:
+@pytest.mark.parametrize("factor", [1.5, 3.0])
+def test_spike_ratios_match_pandas_rolling_medians_across_chunks(factor: float) -> None:
+    """Every point at or above `factor` x its trailing median is found, with the ratio pandas gives."""
     import pandas as pd
 
-    from obs.analysis.diagnose import _trailing_medians
+    from obs.analysis.diagnose import _spike_ratios
 
-    g = np.random.default_rng(4).random(100)
-    expected = pd.Series(g[:-1]).rolling(5).median().to_numpy()[4:]
-    np.testing.assert_array_equal(_trailing_medians(g, 5, chunk=7), expected)
+    rng = np.random.default_rng(4)
+    g = rng.random(400) + 0.05
+    g[rng.choice(400, 12, replace=False)] *= 20  # spikes
+    g[50:60] = 0.0  # windows whose minimum is 0 (no bound from it)
+    medians = pd.Series(g[:-1]).rolling(5).median().to_numpy()[4:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = np.where(medians > 0, g[5:] / medians, 0.0)
+    ratio, got_medians = _spike_ratios(g, 5, factor, chunk=7)
+    assert np.array_equal(np.flatnonzero(ratio >= factor), np.flatnonzero(expected >= factor))
+    hits = expected >= factor
+    assert hits.sum() > 5
+    np.testing.assert_allclose(ratio[hits], expected[hits])
+    np.testing.assert_allclose(got_medians[hits], medians[hits])

@@ -453,10 +453,26 @@ def _rule_grad_collapse(d: DiagnosisInput) -> Finding | None:
     return None
 
 
-def _trailing_medians(g: np.ndarray, k: int, chunk: int = 1 << 16) -> np.ndarray:
-    """Median of each run of `k` points before a point, in chunks: a long log never holds n × k floats."""
+def _spike_ratios(g: np.ndarray, k: int, factor: float, chunk: int = 1 << 16) -> tuple[np.ndarray, np.ndarray]:
+    """For each point after the first `k`, its ratio to the median of the `k` points before it.
+
+    Returns (ratio, medians) with ratio 0 where the median is not positive. A median is never
+    below its window's minimum, so a point under `factor` times that minimum cannot be a spike:
+    the (costly) medians are taken only for the few points that pass this cheap test, and the
+    ratio of every other point is left at 0. Chunks keep a long log from holding n × k floats.
+    """
     windows = sliding_window_view(g[:-1], k)
-    return np.concatenate([np.median(windows[i : i + chunk], axis=1) for i in range(0, windows.shape[0], chunk)])
+    later = g[k:]
+    lows = np.concatenate([windows[i : i + chunk].min(axis=1) for i in range(0, windows.shape[0], chunk)])
+    maybe = np.flatnonzero(later >= factor * lows) if factor > 0 else np.arange(later.size)
+    medians = np.zeros(later.shape)
+    ratio = np.zeros(later.shape)
+    for i in range(0, maybe.size, chunk):
+        idx = maybe[i : i + chunk]
+        medians[idx] = np.median(windows[idx], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio[maybe] = np.where(medians[maybe] > 0, later[maybe] / medians[maybe], 0.0)
+    return ratio, medians
 
 
 def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
@@ -468,10 +484,8 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
     factor = d.threshold("grad_spike_factor")
     if g.size <= k:
         return None
-    medians = _trailing_medians(g, k)  # medians[j] covers g[j : j + k], compared with g[j + k]
+    ratio, medians = _spike_ratios(g, k, factor)  # ratio[j]: g[j + k] over the median of g[j : j + k]
     later = g[k:]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(medians > 0, later / medians, 0.0)
     spikes = np.flatnonzero(ratio >= factor)
     if spikes.size == 0:
         return None
