@@ -21,8 +21,8 @@ test: system-deps $(STAMP) lint typecheck
 	$(BIN)/pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests scripts
-	$(BIN)/ruff format --check src tests scripts
+	$(BIN)/ruff check src tests scripts bench
+	$(BIN)/ruff format --check src tests scripts bench
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

@@ -18,8 +18,14 @@ import numpy as np
 
 FAMILIES = ["poster_stack", "comparison_span_chart", "pipeline_lane", "dashboard_cards", "table_grid"]
 SPLITS = ["train", "dev", "test"]
-CLASSES = ["layout_drift", "renderable_but_not_exact", "scene_suffix_failure", "budget_truncation",
-           "theme_tone_drift", "special_token_leak"]
+CLASSES = [
+    "layout_drift",
+    "renderable_but_not_exact",
+    "scene_suffix_failure",
+    "budget_truncation",
+    "theme_tone_drift",
+    "special_token_leak",
+]
 
 
 def write_metrics(path: Path, rng: np.random.Generator, steps: int, quality: float) -> None:
@@ -38,11 +44,13 @@ def write_metrics(path: Path, rng: np.random.Generator, steps: int, quality: flo
     with path.open("w", encoding="utf-8") as fh:
         for i in range(steps):
             stage = "warmup" if i < stage_edges[0] else ("main" if i < stage_edges[1] else "anneal")
-            line = (f'{{"step": {i}, "loss": {loss[i]:.5f}, "grad_norm": {grad[i]:.4f}, "lr": {lr[i]:.4e}, '
-                    f'"tokens": {tokens[i]}, "epoch": {3 * frac[i]:.4f}, "stage": "{stage}", '
-                    f'"throughput_tok_s": {throughput[i]:.1f}, "memory_gb": {memory[i]:.3f}, '
-                    f'"loss_scale": 65536.0, "grad_norm_clipped": {min(grad[i], 1.0):.4f}, '
-                    f'"time_s": {0.21 * i:.2f}')
+            line = (
+                f'{{"step": {i}, "loss": {loss[i]:.5f}, "grad_norm": {grad[i]:.4f}, "lr": {lr[i]:.4e}, '
+                f'"tokens": {tokens[i]}, "epoch": {3 * frac[i]:.4f}, "stage": "{stage}", '
+                f'"throughput_tok_s": {throughput[i]:.1f}, "memory_gb": {memory[i]:.3f}, '
+                f'"loss_scale": 65536.0, "grad_norm_clipped": {min(grad[i], 1.0):.4f}, '
+                f'"time_s": {0.21 * i:.2f}'
+            )
             if i % 500 == 0:
                 line += f', "eval_loss": {loss[i] + 0.05:.5f}'
             fh.write(line + "}\n")
@@ -56,9 +64,15 @@ def write_probe(path: Path, rng: np.random.Generator, cases: int, quality: float
             exact = bool(rng.random() < p)
             renderable = exact or bool(rng.random() < 0.7)
             truncated = (not renderable) and bool(rng.random() < 0.3)
-            rec: dict[str, object] = {"id": f"case-{i:05d}", "split": SPLITS[i % 3], "family": family,
-                                      "exact": exact, "renderable": renderable, "materialized": exact,
-                                      "truncated": truncated}
+            rec: dict[str, object] = {
+                "id": f"case-{i:05d}",
+                "split": SPLITS[i % 3],
+                "family": family,
+                "exact": exact,
+                "renderable": renderable,
+                "materialized": exact,
+                "truncated": truncated,
+            }
             if not exact:
                 rec["failure_class"] = CLASSES[int(rng.integers(len(CLASSES)))]
                 rec["prompt"] = f"[task:svg] [layout:{family}] [topic:t{i}] [OUT]"
@@ -68,14 +82,21 @@ def write_probe(path: Path, rng: np.random.Generator, cases: int, quality: float
 
 
 def run_yaml(run_id: str, spec: str, rev: int, baseline: str | None, quality: float) -> str:
-    lines = [f"id: {run_id}", f"spec: {spec}", f"revision: r{rev}", f"date: 2026-0{1 + rev % 9}-1{rev % 10}",
-             "status: finished", "primary_axis: data", f"hypothesis: rung {rev} of {spec}",
-             "held_constant: [compiler, tokenizer, capacity]",
-             "model: {name: bench-38m, layers: 8, d_model: 512}",
-             f"config: {{train: {{lr: 0.0003, epochs: 3}}, data: {{mix: v{rev}}}}}",
-             "contract: {dsl: v3, compiler: c3, tokenizer: t3}",
-             f"data: {{rows: {18000 + rev}, context: 1024, p95_prompt_tokens: 60, p95_output_tokens: 400}}",
-             f"decision: {{verdict: {'promote' if quality > 0.75 else 'reject'}, rationale: bench}}"]
+    lines = [
+        f"id: {run_id}",
+        f"spec: {spec}",
+        f"revision: r{rev}",
+        f"date: 2026-0{1 + rev % 9}-1{rev % 10}",
+        "status: finished",
+        "primary_axis: data",
+        f"hypothesis: rung {rev} of {spec}",
+        "held_constant: [compiler, tokenizer, capacity]",
+        "model: {name: bench-38m, layers: 8, d_model: 512}",
+        f"config: {{train: {{lr: 0.0003, epochs: 3}}, data: {{mix: v{rev}}}}}",
+        "contract: {dsl: v3, compiler: c3, tokenizer: t3}",
+        f"data: {{rows: {18000 + rev}, context: 1024, p95_prompt_tokens: 60, p95_output_tokens: 400}}",
+        f"decision: {{verdict: {'promote' if quality > 0.75 else 'reject'}, rationale: bench}}",
+    ]
     if baseline:
         lines.append(f"baseline: {baseline}")
     return "\n".join(lines) + "\n"
@@ -88,19 +109,23 @@ def write_campaign(root: Path, rng: np.random.Generator, conditions: int, seeds:
     (camp / "campaign.yaml").write_text(
         f"id: bench-campaign\nprimary_metric: correct_rate\nbaseline_condition: cond0\nconditions: {names}\n"
         f"seeds: {list(range(1, seeds + 1))}\nfinal_window: 50\nalpha: 0.05\n"
-        "evidence: {min_seeds: 3, min_steps: 100}\nlitmus: {min_delta: 0.01}\n")
+        "evidence: {min_seeds: 3, min_steps: 100}\nlitmus: {min_delta: 0.01}\n"
+    )
     s = np.arange(steps)
     for c, name in enumerate(names):
         for seed in range(1, seeds + 1):
             folder = camp / f"{name}_s{seed}"
             folder.mkdir()
-            (folder / "run.yaml").write_text(f"id: bench-{name}-s{seed}\ncondition: {name}\nseed: {seed}\n"
-                                             "status: finished\ndate: 2026-03-01\n")
+            (folder / "run.yaml").write_text(
+                f"id: bench-{name}-s{seed}\ncondition: {name}\nseed: {seed}\nstatus: finished\ndate: 2026-03-01\n"
+            )
             rate = 0.1 + (0.3 + 0.02 * c) * (1 - np.exp(-s / (steps / 4))) + rng.normal(0, 0.03, steps)
             with (folder / "metrics.jsonl").open("w", encoding="utf-8") as fh:
                 for i in range(steps):
-                    fh.write(f'{{"step": {i}, "correct_rate": {rate[i]:.4f}, "loss": {1 - rate[i]:.4f}, '
-                             f'"completions": 128}}\n')
+                    fh.write(
+                        f'{{"step": {i}, "correct_rate": {rate[i]:.4f}, "loss": {1 - rate[i]:.4f}, '
+                        f'"completions": 128}}\n'
+                    )
 
 
 def main() -> None:

@@ -5,8 +5,9 @@
 
 Each figure is the median of several runs of the real `obs build` command in a subprocess
 (wall time, as a user sees it); "warm" is the same one-run change rebuilt by a process that has
-already built once, as `obs serve` rebuilds (bench/warm_rebuild.py). Peak RSS is the largest sum of resident memory over the build's
-whole process tree (the main process and its workers), sampled every 20 ms from /proc.
+already built once, as `obs serve` rebuilds (bench/warm_rebuild.py). Peak RSS is the largest
+sum of resident memory over the build's whole process tree (the main process and its workers),
+sampled every 20 ms from /proc.
 This is a benchmark, not a test: it prints numbers and asserts nothing.
 """
 
@@ -102,8 +103,14 @@ def main() -> None:
     leaf = sorted(args.corpus.glob("spec*/r[1-9]/metrics.jsonl"))[-1]
     camp = sorted(args.corpus.glob("campaign/*/metrics.jsonl"))[-1]
     backups = {p: p.read_bytes() for p in (leaf, camp)}
-    results: dict[str, list[float]] = {"cold_s": [], "noop_s": [], "one_run_s": [], "one_campaign_run_s": [],
-                                       "one_run_warm_s": [], "peak_rss_mb": []}
+    results: dict[str, list[float]] = {
+        "cold_s": [],
+        "noop_s": [],
+        "one_run_s": [],
+        "one_campaign_run_s": [],
+        "one_run_warm_s": [],
+        "peak_rss_mb": [],
+    }
     try:
         for i in range(args.repeat):
             shutil.rmtree(args.out, ignore_errors=True)
@@ -112,7 +119,7 @@ def main() -> None:
             results["cold_s"].append(t)
             results["peak_rss_mb"].append(rss)
             print(f"  cold build {i + 1}: {t:.1f} s, peak RSS {rss:.0f} MB", file=sys.stderr)
-        for i in range(args.repeat * 2):
+        for _ in range(args.repeat * 2):
             results["noop_s"].append(run_build(obs)[0])
         for i in range(args.repeat * 2):
             touch_run(leaf, i)
@@ -120,8 +127,15 @@ def main() -> None:
         for i in range(args.repeat * 2):
             touch_run(camp, i)
             results["one_campaign_run_s"].append(run_build(obs)[0])
-        warm = [sys.executable, str(Path(__file__).with_name("warm_rebuild.py")), str(args.corpus), str(args.out),
-                str(leaf), "--repeat", str(args.repeat * 2)] + (["--jobs", str(args.jobs)] if args.jobs else [])
+        warm = [
+            sys.executable,
+            str(Path(__file__).with_name("warm_rebuild.py")),
+            str(args.corpus),
+            str(args.out),
+            str(leaf),
+            "--repeat",
+            str(args.repeat * 2),
+        ] + (["--jobs", str(args.jobs)] if args.jobs else [])
         results["one_run_warm_s"] = json.loads(subprocess.run(warm, check=True, capture_output=True, text=True).stdout)
     finally:
         for path, data in backups.items():
@@ -140,10 +154,15 @@ def main() -> None:
     }
     print(f"\nobs build benchmark: {runs} runs, {corpus_mb:.0f} MB of input, {os.cpu_count()} cores\n")
     print(f"{'measure':<28}{'median':>10}{'target':>10}  samples")
-    rows = [("cold build (s)", "cold_s"), ("no-op rebuild (s)", "noop_s"), ("one run changed (s)", "one_run_s"),
-            ("one campaign run changed (s)", "one_campaign_run_s"),
-            ("one run changed, warm (s)", "one_run_warm_s"), ("peak RSS (MB)", "peak_rss_mb"),
-            ("site size (MB)", "site_mb")]
+    rows = [
+        ("cold build (s)", "cold_s"),
+        ("no-op rebuild (s)", "noop_s"),
+        ("one run changed (s)", "one_run_s"),
+        ("one campaign run changed (s)", "one_campaign_run_s"),
+        ("one run changed, warm (s)", "one_run_warm_s"),
+        ("peak RSS (MB)", "peak_rss_mb"),
+        ("site size (MB)", "site_mb"),
+    ]
     for label, key in rows:
         target = TARGETS.get(key)
         samples = ", ".join(f"{v:.2f}" for v in results.get(key, [summary[key]]))
