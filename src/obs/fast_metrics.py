@@ -17,17 +17,14 @@ from typing import Any
 import numpy as np
 import orjson
 
-from obs.analysis.decimate import decimate
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series
-from obs.series_builder import STAGE_KEYS, STEP_KEYS, stages_from_points, to_series
+from obs.series_builder import STAGE_KEYS, STEP_KEYS, ReducedColumn, stages_from_points, to_series
 
 SAMPLE_ROWS = 200
 FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast, and polars' import is saved
 STREAM_MIN_BYTES = 64 << 20  # above this a log is read in chunks and kept reduced
 CHUNK_BYTES = 32 << 20
-POINTS_PER_CHUNK = 4000  # min/max-decimated points kept per chunk and series (plots use ~2,000)
-EXACT_TAIL = 2000  # the last points of every series stay exact: final-window values need them
 
 
 def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> Metrics | None:
@@ -157,40 +154,11 @@ def _columns(frame: Any, key: str) -> tuple[np.ndarray, dict[str, np.ndarray], l
     return steps, values, stages
 
 
-class _Reduced:
-    """One series of a streamed log: min/max-decimated chunks plus the exact last points."""
-
-    def __init__(self) -> None:
-        self.steps: list[np.ndarray] = []
-        self.values: list[np.ndarray] = []
-        self.tail_steps = np.empty(0)
-        self.tail_values = np.empty(0)
-        self.logged = 0
-
-    def add(self, steps: np.ndarray, values: np.ndarray) -> None:
-        keep = ~np.isnan(values)
-        st, va = steps[keep], values[keep]
-        if st.size == 0:
-            return
-        self.logged += int(st.size)
-        ds, dv = decimate(st, va, POINTS_PER_CHUNK)
-        self.steps.append(ds)
-        self.values.append(dv)
-        self.tail_steps = np.concatenate((self.tail_steps, st))[-EXACT_TAIL:]
-        self.tail_values = np.concatenate((self.tail_values, va))[-EXACT_TAIL:]
-
-    def finish(self) -> Series:
-        steps = np.concatenate([*self.steps, self.tail_steps])
-        values = np.concatenate([*self.values, self.tail_values])
-        uniq, first = np.unique(steps, return_index=True)  # steps are strictly increasing: no real duplicates
-        return Series(uniq, values[first], self.logged)
-
-
 def read_metrics_streamed(path: Path, diags: Diagnostics, step_key: str | None) -> Metrics | None:
     """A very long clean log, read 32 MB at a time and kept reduced: memory stays bounded whatever
     its length, every bucket's extremes and the last points stay exact. Requires strictly increasing
     steps (the common case for long logs); anything else goes to the other readers."""
-    reduced: dict[str, _Reduced] = {}
+    reduced: dict[str, ReducedColumn] = {}
     stage_points: list[tuple[float, str]] = []
     key = step_key
     schema: dict[str, Any] | None = None
@@ -225,7 +193,7 @@ def read_metrics_streamed(path: Path, diags: Diagnostics, step_key: str | None) 
             if steps.size:
                 last_step = float(steps[-1])
             for name, vals in values.items():
-                reduced.setdefault(name, _Reduced()).add(steps, vals)
+                reduced.setdefault(name, ReducedColumn()).add(steps, vals)
             for labels in stages:
                 stage_points.extend(_stage_change_points(steps, labels))
     if key is None:

@@ -22,6 +22,49 @@ from obs.model import Metrics, Series, Stage
 
 STEP_KEYS: tuple[str, ...] = ("step", "global_step", "iteration", "current_steps", "_step", "steps")
 STAGE_KEYS: tuple[str, ...] = ("stage", "phase")
+POINTS_PER_CHUNK = 4000  # min/max-decimated points kept per chunk and series (plots use ~2,000)
+EXACT_TAIL = 2000  # the last points of every series stay exact: final-window values need them
+SPILL_POINTS = 250_000  # a column longer than this is reduced as it grows (see ReducedColumn)
+
+
+class ReducedColumn:
+    """One series of a very long log: min/max-decimated chunks plus the exact last points.
+
+    Chunks must arrive in order of strictly increasing steps. Memory stays bounded whatever the
+    log's length, every bucket's extremes and the last EXACT_TAIL points are exact, and `logged`
+    counts the real points.
+    """
+
+    def __init__(self) -> None:
+        self.steps: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self.tail_steps = np.empty(0)
+        self.tail_values = np.empty(0)
+        self.logged = 0
+
+    @property
+    def last_step(self) -> float:
+        return float(self.tail_steps[-1]) if self.tail_steps.size else -math.inf
+
+    def add(self, steps: np.ndarray, values: np.ndarray) -> None:
+        from obs.analysis.decimate import decimate
+
+        keep = ~np.isnan(values)
+        st, va = steps[keep], values[keep]
+        if st.size == 0:
+            return
+        self.logged += int(st.size)
+        ds, dv = decimate(st, va, POINTS_PER_CHUNK)
+        self.steps.append(ds)
+        self.values.append(dv)
+        self.tail_steps = np.concatenate((self.tail_steps, st))[-EXACT_TAIL:]
+        self.tail_values = np.concatenate((self.tail_values, va))[-EXACT_TAIL:]
+
+    def finish(self) -> Series:
+        steps = np.concatenate([*self.steps, self.tail_steps])
+        values = np.concatenate([*self.values, self.tail_values])
+        uniq, first = np.unique(steps, return_index=True)  # steps are strictly increasing: no real duplicates
+        return Series(uniq, values[first], self.logged)
 
 
 @dataclass
@@ -48,6 +91,10 @@ class SeriesBuilder:
     _step_source: str | None = None
     _index: int = 0
     _missing_step_lines: list[int] = field(default_factory=list)
+    spill_points: int = SPILL_POINTS
+    _reduced: dict[str, ReducedColumn] = field(default_factory=dict)
+    _late_points: int = 0
+    _duplicates: int = 0
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -68,9 +115,29 @@ class SeriesBuilder:
             if name == key or name in self.ignore_keys:
                 continue
             if name in STAGE_KEYS and isinstance(value, str):
-                self._stage_points.append((step, value))
+                self._add_stage_point(step, value)
                 continue
             self._add_value(name, value, step, line)
+
+    def _add_stage_point(self, step: float, label: str) -> None:
+        """Keep the first and the last point of each run of one label: the spans are the same, and
+        a log of millions of steps does not keep millions of tuples."""
+        points = self._stage_points
+        if len(points) >= 2 and points[-1][1] == label == points[-2][1] and step >= points[-1][0] >= points[-2][0]:
+            points[-1] = (step, label)
+        else:
+            points.append((step, label))
+
+    def _spill(self, name: str, col: _Column) -> None:
+        """Move a long column's points into its reduced form, so memory stays bounded."""
+        series, dups = _to_series(col)  # sorted, last value of a repeated step kept
+        reduced = self._reduced.setdefault(name, ReducedColumn())
+        late = series.steps <= reduced.last_step
+        self._late_points += int(late.sum())
+        self._duplicates = max(self._duplicates, dups)
+        reduced.add(series.steps[~late], series.values[~late])
+        col.steps.clear()
+        col.values.clear()
 
     def _choose_step_key(self, record: dict[str, Any]) -> str:
         if self.step_key:
@@ -91,6 +158,8 @@ class SeriesBuilder:
                 col = self._columns[name] = _Column()
             col.steps.append(step)
             col.values.append(float(value))
+            if len(col.steps) >= self.spill_points:
+                self._spill(name, col)
             return
         if isinstance(value, str):
             number = _parse_number_string(value)
@@ -119,12 +188,24 @@ class SeriesBuilder:
                     first,
                 )
         series: dict[str, Series] = {}
-        duplicates = 0
+        duplicates = self._duplicates
         for name in sorted(self._columns):
             col = self._columns[name]
+            if name in self._reduced:
+                if col.steps:
+                    self._spill(name, col)
+                series[name] = self._reduced[name].finish()
+                continue
             s, dups = _to_series(col)
             duplicates = max(duplicates, dups)
             series[name] = s
+        if self._late_points:
+            self.diags.warning(
+                self.path,
+                f"{self._late_points} point(s) repeat or go back to steps logged more than "
+                f"{self.spill_points:,} points earlier; this log is too long to keep whole, so the "
+                "first value of each was kept",
+            )
         if duplicates:
             self.diags.warning(
                 self.path, f"{duplicates} step(s) are logged more than once; the last value of each was kept"

@@ -89,11 +89,12 @@ def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> 
 
 def test_streamed_keeps_extremes_tail_counts_and_stages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import obs.fast_metrics as fm
+    import obs.series_builder as sb
 
     monkeypatch.setattr(fm, "STREAM_MIN_BYTES", 1 << 16)
     monkeypatch.setattr(fm, "CHUNK_BYTES", 1 << 15)
-    monkeypatch.setattr(fm, "POINTS_PER_CHUNK", 50)
-    monkeypatch.setattr(fm, "EXACT_TAIL", 30)
+    monkeypatch.setattr(sb, "POINTS_PER_CHUNK", 50)
+    monkeypatch.setattr(sb, "EXACT_TAIL", 30)
     rng = np.random.default_rng(5)
     n = 20_000
     loss = rng.normal(size=n).cumsum()
