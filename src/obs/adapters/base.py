@@ -66,6 +66,11 @@ class Adapter(Protocol):
 
 def list_files(folder: Path, root: Path) -> tuple[Path, ...]:
     """Every regular file under `folder`, sorted, skipping hidden entries and links leaving `root`."""
+    return tuple(visible_files(folder, root, recursive=True))
+
+
+def visible_files(folder: Path, root: Path, *, recursive: bool = False) -> list[Path]:
+    """Regular files of a folder (optionally below it), skipping hidden names and links out of the tree."""
     out: list[Path] = []
     root_resolved = root.resolve()
     stack = [folder]
@@ -81,10 +86,11 @@ def list_files(folder: Path, root: Path) -> tuple[Path, ...]:
             if entry.is_symlink() and not is_inside(entry, root_resolved):
                 continue
             if entry.is_dir():
-                stack.append(entry)
+                if recursive:
+                    stack.append(entry)
             elif entry.is_file():
                 out.append(entry)
-    return tuple(sorted(out))
+    return sorted(out)
 
 
 def is_inside(path: Path, root_resolved: Path) -> bool:

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from obs.adapters.base import is_inside
 from obs.diagnostics import Diagnostics
 from obs.model import Probe, ProbeCase, Run
 from obs.series_builder import STAGE_KEYS, STEP_KEYS, SeriesBuilder
@@ -41,30 +40,6 @@ def run_id_for_file(folder: Path, root: Path, file: Path, several: bool) -> str:
     """One run per file: the folder id when the file is alone, `folder/stem` when it has siblings."""
     base = folder_id(folder, root)
     return f"{base}/{file.stem}" if several else base
-
-
-def visible_files(folder: Path, root: Path, *, recursive: bool = False) -> list[Path]:
-    """Regular files of a folder (optionally below it), skipping hidden names and links out of the tree."""
-    out: list[Path] = []
-    root_resolved = root.resolve()
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        try:
-            entries = sorted(current.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            if entry.is_symlink() and not is_inside(entry, root_resolved):
-                continue
-            if entry.is_dir():
-                if recursive:
-                    stack.append(entry)
-            elif entry.is_file():
-                out.append(entry)
-    return sorted(out)
 
 
 def unread_note(files: Iterable[Path], base: Path, why: str = "", limit: int = 8) -> str | None:

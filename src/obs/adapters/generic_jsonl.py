@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource
+from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     JsonDoc,
     ProbeCollector,
@@ -29,7 +29,6 @@ from obs.adapters.common import (
     run_id_for_file,
     salvage_array,
     unread_note,
-    visible_files,
 )
 from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics

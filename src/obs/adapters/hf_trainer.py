@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource
+from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     build_log_metrics,
     element_lines,
@@ -25,7 +25,6 @@ from obs.adapters.common import (
     run_id_for_file,
     salvage_array,
     unread_note,
-    visible_files,
 )
 from obs.diagnostics import Diagnostics
 from obs.model import Run

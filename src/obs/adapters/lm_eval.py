@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource
+from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     ProbeCollector,
     is_number,
@@ -24,7 +24,6 @@ from obs.adapters.common import (
     run_id_for_file,
     salvage_object,
     unread_note,
-    visible_files,
 )
 from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics

@@ -14,8 +14,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource
-from obs.adapters.common import folder_id, iso_from_timestamp, read_head, typed_scalar, unread_note, visible_files
+from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.common import folder_id, iso_from_timestamp, read_head, typed_scalar, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource
+from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     RecordCleaner,
     folder_id,
@@ -22,7 +22,6 @@ from obs.adapters.common import (
     numeric_leaves,
     read_json_document,
     unread_note,
-    visible_files,
 )
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl

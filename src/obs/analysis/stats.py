@@ -401,19 +401,9 @@ def paired_bootstrap_diff(
     n = x.size
     if n == 0:
         return BootstrapResult(math.nan, _nan_interval(level), math.nan, 0, n_resamples, seed, method)
-    d = x - y
     rng = np.random.default_rng(seed)
-    dist = _bootstrap_means(d, n_resamples, rng)
-    se = float(dist.std(ddof=1)) if n_resamples > 1 else math.nan
-    return BootstrapResult(
-        estimate=float(x.mean() - y.mean()),
-        interval=_percentile_interval(dist, level),
-        standard_error=se,
-        n=n,
-        n_resamples=n_resamples,
-        seed=seed,
-        method=method,
-    )
+    dist = _bootstrap_means(x - y, n_resamples, rng)
+    return _bootstrap_result(dist, float(x.mean() - y.mean()), level, n, n_resamples, seed, method)
 
 
 def paired_comparison(
@@ -690,11 +680,17 @@ def bootstrap_diff_means(
         return BootstrapResult(math.nan, _nan_interval(level), math.nan, n, n_resamples, seed, method)
     rng = np.random.default_rng(seed)
     dist = _bootstrap_means(xs, n_resamples, rng) - _bootstrap_means(ys, n_resamples, rng)
-    se = float(dist.std(ddof=1)) if n_resamples > 1 else math.nan
+    return _bootstrap_result(dist, float(xs.mean() - ys.mean()), level, n, n_resamples, seed, method)
+
+
+def _bootstrap_result(
+    dist: FloatArray, estimate: float, level: float, n: int, n_resamples: int, seed: int, method: str
+) -> BootstrapResult:
+    """The estimate with the percentile interval and standard error of its resampled distribution."""
     return BootstrapResult(
-        estimate=float(xs.mean() - ys.mean()),
+        estimate=estimate,
         interval=_percentile_interval(dist, level),
-        standard_error=se,
+        standard_error=float(dist.std(ddof=1)) if n_resamples > 1 else math.nan,
         n=n,
         n_resamples=n_resamples,
         seed=seed,
