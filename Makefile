@@ -28,7 +28,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q tests/unit tests/build
+	$(BIN)/pytest -q tests/unit tests/site
 
 browser: system-deps $(STAMP)
 	$(BIN)/pytest -q tests/browser
