@@ -1,30 +1,25 @@
 """The sweeps page with 200 synthetic runs, as Chromium draws it: no axis label overlaps another.
 
 The chart's layout rules are proven on estimated boxes in tests/unit/test_sweeps.py; this checks the
-real thing: the page is rendered from summaries, opened from file:// in Debian's Chromium (never a
-downloaded browser), and every label's box is measured after the fonts are in. Skipped cleanly when
-/usr/bin/chromium or Playwright is missing.
+real thing: the page is rendered from summaries, opened from file:// in Debian's Chromium (the
+session's browser, see conftest.py), and every label's box is measured after the fonts are in.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from playwright.sync_api import Browser
 
 from obs.analysis.held_constant import flatten
 from obs.config import SiteConfig
 from obs.render.across_pages import sweeps_page
 from obs.render.site import Renderer, SiteMeta
 from obs.resources import templates_dir
-
-CHROMIUM = os.environ.get("OBS_CHROMIUM", "/usr/bin/chromium")
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).is_file(), reason=f"{CHROMIUM} not found")
-playwright_api = pytest.importorskip("playwright.sync_api")
 
 N_RUNS = 200
 DATASETS = [f"scene-corpus-v{i}.{j}-remix" for i in range(3) for j in range(9)]  # 27 categories
@@ -111,25 +106,24 @@ def intersecting(boxes: list[dict[str, Any]], slack: float = 0.5) -> list[tuple[
 
 @pytest.mark.parametrize("viewport", [(1366, 768), (390, 844)])
 def test_200_runs_render_without_overlapping_labels(
-    sweeps_site: Path, viewport: tuple[int, int], tmp_path: Path
+    sweeps_site: Path, viewport: tuple[int, int], tmp_path: Path, browser: Browser
 ) -> None:
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            page = browser.new_page(viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1)
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.goto((sweeps_site / "sweeps.html").as_uri())
-            page.evaluate("() => document.fonts.ready")
-            assert page.evaluate("() => document.fonts.check('11px \"JetBrains Mono\"')")
-            assert page.locator("svg.pcp polyline title").count() == N_RUNS
-            assert page.locator("table.sortable tbody tr").count() == N_RUNS
-            boxes = page.evaluate(LABEL_BOXES)
-            svg = page.evaluate(SVG_BOX)
-            page.screenshot(path=str(tmp_path / "sweeps.png"), full_page=True, animations="disabled")
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1)
+    try:
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto((sweeps_site / "sweeps.html").as_uri())
+        page.evaluate("() => document.fonts.ready")
+        assert page.evaluate("() => document.fonts.check('11px \"JetBrains Mono\"')")
+        assert page.locator("svg.pcp polyline title").count() == N_RUNS
+        assert page.locator("table.sortable tbody tr").count() == N_RUNS
+        boxes = page.evaluate(LABEL_BOXES)
+        svg = page.evaluate(SVG_BOX)
+        page.screenshot(path=str(tmp_path / "sweeps.png"), full_page=True, animations="disabled")
+    finally:
+        context.close()
     assert errors == []
     titles = [b for b in boxes if b["size"] == 11]
     assert len(titles) >= 8  # the axes: settings that vary plus the three outcomes
