@@ -70,7 +70,8 @@ def _new_figure(height: float) -> Figure:
 
 
 _PATH_DATA = re.compile(rb'( d="[^"]*")')
-_LONG_DECIMAL = re.compile(rb"(-?\d+\.\d)\d+")
+_DIGITS_AFTER_FIRST_DECIMAL = re.compile(rb"(?<=\.\d)\d+")  # removed with a literal b"": no template to expand
+_IMPLICIT_LINETO = re.compile(rb"\s*\n\s*L ")
 
 
 def _round_path_data(svg: bytes) -> bytes:
@@ -79,14 +80,14 @@ def _round_path_data(svg: bytes) -> bytes:
     matplotlib writes six decimals; curve figures are mostly path data, and a site of hundreds of
     runs should stay small enough to publish and to keep in git.
     """
-    return _PATH_DATA.sub(lambda m: _compact_path(_LONG_DECIMAL.sub(rb"\1", m.group(1))), svg)
+    return _PATH_DATA.sub(lambda m: _compact_path(_DIGITS_AFTER_FIRST_DECIMAL.sub(b"", m.group(1))), svg)
 
 
 def _compact_path(d: bytes) -> bytes:
     """A polyline's repeated `L` commands are implicit after M/L in SVG path syntax: drop them."""
     if b"Q" in d or b"C" in d:  # glyph outlines: curves, left as they are
         return d
-    return re.sub(rb"\s*\n\s*L ", b" ", d).replace(b" \n", b"")
+    return _IMPLICIT_LINETO.sub(b" ", d).replace(b" \n", b"")
 
 
 def _save(fig: Figure) -> bytes:
