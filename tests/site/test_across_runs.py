@@ -339,3 +339,56 @@ def test_one_changed_run_re_renders_only_the_arm_group_it_feeds(
     metrics.write_text(metrics.read_text().replace('"relational_f1": 0.', '"relational_f1": 0.0', 1))
     build_site(BuildOptions(source=source, out=out, jobs=1, quiet=True))
     assert made == ["onto-arms"]
+
+
+# -------------------------------------------------------------------------------- any two runs
+
+
+def compare_data(site: Path) -> dict[str, Any]:
+    node = soup_of(site / "compare.html").find("script", id="compare-data")
+    assert node is not None and node.get("type") == "application/json"
+    return json.loads(node.string)
+
+
+def test_compare_page_data_diffs_every_pair_as_the_run_yaml_says(demo_site: Path, demo_source: Path) -> None:
+    """The page's table (what its script diffs) agrees with the run.yaml files for every pair of runs."""
+    docs = run_docs(demo_source)
+    data = compare_data(demo_site)
+    runs = data["runs"]
+    assert sorted(r["id"] for r in runs) == sorted(docs)
+    keys = data["keys"]
+    for ra in runs:
+        fa = fields(docs[ra["id"]])
+        for rb in runs:
+            fb = fields(docs[rb["id"]])
+            expected = sorted(k for k in set(fa) | set(fb) if fa.get(k, "∅") != fb.get(k, "∅"))
+            got = [k for i, k in enumerate(keys) if ra["cells"][i] != rb["cells"][i]]
+            assert got == expected, (ra["id"], rb["id"])
+    # a value is shown as the site shows it everywhere else
+    spec_r2 = next(r for r in runs if r["id"] == "spec03-r2")
+    lr = keys.index("config.train.lr")
+    assert data["values"][lr][spec_r2["cells"][lr]] == "6.000e−04"
+
+
+def test_compare_page_without_script_shows_the_first_declared_pair(demo_site: Path, demo_source: Path) -> None:
+    docs = run_docs(demo_source)
+    first = min(rid for rid, d in docs.items() if d.get("baseline") in docs)
+    base = docs[first]["baseline"]
+    soup = soup_of(demo_site / "compare.html")
+    assert soup.select_one("#compare-a option[selected]")["value"] == base
+    assert soup.select_one("#compare-b option[selected]")["value"] == first
+    assert soup.find(id="compare-pick").has_attr("hidden")  # the pickers need the script
+    shown = [r.find("th").get_text(strip=True) for r in soup.select("#compare-table tbody tr")]
+    static = soup_of(demo_site / "runs" / first / "vs-baseline.html")
+    assert shown == [r.find("th").get_text(strip=True) for r in static.select("#diff-table tbody tr")]
+    # every run can be picked, grouped by spec
+    options = [o["value"] for o in soup.select("#compare-a option")]
+    assert sorted(options) == sorted(docs)
+    groups = {g["label"] for g in soup.select("#compare-a optgroup")}
+    assert {d["spec"] for d in docs.values() if d.get("spec")} <= groups
+
+
+def test_compare_page_is_linked_from_the_index_and_each_diff_page(demo_site: Path) -> None:
+    assert soup_of(demo_site / "index.html").select_one("#across a[href='compare.html']") is not None
+    link = soup_of(demo_site / "runs/spec03-r2/vs-baseline.html").select_one("a[href*='compare.html']")
+    assert link is not None and link["href"] == "../../compare.html?a=spec03-r1&b=spec03-r2"

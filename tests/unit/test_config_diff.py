@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from obs.analysis.config_diff import MAX_TEXT, compact_fields, diff_fields, what_varies
+from obs.analysis.config_diff import MAX_TEXT, compact_fields, diff_fields, field_table, what_varies
 from obs.analysis.held_constant import flatten
 
 
@@ -66,3 +66,28 @@ def test_what_varies_is_empty_when_only_seeds_differ() -> None:
     rs = runs({"config": {"a": 1, "seed": 1}}, {"config": {"a": 1, "seed": 2}})
     v = what_varies(rs, ignore=["config.seed"], label_of=lambda members: "same")
     assert v.empty and v.n_runs == 2 and len(v.columns) == 1 and v.columns[0].label == "same"
+
+
+TRICKY: list[dict[str, Any]] = [
+    {"lr": 1, "flag": True, "layers": [1, 2], "note": None, "name": "a"},
+    {"lr": 1.0, "flag": 1, "layers": [1.0, 2], "note": None, "name": "a", "extra": "x"},
+    {"lr": 2, "flag": False, "layers": [2, 1], "name": "b"},
+    {"lr": "1", "flag": "True", "layers": "[1, 2]", "note": "None", "name": "a", "extra": "x"},
+    {},
+]
+
+
+def test_field_table_diffs_every_pair_exactly_as_diff_fields() -> None:
+    """The compare page diffs by value index; it must agree with `diff_fields` on every pair,
+    including 1 vs 1.0 (same), True vs 1 (not), lists, None, text that looks like a number, and
+    keys missing on one side or both."""
+    table = field_table(TRICKY, {"optimizer": ["lr"]}, repr)
+    for i, a in enumerate(TRICKY):
+        for j, b in enumerate(TRICKY):
+            expected = [r.key for r in diff_fields("a", a, "b", b).rows]
+            assert table.differing(i, j) == expected, (i, j)
+    assert table.axes[table.keys.index("lr")] == "optimizer"
+    lr = table.keys.index("lr")
+    assert table.cells[0][lr] == table.cells[1][lr] != table.cells[3][lr]
+    assert table.values[lr] == ["1", "2", "'1'"]  # distinct values once each, shown as first seen
+    assert all(cell == -1 for cell in table.cells[4])

@@ -9,7 +9,7 @@ that seeds of the same configuration share a column instead of repeating it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,6 +114,66 @@ def _same(x: Any, y: Any) -> bool:
     if isinstance(x, bool) or isinstance(y, bool):
         return type(x) is type(y) and x == y
     return bool(x == y)
+
+
+def same_setting_key(value: Any) -> Hashable:
+    """A dict key under which two values meet exactly when `_same` calls them the same setting.
+
+    Python's own equality does most of it (1 == 1.0 and both hash alike); the tag keeps True
+    apart from 1 at the top level, as `_same` does. Unhashable values fall back to their repr.
+    """
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, list | tuple):
+        value = tuple(value)
+    try:
+        hash(value)
+    except TypeError:
+        return ("repr", repr(value))
+    return ("value", value)
+
+
+@dataclass
+class FieldTable:
+    """Every run's flattened fields as indices into one table of distinct values per key.
+
+    Two runs differ on a key exactly when their indices for it differ (-1: the run lacks the
+    key), so a page can diff any pair of runs in the browser without shipping every value once
+    per run, and agree with `diff_fields` (a test checks every pair of the example runs).
+    """
+
+    keys: list[str]
+    axes: list[str | None]
+    values: list[list[str]]  # per key: how each distinct value is shown
+    cells: list[list[int]]  # per run, per key: index into values[key], -1 when not set
+
+    def differing(self, a: int, b: int) -> list[str]:
+        return [k for k, x, y in zip(self.keys, self.cells[a], self.cells[b], strict=True) if x != y]
+
+
+def field_table(
+    fields: Sequence[Mapping[str, Any]],
+    axes: Mapping[str, list[str]] | None,
+    show: Callable[[Any], str],
+) -> FieldTable:
+    keys = sorted({k for f in fields for k in f})
+    position = {k: i for i, k in enumerate(keys)}
+    seen: list[dict[Hashable, int]] = [{} for _ in keys]
+    values: list[list[str]] = [[] for _ in keys]
+    cells: list[list[int]] = []
+    for f in fields:
+        row = [-1] * len(keys)
+        for key, value in f.items():
+            i = position[key]
+            token = same_setting_key(value)
+            j = seen[i].get(token)
+            if j is None:
+                j = seen[i][token] = len(values[i])
+                values[i].append(show(value))
+            row[i] = j
+        cells.append(row)
+    axis_list = [axis_of(k, dict(axes)) if axes else None for k in keys]
+    return FieldTable(keys, axis_list, values, cells)
 
 
 def _key(value: Any) -> str:

@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 
 from obs.analysis import arms as arms_mod
-from obs.analysis.config_diff import diff_fields, what_varies
+from obs.analysis.config_diff import diff_fields, field_table, what_varies
 from obs.analysis.gates import evaluate_gates, gate_specs_from
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.plan import slugify
+from obs.render.format import show_value
 from obs.render.site import Renderer
 
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
@@ -168,9 +169,52 @@ def diff_pairs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[dict[st
     return out
 
 
+DIFF_KEYS = (
+    *("id", "slug", "title", "spec", "baseline"),
+    *("headline", "headline_is_rate", "delta", "fields", "primary_axis"),
+)
+
+
 def diff_inputs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[Any]:
-    keep = ("id", "slug", "title", "baseline", "headline", "headline_is_rate", "delta", "fields", "primary_axis")
-    return [[{k: s.get(k) for k in keep} for s in sorted(summaries, key=lambda s: str(s["id"]))], cfg.axes]
+    """What the diff pages and compare.html read of each summary (their page-memo key)."""
+    return [[{k: s.get(k) for k in DIFF_KEYS} for s in sorted(summaries, key=lambda s: str(s["id"]))], cfg.axes]
+
+
+def default_pair(runs: list[dict[str, Any]]) -> tuple[int, int]:
+    """The pair compare.html opens on: the first run (by id) with its declared baseline, else the first two."""
+    index = {r["id"]: i for i, r in enumerate(runs)}
+    for i, r in enumerate(runs):
+        j = index.get(r.get("baseline"))
+        if j is not None and j != i:
+            return j, i
+    return 0, min(1, len(runs) - 1)
+
+
+def compare_page(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+    """compare.html: any two runs' config diff, picked in the page (a small local script).
+
+    The page carries every run's fields as a `FieldTable` (JSON, indices into distinct values) and
+    is rendered with the diff of a default pair, so it is a complete page without JavaScript too.
+    """
+    runs = sorted(summaries, key=lambda s: str(s["id"]))
+    table = field_table([r.get("fields") or {} for r in runs], cfg.axes, show_value)
+    data = {
+        "keys": table.keys,
+        "axes": table.axes,
+        "values": table.values,
+        "runs": [
+            {"id": r["id"], "slug": r["slug"], "spec": r.get("spec"), "cells": cells}
+            for r, cells in zip(runs, table.cells, strict=True)
+        ],
+    }
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in sorted(runs, key=lambda r: (r.get("spec") is None, str(r.get("spec") or ""), str(r["id"]))):
+        groups.setdefault(str(r.get("spec") or "no spec"), []).append(r)
+    ctx: dict[str, Any] = {"runs": runs, "groups": list(groups.items()), "data": data, "a": None, "b": None}
+    if len(runs) >= 2:
+        a, b = default_pair(runs)
+        ctx.update(diff_context(runs[b], runs[a], cfg), a=runs[a], b=runs[b])
+    return {"compare.html": renderer.render("compare.html", root="", **ctx).encode()}
 
 
 # ------------------------------------------------------------------------------- what varies

@@ -61,6 +61,9 @@ def render_site_pages(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
     pages.update(memo("diffs", across.diff_inputs(summaries, cfg), lambda: across.diff_pages(summaries, cfg, renderer)))
+    pages.update(
+        memo("compare", across.diff_inputs(summaries, cfg), lambda: across.compare_page(summaries, cfg, renderer))
+    )
     pages["index.html"] = renderer.render(
         "index.html",
         root="",

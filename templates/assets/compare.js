@@ -1,0 +1,82 @@
+/* obs compare.html: the config diff of any two runs, computed from the page's own data.
+   The data block holds a FieldTable: per key its distinct values (as the site shows them) and, per
+   run, an index into them (-1: not set). Two runs differ on a key exactly when their indices do.
+   Everything is written with textContent: values come from run configs and are never markup. */
+(function () {
+  "use strict";
+  var dataNode = document.getElementById("compare-data");
+  var pick = document.getElementById("compare-pick");
+  if (!dataNode || !pick) return;
+  var data = JSON.parse(dataNode.textContent);
+  var bySlug = {};
+  data.runs.forEach(function (r) { bySlug[r.slug] = r; });
+  var selA = document.getElementById("compare-a");
+  var selB = document.getElementById("compare-b");
+  var body = document.querySelector("#compare-table tbody");
+  var root = "";
+
+  function cell(tag, cls, text, note) {
+    var el = document.createElement(tag);
+    if (cls) el.className = cls;
+    if (tag === "th") el.scope = "row";
+    if (note) {
+      var span = document.createElement("span");
+      span.className = "note";
+      span.textContent = note;
+      el.appendChild(span);
+    } else {
+      el.textContent = text;
+    }
+    return el;
+  }
+
+  function runLink(run) {
+    var a = document.createElement("a");
+    a.href = root + "runs/" + encodeURIComponent(run.slug) + "/index.html";
+    a.textContent = run.id;
+    return a;
+  }
+
+  function render(remember) {
+    var a = bySlug[selA.value], b = bySlug[selB.value];
+    if (!a || !b) return;
+    var rows = document.createDocumentFragment(), differ = 0, same = 0;
+    data.keys.forEach(function (key, k) {
+      var x = a.cells[k], y = b.cells[k];
+      if (x === y) { if (x !== -1) same += 1; return; }
+      differ += 1;
+      var tr = document.createElement("tr");
+      tr.appendChild(cell("th", "kv", key));
+      tr.appendChild(cell("td", "axis", data.axes[k], data.axes[k] ? null : "unassigned"));
+      tr.appendChild(cell("td", "kv", x === -1 ? "" : data.values[k][x], x === -1 ? "not set" : null));
+      tr.appendChild(cell("td", "kv changed", y === -1 ? "" : data.values[k][y], y === -1 ? "not set" : null));
+      rows.appendChild(tr);
+    });
+    body.replaceChildren(rows);
+    document.getElementById("compare-status").textContent =
+      "Keys that differ: " + differ + " · the same: " + same;
+    document.getElementById("compare-a-id").textContent = a.id;
+    document.getElementById("compare-b-id").textContent = b.id;
+    var title = document.getElementById("compare-title");
+    title.replaceChildren(runLink(a), document.createTextNode(" → "), runLink(b));
+    if (remember && location.protocol !== "file:") {  // a link to the pair; file: pages may not rewrite their URL
+      history.replaceState(null, "", "?a=" + encodeURIComponent(a.slug) + "&b=" + encodeURIComponent(b.slug));
+    }
+  }
+
+  var params = new URLSearchParams(location.search);
+  [[selA, params.get("a")], [selB, params.get("b")]].forEach(function (pair) {
+    if (pair[1] && bySlug[pair[1]]) pair[0].value = pair[1];
+  });
+  function pickedByReader() { render(true); }
+  selA.addEventListener("change", pickedByReader);
+  selB.addEventListener("change", pickedByReader);
+  document.getElementById("compare-swap").addEventListener("click", function () {
+    var v = selA.value;
+    selA.value = selB.value;
+    selB.value = v;
+    render(true);
+  });
+  pick.hidden = false;
+  render(false);
+})();
