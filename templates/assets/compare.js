@@ -13,7 +13,6 @@
   var selA = document.getElementById("compare-a");
   var selB = document.getElementById("compare-b");
   var body = document.querySelector("#compare-table tbody");
-  var root = "";
 
   function cell(tag, cls, text, note) {
     var el = document.createElement(tag);
@@ -32,7 +31,7 @@
 
   function runLink(run) {
     var a = document.createElement("a");
-    a.href = root + "runs/" + encodeURIComponent(run.slug) + "/index.html";
+    a.href = "runs/" + encodeURIComponent(run.slug) + "/index.html";
     a.textContent = run.id;
     return a;
   }

@@ -91,3 +91,14 @@ def test_field_table_diffs_every_pair_exactly_as_diff_fields() -> None:
     assert table.cells[0][lr] == table.cells[1][lr] != table.cells[3][lr]
     assert table.values[lr] == ["1", "2", "'1'"]  # distinct values once each, shown as first seen
     assert all(cell == -1 for cell in table.cells[4])
+
+
+def test_what_varies_uses_the_same_notion_of_same_as_the_pairwise_diff() -> None:
+    """1 and 1.0 (and NaN and NaN) are one setting, True and 1 are two, as in `diff_fields`."""
+    nan = float("nan")
+    rs = runs({"lr": 1, "x": nan, "on": True}, {"lr": 1.0, "x": float("nan"), "on": 1})
+    v = what_varies(rs)
+    assert v.keys == ["on"] and v.n_same == 2 and len(v.columns) == 2
+    assert [r.key for r in diff_fields("a", rs[0]["fields"], "b", rs[1]["fields"]).rows] == ["on"]
+    rs = runs({"lr": 1, "on": True}, {"lr": 1.0, "on": True})
+    assert what_varies(rs).empty

@@ -9,6 +9,7 @@ that seeds of the same configuration share a column instead of repeating it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +48,7 @@ def compact_fields(fields: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _compact_value(fields[k]) for k in sorted(fields)[:MAX_FIELDS]}
 
 
-MISSING: Any = None  # absent keys are shown as "—"
+ABSENT = ("absent",)  # a what-varies signature entry for a key the run lacks (no value token looks like it)
 
 
 @dataclass(frozen=True)
@@ -111,19 +112,21 @@ def diff_fields(
 
 def _same(x: Any, y: Any) -> bool:
     """Equal values; 1 and 1.0 are the same setting, True and 1 are not."""
-    if isinstance(x, bool) or isinstance(y, bool):
-        return type(x) is type(y) and x == y
-    return bool(x == y)
+    return same_setting_key(x) == same_setting_key(y)
 
 
 def same_setting_key(value: Any) -> Hashable:
-    """A dict key under which two values meet exactly when `_same` calls them the same setting.
+    """A dict key under which two values meet exactly when they are the same setting.
 
-    Python's own equality does most of it (1 == 1.0 and both hash alike); the tag keeps True
-    apart from 1 at the top level, as `_same` does. Unhashable values fall back to their repr.
+    The one definition of "the same" for every diff (a pair, the compare page, what varies).
+    Python's own equality does most of it (1 == 1.0 and both hash alike); the tag keeps True apart
+    from 1 at the top level, NaN meets NaN (a setting, not a measurement), and unhashable values
+    fall back to their repr.
     """
     if isinstance(value, bool):
         return ("bool", value)
+    if isinstance(value, float) and math.isnan(value):
+        return ("nan",)
     if isinstance(value, list | tuple):
         value = tuple(value)
     try:
@@ -172,13 +175,9 @@ def field_table(
                 values[i].append(show(value))
             row[i] = j
         cells.append(row)
-    axis_list = [axis_of(k, dict(axes)) if axes else None for k in keys]
+    axis_map = dict(axes) if axes else None
+    axis_list = [axis_of(k, axis_map) if axis_map else None for k in keys]
     return FieldTable(keys, axis_list, values, cells)
-
-
-def _key(value: Any) -> str:
-    """A hashable, order-preserving token for a value (lists are unhashable)."""
-    return repr(value)
 
 
 @dataclass
@@ -230,7 +229,7 @@ def what_varies(
         if ignored(key):
             continue
         present = [f for f in fields if key in f]
-        tokens = {_key(f[key]) for f in present}
+        tokens = {same_setting_key(f[key]) for f in present}
         if len(present) == len(fields) and len(tokens) == 1:
             n_same += 1
             continue
@@ -238,9 +237,9 @@ def what_varies(
         if len(present) < len(fields):
             partial[key] = len(fields) - len(present)
     columns: list[VariesColumn] = []
-    index: dict[tuple[str, ...], VariesColumn] = {}
+    index: dict[tuple[Hashable, ...], VariesColumn] = {}
     for run, f in zip(runs, fields, strict=True):
-        signature = tuple(_key(f.get(k, MISSING)) if k in f else "\0absent" for k in varying)
+        signature = tuple(same_setting_key(f[k]) if k in f else ABSENT for k in varying)
         col = index.get(signature)
         if col is None:
             col = VariesColumn([], {k: f[k] for k in varying if k in f})

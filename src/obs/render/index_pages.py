@@ -60,10 +60,9 @@ def render_site_pages(
     pages.update(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
-    pages.update(memo("diffs", across.diff_inputs(summaries, cfg), lambda: across.diff_pages(summaries, cfg, renderer)))
-    pages.update(
-        memo("compare", across.diff_inputs(summaries, cfg), lambda: across.compare_page(summaries, cfg, renderer))
-    )
+    diff_inputs = across.diff_inputs(summaries, cfg)  # both pages read the same fields of each run
+    pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
+    pages.update(memo("compare", diff_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
     pages["index.html"] = renderer.render(
         "index.html",
         root="",
