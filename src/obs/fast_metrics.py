@@ -19,7 +19,14 @@ import orjson
 
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series
-from obs.series_builder import STAGE_KEYS, STEP_KEYS, ReducedColumn, stages_from_points, to_series
+from obs.series_builder import (
+    STAGE_KEYS,
+    STEP_KEYS,
+    ReducedColumn,
+    stage_change_points,
+    stages_from_points,
+    to_series,
+)
 
 SAMPLE_ROWS = 200
 FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast, and polars' import is saved
@@ -81,23 +88,13 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
 
 
 def _stage_change_points(steps: np.ndarray, labels: list[Any]) -> list[tuple[float, str]]:
-    """The (step, label) points where the stage label changes, plus the last one.
-
-    `stages_from_points` only needs those to build the same spans as from every point, and this
-    keeps a 2M-step log from turning into 2M Python tuples.
-    """
-    arr = np.array(labels, dtype=object)
+    """A stage column's change points, computed as the tolerant reader computes them."""
     keep = np.array([v is not None for v in labels], dtype=bool)
-    st, arr = steps[keep], arr[keep]
-    if st.size == 0:
-        return []
-    order = np.argsort(st, kind="stable")
-    st, arr = st[order], arr[order]
-    change = np.ones(st.size, dtype=bool)
-    change[1:] = arr[1:] != arr[:-1]
-    change[-1] = True
-    idx = np.flatnonzero(change)
-    return [(float(st[i]), str(arr[i])) for i in idx]
+    names: dict[str, int] = {}
+    codes = np.fromiter(
+        (names.setdefault(v, len(names)) for v in labels if v is not None), dtype=np.uint32, count=int(keep.sum())
+    )
+    return stage_change_points(steps[keep], codes, list(names))
 
 
 def _parse(body: bytes, schema: dict[str, Any] | None = None) -> Any:

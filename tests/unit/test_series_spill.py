@@ -71,9 +71,35 @@ def test_spilled_columns_keep_extremes_tail_and_counts() -> None:
     assert any("holds text" in d.message for d in small_diags.items)
 
 
-def test_stage_points_stay_few_on_a_long_log() -> None:
+def test_stage_points_stay_compact_on_a_long_log() -> None:
+    """Every stage point is kept (see the next test for why), as 12 bytes, never as Python objects."""
     builder, _ = _build(_records(30_000), spill=2_000)
-    assert len(builder._stage_points) <= 4
+    points = builder._stage_points
+    assert len(points.steps) == len(points.codes) == 30_000
+    assert points.steps.itemsize + points.codes.itemsize == 12 and points.names == {"warmup": 0, "main": 1}
+    assert [(s.name, s.start, s.end) for s in builder.finish().stages] == [
+        ("warmup", 0.0, 10_000.0),
+        ("main", 10_000.0, 29_999.0),
+    ]
+
+
+def test_a_late_stage_point_inside_an_earlier_run_splits_it_where_it_falls() -> None:
+    """Steps 0-2 of "main" with a "warmup" point at step 1 logged first: sorted by step (ties in
+    the order logged) the warmup sits between the two step-1 points, so main, warmup, main. Found
+    by the fast-path property test: dropping the middle "main" point as it arrived made warmup
+    swallow step 1-2."""
+    records: list[dict[str, object]] = [
+        {"step": 1, "stage": "warmup"},
+        {"step": 0, "stage": "main"},
+        {"step": 1, "stage": "main"},
+        {"step": 2, "stage": "main"},
+    ]
+    builder, _ = _build(records, spill=2_000)
+    assert [(s.name, s.start, s.end) for s in builder.finish().stages] == [
+        ("main", 0.0, 1.0),
+        ("warmup", 1.0, 1.0),
+        ("main", 1.0, 2.0),
+    ]
 
 
 def test_steps_going_back_past_a_spilled_chunk_are_reported() -> None:
