@@ -23,14 +23,14 @@ from typing import Any
 
 import orjson
 
-from obs import __version__, quickcheck
+from obs import __version__, ledger, quickcheck
 from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
 from obs.config import SiteConfig, load_config
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.discover import Discovery, discover
 from obs.jsonutil import dumps
 from obs.plan import BuildPlan, PlannedRun, plan_build
-from obs.publish import ledger, site_extras
+from obs.publish import site_extras
 from obs.resources import package_dir, templates_dir
 from obs.write import MARKER, Staging, check_output_location
 

@@ -95,8 +95,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from obs.adapters.base import LoadContext
     from obs.config import load_config
     from obs.discover import discover
+    from obs.ledger import read_ledger
     from obs.plan import plan_build
-    from obs.publish.ledger import read_ledger
 
     root = Path(args.source).resolve()
     top = Diagnostics(root=root)

@@ -15,8 +15,8 @@ from obs.adapters.base import RunSource, is_inside
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fields import FieldReader
+from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
-from obs.publish import ARCHIVE_DIR
 from obs.safeyaml import YamlError, load_yaml_file
 
 SPEC_FILE = "spec.yaml"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import orjson
 
+from obs import ledger
 from obs.adapters import adapter_named
 from obs.adapters.base import LoadContext
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict
@@ -23,7 +24,6 @@ from obs.discover import Discovery
 from obs.jsonutil import jsonable
 from obs.model import Run
 from obs.plan import BuildPlan, PlannedRun, slugify
-from obs.publish import ledger
 from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
 

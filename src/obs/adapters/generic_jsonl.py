@@ -33,8 +33,8 @@ from obs.adapters.common import (
 from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
+from obs.ledger import is_reserved
 from obs.model import Run
-from obs.publish import is_reserved
 from obs.series_builder import STEP_KEYS
 
 LOG_SUFFIXES = (".jsonl", ".ndjson")

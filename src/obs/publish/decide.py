@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from obs.ledger import ARCHIVE_DIR, LEDGER_FILE, LedgerEntry, append_entry
 from obs.model import VERDICTS, Decision
-from obs.publish import ARCHIVE_DIR, LEDGER_FILE
-from obs.publish.ledger import LedgerEntry, append_entry
 from obs.publish.load import LoadedRun, load_report, open_tree
 from obs.publish.single_file import SingleFileOptions, render_single_file
 

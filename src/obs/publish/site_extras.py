@@ -25,9 +25,8 @@ from xml.sax.saxutils import escape as xml_escape
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostics
 from obs.discover import Discovery
-from obs.publish import ARCHIVE_DIR
+from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
-from obs.publish.ledger import Ledger, read_ledger
 from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, make_single_file
 from obs.write import Staging
 

@@ -21,7 +21,23 @@ from typing import Any
 
 from obs.diagnostics import Diagnostics
 from obs.model import VERDICTS, Decision, Run
-from obs.publish import LEDGER_FILE
+
+# Two names at the top of the source tree belong to obs and are never runs: the ledger and the
+# archive folder of frozen reports beside it. Discovery skips `archive/`; no adapter reads the ledger
+# as a metrics log.
+LEDGER_FILE = "decisions.jsonl"
+ARCHIVE_DIR = "archive"
+
+
+def is_reserved(path: Path, root: Path) -> bool:
+    """True for the ledger file and the archive folder at the top of the source tree."""
+    if path.name not in (LEDGER_FILE, ARCHIVE_DIR):
+        return False
+    try:
+        return path.parent.resolve() == root.resolve()
+    except OSError:
+        return False
+
 
 SCHEMA = "obs.decision/1"
 HASH_RE = re.compile(r"^[0-9a-f]{64}$")

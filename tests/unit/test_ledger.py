@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from obs.diagnostics import Diagnostics
+from obs.ledger import LedgerEntry, append_entry, is_reserved, ledger_path, overlay, read_ledger
 from obs.model import Decision, Run
-from obs.publish import is_reserved
-from obs.publish.ledger import LedgerEntry, append_entry, ledger_path, overlay, read_ledger
 
 H1, H2 = "a" * 64, "b" * 64
 
