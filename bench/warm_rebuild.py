@@ -15,7 +15,8 @@ import json
 import time
 from pathlib import Path
 
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
+from obs.publish.extras import build_published
 
 
 def main() -> None:
@@ -27,13 +28,13 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None)
     args = parser.parse_args()
     opts = BuildOptions(source=args.corpus, out=args.out, quiet=True, jobs=args.jobs)
-    build_site(opts)  # warm: imports, templates, and an up-to-date cache
+    build_published(opts)  # warm: imports, templates, and an up-to-date cache
     times = []
     for i in range(args.repeat):
         with args.metrics.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps({"step": 20_000_000 + i, "loss": 0.5}) + "\n")
         start = time.perf_counter()
-        result = build_site(opts)
+        result = build_published(opts)
         times.append(time.perf_counter() - start)
         assert result.built >= 1, "the changed run was not rebuilt"
     print(json.dumps(times))

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from obs.build import BuildOptions, BuildResult, build_site
+from obs.build import BuildOptions, BuildResult
+from obs.publish.extras import build_published
 
 REPO = Path(__file__).resolve().parents[1]
 REPORTS = REPO / "reports"
@@ -24,7 +25,7 @@ def demo_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def demo_build(demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildResult]:
     out = tmp_path_factory.mktemp("site") / "site"
-    result = build_site(BuildOptions(source=demo_source, out=out, quiet=True))
+    result = build_published(BuildOptions(source=demo_source, out=out, quiet=True))
     return out, result
 
 

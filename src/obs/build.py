@@ -14,7 +14,7 @@ import hashlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -23,18 +23,18 @@ from typing import Any
 
 import orjson
 
-from obs import __version__, ledger, quickcheck
+from obs import __version__, ledger, quickcheck, worker
 from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
-from obs.config import SiteConfig, load_config
+from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
-from obs.discover import Discovery, discover
-from obs.jsonutil import dumps
-from obs.plan import BuildPlan, PlannedRun, plan_build
-from obs.publish import site_extras
+from obs.hooks import BuildPlugin
+from obs.manifest import manifest
+from obs.pipeline import RunResult, SourceTree
+from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
+from obs.sitemodel import RunSummary, SummaryError
 from obs.write import MARKER, Staging, check_output_location
 
-MANIFEST_SCHEMA_VERSION = 1
 PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
 
 
@@ -48,7 +48,7 @@ class BuildOptions:
     jobs: int | None = None
     progress: bool = False
     cache_dir: Path | None = None
-    compare_to: Path | None = None  # obs.publish: another build (site or index.json) for changes.html
+    start_method: str | None = None  # multiprocessing start method; None: the platform's default
 
 
 @dataclass
@@ -60,7 +60,7 @@ class BuildResult:
     seconds: float = 0.0
     changed: bool = True
     diagnostics: list[Diagnostic] = field(default_factory=list)
-    summaries: list[dict[str, Any]] = field(default_factory=list)
+    summaries: list[RunSummary] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -76,22 +76,14 @@ class BuildResult:
         return 0
 
 
-def input_hash(files: tuple[Path, ...], root: Path) -> str:
-    """Content hash of a run's input files (names and bytes): the identity of what was decided on."""
-    return BuildCache(Path()).input_hash(files, root)
-
-
-def _templates_dir() -> Path:
-    return templates_dir()
-
-
 def environment_key(cfg: SiteConfig) -> str:
     """What every page depends on besides its own inputs: obs (its version and its code, so an
     edited checkout never serves pages made by older code), the templates and the settings."""
-    return hash_json([__version__, tree_hash(package_dir(), "*.py"), tree_hash(_templates_dir()), cfg.fingerprint()])
+    return hash_json([__version__, tree_hash(package_dir(), "*.py"), tree_hash(templates_dir()), cfg.fingerprint()])
 
 
-def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | None, found: Discovery) -> str:
+def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | None, tree: SourceTree) -> str:
+    found = tree.found
     spec = found.specs.get(planned.source.spec or "")
     campaign = found.campaigns.get(planned.source.campaign or "")
     return hash_json(
@@ -102,11 +94,11 @@ def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | N
             planned.baseline,
             inputs,
             baseline_digest,
-            sorted(found.specs),
-            sorted(found.campaigns),
+            sorted(tree.layout.specs.items()),
+            sorted(tree.layout.campaigns.items()),
             [spec.primary_metric] if spec else None,
             [campaign.primary_metric, campaign.final_window, campaign.alpha] if campaign else None,
-            ledger.entry_key(found.root, planned.id),  # obs.publish: a decision recorded with obs decide
+            ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
         ]
     )
 
@@ -142,10 +134,8 @@ class Progress:
 class _Scheduler:
     """Runs whose baseline is done are ready; each is reused from the cache or (re)built."""
 
-    plan: BuildPlan
+    tree: SourceTree
     cache: BuildCache
-    found: Discovery
-    root: Path
     env: str
     out: Path
     digest_hashes: dict[str, str | None] = field(default_factory=dict)
@@ -155,9 +145,9 @@ class _Scheduler:
     def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
         """Where the baseline's digest is: made by this build, or kept from the previous one."""
         base = planned.baseline
-        if not base or base not in self.plan.slugs:
+        if not base or base not in self.tree.plan.slugs:
             return None
-        slug = self.plan.slugs[base]
+        slug = self.tree.plan.slugs[base]
         for path in (self.cache.fresh_digest_path(slug), self.cache.digest_path(slug)):
             if path.is_file():
                 return path
@@ -166,9 +156,9 @@ class _Scheduler:
     def key_for(self, planned: PlannedRun) -> tuple[str, str]:
         inputs = self.inputs.get(planned.id)
         if inputs is None:
-            inputs = self.inputs[planned.id] = self.cache.input_hash(planned.source.files, self.root)
+            inputs = self.inputs[planned.id] = self.cache.input_hash(planned.source.files, self.tree.root)
         base_hash = self.digest_hashes.get(planned.baseline) if planned.baseline else None
-        return run_key(planned, self.env, inputs, base_hash, self.found), inputs
+        return run_key(planned, self.env, inputs, base_hash, self.tree), inputs
 
     def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
         entry = self.cache.runs.get(planned.id)
@@ -178,36 +168,47 @@ class _Scheduler:
             return None
         if not self.cache.digest_path(planned.slug).is_file():
             return None
+        try:
+            RunSummary.from_json(entry.summary)
+        except SummaryError:  # made by another version of the summary: rebuild
+            return None
         return entry
 
 
-def build_site(opts: BuildOptions) -> BuildResult:
+def build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin] = ()) -> BuildResult:
+    """The whole build: plan, reuse or (re)build every run, then the pages made from summaries.
+
+    `plugins` (`obs.hooks`) add publishing features; the core build writes runs, index, spec,
+    campaign, ledger and across-runs pages and `index.json`.
+    """
     started = time.perf_counter()
     result = BuildResult()
     root = opts.source.resolve()
     out = opts.out.resolve()
-    top = Diagnostics(root=root)
     if not root.is_dir():
+        top = Diagnostics(root=root)
         top.error(opts.source, "source folder does not exist")
         result.diagnostics = top.items
         return result
     check_output_location(root, opts.out)
     cache_dir = opts.cache_dir or cache_dir_for(out)
-    options = {"compare_to": str(opts.compare_to)} if opts.compare_to else {}
+    options = {p.name: p.fingerprint() for p in plugins}
     before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file())
-    cfg = load_config(root, top)
-    found = discover(root, exclude=(out, cache_dir.parent))
-    top.extend(found.diags)
-    extras = site_extras.prepare(root, cfg, found, opts.compare_to, top)  # obs.publish: ledger, archive, changes
-    plan = plan_build(found.runs, top, peek=cache.peek_identity)
-    env = environment_key(cfg)
-    sched = _Scheduler(plan, cache, found, root, env, out)
+    tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
+    for plugin in plugins:
+        plugin.on_tree(tree)
+    sched = _Scheduler(tree, cache, environment_key(tree.cfg), out)
+
+    def annotate(summaries: list[RunSummary]) -> list[RunSummary]:
+        for plugin in plugins:
+            summaries = plugin.on_summaries(summaries)
+        return summaries
 
     # Decide what is reusable without building anything: a dependant's key needs its baseline's
     # digest hash, which is only known up front when the baseline itself is reused.
     unknown: set[str] = set()
-    for planned in plan.runs:
+    for planned in tree.plan.runs:
         if planned.baseline in unknown:
             unknown.add(planned.id)
             continue
@@ -217,54 +218,57 @@ def build_site(opts: BuildOptions) -> BuildResult:
             unknown.add(planned.id)
         else:
             sched.digest_hashes[planned.id] = entry.digest_hash
-    pages_key = None
     if not unknown:
-        summaries = extras.annotate([cache.runs[p.id].summary for p in plan.runs])
-        pages_key = site_pages_key(env, summaries, found, cfg)
+        summaries = annotate([RunSummary.from_json(cache.runs[p.id].summary) for p in tree.plan.runs])
+        pages_key = site_pages_key(sched.env, summaries, tree)
         cached_pages = cache.pages.get("site")
         if (
             cached_pages
             and cached_pages.get("key") == pages_key
             and all((out / rel).is_file() for rel in cached_pages["files"])
         ):
-            _nothing_to_do(result, plan, cache, top, started)
-            _remember(before, result, root, out, cache_dir)
+            _nothing_to_do(result, tree, cache, started)
+            _remember(before, result, root, out, cache_dir, options)
             return result
 
     staging = Staging(opts.out)
     try:
-        _build_runs(opts, result, plan, sched, cfg, found, root, staging)
+        _build_runs(opts, result, sched, staging)
         all_diags: list[Diagnostic] = []
-        for planned in plan.runs:
+        summaries = []
+        for planned in tree.plan.runs:
             entry = sched.entries.get(planned.id)
             if entry is None:
                 continue
-            result.summaries.append(entry.summary)
+            summaries.append(RunSummary.from_json(entry.summary))
             all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
-        all_diags.extend(top.items)
-        result.summaries = extras.annotate(result.summaries)
+        all_diags.extend(tree.diags.items)
+        result.summaries = annotate(summaries)
         result.runs = len(result.summaries)
         result.diagnostics = sort_diagnostics(all_diags)
-        result.pages += _site_pages(result, cache, found, cfg, env, staging, out)
-        result.pages += extras.write(staging, result.summaries)
+        result.pages += _site_pages(result, cache, tree, sched.env, staging, out)
+        for plugin in plugins:
+            result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
-        staging.write(MARKER, manifest(result, cfg, found))
+        staging.write(MARKER, manifest(result.summaries, tree, result.errors, result.warnings))
         staging.commit()
     except BaseException:
         staging.discard()
         raise
     cache.runs = dict(sched.entries)
     cache.commit_fresh_digests()
-    cache.save({str(f) for p in plan.runs for f in p.source.files})
-    _prune_digests(cache, plan)
-    _remember(before, result, root, out, cache_dir)
+    cache.save({str(f) for p in tree.plan.runs for f in p.source.files})
+    _prune_digests(cache, tree.plan)
+    _remember(before, result, root, out, cache_dir, options)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _remember(before: dict[str, Any], result: BuildResult, root: Path, out: Path, cache_dir: Path) -> None:
+def _remember(
+    before: dict[str, Any], result: BuildResult, root: Path, out: Path, cache_dir: Path, options: dict[str, Any]
+) -> None:
     """Save the pre-build snapshot with this result, for the next build's quick check."""
-    after = quickcheck.snapshot(root, out, cache_dir, templates_dir(), {}, package_dir())
+    after = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     quickcheck.save(
         cache_dir,
         {**before, "marker": after["marker"]},
@@ -275,54 +279,54 @@ def _remember(before: dict[str, Any], result: BuildResult, root: Path, out: Path
     )
 
 
-def _nothing_to_do(
-    result: BuildResult, plan: BuildPlan, cache: BuildCache, top: Diagnostics, started: float
-) -> BuildResult:
-    all_diags = list(top.items)
-    for planned in plan.runs:
+def _nothing_to_do(result: BuildResult, tree: SourceTree, cache: BuildCache, started: float) -> BuildResult:
+    all_diags = list(tree.diags.items)
+    for planned in tree.plan.runs:
         entry = cache.runs[planned.id]
-        result.summaries.append(entry.summary)
+        result.summaries.append(RunSummary.from_json(entry.summary))
         all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
-    result.runs = result.reused = len(plan.runs)
+    result.runs = result.reused = len(tree.plan.runs)
     result.pages = 0
     result.changed = False
     result.diagnostics = sort_diagnostics(all_diags)
-    cache.save({str(f) for p in plan.runs for f in p.source.files})
+    cache.save({str(f) for p in tree.plan.runs for f in p.source.files})
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _build_runs(
-    opts: BuildOptions,
-    result: BuildResult,
-    plan: BuildPlan,
-    sched: _Scheduler,
-    cfg: SiteConfig,
-    found: Discovery,
-    root: Path,
-    staging: Staging,
-) -> None:
-    from obs import worker
-    from obs.render.site import SiteMeta
+def _start_pool(jobs: int, ctx: worker.WorkerContext, start_method: str | None) -> ProcessPoolExecutor:
+    """Worker processes that receive the build's context once, under any start method."""
+    return ProcessPoolExecutor(
+        max_workers=jobs,
+        mp_context=get_context(start_method),
+        initializer=worker.start,
+        initargs=(ctx,),
+    )
 
-    meta = SiteMeta(
-        title=cfg.title, source_name=root.name, has_specs=bool(found.specs), has_campaigns=bool(found.campaigns)
+
+def _stop_pool(pool: ProcessPoolExecutor, *, failed: bool) -> None:
+    """Wait for the workers after a build; after a failure or Ctrl-C, stop them now instead of
+    letting them finish runs nobody will use (they would keep the output pipe open)."""
+    if not failed:
+        pool.shutdown(wait=True)
+        return
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # no public API stops a running task
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+
+
+def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging) -> None:
+    tree = sched.tree
+    plan = tree.plan
+    ctx = worker.WorkerContext(
+        tree=tree, staging=staging.path, template_cache=sched.cache.folder / "templates", parent_pid=os.getpid()
     )
-    worker.set_context(
-        worker.BuildContext(
-            root=root,
-            cfg=cfg,
-            found=found,
-            plan=plan,
-            meta=meta,
-            staging=staging.path,
-            template_cache=sched.cache.folder / "templates",
-        )
-    )
+    worker.start(ctx)  # the inline path (small builds) runs in this process
     progress = Progress(len(plan.runs), opts.progress and not opts.quiet)
     jobs = opts.jobs or os.cpu_count() or 1
     pool: ProcessPoolExecutor | None = None
-    running: dict[Future[Any], PlannedRun] = {}
+    running: dict[Future[RunResult], PlannedRun] = {}
     keys: dict[str, str] = {}
     pending = list(plan.runs)
     done: set[str] = set()
@@ -332,15 +336,15 @@ def _build_runs(
         nonlocal pool
         baseline = sched.baseline_digest_path(planned)
         if pool is None and jobs > 1 and len(pending) + len(running) + 1 >= PARALLEL_MIN_RUNS:
-            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("fork"))
+            pool = _start_pool(jobs, ctx, opts.start_method)
         if pool is None:
-            finish(planned, key, worker.process_run(planned, baseline, inputs))
+            finish(planned, key, worker.process(planned, baseline, inputs))
         else:
-            fut = pool.submit(worker.process_run, planned, baseline, inputs)
+            fut = pool.submit(worker.process, planned, baseline, inputs)
             running[fut] = planned
             keys[planned.id] = key
 
-    def finish(planned: PlannedRun, key: str, res: worker.RunResult) -> None:
+    def finish(planned: PlannedRun, key: str, res: RunResult) -> None:
         summary = orjson.loads(res.summary)
         digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
@@ -363,6 +367,7 @@ def _build_runs(
         done.add(planned.id)
         progress.step(planned.id)
 
+    failed = True
     try:
         while pending or running:
             ready = [p for p in pending if not p.baseline or p.baseline not in in_plan or p.baseline in done]
@@ -381,27 +386,34 @@ def _build_runs(
                     finish(planned, keys[planned.id], fut.result())
             elif pending and not ready:
                 raise RuntimeError("build plan has a dependency that can never be satisfied")
+        failed = False
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
-        worker.set_context(None)
+            _stop_pool(pool, failed=failed)
+        worker.start(None)
         progress.close()
     result.pages += len(plan.runs)
 
 
-def site_pages_key(env: str, summaries: list[dict[str, Any]], found: Discovery, cfg: SiteConfig) -> str:
+def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree) -> str:
+    found = tree.found
     specs = [[s.id, s.title, s.question, s.contract, s.baseline, s.primary_metric] for s in found.specs.values()]
     campaigns = [repr(c) for c in found.campaigns.values()]
     return hash_json(
-        [env, sorted(summaries, key=lambda s: s["id"]), sorted(specs, key=str), sorted(campaigns), cfg.title]
+        [
+            env,
+            [s.to_json() for s in sorted(summaries, key=lambda s: s.id)],
+            sorted(specs, key=str),
+            sorted(campaigns),
+            [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],
+            tree.cfg.title,
+        ]
     )
 
 
-def _site_pages(
-    result: BuildResult, cache: BuildCache, found: Discovery, cfg: SiteConfig, env: str, staging: Staging, out: Path
-) -> int:
+def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: str, staging: Staging, out: Path) -> int:
     """Index, spec, campaign and ledger pages: reused when no summary changed, else re-rendered."""
-    key = site_pages_key(env, result.summaries, found, cfg)
+    key = site_pages_key(env, result.summaries, tree)
     cached = cache.pages.get("site")
     if cached and cached.get("key") == key and all((out / rel).is_file() for rel in cached["files"]):
         for rel in cached["files"]:
@@ -409,17 +421,9 @@ def _site_pages(
         files = list(cached["files"])
     else:
         from obs.render.index_pages import render_site_pages
-        from obs.render.site import Renderer, SiteMeta
+        from obs.render.site import Renderer
 
-        renderer = Renderer(
-            SiteMeta(
-                title=cfg.title,
-                source_name=found.root.name,
-                has_specs=bool(found.specs),
-                has_campaigns=bool(found.campaigns),
-            ),
-            cache.folder / "templates",
-        )
+        renderer = Renderer(tree.meta, cache.folder / "templates")
         groups: dict[str, dict[str, Any]] = {}
 
         def memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
@@ -436,14 +440,13 @@ def _site_pages(
             groups[group] = {"key": group_key, "files": sorted(made)}
             return made
 
-        pages = render_site_pages(result.summaries, found, cfg, renderer, memo)
+        pages = render_site_pages(result.summaries, tree, renderer, memo)
         for rel, data in pages.items():
             staging.write(rel, data)
-        staging.copy_tree(_templates_dir() / "assets", "assets")
+        assets = templates_dir() / "assets"
+        staging.copy_tree(assets, "assets")
         files = sorted(pages) + sorted(
-            f"assets/{p.relative_to(_templates_dir() / 'assets').as_posix()}"
-            for p in (_templates_dir() / "assets").rglob("*")
-            if p.is_file()
+            f"assets/{p.relative_to(assets).as_posix()}" for p in assets.rglob("*") if p.is_file()
         )
         for group in [g for g in cache.pages if g != "site"]:
             del cache.pages[group]
@@ -460,42 +463,3 @@ def _prune_digests(cache: BuildCache, plan: BuildPlan) -> None:
     for path in folder.iterdir():
         if path.name not in live:
             path.unlink(missing_ok=True)
-
-
-def manifest(result: BuildResult, cfg: SiteConfig, found: Discovery) -> bytes:
-    runs = []
-    for s in sorted(result.summaries, key=lambda s: s["id"]):
-        runs.append(
-            {
-                "id": s["id"],
-                "title": s["title"],
-                "page": f"runs/{s['slug']}/index.html",
-                "analysis": f"runs/{s['slug']}/analysis.json",
-                "adapter": s["adapter"],
-                "spec": s["spec"],
-                "campaign": s["campaign"],
-                "status": s["status"],
-                "date": s["date"],
-                "baseline": s["baseline"],
-                "headline": s["headline"],
-                "delta": s["delta"],
-                "rates": s["rates"],
-                "verdict": s["verdict"],
-                "suggested_verdict": s["suggested_verdict"],
-                "input_hash": s["input_hash"],
-            }
-        )
-    doc = {
-        "schema_version": MANIFEST_SCHEMA_VERSION,
-        "generator": "obs",
-        "obs_version": __version__,
-        "title": cfg.title,
-        "runs": runs,
-        "specs": sorted(found.specs),
-        "campaigns": sorted(found.campaigns),
-        "diagnostics": {"errors": result.errors, "warnings": result.warnings},
-    }
-    return dumps(doc)
-
-
-ProgressCallback = Callable[[str], None]

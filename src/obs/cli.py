@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from obs import __version__
-from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
+from obs.argtypes import worker_count
+from obs.diagnostics import Diagnostic, sort_diagnostics
 
 DEFAULT_SOURCE = "reports"
 DEFAULT_OUT = "site"
@@ -62,6 +63,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if replayed is not None:
         return replayed
     from obs.build import BuildOptions, build_site
+    from obs.publish.extras import PublishExtras
     from obs.write import OutputError
 
     try:
@@ -74,8 +76,8 @@ def cmd_build(args: argparse.Namespace) -> int:
                 clean=args.clean,
                 jobs=args.jobs,
                 progress=sys.stderr.isatty(),
-                compare_to=Path(args.compare_to) if args.compare_to else None,
-            )
+            ),
+            [PublishExtras(compare_to=Path(args.compare_to) if args.compare_to else None)],
         )
     except OutputError as exc:
         print(f"obs build: {exc}", file=sys.stderr)
@@ -91,24 +93,17 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from obs.adapters import adapter_named
-    from obs.adapters.base import LoadContext
-    from obs.config import load_config
-    from obs.discover import discover
     from obs.ledger import read_ledger
-    from obs.plan import plan_build
+    from obs.pipeline import SourceTree, load_run
 
     root = Path(args.source).resolve()
-    top = Diagnostics(root=root)
     if not root.is_dir():
         print(f"obs check: {args.source}: source folder does not exist", file=sys.stderr)
         return 2
-    cfg = load_config(root, top)
-    found = discover(root)
-    top.extend(found.diags)
-    read_ledger(root, top)  # obs.publish: decisions.jsonl, line by line
-    plan = plan_build(found.runs, top)
-    items = list(top.items)
+    tree = SourceTree.open(root)
+    found, plan = tree.found, tree.plan
+    read_ledger(root, tree.diags)  # decisions.jsonl, line by line
+    items = list(tree.diags.items)
     for claim in found.claims:
         try:
             rel = claim.folder.resolve().relative_to(root.parent).as_posix()
@@ -116,13 +111,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             rel = str(claim.folder)
         notes = f" ({'; '.join(claim.notes)})" if claim.notes else ""
         print(f"{rel}: {claim.adapter}, {claim.runs} run{'s' if claim.runs != 1 else ''}{notes}")
-    for planned in plan.runs:
-        ctx = LoadContext(root=root, config=cfg, diags=Diagnostics(root=root))
-        try:
-            adapter_named(planned.source.adapter).load(planned.source, ctx)
-        except Exception as exc:
-            ctx.diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
-        items.extend(ctx.diags.items)
+    for planned in plan.runs:  # read each run as a build reads it, and drop it
+        items.extend(load_run(tree, planned).diagnostics.items)
     _print_diagnostics(items, args.quiet)
     errors, warnings = _counts(items)
     print(
@@ -141,14 +131,14 @@ def cmd_gate(args: argparse.Namespace) -> int:
     Exit 0 only when the suggestion is "promote"; 1 for any other verdict (or none); 2 when the
     source folder or the run id is unknown. Only the run and its baseline are read, not the tree.
     """
-    from obs.publish.load import RunNotFound, load_report, open_tree
+    from obs.pipeline import RunNotFound, SourceTree, load_report
 
     source = Path(args.source)
     if not source.is_dir():
         print(f"obs gate: {args.source}: source folder does not exist", file=sys.stderr)
         return 2
     try:
-        report = load_report(open_tree(source), args.run).report  # the run and its baseline, as a build reads them
+        report = load_report(SourceTree.open(source), args.run).report  # the run and its baseline, as a build does
     except RunNotFound as exc:
         print(f"obs gate: {exc}", file=sys.stderr)
         return 2
@@ -190,7 +180,7 @@ def make_parser() -> argparse.ArgumentParser:
     build.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress, no info diagnostics")
     build.add_argument("--clean", action="store_true", help="ignore the build cache: rebuild every page")
-    build.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    build.add_argument("-j", "--jobs", type=worker_count, default=None, help="worker processes (default: all cores)")
     build.add_argument("--single-file", metavar="RUN", help="write only RUN's report, as one self-contained HTML file")
     build.add_argument(
         "--compare-to", metavar="OLD", help="another build (its folder or index.json): add changes.html against it"

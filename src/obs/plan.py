@@ -7,7 +7,6 @@ needs it. Ids are peeked from run.yaml without reading any log.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +14,7 @@ from pathlib import Path
 from obs.adapters.base import RunSource
 from obs.diagnostics import Diagnostics
 from obs.safeyaml import YamlError, peek_yaml
-
-SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+from obs.urls import unique_slugs
 
 
 @dataclass
@@ -78,16 +76,10 @@ def peek_identity(source: RunSource, peek: Peek = _direct_peek) -> tuple[str, st
     return run_id, None
 
 
-def slugify(run_id: str) -> str:
-    slug = SLUG_UNSAFE.sub("-", run_id).strip("-.")
-    return slug[:80] or "run"
-
-
 def plan_build(sources: list[RunSource], diags: Diagnostics, peek: Peek = _direct_peek) -> BuildPlan:
     plan = BuildPlan()
     seen: dict[str, Path] = {}
-    items: list[PlannedRun] = []
-    used_slugs: set[str] = set()
+    accepted: list[tuple[str, str | None, RunSource]] = []
     identities = sorted(((peek_identity(s, peek), s) for s in sources), key=lambda t: (t[0][0], str(t[1].path)))
     for (run_id, baseline), source in identities:
         if run_id in seen:
@@ -97,14 +89,9 @@ def plan_build(sources: list[RunSource], diags: Diagnostics, peek: Peek = _direc
             )
             continue
         seen[run_id] = source.path
-        slug = base = slugify(run_id)
-        n = 2
-        while slug.lower() in used_slugs:
-            slug = f"{base}-{n}"
-            n += 1
-        used_slugs.add(slug.lower())
-        plan.slugs[run_id] = slug
-        items.append(PlannedRun(source, run_id, slug, baseline))
+        accepted.append((run_id, baseline, source))
+    plan.slugs = unique_slugs(run_id for run_id, _, _ in accepted)
+    items = [PlannedRun(source, run_id, plan.slugs[run_id], baseline) for run_id, baseline, source in accepted]
 
     by_id = {p.id: p for p in items}
     for p in items:

@@ -20,7 +20,8 @@ import yaml
 from browserkit import PageWatch, ServedSite, new_watched_context, serve, settle, site_pages
 from playwright.sync_api import Browser, BrowserContext, Dialog, Page
 
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
+from obs.publish.extras import build_published
 
 P = "__obsPwned"
 PAYLOADS = [
@@ -169,7 +170,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedSit
     root = tmp_path_factory.mktemp("hostile-browser")
     build_hostile_source(root / "src")
     out = root / "site"
-    build_site(BuildOptions(source=root / "src", out=out, quiet=True))
+    build_published(BuildOptions(source=root / "src", out=out, quiet=True))
     (out / "control.html").write_text(  # not obs output: a page that really runs a payload
         f'<!DOCTYPE html><html lang="en"><title>control</title><img src="x" alt="" onerror="{P}(\'control\')">'
         "<script>window.__obsFlag = 'control'</script></html>",

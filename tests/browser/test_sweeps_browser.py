@@ -20,12 +20,14 @@ from obs.config import SiteConfig
 from obs.render.across_pages import sweeps_page
 from obs.render.site import Renderer, SiteMeta
 from obs.resources import templates_dir
+from obs.sitemodel import RunSummary
+from summaries import make_summary
 
 N_RUNS = 200
 DATASETS = [f"scene-corpus-v{i}.{j}-remix" for i in range(3) for j in range(9)]  # 27 categories
 
 
-def synthetic_summaries(n: int = N_RUNS) -> list[dict[str, Any]]:
+def synthetic_summaries(n: int = N_RUNS) -> list[RunSummary]:
     """A sweep as people run them: log-spaced lr, powers-of-two batches, a few categorical choices,
     many dataset versions, long nested keys, and outcomes that depend on some of them."""
     rng = np.random.default_rng(20260322)
@@ -50,21 +52,16 @@ def synthetic_summaries(n: int = N_RUNS) -> list[dict[str, Any]]:
         quality = -abs(np.log10(lr) + 3.5) / 2 + (0.1 if optim == "adamw" else 0) + rng.normal(0, 0.05)
         exact = float(np.clip(0.6 + quality, 0, 1))
         out.append(
-            {
-                "id": f"sweep-{i:03d}-{optim}",
-                "slug": f"sweep-{i:03d}-{optim}",
-                "spec": "sweep",
-                "campaign": None,
-                "condition": None,
-                "seed": i,
-                "arm": None,
-                "primary_axis": None,
-                "headline": {"metric": "exact", "value": exact},
-                "headline_is_rate": True,
-                "rates": {"exact": exact, "renderable": float(np.clip(exact + 0.2, 0, 1))},
-                "finals": {"loss": float(np.exp(-exact * 3))},
-                "fields": flatten(config),
-            }
+            make_summary(
+                id=f"sweep-{i:03d}-{optim}",
+                spec="sweep",
+                seed=i,
+                headline={"metric": "exact", "value": exact},
+                headline_is_rate=True,
+                rates={"exact": exact, "renderable": float(np.clip(exact + 0.2, 0, 1))},
+                finals={"loss": float(np.exp(-exact * 3))},
+                fields=flatten(config),
+            )
         )
     return out
 

@@ -17,7 +17,8 @@ import yaml
 from bs4 import BeautifulSoup
 
 from obs.analysis.held_constant import flatten
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
+from obs.publish.extras import build_published
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 SEED_LEAVES = ("seed",)
@@ -319,7 +320,7 @@ def test_one_changed_run_re_renders_only_the_arm_group_it_feeds(
     source = tmp_path / "reports"
     shutil.copytree(REPORTS, source)
     out = tmp_path / "site"
-    build_site(BuildOptions(source=source, out=out, jobs=1, quiet=True))
+    build_published(BuildOptions(source=source, out=out, jobs=1, quiet=True))
     import obs.render.across_pages as across
 
     made: list[str] = []
@@ -332,12 +333,12 @@ def test_one_changed_run_re_renders_only_the_arm_group_it_feeds(
     monkeypatch.setattr(across, "arms_group_pages", counting)
     notes = source / "spec03/r4/notes.md"
     notes.write_text(notes.read_text() + "\nOne more line.\n")
-    build_site(BuildOptions(source=source, out=out, jobs=1, quiet=True))
+    build_published(BuildOptions(source=source, out=out, jobs=1, quiet=True))
     assert made == []  # a spec03 run does not feed the arms page
     assert (out / "arms/onto-arms/fig-1.svg").is_file()
     metrics = source / "onto-arms/no-schema_s2/metrics.jsonl"
     metrics.write_text(metrics.read_text().replace('"relational_f1": 0.', '"relational_f1": 0.0', 1))
-    build_site(BuildOptions(source=source, out=out, jobs=1, quiet=True))
+    build_published(BuildOptions(source=source, out=out, jobs=1, quiet=True))
     assert made == ["onto-arms"]
 
 

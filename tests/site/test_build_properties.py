@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
 from obs.cli import main
+from obs.publish.extras import build_published
 from obs.write import OutputError
 
 
@@ -29,7 +30,7 @@ def tree_stat(root: Path) -> dict[str, tuple[int, int]]:
 
 def test_two_builds_are_byte_identical(demo_source: Path, demo_site: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
-    build_site(BuildOptions(source=demo_source, out=again))
+    build_published(BuildOptions(source=demo_source, out=again))
     first, second = tree_digest(demo_site), tree_digest(again)
     assert first.keys() == second.keys()
     different = [k for k in first if first[k] != second[k]]
@@ -40,7 +41,7 @@ def test_the_source_tree_is_never_written(tmp_path: Path) -> None:
     source = tmp_path / "reports"
     shutil.copytree(Path(__file__).resolve().parents[2] / "reports", source)
     before = tree_stat(source)
-    build_site(BuildOptions(source=source, out=tmp_path / "site"))
+    build_published(BuildOptions(source=source, out=tmp_path / "site"))
     assert tree_stat(source) == before
 
 
@@ -48,7 +49,7 @@ def test_output_inside_the_source_is_refused(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
     with pytest.raises(OutputError):
-        build_site(BuildOptions(source=source, out=source / "site"))
+        build_published(BuildOptions(source=source, out=source / "site"))
 
 
 def test_a_foreign_non_empty_output_folder_is_not_replaced(tmp_path: Path) -> None:
@@ -58,7 +59,7 @@ def test_a_foreign_non_empty_output_folder_is_not_replaced(tmp_path: Path) -> No
     out.mkdir()
     (out / "thesis.tex").write_text("years of work")
     with pytest.raises(OutputError):
-        build_site(BuildOptions(source=source, out=out))
+        build_published(BuildOptions(source=source, out=out))
     assert (out / "thesis.tex").read_text() == "years of work"
 
 
@@ -67,7 +68,7 @@ def test_a_crash_leaves_the_previous_site_in_place(tmp_path: Path, monkeypatch: 
     (source / "r1").mkdir(parents=True)
     (source / "r1" / "run.yaml").write_text("id: r1\n")
     out = tmp_path / "site"
-    build_site(BuildOptions(source=source, out=out))
+    build_published(BuildOptions(source=source, out=out))
     before = tree_digest(out)
 
     def boom(*args: object, **kwargs: object) -> dict[str, bytes]:
@@ -77,7 +78,7 @@ def test_a_crash_leaves_the_previous_site_in_place(tmp_path: Path, monkeypatch: 
     (source / "r2").mkdir()
     (source / "r2" / "run.yaml").write_text("id: r2\n")
     with pytest.raises(KeyboardInterrupt):
-        build_site(BuildOptions(source=source, out=out))
+        build_published(BuildOptions(source=source, out=out))
     assert tree_digest(out) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")] == []
 

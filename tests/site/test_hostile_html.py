@@ -13,7 +13,8 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
+from obs.publish.extras import build_published
 
 PAYLOADS = [
     "<script>window.__pwned=1</script>",
@@ -94,7 +95,7 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (folder / "probe.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
     (source / "obs.yaml").write_text(yaml.safe_dump({"title": "<script>window.__pwned=7</script>"}))
     out = root / "site"
-    build_site(BuildOptions(source=source, out=out))
+    build_published(BuildOptions(source=source, out=out))
     return out
 
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from obs.analysis.decimate import bucket_starts, decimate, minmax_indices
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
 from obs.cli import main
+from obs.publish.extras import build_published
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
@@ -35,12 +36,12 @@ def workspace(tmp_path: Path) -> tuple[Path, Path]:
     source = tmp_path / "reports"
     shutil.copytree(REPORTS, source)
     out = tmp_path / "site"
-    build_site(BuildOptions(source=source, out=out, jobs=2))
+    build_published(BuildOptions(source=source, out=out, jobs=2))
     return source, out
 
 
 def rebuild(source: Path, out: Path, **kw: object) -> tuple[dict[str, str], object]:
-    result = build_site(BuildOptions(source=source, out=out, jobs=2, **kw))  # type: ignore[arg-type]
+    result = build_published(BuildOptions(source=source, out=out, jobs=2, **kw))  # type: ignore[arg-type]
     return digests(out), result
 
 
@@ -111,9 +112,9 @@ def test_clean_incremental_serial_and_parallel_builds_are_identical(
     probe.write_text(probe.read_text().replace('"exact": true', '"exact": false', 1))
     incremental, _ = rebuild(source, out)
     serial = tmp_path / "serial"
-    build_site(BuildOptions(source=source, out=serial, jobs=1, clean=True))
+    build_published(BuildOptions(source=source, out=serial, jobs=1, clean=True))
     parallel = tmp_path / "parallel"
-    build_site(BuildOptions(source=source, out=parallel, jobs=4, clean=True))
+    build_published(BuildOptions(source=source, out=parallel, jobs=4, clean=True))
     assert digests(serial) == incremental
     assert digests(parallel) == incremental
 

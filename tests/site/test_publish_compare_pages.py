@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
 from obs.cli import main
+from obs.publish.extras import build_published
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
@@ -31,7 +32,7 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def test_changes_since_a_previous_build(source: Path, tmp_path: Path) -> None:
     old_site = tmp_path / "old"
-    build_site(BuildOptions(source=source, out=old_site, jobs=2))
+    build_published(BuildOptions(source=source, out=old_site, jobs=2))
     shutil.rmtree(source / "grpo-rl-07")  # removed
     shutil.copytree(source / "spec03/r4", source / "spec03/r5")  # new
     edit(source / "spec03/r5/run.yaml", "id: spec03-r4", "id: spec03-r5")
@@ -43,7 +44,7 @@ def test_changes_since_a_previous_build(source: Path, tmp_path: Path) -> None:
     probe.write_text("\n".join(lines) + "\n")
 
     out = tmp_path / "new"
-    result = build_site(BuildOptions(source=source, out=out, jobs=2, compare_to=old_site / "index.json"))
+    result = build_published(BuildOptions(source=source, out=out, jobs=2), compare_to=old_site / "index.json")
     assert result.errors == 0
     page = (out / "changes.html").read_text()
     section = {name: page.split(f'id="h-{name}"')[1].split("</section>")[0] for name in ("new", "removed", "changed")}
@@ -61,18 +62,18 @@ def test_changes_since_a_previous_build(source: Path, tmp_path: Path) -> None:
 
     # compared with itself (a site folder this time): nothing changed, no badge
     again = tmp_path / "again"
-    build_site(BuildOptions(source=source, out=again, jobs=2, compare_to=out))
+    build_published(BuildOptions(source=source, out=again, jobs=2), compare_to=out)
     assert "Nothing changed" in (again / "changes.html").read_text()
     assert "badge changed" not in (again / "index.html").read_text()
     # without --compare-to the page goes away, even when nothing else changed
-    build_site(BuildOptions(source=source, out=again, jobs=2))
+    build_published(BuildOptions(source=source, out=again, jobs=2))
     assert not (again / "changes.html").exists() and 'href="changes.html"' not in (again / "index.html").read_text()
 
 
 def test_compare_to_something_else_is_an_error_not_a_crash(source: Path, tmp_path: Path) -> None:
     bogus = tmp_path / "bogus.json"
     bogus.write_text('{"hello": 1}')
-    result = build_site(BuildOptions(source=source, out=tmp_path / "site", jobs=2, compare_to=bogus))
+    result = build_published(BuildOptions(source=source, out=tmp_path / "site", jobs=2), compare_to=bogus)
     assert result.errors == 1 and not (tmp_path / "site/changes.html").exists()
     assert main(["build", str(source), "-o", str(tmp_path / "site2"), "-q", "--compare-to", str(bogus)]) == 1
 
@@ -109,7 +110,7 @@ def test_every_link_is_relative(demo_site: Path) -> None:
 
 def test_pages_extras_follow_base_url(source: Path, tmp_path: Path) -> None:
     out = tmp_path / "site"
-    build_site(BuildOptions(source=source, out=out, jobs=2))  # the demo sets base_url
+    build_published(BuildOptions(source=source, out=out, jobs=2))  # the demo sets base_url
     sitemap = (out / "sitemap.xml").read_text()
     locs = re.findall(r"<loc>([^<]+)</loc>", sitemap)
     assert "https://example.github.io/obs-demo/index.html" in locs
@@ -122,5 +123,5 @@ def test_pages_extras_follow_base_url(source: Path, tmp_path: Path) -> None:
     assert "<style>" in notfound and '<link rel="stylesheet"' not in notfound and "<script" not in notfound
 
     edit(source / "obs.yaml", "base_url: https://example.github.io/obs-demo/", "base_url: ''")
-    build_site(BuildOptions(source=source, out=out, jobs=2))
+    build_published(BuildOptions(source=source, out=out, jobs=2))
     assert not (out / "sitemap.xml").exists() and not (out / "404.html").exists()

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from obs.build import BuildOptions, build_site, input_hash
+from obs.build import BuildOptions
 from obs.cli import main
 from obs.discover import discover
+from obs.pipeline import SourceTree, input_hash
 from obs.plan import plan_build
 from obs.publish.decide import decide
+from obs.publish.extras import build_published
 from obs.publish.single_file import is_frozen_report
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
@@ -47,9 +49,8 @@ def test_decide_appends_and_freezes(source: Path) -> None:
     rows = [json.loads(x) for x in ledger.read_text().splitlines()]
     assert [r["verdict"] for r in rows] == ["reject", "repair"]
     assert rows[0]["by"] == "ana" and rows[0]["next"] == "spec03-r3" and rows[0]["suggested"] == "reject"
-    found = discover(source)
-    planned = next(p for p in plan_build(found.runs, found.diags).runs if p.id == "spec03-r2")
-    assert rows[0]["input_hash"] == input_hash(planned.source.files, source.resolve())
+    tree = SourceTree.open(source)
+    assert rows[0]["input_hash"] == input_hash(tree, tree.planned("spec03-r2"))
     # same artifacts, second decision: its own folder, the first one untouched
     assert first.archive != second.archive and first.archive.parent.name + ".2" == second.archive.parent.name
     for d in (first, second):
@@ -71,10 +72,10 @@ def test_the_build_reads_the_ledger_and_archive_but_writes_neither(
     rel = decided.archive.relative_to(source).as_posix()
     before = tree_digest(source)
     out = tmp_path / "site"
-    result = build_site(BuildOptions(source=source, out=out, jobs=1))
+    result = build_published(BuildOptions(source=source, out=out, jobs=1))
     assert tree_digest(source) == before  # obs build never writes the source tree
     # neither archive/ nor decisions.jsonl became a run
-    assert {s["id"] for s in result.summaries} == runs_before
+    assert {s.id for s in result.summaries} == runs_before
     assert not [d for d in result.diagnostics if "decisions.jsonl" in d.path or "archive" in d.path]
     assert (out / rel).read_bytes() == frozen
     manifest = json.loads((out / "index.json").read_text())
@@ -94,7 +95,7 @@ def test_the_build_reads_the_ledger_and_archive_but_writes_neither(
     monkeypatch.setattr("obs.render.site.templates_dir", lambda: templates)
     with (source / "spec03/r3/probe.jsonl").open("a") as fh:
         fh.write('{"id": "extra-1", "split": "test", "family": "poster_stack", "exact": false}\n')
-    build_site(BuildOptions(source=source, out=out, jobs=1))
+    build_published(BuildOptions(source=source, out=out, jobs=1))
     assert "newer template" in (out / "runs/spec03-r3/index.html").read_text()
     assert (out / rel).read_bytes() == frozen and (source / rel).read_bytes() == frozen
     row = (out / "ledger.html").read_text().split('id="decision-spec03-r3"')[1].split("</tr>")[0]
@@ -106,7 +107,7 @@ def test_a_hand_made_archive_file_is_not_published(source: Path, tmp_path: Path)
     decided.archive.chmod(0o644)
     decided.archive.write_text("<!DOCTYPE html><html><script>alert(1)</script></html>")
     out = tmp_path / "site"
-    result = build_site(BuildOptions(source=source, out=out, jobs=1))
+    result = build_published(BuildOptions(source=source, out=out, jobs=1))
     assert not (out / decided.archive.relative_to(source)).exists()
     assert any("not published" in d.message for d in result.diagnostics)
     row = (out / "ledger.html").read_text().split('id="decision-spec03-r1"')[1].split("</tr>")[0]

@@ -13,11 +13,12 @@ import pytest
 
 from obs.adapters import adapter_named
 from obs.adapters.base import LoadContext
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostics
 from obs.discover import discover
 from obs.model import Run
+from obs.publish.extras import build_published
 
 REPO = Path(__file__).resolve().parents[2]
 COPIES = REPO / "tests" / "data" / "corpus"
@@ -114,7 +115,9 @@ def test_shared_only_files_values() -> None:
 
 @needs_shared
 def test_obs_build_over_the_whole_corpus(tmp_path: Path) -> None:
-    result = build_site(BuildOptions(source=SHARED, out=tmp_path / "site", quiet=True, cache_dir=tmp_path / "cache"))
+    result = build_published(
+        BuildOptions(source=SHARED, out=tmp_path / "site", quiet=True, cache_dir=tmp_path / "cache")
+    )
     assert result.errors == 0, [d.format() for d in result.diagnostics if d.severity == "error"]
     assert result.runs == len(discover(SHARED).runs)
     assert (tmp_path / "site" / "index.html").is_file()

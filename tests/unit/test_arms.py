@@ -9,26 +9,25 @@ import pytest
 from scipy import stats as sps
 
 from obs.analysis.arms import arm_curves, arm_groups, arm_stats, arm_value, curve_metrics, pick_reference
-from obs.render.index_pages import align_curves
+from obs.sitemodel import RunSummary
+from summaries import make_summary
 
 
-def s(rid: str, arm: str | None, seed: int | None, f1: float | None, **kw: Any) -> dict[str, Any]:
+def s(rid: str, arm: str | None, seed: int | None, f1: float | None, **kw: Any) -> RunSummary:
     out: dict[str, Any] = {
         "id": rid,
-        "slug": rid,
         "spec": kw.pop("spec", "onto"),
         "campaign": kw.pop("campaign", None),
         "condition": kw.pop("condition", None),
         "arm": arm,
         "seed": seed,
         "headline": {"metric": "relational_f1", "value": f1},
-        "rates": {},
         "finals": {"relational_f1": f1} if f1 is not None else {},
         "last_step": 1500.0,
         "curves": kw.pop("curves", None),
     }
     out.update(kw)
-    return out
+    return make_summary(**out)
 
 
 FULL = [0.61, 0.59, 0.60, 0.62]
@@ -36,7 +35,7 @@ NO_ONTO = [0.47, 0.45, 0.48, 0.46]
 NO_SCHEMA = [0.55, 0.57, 0.54, 0.58]
 
 
-def demo() -> list[dict[str, Any]]:
+def demo() -> list[RunSummary]:
     out = []
     for arm, values in (("no-schema", NO_SCHEMA), ("full", FULL), ("no-ontology", NO_ONTO)):
         out += [s(f"{arm}_s{i + 1}", arm, i + 1, v) for i, v in enumerate(values)]
@@ -50,7 +49,7 @@ def test_groups_need_two_arms_and_put_the_reference_first() -> None:
     assert g.key == ("onto", "", "")
     assert g.arms == ["full", "no-ontology", "no-schema"]
     assert g.baseline_arm == "full" and g.metric == "relational_f1"
-    assert [r["id"] for r in g.runs["full"]] == ["full_s1", "full_s2", "full_s3", "full_s4"]
+    assert [r.id for r in g.runs["full"]] == ["full_s1", "full_s2", "full_s3", "full_s4"]
     assert g.seeds == [1, 2, 3, 4] and g.n_runs == 12
 
 
@@ -74,9 +73,9 @@ def test_reference_arm_choice() -> None:
 
 
 def test_arm_value_prefers_the_final_window_then_the_headline() -> None:
-    assert arm_value({"finals": {"m": 0.3}, "headline": {"metric": "m", "value": 0.9}}, "m") == 0.3
-    assert arm_value({"finals": {}, "headline": {"metric": "m", "value": 0.9}, "rates": {}}, "m") == 0.9
-    assert arm_value({"finals": {}, "headline": {}, "rates": {"exact": 0.4}}, "exact") == 0.4
+    assert arm_value(make_summary(finals={"m": 0.3}, headline={"metric": "m", "value": 0.9}), "m") == 0.3
+    assert arm_value(make_summary(finals={}, headline={"metric": "m", "value": 0.9}, rates={}), "m") == 0.9
+    assert arm_value(make_summary(headline={"metric": None, "value": None}, rates={"exact": 0.4}), "exact") == 0.4
 
 
 def test_arm_comparison_matches_scipy() -> None:
@@ -120,7 +119,7 @@ def test_arm_curves_are_numpy_mean_and_sd_over_seeds() -> None:
     ]
     (g,) = arm_groups(runs)
     assert curve_metrics(g) == ["f1"]  # loss is not logged by every arm
-    curves = {c.arm: c for c in arm_curves(g, "f1", align_curves)}
+    curves = {c.arm: c for c in arm_curves(g, "f1")}
     full = curves["full"]
     assert full.n == 2 and full.steps[0] == 0.0 and full.steps[-1] == 100.0
     assert full.mean[-1] == pytest.approx(0.65)

@@ -29,6 +29,7 @@ from obs.analysis.campaign import (
 from obs.analysis.stats import DEGRADATION, IMPROVEMENT, INSUFFICIENT, recommendation
 from obs.jsonutil import dumps
 from obs.model import Campaign, Condition
+from summaries import summaries
 
 # Irregular decimals on purpose: values on a 0.01 grid make many relabellings tie exactly, and
 # scipy then separates mathematically equal sums by rounding noise (p 0.865 where exact
@@ -286,12 +287,12 @@ def test_finals_from_summaries_estimates_window_completions() -> None:
         "completions": 38400.0,
         "last_step": 299,
     }
-    (r,) = finals_from_summaries([summary])
+    (r,) = finals_from_summaries(summaries(summary))
     assert r.final == 0.4 and r.window_n == 20 and r.last_step == 299.0
     assert r.completions_window == pytest.approx(2560.0) and r.completions_window_estimated
-    (r,) = finals_from_summaries([{**summary, "completions_final": 2000.0}])
+    (r,) = finals_from_summaries(summaries({**summary, "completions_final": 2000.0}))
     assert r.completions_window == 2000.0 and not r.completions_window_estimated
-    (r,) = finals_from_summaries([{**summary, "campaign_final": None, "completions": None}])
+    (r,) = finals_from_summaries(summaries({**summary, "campaign_final": None, "completions": None}))
     assert r.final is None and r.completions_window is None
 
 

@@ -6,6 +6,8 @@ from typing import Any
 
 from obs.analysis.config_diff import MAX_TEXT, compact_fields, diff_fields, field_table, what_varies
 from obs.analysis.held_constant import flatten
+from obs.sitemodel import RunSummary
+from summaries import make_summary
 
 
 def test_diff_lists_only_differing_keys_with_both_values() -> None:
@@ -42,8 +44,8 @@ def test_compact_fields_bound_size_and_stay_json_friendly() -> None:
     assert out["d"] == "{}"
 
 
-def runs(*configs: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"id": f"r{i}", "fields": flatten(c)} for i, c in enumerate(configs)]
+def runs(*configs: dict[str, Any]) -> list[RunSummary]:
+    return [make_summary(id=f"r{i}", fields=flatten(c)) for i, c in enumerate(configs)]
 
 
 def test_what_varies_keeps_only_varying_keys_and_groups_identical_configs() -> None:
@@ -57,7 +59,7 @@ def test_what_varies_keeps_only_varying_keys_and_groups_identical_configs() -> N
     assert v.keys == ["config.extra", "config.mode"]
     assert v.n_same == 1  # config.lr
     assert v.partial == {"config.extra": 3}
-    assert [[r["id"] for r in c.runs] for c in v.columns] == [["r0", "r1"], ["r2"], ["r3"]]
+    assert [[r.id for r in c.runs] for c in v.columns] == [["r0", "r1"], ["r2"], ["r3"]]
     assert v.columns[2].values == {"config.extra": True, "config.mode": "maxrl"}
     assert "config.extra" not in v.columns[0].values
 
@@ -99,6 +101,6 @@ def test_what_varies_uses_the_same_notion_of_same_as_the_pairwise_diff() -> None
     rs = runs({"lr": 1, "x": nan, "on": True}, {"lr": 1.0, "x": float("nan"), "on": 1})
     v = what_varies(rs)
     assert v.keys == ["on"] and v.n_same == 2 and len(v.columns) == 2
-    assert [r.key for r in diff_fields("a", rs[0]["fields"], "b", rs[1]["fields"]).rows] == ["on"]
+    assert [r.key for r in diff_fields("a", rs[0].fields, "b", rs[1].fields).rows] == ["on"]
     rs = runs({"lr": 1, "on": True}, {"lr": 1.0, "on": True})
     assert what_varies(rs).empty

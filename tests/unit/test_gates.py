@@ -10,25 +10,12 @@ import pytest
 from obs.analysis.gates import FAIL, NA, PASS, GateError, evaluate_gate, parse_gate
 from obs.config import load_config
 from obs.diagnostics import Diagnostics
+from obs.sitemodel import RunSummary
+from summaries import make_summary
 
 
-def summary(**kw: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {
-        "id": "r",
-        "headline": {"metric": "exact", "value": 0.7},
-        "headline_is_rate": True,
-        "delta": None,
-        "rates": {},
-        "finals": {},
-        "family_rates": {},
-        "split_rates": {},
-        "findings": [],
-        "has": {"probe": False, "curves": False, "reward": False, "gate": False},
-        "gate_passed": None,
-        "held_constant_clean": None,
-    }
-    base.update(kw)
-    return base
+def summary(**kw: Any) -> RunSummary:
+    return make_summary(**kw)
 
 
 @pytest.mark.parametrize(

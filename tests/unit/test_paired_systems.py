@@ -17,9 +17,10 @@ import pytest
 from scipy import stats as sps
 
 from obs.analysis.paired_systems import ItemFileError, PairedSpec, compare_systems, parse_item_results
-from obs.build import BuildOptions, build_site
+from obs.build import BuildOptions
 from obs.diagnostics import Diagnostics
 from obs.discover import read_campaign
+from obs.publish.extras import build_published
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "paired"
 SPO = DATA / "gsm8k_spo_full_seed42.json"
@@ -221,7 +222,7 @@ def test_campaign_page_shows_the_paired_comparison(tmp_path: Path) -> None:
         (run / "run.yaml").write_text(f"id: {cond}-s1\ncondition: {cond}\nseed: 1\n")
         (run / "metrics.jsonl").write_text("".join(f'{{"step": {s}, "correct_rate": 0.{s + 3}}}\n' for s in range(5)))
     out = tmp_path / "site"
-    build_site(BuildOptions(source=src, out=out, quiet=True))
+    build_published(BuildOptions(source=src, out=out, quiet=True))
     page = (out / "campaigns" / "camp" / "index.html").read_text()
     assert "Two systems on the same items" in page
     assert "claim ≥ 20 pp" in page and "exact McNemar" in page

@@ -8,32 +8,27 @@ from typing import Any
 
 import pytest
 
+from obs.manifest import record_json
 from obs.publish.changes import ManifestError, compare, read_manifest
+from obs.sitemodel import ChangeState, RunSummary
+from summaries import make_summary
 
 
-def summary(run_id: str, **kw: Any) -> dict[str, Any]:
+def summary(run_id: str, **kw: Any) -> RunSummary:
     s: dict[str, Any] = {
         "id": run_id,
-        "slug": run_id,
-        "title": "",
-        "status": "finished",
         "headline": {"metric": "exact", "value": 0.5, "higher_is_better": True},
         "headline_is_rate": True,
         "rates": {"exact": 0.5, "truncated": 0.1},
-        "verdict": None,
         "suggested_verdict": "branch",
         "input_hash": "h-" + run_id,
     }
     s.update(kw)
-    return s
+    return make_summary(**s)
 
 
-def manifest(tmp_path: Path, runs: list[dict[str, Any]]) -> Path:
-    records = [
-        {k: s[k] for k in ("id", "title", "status", "headline", "rates", "verdict", "suggested_verdict", "input_hash")}
-        | {"page": f"runs/{s['slug']}/index.html"}
-        for s in runs
-    ]
+def manifest(tmp_path: Path, runs: list[RunSummary]) -> Path:
+    records = [record_json(s) for s in runs]
     path = tmp_path / "index.json"
     path.write_text(json.dumps({"generator": "obs", "obs_version": "0.0.9", "runs": records}))
     return path
@@ -51,15 +46,15 @@ def test_new_removed_verdicts_and_moved_metrics(tmp_path: Path) -> None:
         summary("fresh"),
     ]
     c = compare(old, new, lambda name: name == "truncated")
-    assert [s["id"] for s in c.new] == ["fresh"]
+    assert [s.id for s in c.new] == ["fresh"]
     assert [r["id"] for r in c.removed] == ["gone"] and c.removed[0]["slug"] == "gone"
     assert [(v.id, v.which, v.old, v.new) for v in c.verdicts] == [("a", "recorded", None, "promote")]
     moved = {(m.id, m.metric): m for m in c.moved}
     assert set(moved) == {("b", "exact"), ("b", "truncated")}
     assert moved[("b", "exact")].delta == pytest.approx(0.1) and moved[("b", "exact")].better is True
     assert moved[("b", "truncated")].delta == pytest.approx(0.1) and moved[("b", "truncated")].better is False
-    assert c.states["a"]["state"] == "changed" and c.states["fresh"]["state"] == "new"
-    assert {r["summary"]["id"] for r in c.changed_runs(new)} == {"a", "b"}
+    assert c.states["a"].state == "changed" and c.states["fresh"].state == "new"
+    assert {r["summary"].id for r in c.changed_runs(new)} == {"a", "b"}
     assert not c.empty
 
 
@@ -68,8 +63,8 @@ def test_identical_builds_have_no_changes_but_changed_artifacts_are_noted(tmp_pa
     old = read_manifest(manifest(tmp_path, runs))
     assert compare(old, runs).empty
     c = compare(old, [summary("a"), summary("b", input_hash="other")])
-    assert [s["id"] for s in c.inputs_only] == ["b"] and c.moved == []
-    assert c.states["b"] == {"since": old.token, "state": "changed", "what": ["artifacts"]}
+    assert [s.id for s in c.inputs_only] == ["b"] and c.moved == []
+    assert c.states["b"] == ChangeState(old.token, "changed", ("artifacts",))
 
 
 def test_the_token_identifies_the_compared_build(tmp_path: Path) -> None:

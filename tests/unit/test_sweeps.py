@@ -14,20 +14,20 @@ from obs.analysis.held_constant import flatten
 from obs.analysis.sweeps import build_sweep, build_sweeps, make_axis, run_value, tick_text, varying_keys
 from obs.config import DEFAULT_SWEEPS, load_config
 from obs.diagnostics import Diagnostics
-from obs.plan import slugify
 from obs.render.pcp import CHAR_EM, TICK_PX, TITLE_PX, fit_key, layout
+from obs.sitemodel import RunSummary
+from obs.urls import slugify
+from summaries import make_summary
 
 
-def run(rid: str, score: float | None, config: dict[str, Any], metric: str = "exact", **kw: Any) -> dict[str, Any]:
-    return {
-        "id": rid,
-        "slug": rid,
-        "headline": {"metric": metric, "value": score},
-        "rates": {metric: score} if score is not None else {},
-        "finals": {},
-        "fields": flatten({"config": config}),
+def run(rid: str, score: float | None, config: dict[str, Any], metric: str = "exact", **kw: Any) -> RunSummary:
+    return make_summary(
+        id=rid,
+        headline={"metric": metric, "value": score},
+        rates={metric: score} if score is not None else {},
+        fields=flatten({"config": config}),
         **kw,
-    }
+    )
 
 
 def hib(name: str) -> bool:
@@ -83,15 +83,15 @@ def test_ranks_follow_the_colour_metric_direction_and_highlight_the_best() -> No
     runs = [run(f"r{i}", v, {"lr": 10.0**-i}) for i, v in enumerate([0.3, 0.9, 0.5, None])]
     sw = build_sweep("exact", "exact", runs, {**DEFAULT_SWEEPS, "highlight": 2}, hib, "exact")
     assert sw is not None
-    ranks = {r.summary["id"]: r.rank for r in sw.runs}
+    ranks = {r.summary.id: r.rank for r in sw.runs}
     assert ranks == {"r0": 3, "r1": 1, "r2": 2, "r3": None}
-    assert [r.summary["id"] for r in sw.highlighted] == ["r1", "r2"]
-    assert [r.summary["id"] for r in sw.table_rows] == ["r1", "r2", "r0", "r3"]
-    shades = {r.summary["id"]: r.shade for r in sw.runs}
+    assert [r.summary.id for r in sw.highlighted] == ["r1", "r2"]
+    assert [r.summary.id for r in sw.table_rows] == ["r1", "r2", "r0", "r3"]
+    shades = {r.summary.id: r.shade for r in sw.runs}
     assert shades["r1"] == 1.0 and shades["r0"] == 0.0 and shades["r3"] is None
     loss_runs = [run(f"l{i}", v, {"lr": 10.0**-i}, metric="loss") for i, v in enumerate([0.3, 0.9, 0.5])]
     lw = build_sweep("loss", "loss", loss_runs, DEFAULT_SWEEPS, hib, "loss")
-    assert lw is not None and {r.summary["id"]: r.rank for r in lw.runs} == {"l0": 1, "l1": 3, "l2": 2}
+    assert lw is not None and {r.summary.id: r.rank for r in lw.runs} == {"l0": 1, "l1": 3, "l2": 2}
 
 
 def test_configured_keys_and_metrics_and_the_axis_limit() -> None:

@@ -11,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from obs.analysis.trends import condition_momentum, momentum, series_trends, windows
+from obs.sitemodel import RunSummary
+from summaries import make_summary, summaries
 
 
 def test_configured_windows_when_the_series_is_long_enough() -> None:
@@ -59,16 +61,15 @@ def test_windows_are_disjoint_adjacent_and_at_the_end(values: list[float], recen
     assert m.recent_mean == pytest.approx(float(np.mean(values[-m.recent_n :])), rel=1e-9, abs=1e-6)
 
 
-def run(rid: str, date: str, exact: float | None, **kw: Any) -> dict[str, Any]:
-    return {
-        "id": rid,
-        "date": date,
-        "headline": {"metric": "exact", "value": exact},
-        "headline_is_rate": True,
-        "rates": {"exact": exact} if exact is not None else {},
-        "finals": {},
+def run(rid: str, date: str, exact: float | None, **kw: Any) -> RunSummary:
+    return make_summary(
+        id=rid,
+        date=date,
+        headline={"metric": "exact", "value": exact},
+        headline_is_rate=True,
+        rates={"exact": exact} if exact is not None else {},
         **kw,
-    }
+    )
 
 
 def test_series_trends_order_runs_by_date_not_by_list_order() -> None:
@@ -95,11 +96,11 @@ def test_condition_momentum_is_the_mean_over_seeds_of_per_run_momentum() -> None
     def tail(values: list[float]) -> dict[str, list[float]]:
         return {"steps": [float(i) for i in range(len(values))], "values": values}
 
-    runs = [
+    runs = summaries(
         {"id": "s1", "seed": 1, "campaign_tail": tail([0.0] * 10 + [1.0] * 5)},  # delta 1
         {"id": "s2", "seed": 2, "campaign_tail": tail([0.0] * 10 + [3.0] * 5)},  # delta 3
         {"id": "s3", "seed": 3, "campaign_tail": None},
-    ]
+    )
     cm = condition_momentum("c", "C", runs, 5, 10)
     assert cm is not None and cm.n == 2
     assert cm.delta == pytest.approx(2.0)

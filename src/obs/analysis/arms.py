@@ -12,14 +12,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from obs.analysis.campaign import CampaignStats, RunFinal, campaign_stats
+from obs.analysis.campaign_view import align_curves
 from obs.analysis.trends import metric_value
 from obs.model import Campaign, Condition
+from obs.sitemodel import RunSummary
 
 REFERENCE_ARMS = ("full", "all", "baseline", "control")
 
@@ -33,7 +34,7 @@ class ArmGroup:
     title: str
     arms: list[str]
     baseline_arm: str
-    runs: dict[str, list[dict[str, Any]]]
+    runs: dict[str, list[RunSummary]]
     metric: str | None
 
     @property
@@ -42,7 +43,7 @@ class ArmGroup:
 
     @property
     def seeds(self) -> list[int]:
-        return sorted({s["seed"] for rs in self.runs.values() for s in rs if isinstance(s.get("seed"), int)})
+        return sorted({s.seed for rs in self.runs.values() for s in rs if s.seed is not None})
 
 
 def _slug(text: str) -> str:
@@ -63,11 +64,11 @@ def pick_reference(arms: Sequence[str], preferred: str | None) -> str:
     return sorted(arms)[0]
 
 
-def shared_metric(runs: Sequence[dict[str, Any]], preferred: str | None) -> str | None:
+def shared_metric(runs: Sequence[RunSummary], preferred: str | None) -> str | None:
     """The metric to compare arms on: the configured one, else the members' most common headline metric."""
     if preferred:
         return preferred
-    counts = Counter((s.get("headline") or {}).get("metric") for s in runs)
+    counts = Counter(s.headline.metric for s in runs)
     counts.pop(None, None)
     if not counts:
         return None
@@ -75,20 +76,20 @@ def shared_metric(runs: Sequence[dict[str, Any]], preferred: str | None) -> str 
 
 
 def arm_groups(
-    summaries: Sequence[dict[str, Any]], metric: str | None = None, reference: str | None = None
+    summaries: Sequence[RunSummary], metric: str | None = None, reference: str | None = None
 ) -> list[ArmGroup]:
     """Every group of runs with at least two distinct arms, in a stable order."""
-    by_key: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    by_key: dict[tuple[str, str, str], list[RunSummary]] = {}
     for s in summaries:
-        if not s.get("arm"):
+        if not s.arm:
             continue
-        key = (str(s.get("spec") or ""), str(s.get("campaign") or ""), str(s.get("condition") or ""))
+        key = (s.spec or "", s.campaign or "", s.condition or "")
         by_key.setdefault(key, []).append(s)
     groups: list[ArmGroup] = []
     used: set[str] = set()
     for key in sorted(by_key):
         members = by_key[key]
-        arms = sorted({str(s["arm"]) for s in members})
+        arms = sorted({str(s.arm) for s in members})
         if len(arms) < 2:
             continue
         ref = pick_reference(arms, reference)
@@ -99,8 +100,8 @@ def arm_groups(
         used.add(slug)
         runs = {
             arm: sorted(
-                (s for s in members if s["arm"] == arm),
-                key=lambda s: (s.get("seed") if isinstance(s.get("seed"), int) else -1, str(s["id"])),
+                (s for s in members if s.arm == arm),
+                key=lambda s: (s.seed if s.seed is not None else -1, s.id),
             )
             for arm in _arm_order(arms, ref)
         }
@@ -108,10 +109,9 @@ def arm_groups(
     return groups
 
 
-def arm_value(summary: dict[str, Any], metric: str) -> float | None:
+def arm_value(summary: RunSummary, metric: str) -> float | None:
     """One run's number for the comparison: its final-window value (or headline / probe rate) of `metric`."""
-    finals = summary.get("finals") or {}
-    value = finals.get(metric)
+    value = summary.finals.get(metric)
     if isinstance(value, int | float) and math.isfinite(value):
         return float(value)
     return metric_value(summary, metric)
@@ -133,11 +133,11 @@ def arm_stats(group: ArmGroup, higher_is_better: bool, final_window: int, alpha:
     )
     finals = [
         RunFinal(
-            run_id=str(s["id"]),
+            run_id=s.id,
             condition=arm,
-            seed=s.get("seed") if isinstance(s.get("seed"), int) else None,
+            seed=s.seed,
             final=arm_value(s, group.metric) if group.metric else None,
-            last_step=s.get("last_step"),
+            last_step=s.last_step,
         )
         for arm, runs in group.runs.items()
         for s in runs
@@ -156,16 +156,12 @@ class ArmCurve:
     n: int
 
 
-def arm_curves(
-    group: ArmGroup,
-    metric: str,
-    align: Callable[[list[dict[str, list[float]]]], Any],
-) -> list[ArmCurve]:
-    """Mean ± sd of `metric` per arm over its seeds (numpy; `align` puts curves on one grid)."""
+def arm_curves(group: ArmGroup, metric: str) -> list[ArmCurve]:
+    """Mean ± sd of `metric` per arm over its seeds (numpy, on the span every seed covers)."""
     out: list[ArmCurve] = []
     for arm, runs in group.runs.items():
-        curves = [(s.get("curves") or {}).get(metric) for s in runs]
-        aligned = align([c for c in curves if c])
+        curves = [(s.curves or {}).get(metric) for s in runs]
+        aligned = align_curves([c for c in curves if c])
         if aligned is None:
             continue
         grid, matrix = aligned
@@ -185,7 +181,7 @@ def arm_curves(
 
 def curve_metrics(group: ArmGroup) -> list[str]:
     """Metrics every arm has at least one curve of, the comparison metric first."""
-    per_arm = [{m for s in runs for m in (s.get("curves") or {})} for runs in group.runs.values()]
+    per_arm = [{m for s in runs for m in (s.curves or {})} for runs in group.runs.values()]
     common = set.intersection(*per_arm) if per_arm else set()
     ordered = sorted(common)
     if group.metric in common:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -50,6 +50,7 @@ from obs.analysis.stats import (
     sample_size_two_proportions,
 )
 from obs.model import Campaign
+from obs.sitemodel import RunSummary
 
 __all__ = [
     "CONFIRMED",
@@ -119,7 +120,7 @@ def _finite(x: Any) -> float | None:
     return None
 
 
-def finals_from_summaries(summaries: Sequence[Mapping[str, Any]]) -> list[RunFinal]:
+def finals_from_summaries(summaries: Sequence[RunSummary]) -> list[RunFinal]:
     """One :class:`RunFinal` per run summary (see :mod:`obs.analysis.summary`).
 
     Uses an explicit ``completions_final`` (episodes in the final window) when a summary has one;
@@ -128,28 +129,27 @@ def finals_from_summaries(summaries: Sequence[Mapping[str, Any]]) -> list[RunFin
     """
     out: list[RunFinal] = []
     for s in summaries:
-        stat = s.get("campaign_final") or {}
-        final = _finite(stat.get("mean"))
-        window_n = int(stat.get("n") or 0)
-        points = int(stat.get("points") or 0)
-        total = _finite(s.get("completions"))
-        explicit = _finite(s.get("completions_final"))
+        stat = s.campaign_final
+        final = _finite(stat.mean) if stat else None
+        window_n = stat.n if stat else 0
+        points = stat.points if stat else 0
+        total = _finite(s.completions)
+        explicit = _finite(s.completions_final)
         if explicit is not None:
             window, estimated = explicit, False
         elif total is not None and points > 0 and window_n > 0:
             window, estimated = total * window_n / points, True
         else:
             window, estimated = None, False
-        seed = s.get("seed")
         out.append(
             RunFinal(
-                run_id=str(s.get("id")),
-                condition=s.get("condition"),
-                seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+                run_id=s.id,
+                condition=s.condition,
+                seed=s.seed,
                 final=final,
                 window_n=window_n,
                 points=points,
-                last_step=_finite(s.get("last_step")),
+                last_step=_finite(s.last_step),
                 completions_total=total,
                 completions_window=window,
                 completions_window_estimated=estimated,

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from obs.analysis.held_constant import axis_of
+from obs.sitemodel import RunSummary
 
 MAX_FIELDS = 400  # a summary never carries more flattened keys than this
 MAX_TEXT = 240  # long strings (prompts, templates) are cut: a diff shows that they differ, not all of them
@@ -184,7 +185,7 @@ def field_table(
 class VariesColumn:
     """One distinct configuration: the runs that share it (e.g. the seeds of one condition)."""
 
-    runs: list[dict[str, Any]]
+    runs: list[RunSummary]
     values: dict[str, Any]
     label: str = ""
 
@@ -205,10 +206,10 @@ class WhatVaries:
 
 
 def what_varies(
-    runs: Sequence[Mapping[str, Any]],
+    runs: Sequence[RunSummary],
     *,
     ignore: Sequence[str] = (),
-    label_of: Any = None,
+    label_of: Callable[[list[RunSummary]], str] | None = None,
 ) -> WhatVaries:
     """Keys whose value is not identical in every run of `runs` (each a summary with `fields`).
 
@@ -216,7 +217,7 @@ def what_varies(
     differ by design). Columns are the distinct value combinations over the varying keys, in the
     order their first run appears.
     """
-    fields = [dict(r.get("fields") or {}) for r in runs]
+    fields = [r.fields for r in runs]
     keys_all = sorted({k for f in fields for k in f})
 
     def ignored(key: str) -> bool:
@@ -245,7 +246,7 @@ def what_varies(
             col = VariesColumn([], {k: f[k] for k in varying if k in f})
             index[signature] = col
             columns.append(col)
-        col.runs.append(dict(run))
+        col.runs.append(run)
     for col in columns:
         col.label = label_of(col.runs) if label_of else ""
     return WhatVaries(varying, columns, len(runs), n_same, partial)

@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from obs.sitemodel import RunSummary
+
 PASS, FAIL, NA = "pass", "fail", "na"
 
 OPS = {
@@ -143,54 +145,50 @@ def _fmt(value: float, as_percent: bool) -> str:
     return f"{value:.4g}"
 
 
-def _lookup(ref: str, s: Mapping[str, Any]) -> tuple[float | None, bool, str]:
+def _lookup(ref: str, s: RunSummary) -> tuple[float | None, bool, str]:
     """The number a reference names in a summary, whether it is a rate, and where it came from."""
-    rates = s.get("rates") or {}
-    finals = s.get("finals") or {}
-    headline = s.get("headline") or {}
+    rates: Mapping[str, float | None] = s.rates
+    finals: Mapping[str, float | None] = s.finals
+    headline = s.headline
     low = ref.lower()
     if low == "headline":
-        return (
-            headline.get("value"),
-            bool(s.get("headline_is_rate")),
-            f"headline {headline.get('metric') or ''}".strip(),
-        )
+        return headline.value, s.headline_is_rate, f"headline {headline.metric or ''}".strip()
     if low == "delta":
-        return (s.get("delta") or {}).get("delta"), bool(s.get("headline_is_rate")), "delta vs baseline"
+        return (s.delta.delta if s.delta else None), s.headline_is_rate, "delta vs baseline"
     for prefix, source, is_rate in (("rate.", rates, True), ("final.", finals, False)):
         if low.startswith(prefix):
             key = ref[len(prefix) :]
             return source.get(key), is_rate, f"{prefix[:-1]} {key}"
     if ref in rates:
         return rates[ref], True, f"probe rate {ref}"
-    if headline.get("metric") == ref and headline.get("value") is not None:
-        return headline["value"], bool(s.get("headline_is_rate")), f"headline {ref}"
+    if headline.metric == ref and headline.value is not None:
+        return headline.value, s.headline_is_rate, f"headline {ref}"
     if ref in finals:
         return finals[ref], False, f"final {ref}"
     return None, False, ref
 
 
-def evaluate_gate(spec: GateSpec, s: Mapping[str, Any]) -> GateResult:
+def evaluate_gate(spec: GateSpec, s: RunSummary) -> GateResult:
     """One gate on one run summary."""
 
     def out(status: str, value: float | None, detail: str) -> GateResult:
         return GateResult(spec.name, spec.label, status, value, detail)
 
-    has = s.get("has") or {}
+    has = s.has
     if spec.kind == "rule":
         need = RULE_NEEDS.get(spec.rule, "")
-        fired = spec.rule in (s.get("findings") or [])
-        if need and not has.get(need, False) and not fired:
+        fired = spec.rule in s.findings
+        if need and not getattr(has, need, False) and not fired:
             return out(NA, None, f"not checked: the run has no {need} data for rule {spec.rule}")
         ok = fired if spec.fired_ok else not fired
         return out(PASS if ok else FAIL, None, f"rule {spec.rule} {'fired' if fired else 'did not fire'}")
     if spec.kind == "gate":
-        passed = s.get("gate_passed")
+        passed = s.gate_passed
         if passed is None:
-            return out(NA, None, "no gate.json result" if not has.get("gate") else "gate.json has no overall result")
+            return out(NA, None, "no gate.json result" if not has.gate else "gate.json has no overall result")
         return out(PASS if passed else FAIL, None, "gate.json passed" if passed else "gate.json failed")
     if spec.kind == "held":
-        clean = s.get("held_constant_clean")
+        clean = s.held_constant_clean
         if clean is None:
             return out(NA, None, "no baseline to check against")
         return out(
@@ -198,7 +196,7 @@ def evaluate_gate(spec: GateSpec, s: Mapping[str, Any]) -> GateResult:
         )
     # compare
     if spec.scope:
-        table = (s.get("family_rates") if spec.scope == "family" else s.get("split_rates")) or {}
+        table = s.family_rates if spec.scope == "family" else s.split_rates
         per = table.get(spec.ref) or {}
         if not per:
             return out(NA, None, f"no per-{spec.scope} {spec.ref} rates")
@@ -222,7 +220,7 @@ def evaluate_gate(spec: GateSpec, s: Mapping[str, Any]) -> GateResult:
     return out(PASS if ok else FAIL, value, f"{where} = {shown} (needs {OP_WORDS[spec.op]} {target})")
 
 
-def evaluate_gates(specs: list[GateSpec], s: Mapping[str, Any]) -> list[GateResult]:
+def evaluate_gates(specs: list[GateSpec], s: RunSummary) -> list[GateResult]:
     return [evaluate_gate(spec, s) for spec in specs]
 
 

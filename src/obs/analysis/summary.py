@@ -1,4 +1,4 @@
-"""The per-run summary: a small JSON-friendly record the index pages are built from.
+"""The per-run summary (`sitemodel.RunSummary`): the small record the index pages are built from.
 
 Index, spec, campaign and ledger pages never re-read a run's logs: they are made from these
 records, which is also what `index.json` publishes and what an incremental build caches.
@@ -6,16 +6,26 @@ records, which is also what `index.json` publishes and what an incremental build
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from obs.analysis.compare import Headline, HeadlineDelta
 from obs.analysis.config_diff import compact_fields
 from obs.analysis.decimate import decimate
-from obs.analysis.digest import window_stat
+from obs.analysis.digest import WindowStat, window_stat
 from obs.analysis.held_constant import run_fields
 from obs.analysis.report import RunReport
-from obs.model import Metrics
+from obs.model import Decision, Metrics
+from obs.sitemodel import (
+    Curve,
+    DecisionSummary,
+    DeltaSummary,
+    HeadlineSummary,
+    Inputs,
+    IntervalSummary,
+    RunSummary,
+    WindowSummary,
+    finite_or_none,
+)
 
 CURVE_POINTS = 400
 ARM_CURVE_POINTS = 200  # per metric, for the ablation-arm overlay (runs with an `arm` only)
@@ -24,97 +34,118 @@ MAX_FINALS = 80
 TAIL_POINTS = 256  # exact last points of the campaign metric: trend windows within the run
 
 
-def _float(x: float | None) -> float | None:
-    if x is None:
-        return None
-    return None if np.isnan(x) else float(x)
-
-
 def summarize(
     report: RunReport, *, slug: str, input_hash: str, campaign_metric: str | None = None, campaign_window: int = 10
-) -> dict[str, Any]:
+) -> RunSummary:
     run = report.run
-    delta = report.delta
-    summary: dict[str, Any] = {
-        "id": run.id,
-        "slug": slug,
-        "title": run.title,
-        "adapter": run.adapter,
-        "spec": run.spec,
-        "campaign": run.campaign,
-        "revision": run.revision,
-        "date": run.date,
-        "status": run.status,
-        "baseline": run.baseline,
-        "primary_axis": run.primary_axis,
-        "condition": run.condition,
-        "seed": run.seed,
-        "arm": run.arm,
-        "tags": list(run.tags),
-        "provenance": dict(run.provenance),
-        "headline": report.headline.as_dict(),
-        "headline_is_rate": report.headline.is_rate,
-        "delta": delta.as_dict() if delta else None,
-        "verdict": run.verdict,
-        "decision": None,
-        "suggested_verdict": report.suggestion.verdict,
-        "disagrees": report.disagrees,
-        "held_constant_clean": report.held.clean if report.held.baseline_id else None,
-        "n_cases": report.scoreboard.n if report.scoreboard else None,
-        "n_failing": report.n_failing if report.scoreboard else None,
-        "top_failure": report.failures[0].key if report.failures else None,
-        "findings": [f.rule for f in report.findings],
-        "rates": ({c: r.value for c, r in report.scoreboard.overall.rates.items()} if report.scoreboard else {}),
-        "input_hash": input_hash,
-        "last_step": run.metrics.last_step if run.metrics else None,
-        "campaign_final": None,
-        "campaign_curve": None,
-        "completions": None,
-        "completions_final": None,
-        "campaign_tail": None,
-        # across runs (sweeps, config diff, gates, arms): small, JSON-friendly inputs
-        "fields": compact_fields(run_fields(run)),
-        "finals": _finals(report),
-        "family_rates": _rates_by(report, "family"),
-        "split_rates": _rates_by(report, "split"),
-        "has": {
-            "probe": report.scoreboard is not None,
-            "curves": bool(run.metrics and run.metrics.series),
-            "reward": report.reward is not None,
-            "gate": run.gate is not None,
-        },
-        "gate_passed": run.gate.passed if run.gate else None,
-        "curves": _arm_curves(report, campaign_metric) if run.arm else None,
-    }
-    if run.decision:
-        summary["decision"] = {
-            "verdict": run.decision.verdict,
-            "rationale": run.decision.rationale,
-            "next": run.decision.next,
-            "by": run.decision.by,
-            "date": run.decision.date,
-        }
+    board = report.scoreboard
+    campaign_final = campaign_curve = campaign_tail = None
+    completions = completions_final = None
     if campaign_metric and run.metrics:
         series = run.metrics.get(campaign_metric)
         if series is not None and len(series):
             stat = window_stat(series.values, series.steps, campaign_window)
-            summary["campaign_final"] = stat.as_dict() if stat else None
+            campaign_final = window_summary(stat) if stat else None
             finite = np.isfinite(series.values)
-            xs, ys = decimate(series.steps[finite], series.values[finite], CURVE_POINTS)
-            summary["campaign_curve"] = {"steps": [float(x) for x in xs], "values": [float(y) for y in ys]}
-            summary["campaign_tail"] = {
-                "steps": [float(x) for x in series.steps[finite][-TAIL_POINTS:]],
-                "values": [float(y) for y in series.values[finite][-TAIL_POINTS:]],
-            }
-        completions = run.metrics.get("completions")
-        if completions is not None and len(completions):
-            summary["completions"] = float(np.nansum(completions.values))
+            campaign_curve = _decimated(series.steps[finite], series.values[finite], CURVE_POINTS)
+            campaign_tail = Curve(
+                tuple(float(x) for x in series.steps[finite][-TAIL_POINTS:]),
+                tuple(float(y) for y in series.values[finite][-TAIL_POINTS:]),
+            )
+        counts = run.metrics.get("completions")
+        if counts is not None and len(counts):
+            completions = float(np.nansum(counts.values))
             # episodes behind the final-window value: the same last `campaign_window` logged points
             if series is not None and len(series):
                 window_steps = series.steps[np.isfinite(series.values)][-max(1, campaign_window) :]
-                in_window = np.isin(completions.steps, window_steps)
-                summary["completions_final"] = float(np.nansum(completions.values[in_window]))
-    return summary
+                in_window = np.isin(counts.steps, window_steps)
+                completions_final = float(np.nansum(counts.values[in_window]))
+    return RunSummary(
+        id=run.id,
+        slug=slug,
+        title=run.title,
+        adapter=run.adapter,
+        spec=run.spec,
+        campaign=run.campaign,
+        revision=run.revision,
+        date=run.date,
+        status=run.status,
+        baseline=run.baseline,
+        primary_axis=run.primary_axis,
+        condition=run.condition,
+        seed=run.seed,
+        arm=run.arm,
+        tags=tuple(run.tags),
+        provenance=dict(run.provenance),
+        headline=headline_summary(report.headline),
+        headline_is_rate=report.headline.is_rate,
+        delta=delta_summary(report.delta) if report.delta else None,
+        verdict=run.verdict,
+        decision=_decision(run.decision),
+        suggested_verdict=report.suggestion.verdict,
+        disagrees=report.disagrees,
+        held_constant_clean=report.held.clean if report.held.baseline_id else None,
+        n_cases=board.n if board else None,
+        n_failing=report.n_failing if board else None,
+        top_failure=report.failures[0].key if report.failures else None,
+        findings=tuple(f.rule for f in report.findings),
+        rates={c: r.value for c, r in board.overall.rates.items()} if board else {},
+        input_hash=input_hash,
+        last_step=run.metrics.last_step if run.metrics else None,
+        fields=compact_fields(run_fields(run)),
+        finals=_finals(report),
+        family_rates=_rates_by(report, "family"),
+        split_rates=_rates_by(report, "split"),
+        has=Inputs(
+            probe=board is not None,
+            curves=bool(run.metrics and run.metrics.series),
+            reward=report.reward is not None,
+            gate=run.gate is not None,
+        ),
+        gate_passed=run.gate.passed if run.gate else None,
+        curves=_arm_curves(report, campaign_metric) if run.arm else None,
+        campaign_final=campaign_final,
+        campaign_curve=campaign_curve,
+        campaign_tail=campaign_tail,
+        completions=completions,
+        completions_final=completions_final,
+    )
+
+
+def headline_summary(h: Headline) -> HeadlineSummary:
+    return HeadlineSummary(
+        h.metric, finite_or_none(h.value), h.kind, h.detail, h.higher_is_better, h.n, finite_or_none(h.stderr)
+    )
+
+
+def delta_summary(d: HeadlineDelta) -> DeltaSummary:
+    iv = d.interval
+    ci = IntervalSummary(finite_or_none(iv.low), finite_or_none(iv.high), iv.level) if iv is not None else None
+    return DeltaSummary(
+        d.baseline_id,
+        finite_or_none(d.baseline_value),
+        finite_or_none(d.delta),
+        ci,
+        finite_or_none(d.p_value),
+        d.method,
+        d.n,
+        d.verdict,
+    )
+
+
+def window_summary(stat: WindowStat) -> WindowSummary:
+    return WindowSummary(stat.mean, finite_or_none(stat.sd), stat.n, stat.last_step, stat.points)
+
+
+def _decision(d: Decision | None) -> DecisionSummary | None:
+    if d is None:
+        return None
+    return DecisionSummary(d.verdict, d.rationale, d.next, d.by, d.date)
+
+
+def _decimated(steps: np.ndarray, values: np.ndarray, points: int) -> Curve:
+    xs, ys = decimate(steps, values, points)
+    return Curve(tuple(float(x) for x in xs), tuple(float(y) for y in ys))
 
 
 def _finals(report: RunReport) -> dict[str, float]:
@@ -144,18 +175,17 @@ def _rates_by(report: RunReport, scope: str) -> dict[str, dict[str, float]]:
     return out
 
 
-def _curve(metrics: Metrics, name: str) -> dict[str, list[float]] | None:
+def _curve(metrics: Metrics, name: str) -> Curve | None:
     series = metrics.get(name)
     if series is None or not len(series):
         return None
     finite = np.isfinite(series.values)
     if not finite.any():
         return None
-    xs, ys = decimate(series.steps[finite], series.values[finite], ARM_CURVE_POINTS)
-    return {"steps": [float(x) for x in xs], "values": [float(y) for y in ys]}
+    return _decimated(series.steps[finite], series.values[finite], ARM_CURVE_POINTS)
 
 
-def _arm_curves(report: RunReport, campaign_metric: str | None) -> dict[str, dict[str, list[float]]]:
+def _arm_curves(report: RunReport, campaign_metric: str | None) -> dict[str, Curve]:
     """A few decimated curves of a run that belongs to an ablation arm, for the arms overlay page:
     the headline metric when it is logged over steps, the campaign metric, the reward mean, the loss."""
     metrics = report.run.metrics
@@ -168,7 +198,7 @@ def _arm_curves(report: RunReport, campaign_metric: str | None) -> dict[str, dic
         report.reward.mean.key if report.reward and report.reward.mean else None,
         report.curves.loss if report.curves else None,
     ]
-    out: dict[str, dict[str, list[float]]] = {}
+    out: dict[str, Curve] = {}
     for name in wanted:
         if name and name not in out and len(out) < ARM_CURVE_METRICS:
             curve = _curve(metrics, name)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from obs.analysis.trends import metric_value
+from obs.sitemodel import RunSummary
 
 RUN_KEYS = ("run.arm", "run.condition", "run.spec", "run.campaign", "run.primary_axis")
 LOG_SPAN = 100.0  # a positive axis spanning this factor (two decades) ...
@@ -23,20 +24,19 @@ LOG_BUNCHED = 0.3  # ... whose distinct values bunch up (this share in the botto
 MIN_PRESENT = 0.5  # an automatic axis must be set in at least this share of the group's runs
 
 
-def run_value(summary: Mapping[str, Any], key: str) -> Any:
+def run_value(summary: RunSummary, key: str) -> Any:
     """What a run has for an axis key: `run.<facet>`, `rate.<check>`, `final.<metric>`, a metric name
     (headline / rate / final value) or a flattened field (`config.train.lr`). None when absent."""
     if key.startswith("run."):
-        value = summary.get(key[4:])
-        return None if value in ("", [], {}) else value
+        value = summary.value_of(key[4:])
+        return None if value in ("", [], {}, ()) else value
     if key.startswith("rate."):
-        return (summary.get("rates") or {}).get(key[5:])
+        return summary.rates.get(key[5:])
     if key.startswith("final."):
-        return (summary.get("finals") or {}).get(key[6:])
-    fields = summary.get("fields") or {}
-    if key in fields:
-        return fields[key]
-    return metric_value(dict(summary), key)
+        return summary.finals.get(key[6:])
+    if key in summary.fields:
+        return summary.fields[key]
+    return metric_value(summary, key)
 
 
 def _is_number(v: Any) -> bool:
@@ -50,7 +50,7 @@ def _number(v: Any) -> float | None:
 def value_text(v: Any) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, list):
+    if isinstance(v, list | tuple):
         return "[" + ", ".join(value_text(x) for x in v) + "]"
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
         return str(int(v))
@@ -104,7 +104,7 @@ class SweepAxis:
 
 @dataclass
 class SweepRun:
-    summary: dict[str, Any]
+    summary: RunSummary
     values: list[Any]  # per axis, raw
     positions: list[float | None]  # per axis, 0..1
     color_value: float | None
@@ -130,7 +130,7 @@ class Sweep:
     @property
     def table_rows(self) -> list[SweepRun]:
         """Runs best first; runs without a value of the colour metric last, by id."""
-        return sorted(self.runs, key=lambda r: (r.rank is None, r.rank or 0, str(r.summary["id"])))
+        return sorted(self.runs, key=lambda r: (r.rank is None, r.rank or 0, r.summary.id))
 
 
 def nice_step(span: float, target: int = 5) -> float:
@@ -236,7 +236,7 @@ def is_seed_key(key: str) -> bool:
     return leaf == "seed" or leaf.endswith("_seed")
 
 
-def varying_keys(runs: Sequence[Mapping[str, Any]], exclude: Sequence[str] = ()) -> list[tuple[str, list[str]]]:
+def varying_keys(runs: Sequence[RunSummary], exclude: Sequence[str] = ()) -> list[tuple[str, list[str]]]:
     """Keys (flattened fields and run facets) that vary across `runs`, each with the keys folded into it.
 
     A key must be set in at least half the runs; seeds are left out, and so is a text key with a
@@ -244,7 +244,7 @@ def varying_keys(runs: Sequence[Mapping[str, Any]], exclude: Sequence[str] = ())
     that group the runs exactly alike are one axis (the first in key order, config before run facets).
     """
     n = len(runs)
-    keys = sorted({k for r in runs for k in (r.get("fields") or {})}) + list(RUN_KEYS)
+    keys = sorted({k for r in runs for k in r.fields}) + list(RUN_KEYS)
     chosen: list[tuple[str, list[str]]] = []
     partitions: dict[tuple[int, ...], int] = {}
     for key in keys:
@@ -281,7 +281,7 @@ def _shade(value: float | None, lo: float, hi: float, higher_is_better: bool) ->
 def build_sweep(
     name: str,
     slug: str,
-    runs: Sequence[dict[str, Any]],
+    runs: Sequence[RunSummary],
     settings: Mapping[str, Any],
     higher_is_better: Callable[[str], bool],
     default_metric: str | None,
@@ -293,7 +293,7 @@ def build_sweep(
     metrics: list[str] = list(settings.get("metrics") or [])
     if not metrics:
         metrics = [color] if color else []
-        shared_rates = set.intersection(*[set(r.get("rates") or {}) for r in runs]) if runs else set()
+        shared_rates = set.intersection(*[set(r.rates) for r in runs]) if runs else set()
         from obs.analysis.scoreboard import order_checks
 
         metrics += [c for c in order_checks(shared_rates) if c != color][:2]
@@ -338,7 +338,7 @@ def build_sweep(
     lo, hi = (min(numeric_colors), max(numeric_colors)) if numeric_colors else (0.0, 1.0)
     order = sorted(
         (i for i, v in enumerate(color_values) if v is not None),
-        key=lambda i: (-(color_values[i] or 0.0) if hib else (color_values[i] or 0.0), str(runs[i]["id"])),
+        key=lambda i: (-(color_values[i] or 0.0) if hib else (color_values[i] or 0.0), runs[i].id),
     )
     ranks = {i: k + 1 for k, i in enumerate(order)}
     top = int(settings.get("highlight") or 5)
@@ -360,20 +360,20 @@ def build_sweep(
     return Sweep(name, slug, color, hib, axes, out_runs, notes)
 
 
-def sweep_groups(summaries: Sequence[dict[str, Any]], group_by: str) -> list[tuple[str, list[dict[str, Any]]]]:
+def sweep_groups(summaries: Sequence[RunSummary], group_by: str) -> list[tuple[str, list[RunSummary]]]:
     """Runs grouped for one chart each: by headline metric (default), spec, campaign, or all together."""
     if group_by == "all":
         return [("all runs", list(summaries))]
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[RunSummary]] = {}
     for s in summaries:
-        label = (s.get("headline") or {}).get("metric") if group_by == "metric" else s.get(group_by)
+        label = s.headline.metric if group_by == "metric" else s.value_of(group_by)
         if label:
             groups.setdefault(str(label), []).append(s)
     return sorted(groups.items())
 
 
 def build_sweeps(
-    summaries: Sequence[dict[str, Any]],
+    summaries: Sequence[RunSummary],
     settings: Mapping[str, Any],
     higher_is_better: Callable[[str], bool],
     slugify: Callable[[str], str],
@@ -384,7 +384,7 @@ def build_sweeps(
     sweeps: list[Sweep] = []
     skipped: list[str] = []
     for label, runs in sweep_groups(summaries, group_by):
-        runs = sorted(runs, key=lambda s: str(s["id"]))
+        runs = sorted(runs, key=lambda s: s.id)
         if len(runs) < min_runs:
             skipped.append(f"{label}: {len(runs)} run{'s' if len(runs) != 1 else ''} (fewer than {min_runs})")
             continue
@@ -392,7 +392,7 @@ def build_sweeps(
         if metric is None:
             counts: dict[str, int] = {}
             for r in runs:
-                m = (r.get("headline") or {}).get("metric")
+                m = r.headline.metric
                 if m:
                     counts[m] = counts.get(m, 0) + 1
             metric = max(sorted(counts), key=lambda m: counts[m]) if counts else None

@@ -15,11 +15,13 @@ result says so instead of pretending to have the configured sample.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from obs.sitemodel import Curve, RunSummary
 
 
 @dataclass(frozen=True)
@@ -116,17 +118,18 @@ class SeriesTrend:
         return self.momentum.direction(self.higher_is_better)
 
 
-def run_order_key(summary: dict[str, Any]) -> tuple[str, str]:
+def run_order_key(summary: RunSummary) -> tuple[str, str]:
     """Runs in time order: by date (ISO text sorts in time order), then id for ties."""
-    return (str(summary.get("date") or ""), str(summary.get("id")))
+    return (summary.date or "", summary.id)
 
 
-def metric_value(summary: dict[str, Any], metric: str) -> float | None:
+def metric_value(summary: RunSummary, metric: str) -> float | None:
     """A run's value of `metric`: its headline when that is the metric, else its probe rate or final value."""
-    headline = summary.get("headline") or {}
-    if headline.get("metric") == metric and headline.get("value") is not None:
-        return float(headline["value"])
-    for source in (summary.get("rates") or {}, summary.get("finals") or {}):
+    headline = summary.headline
+    if headline.metric == metric and headline.value is not None:
+        return float(headline.value)
+    sources: tuple[Mapping[str, float | None], ...] = (summary.rates, summary.finals)
+    for source in sources:
         value = source.get(metric)
         if isinstance(value, int | float) and not isinstance(value, bool):
             return float(value)
@@ -134,7 +137,7 @@ def metric_value(summary: dict[str, Any], metric: str) -> float | None:
 
 
 def series_trends(
-    runs: Sequence[dict[str, Any]],
+    runs: Sequence[RunSummary],
     metrics: Sequence[str],
     recent: int,
     baseline: int,
@@ -145,7 +148,7 @@ def series_trends(
     ordered = sorted(runs, key=run_order_key)
     out: list[SeriesTrend] = []
     for metric in metrics:
-        pairs = [(metric_value(s, metric), str(s["id"])) for s in ordered]
+        pairs = [(metric_value(s, metric), s.id) for s in ordered]
         present = [(v, i) for v, i in pairs if v is not None]
         m = momentum([v for v, _ in present], recent, baseline, [i for _, i in present])
         if m is not None:
@@ -193,25 +196,23 @@ class ConditionMomentum:
         return min(m.recent_n for _, m in self.per_run), min(m.baseline_n for _, m in self.per_run)
 
 
-def within_run_momentum(
-    tail: dict[str, list[float]] | None, recent_points: int, baseline_points: int, run_id: str
-) -> Momentum | None:
+def within_run_momentum(tail: Curve | None, recent_points: int, baseline_points: int, run_id: str) -> Momentum | None:
     """Momentum over the exact last logged points of one run's metric (the summary's `campaign_tail`)."""
-    if not tail or not tail.get("values"):
+    if not tail or not tail.values:
         return None
-    values = tail["values"]
-    steps = tail.get("steps") or list(range(len(values)))
+    values = list(tail.values)
+    steps = tail.steps or tuple(float(i) for i in range(len(values)))
     return momentum(values, recent_points, baseline_points, [f"{run_id}@{s:g}" for s in steps])
 
 
 def condition_momentum(
-    name: str, label: str, runs: Sequence[dict[str, Any]], recent_points: int, baseline_points: int
+    name: str, label: str, runs: Sequence[RunSummary], recent_points: int, baseline_points: int
 ) -> ConditionMomentum | None:
     per_run: list[tuple[str, Momentum]] = []
-    for s in sorted(runs, key=lambda r: (r.get("seed") if r.get("seed") is not None else -1, str(r["id"]))):
-        m = within_run_momentum(s.get("campaign_tail"), recent_points, baseline_points, str(s["id"]))
+    for s in sorted(runs, key=lambda r: (r.seed if r.seed is not None else -1, r.id)):
+        m = within_run_momentum(s.campaign_tail, recent_points, baseline_points, s.id)
         if m is not None:
-            per_run.append((str(s["id"]), m))
+            per_run.append((s.id, m))
     if not per_run:
         return None
     return ConditionMomentum(name, label, per_run, recent_points, baseline_points)

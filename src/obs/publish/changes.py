@@ -15,11 +15,13 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from obs.write import MARKER
+from obs import urls
+from obs.manifest import record_json
+from obs.sitemodel import ChangeState, RunSummary
 
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024
 EPSILON = 1e-12  # float noise, not a change
@@ -39,7 +41,7 @@ class OldManifest:
 
 def read_manifest(path: Path) -> OldManifest:
     """The manifest of another build: a site folder (its index.json) or an index.json file."""
-    target = path / MARKER if path.is_dir() else path
+    target = path / urls.MANIFEST if path.is_dir() else path
     try:
         if target.stat().st_size > MAX_MANIFEST_BYTES:
             raise ManifestError(f"{target}: larger than {MAX_MANIFEST_BYTES} bytes; not read")
@@ -91,26 +93,26 @@ class Changes:
     old_version: str
     old_runs: int
     new_runs: int
-    new: list[dict[str, Any]] = field(default_factory=list)  # summaries of runs not in the old build
+    new: list[RunSummary] = field(default_factory=list)  # runs not in the old build
     removed: list[dict[str, Any]] = field(default_factory=list)  # old manifest records
     verdicts: list[VerdictChange] = field(default_factory=list)
     moved: list[Moved] = field(default_factory=list)
     statuses: list[VerdictChange] = field(default_factory=list)
-    inputs_only: list[dict[str, Any]] = field(default_factory=list)  # artifacts changed, nothing shown moved
-    states: dict[str, dict[str, Any]] = field(default_factory=dict)  # run id -> summary["changed"]
+    inputs_only: list[RunSummary] = field(default_factory=list)  # artifacts changed, nothing shown moved
+    states: dict[str, ChangeState] = field(default_factory=dict)  # run id -> the run's `changed`
 
-    def changed_runs(self, summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def changed_runs(self, summaries: list[RunSummary]) -> list[dict[str, Any]]:
         """One record per run that is in both builds and changed, with everything that changed."""
-        by_id = {s["id"]: s for s in summaries}
+        by_id = {s.id: s for s in summaries}
         out = []
-        for run_id in sorted(k for k, v in self.states.items() if v["state"] == "changed"):
+        for run_id in sorted(k for k, v in self.states.items() if v.state == "changed"):
             out.append(
                 {
                     "summary": by_id[run_id],
                     "verdicts": [v for v in self.verdicts if v.id == run_id],
                     "statuses": [v for v in self.statuses if v.id == run_id],
                     "moved": [m for m in self.moved if m.id == run_id],
-                    "inputs_only": any(s["id"] == run_id for s in self.inputs_only),
+                    "inputs_only": any(s.id == run_id for s in self.inputs_only),
                 }
             )
         return out
@@ -132,61 +134,59 @@ def _differs(a: float | None, b: float | None) -> bool:
     return abs(a - b) > EPSILON * max(1.0, abs(a), abs(b))
 
 
-def _slug_of(rec: dict[str, Any]) -> str:
-    page = str(rec.get("page") or "")
-    parts = page.split("/")
-    return parts[1] if len(parts) >= 3 and parts[0] == "runs" else ""
-
-
 def compare(
-    old: OldManifest, summaries: list[dict[str, Any]], is_negative: Callable[[str], bool] = lambda _: False
+    old: OldManifest, summaries: list[RunSummary], is_negative: Callable[[str], bool] = lambda _: False
 ) -> Changes:
+    """This build's runs against the other build's manifest records, field by field of the manifest."""
     out = Changes(token=old.token, old_version=old.obs_version, old_runs=len(old.runs), new_runs=len(summaries))
-    by_id = {s["id"]: s for s in summaries}
-    for s in sorted(summaries, key=lambda s: s["id"]):
-        before = old.runs.get(s["id"])
+    by_id = {s.id: s for s in summaries}
+    for s in sorted(summaries, key=lambda s: s.id):
+        before = old.runs.get(s.id)
         if before is None:
             out.new.append(s)
-            out.states[s["id"]] = {"since": old.token, "state": "new", "what": ["new run"]}
+            out.states[s.id] = ChangeState(old.token, "new", ("new run",))
             continue
+        now = record_json(s)
         what: list[str] = []
         for which, key in (("recorded", "verdict"), ("suggested", "suggested_verdict")):
-            if before.get(key) != s.get(key):
-                out.verdicts.append(VerdictChange(s["id"], s["slug"], which, before.get(key), s.get(key)))
+            if before.get(key) != now.get(key):
+                out.verdicts.append(VerdictChange(s.id, s.slug, which, before.get(key), now.get(key)))
                 what.append(f"{which} verdict")
-        if before.get("status") != s.get("status"):
-            out.statuses.append(VerdictChange(s["id"], s["slug"], "status", before.get("status"), s.get("status")))
+        if before.get("status") != now.get("status"):
+            out.statuses.append(VerdictChange(s.id, s.slug, "status", before.get("status"), now.get("status")))
             what.append("status")
-        moved = _moved(s, before, is_negative)
+        moved = _moved(s, now, before, is_negative)
         out.moved.extend(moved)
         if moved:
             what.append("metrics")
-        if not what and before.get("input_hash") != s.get("input_hash"):
+        if not what and before.get("input_hash") != now.get("input_hash"):
             out.inputs_only.append(s)
             what.append("artifacts")
-        out.states[s["id"]] = {"since": old.token, "state": "changed" if what else "same", "what": what}
+        out.states[s.id] = ChangeState(old.token, "changed" if what else "same", tuple(what))
     out.removed = [old.runs[k] for k in sorted(old.runs) if k not in by_id]
     for rec in out.removed:
-        rec.setdefault("slug", _slug_of(rec))
+        rec.setdefault("slug", urls.run_page_of(str(rec.get("page") or "")) or "")
     return out
 
 
-def _moved(s: dict[str, Any], before: dict[str, Any], is_negative: Callable[[str], bool]) -> list[Moved]:
+def _moved(
+    s: RunSummary, now: dict[str, Any], before: dict[str, Any], is_negative: Callable[[str], bool]
+) -> list[Moved]:
     out: list[Moved] = []
-    head_new, head_old = s.get("headline") or {}, before.get("headline") or {}
+    head_new, head_old = now.get("headline") or {}, before.get("headline") or {}
     metric = head_new.get("metric")
-    is_rate = bool(s.get("headline_is_rate"))
+    is_rate = s.headline_is_rate
     if metric and metric == head_old.get("metric"):
         a, b = _number(head_old.get("value")), _number(head_new.get("value"))
         if _differs(a, b):
             delta = None if a is None or b is None else b - a
             better = None if delta is None else (delta > 0) == bool(head_new.get("higher_is_better", True))
-            out.append(Moved(s["id"], s["slug"], metric, a, b, delta, is_rate, True, better))
+            out.append(Moved(s.id, s.slug, metric, a, b, delta, is_rate, True, better))
     elif metric or head_old.get("metric"):
         a, b = _number(head_old.get("value")), _number(head_new.get("value"))
         label = f"headline {head_old.get('metric') or 'none'} → {metric or 'none'}"
-        out.append(Moved(s["id"], s["slug"], label, a, b, None, is_rate, True))
-    rates_new, rates_old = s.get("rates") or {}, before.get("rates") or {}
+        out.append(Moved(s.id, s.slug, label, a, b, None, is_rate, True))
+    rates_new, rates_old = now.get("rates") or {}, before.get("rates") or {}
     for check in sorted(set(rates_new) | set(rates_old)):
         if check == metric:
             continue  # already the headline row
@@ -194,11 +194,10 @@ def _moved(s: dict[str, Any], before: dict[str, Any], is_negative: Callable[[str
         if _differs(a, b):
             delta = None if a is None or b is None else b - a
             better = None if delta is None else (delta > 0) != is_negative(check)
-            out.append(Moved(s["id"], s["slug"], check, a, b, delta, True, False, better))
+            out.append(Moved(s.id, s.slug, check, a, b, delta, True, False, better))
     return out
 
 
-def annotate(summaries: list[dict[str, Any]], changes: Changes | None) -> None:
-    """Mark every summary with `changed` (None without a comparison), for the leaderboard badge."""
-    for s in summaries:
-        s["changed"] = changes.states.get(s["id"]) if changes is not None else None
+def annotate(summaries: list[RunSummary], changes: Changes | None) -> list[RunSummary]:
+    """Every run marked with `changed` (None without a comparison), for the leaderboard badge."""
+    return [replace(s, changed=changes.states.get(s.id) if changes is not None else None) for s in summaries]

@@ -14,6 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from obs.argtypes import worker_count
+
 DEFAULT_SOURCE = "reports"
 
 
@@ -57,7 +59,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     serve.add_argument("-o", "--out", default=None, help="output folder (default: a temporary folder)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--interval", type=float, default=1.0, help="seconds between checks for changes")
-    serve.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    serve.add_argument("-j", "--jobs", type=worker_count, default=None, help="worker processes (default: all cores)")
     serve.set_defaults(func=cmd_serve)
 
 
@@ -87,8 +89,8 @@ def _atomic_write(target: Path, data: bytes) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from obs.publish.load import RunNotFound
-    from obs.publish.summary_md import CampaignNotFound, summarize_campaign, summarize_run
+    from obs.pipeline import CampaignNotFound, RunNotFound
+    from obs.publish.summary_md import summarize_campaign, summarize_run
 
     run, source = args.run, args.source
     if args.campaign and run and source is None:  # `obs summary --campaign ID SOURCE`
@@ -113,8 +115,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
+    from obs.pipeline import RunNotFound
     from obs.publish.decide import decide
-    from obs.publish.load import RunNotFound
 
     source = Path(args.source)
     if not source.is_dir():
@@ -137,7 +139,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 def cmd_single_file(args: argparse.Namespace) -> int:
     """`obs build --single-file RUN [-o FILE]`: the run's page as one self-contained HTML file."""
-    from obs.publish.load import RunNotFound, load_report, open_tree
+    from obs import urls
+    from obs.pipeline import RunNotFound, SourceTree, load_report
     from obs.publish.single_file import SingleFileOptions, link_base_for, render_single_file
 
     source = Path(args.source)
@@ -145,14 +148,14 @@ def cmd_single_file(args: argparse.Namespace) -> int:
         print(f"obs build: {source}: source folder does not exist", file=sys.stderr)
         return 2
     try:
-        tree = open_tree(source)
+        tree = SourceTree.open(source)
         loaded = load_report(tree, args.single_file)
     except RunNotFound as exc:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
     out = args.out or f"{loaded.slug}.html"
     html = render_single_file(
-        loaded, SingleFileOptions(page_dir=f"runs/{loaded.slug}/", link_base=link_base_for(tree.cfg.base_url))
+        loaded, SingleFileOptions(page_dir=urls.run_dir(loaded.slug), link_base=link_base_for(tree.cfg.base_url))
     )
     code = _write_or_print_bytes(html, out, source)
     errors = [d for d in loaded.report.run.diagnostics.items if d.severity == "error"]

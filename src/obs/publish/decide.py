@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from obs import urls
 from obs.ledger import ARCHIVE_DIR, LEDGER_FILE, LedgerEntry, append_entry
 from obs.model import VERDICTS, Decision
-from obs.publish.load import LoadedRun, load_report, open_tree
+from obs.pipeline import LoadedRun, SourceTree, load_report
 from obs.publish.single_file import SingleFileOptions, render_single_file
 
 MAX_SUFFIX = 9999
@@ -61,7 +62,7 @@ def decide(
 ) -> Decided:
     if verdict not in VERDICTS:
         raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
-    tree = open_tree(source)
+    tree = SourceTree.open(source)
     loaded = load_report(tree, run_id)
     folder = _free_folder(tree.root / ARCHIVE_DIR / loaded.slug, loaded.input_hash[:16])
     rel = f"{ARCHIVE_DIR}/{loaded.slug}/{folder.name}/index.html"
@@ -91,13 +92,13 @@ def frozen_report(loaded: LoadedRun, entry: LedgerEntry) -> bytes:
     run = loaded.report.run
     run.decision = Decision(entry.verdict, entry.rationale, entry.next, entry.by, entry.date)
     run.notices = [n for n in run.notices if LEDGER_FILE not in n]  # about earlier decisions: not this one
-    renderer = Renderer(loaded.tree.context().meta)
+    renderer = Renderer(loaded.tree.meta)
     banner = renderer.env.get_template("partials/frozen_banner.html").render(
-        e=entry, live=f"../../../runs/{loaded.slug}/index.html"
+        e=entry, live=f"../../../{urls.run_page(loaded.slug)}"
     )
     return render_single_file(
         loaded,
-        SingleFileOptions(page_dir=f"runs/{loaded.slug}/", link_base="../../../", with_script=False, banner=banner),
+        SingleFileOptions(page_dir=urls.run_dir(loaded.slug), link_base="../../../", with_script=False, banner=banner),
     )
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from obs.build import BuildOptions, BuildResult, build_site
 from obs.cache import cache_dir_for
+from obs.publish.extras import PublishExtras
 from obs.resources import templates_dir
 from obs.write import OutputError
 
@@ -61,7 +62,7 @@ def fingerprint(folders: list[Path], skip: set[Path]) -> dict[str, tuple[int, in
 def _build(opts: BuildOptions) -> BuildResult | None:
     started = time.perf_counter()
     try:
-        result = build_site(opts)
+        result = build_site(opts, [PublishExtras()])
     except OutputError:
         raise
     except Exception as exc:  # keep serving the last good site

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from obs.resources import templates_dir
 
 if TYPE_CHECKING:
-    from obs.publish.load import LoadedRun
+    from obs.pipeline import LoadedRun
 
 CSP_BASE = (
     "default-src 'none'; img-src data:; font-src data:; style-src {style}; script-src {script}; "
@@ -285,13 +285,10 @@ def link_base_for(base_url: str) -> str | None:
 
 def render_single_file(loaded: LoadedRun, opts: SingleFileOptions) -> bytes:
     """Render the run's page as the site would, then inline it."""
-    from obs.publish.load import links_for
     from obs.render.run_page import render_run
     from obs.render.site import Renderer
 
     cfg = loaded.tree.cfg
-    renderer = Renderer(loaded.tree.context().meta)
-    output = render_run(
-        loaded.report, renderer, links_for(loaded), source_rel=loaded.source_rel, max_points=cfg.max_points
-    )
+    renderer = Renderer(loaded.tree.meta)
+    output = render_run(loaded.report, renderer, loaded.links, source_rel=loaded.source_rel, max_points=cfg.max_points)
     return make_single_file(output.files, opts)

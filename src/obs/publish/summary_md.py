@@ -18,10 +18,12 @@ from urllib.parse import quote
 
 import numpy as np
 
-from obs import __version__
+from obs import __version__, urls
 from obs.analysis.campaign import CampaignStats
+from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
 from obs.analysis.report import RunReport
+from obs.pipeline import SourceTree, campaign_summaries, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text, sparkline, table
 from obs.render.format import MINUS, num, pct, pp, pval, verdict_words
 
@@ -138,11 +140,11 @@ def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str 
         Section("Diagnosis", _diagnosis(report), 40),
         Section("Curves", _curves(report), 30),
     ]
-    link = report_link(base_url, f"runs/{slug}/index.html")
+    link = report_link(base_url, urls.run_page(slug))
     foot = (
         f"**[Full report →](<{link}>)**"
         if link
-        else f"Full report: `runs/{slug}/index.html` in the built site (set `base_url` in obs.yaml to link it here)."
+        else f"Full report: `{urls.run_page(slug)}` in the built site (set `base_url` in obs.yaml to link it here)."
     )
     foot += f"\n\n<sub>obs {__version__}" + (f" · inputs sha256 {input_hash[:12]}" if input_hash else "") + "</sub>"
     return assemble(head, sections, foot)
@@ -453,11 +455,11 @@ def campaign_summary(
         Section("Paired systems", table(["Comparison", "Result"], paired_rows) if paired_rows else "", 50),
         Section("Notes", "\n".join(f"- {md_text(n, 300)}" for n in stats.notes), 20),
     ]
-    link = report_link(base_url, f"campaigns/{slug}/index.html")
+    link = report_link(base_url, urls.campaign_page(slug))
     foot = (
         f"**[Full campaign page →](<{link}>)**"
         if link
-        else f"Full page: `campaigns/{slug}/index.html` in the built site (set `base_url` in obs.yaml to link it here)."
+        else f"Full page: `{urls.campaign_page(slug)}` in the built site (set `base_url` in obs.yaml to link it here)."
     )
     foot += f"\n\n<sub>obs {__version__}</sub>"
     return assemble(head, sections, foot)
@@ -467,9 +469,8 @@ def campaign_summary(
 
 
 def summarize_run(source: Path, run_id: str, baseline: str | None = None) -> str:
-    from obs.publish.load import load_report, open_tree
-
-    tree = open_tree(source)
+    """The run (and its baseline) analysed by the build's own pipeline, as a PR comment."""
+    tree = SourceTree.open(source)
     loaded = load_report(tree, run_id, baseline)
     return run_summary(
         loaded.report,
@@ -480,59 +481,16 @@ def summarize_run(source: Path, run_id: str, baseline: str | None = None) -> str
     )
 
 
-class CampaignNotFound(Exception):
-    pass
-
-
 def summarize_campaign(source: Path, campaign_id: str) -> str:
-    """Load the campaign's runs (no baselines: seeds are compared with each other) and summarise."""
-    from obs.analysis.campaign import campaign_stats, finals_from_summaries
-    from obs.analysis.paired_systems import PairedSpec
-    from obs.analysis.report import analyse_run
-    from obs.analysis.summary import summarize
-    from obs.plan import slugify
-    from obs.publish.load import open_tree
-    from obs.render.index_pages import align_curves
-    from obs.worker import load_run, run_context
-
-    tree = open_tree(source)
-    campaign = tree.found.campaigns.get(campaign_id)
-    if campaign is None:
-        known = ", ".join(sorted(tree.found.campaigns)) or "none"
-        raise CampaignNotFound(f"no campaign with id '{campaign_id}' in {tree.root} (campaigns: {known})")
-    ctx = tree.context()
-    summaries = []
-    for planned in tree.plan.runs:
-        if planned.source.campaign != campaign.id:
-            continue
-        run = load_run(planned, tree.root, tree.cfg)
-        rc = run_context(run, ctx, None)
-        report = analyse_run(run, rc, tree.cfg)
-        summaries.append(
-            summarize(
-                report,
-                slug=planned.slug,
-                input_hash="",
-                campaign_metric=campaign.primary_metric,
-                campaign_window=campaign.final_window,
-            )
-        )
-    stats = campaign_stats(
-        campaign,
-        finals_from_summaries(summaries),
-        paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
-    )
-    curves: dict[str, list[float]] = {}
-    for cond in stats.conditions:
-        members = [s["campaign_curve"] for s in summaries if s["condition"] == cond.name and s["campaign_curve"]]
-        aligned = align_curves(members)
-        if aligned is not None:
-            curves[cond.name] = [float(v) for v in aligned[1].mean(axis=0)]
+    """The campaign's runs analysed by the build's own pipeline, and the campaign page's own view."""
+    tree = SourceTree.open(source)
+    campaign, summaries = campaign_summaries(tree, campaign_id)
+    view = campaign_view(campaign, summaries)
     return campaign_summary(
-        stats,
+        view.stats,
         title=campaign.title,
         question=campaign.question,
-        slug=slugify(campaign.id),
+        slug=tree.layout.campaign_slug(campaign.id),
         base_url=tree.cfg.base_url,
-        curves=curves,
+        curves={c.name: view.mean_curve(c.name) for c in view.curves},
     )

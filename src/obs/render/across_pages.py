@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from obs import urls
 from obs.analysis import arms as arms_mod
 from obs.analysis.config_diff import diff_fields, field_table, what_varies
-from obs.analysis.gates import evaluate_gates, gate_specs_from
+from obs.analysis.gates import GateResult, evaluate_gates, gate_specs_from
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
-from obs.plan import slugify
 from obs.render.format import show_value
 from obs.render.site import Renderer
+from obs.sitemodel import RunSummary
 
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
 
@@ -34,10 +36,17 @@ SEED_KEYS = ("config.seed", "config.train.seed", "config.training.seed", "config
 # ---------------------------------------------------------------------------------------- gates
 
 
-def with_gates(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[dict[str, Any]]:
-    """Copies of the summaries with `gates`: one result per configured gate (empty when none are set)."""
+@dataclass(frozen=True)
+class IndexRow:
+    """A leaderboard row: the run and its result on each gate of obs.yaml (empty when none are set)."""
+
+    s: RunSummary
+    gates: list[GateResult]
+
+
+def with_gates(summaries: list[RunSummary], cfg: SiteConfig) -> list[IndexRow]:
     specs = gate_specs_from(cfg.gates)
-    return [dict(s, gates=[g.as_dict() for g in evaluate_gates(specs, s)]) for s in summaries]
+    return [IndexRow(s, evaluate_gates(specs, s)) for s in summaries]
 
 
 # ----------------------------------------------------------------------------------- provenance
@@ -47,7 +56,7 @@ PROVENANCE_PRIORITY = ("corpus_hash", "dataset_version", "ontology_catalog", "ca
 MAX_AUTO_FACETS = 2  # filter selects on the leaderboard when obs.yaml names none (a phone has little room)
 
 
-def provenance_groups(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def provenance_groups(summaries: list[RunSummary]) -> list[dict[str, Any]]:
     """Every provenance key with its values and the runs that share each (for grouping and filtering).
 
     Only keys with 2 to 30 distinct values of which one is shared by two runs or more: a key unique to
@@ -55,10 +64,10 @@ def provenance_groups(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """
     values_by_key: dict[str, dict[str, list[str]]] = {}
     for s in summaries:
-        for key, value in sorted((s.get("fields") or {}).items()):
+        for key, value in sorted(s.fields.items()):
             if key.startswith("provenance."):
                 name = key[len("provenance.") :]
-                values_by_key.setdefault(name, {}).setdefault(str(value), []).append(str(s["id"]))
+                values_by_key.setdefault(name, {}).setdefault(str(value), []).append(s.id)
 
     def rank(key: str) -> tuple[int, str]:
         return (PROVENANCE_PRIORITY.index(key) if key in PROVENANCE_PRIORITY else len(PROVENANCE_PRIORITY), key)
@@ -69,7 +78,7 @@ def provenance_groups(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(
             {
                 "key": key,
-                "attr": "prov-" + slugify(key).lower().replace(".", "-").replace("_", "-"),
+                "attr": "prov-" + urls.slugify(key).lower().replace(".", "-").replace("_", "-"),
                 "options": [{"value": v, "short": _short(v), "runs": ids} for v, ids in sorted(vals.items())],
                 "groups": 2 <= len(vals) <= 30 and max(len(ids) for ids in vals.values()) >= 2,
             }
@@ -94,29 +103,33 @@ def _short(value: str) -> str:
     return value if len(value) <= 48 else value[:47] + "…"
 
 
-def provenance_attrs(summary: dict[str, Any], facets: list[dict[str, Any]]) -> dict[str, str]:
+def provenance_attrs(summary: RunSummary, facets: list[dict[str, Any]]) -> dict[str, str]:
     """The `data-prov-*` attributes of a leaderboard row (the value, or '' when the run lacks the key)."""
-    fields = summary.get("fields") or {}
-    return {f["attr"]: str(fields.get("provenance." + f["key"], "")) for f in facets}
+    return {f["attr"]: str(summary.fields.get("provenance." + f["key"], "")) for f in facets}
 
 
 # --------------------------------------------------------------------------------------- sweeps
 
 
-def sweeps_page(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """sweeps.html: one parallel-coordinates chart and table per group of runs."""
     from obs.render.pcp import layout
 
-    sweeps, skipped = build_sweeps(summaries, cfg.sweeps, cfg.metric_higher_is_better, slugify)
-    hrefs = {str(s["id"]): f"runs/{s['slug']}/index.html" for s in summaries}
+    sweeps, skipped = build_sweeps(summaries, cfg.sweeps, cfg.metric_higher_is_better, urls.slugify)
+    hrefs = {s.id: urls.run_page(s.slug) for s in summaries}
     charts = [{"sweep": sw, "pcp": layout(sw, hrefs)} for sw in sweeps]
     html = renderer.render(
         "sweeps.html", root="", nav="sweeps", charts=charts, skipped=skipped, settings=cfg.sweeps, n_runs=len(summaries)
     )
-    return {"sweeps.html": html.encode()}
+    return {urls.SWEEPS: html.encode()}
 
 
-def sweeps_inputs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[Any]:
+def _inputs(summaries: list[RunSummary], keep: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The named fields of each summary, by id: exactly what a page group reads (its memo key)."""
+    return [{k: getattr(s, k) for k in keep} for s in sorted(summaries, key=lambda s: s.id)]
+
+
+def sweeps_inputs(summaries: list[RunSummary], cfg: SiteConfig) -> list[Any]:
     """Exactly what the sweeps page reads of each run (so unrelated summary changes reuse it)."""
     keep = (
         "id",
@@ -132,40 +145,40 @@ def sweeps_inputs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[Any]
         "finals",
         "fields",
     )
-    return [[{k: s.get(k) for k in keep} for s in sorted(summaries, key=lambda s: str(s["id"]))], cfg.sweeps]
+    return [_inputs(summaries, keep), cfg.sweeps]
 
 
 # ---------------------------------------------------------------------------------- config diff
 
 
-def diff_context(run: dict[str, Any], base: dict[str, Any], cfg: SiteConfig) -> dict[str, Any]:
-    diff = diff_fields(str(base["id"]), base.get("fields") or {}, str(run["id"]), run.get("fields") or {}, cfg.axes)
+def diff_context(run: RunSummary, base: RunSummary, cfg: SiteConfig) -> dict[str, Any]:
+    diff = diff_fields(base.id, base.fields, run.id, run.fields, cfg.axes)
     return {"run": run, "base": base, "diff": diff}
 
 
-def diff_pages(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+def _with_baselines(summaries: list[RunSummary]) -> list[tuple[RunSummary, RunSummary]]:
+    """(run, its baseline) for every run whose declared baseline is in the site, by run id."""
+    by_id = {s.id: s for s in summaries}
+    pairs = [(s, by_id.get(s.baseline or "")) for s in sorted(summaries, key=lambda s: s.id)]
+    return [(s, base) for s, base in pairs if base is not None]
+
+
+def diff_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """runs/<slug>/vs-baseline.html for every run whose declared baseline is in the site."""
-    by_id = {s["id"]: s for s in summaries}
     pages: dict[str, bytes] = {}
-    for s in sorted(summaries, key=lambda s: str(s["id"])):
-        base = by_id.get(s.get("baseline"))
-        if base is None:
-            continue
+    for s, base in _with_baselines(summaries):
+        page = urls.run_diff(s.slug)
         ctx = diff_context(s, base, cfg)
-        pages[f"runs/{s['slug']}/vs-baseline.html"] = renderer.render("diff.html", root="../../", **ctx).encode()
+        pages[page] = renderer.render("diff.html", root=urls.root_of(page), **ctx).encode()
     return pages
 
 
-def diff_pairs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[dict[str, Any]]:
+def diff_pairs(summaries: list[RunSummary], cfg: SiteConfig) -> list[dict[str, Any]]:
     """The index's list of declared pairs: run, baseline, how many and which keys differ."""
-    by_id = {s["id"]: s for s in summaries}
     out = []
-    for s in sorted(summaries, key=lambda s: str(s["id"])):
-        base = by_id.get(s.get("baseline"))
-        if base is not None:
-            diff = diff_context(s, base, cfg)["diff"]
-            keys = [r.key for r in diff.rows]
-            out.append({"id": s["id"], "slug": s["slug"], "baseline": base["id"], "n": len(keys), "which": keys})
+    for s, base in _with_baselines(summaries):
+        keys = [r.key for r in diff_context(s, base, cfg)["diff"].rows]
+        out.append({"id": s.id, "slug": s.slug, "baseline": base.id, "n": len(keys), "which": keys})
     return out
 
 
@@ -175,61 +188,61 @@ DIFF_KEYS = (
 )
 
 
-def diff_inputs(summaries: list[dict[str, Any]], cfg: SiteConfig) -> list[Any]:
+def diff_inputs(summaries: list[RunSummary], cfg: SiteConfig) -> list[Any]:
     """What the diff pages and compare.html read of each summary (their page-memo key)."""
-    return [[{k: s.get(k) for k in DIFF_KEYS} for s in sorted(summaries, key=lambda s: str(s["id"]))], cfg.axes]
+    return [_inputs(summaries, DIFF_KEYS), cfg.axes]
 
 
-def default_pair(runs: list[dict[str, Any]]) -> tuple[int, int]:
+def default_pair(runs: list[RunSummary]) -> tuple[int, int]:
     """The pair compare.html opens on: the first run (by id) with its declared baseline, else the first two."""
-    index = {r["id"]: i for i, r in enumerate(runs)}
+    index = {r.id: i for i, r in enumerate(runs)}
     for i, r in enumerate(runs):
-        j = index.get(r.get("baseline"))
+        j = index.get(r.baseline or "")
         if j is not None and j != i:
             return j, i
     return 0, min(1, len(runs) - 1)
 
 
-def compare_page(summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """compare.html: any two runs' config diff, picked in the page (a small local script).
 
     The page carries every run's fields as a `FieldTable` (JSON, indices into distinct values) and
     is rendered with the diff of a default pair, so it is a complete page without JavaScript too.
     """
-    runs = sorted(summaries, key=lambda s: str(s["id"]))
-    table = field_table([r.get("fields") or {} for r in runs], cfg.axes, show_value)
+    runs = sorted(summaries, key=lambda s: s.id)
+    table = field_table([r.fields for r in runs], cfg.axes, show_value)
     data = {
         "keys": table.keys,
         "axes": table.axes,
         "values": table.values,
         "runs": [
-            {"id": r["id"], "slug": r["slug"], "spec": r.get("spec"), "cells": cells}
+            {"id": r.id, "slug": r.slug, "spec": r.spec, "cells": cells}
             for r, cells in zip(runs, table.cells, strict=True)
         ],
     }
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in sorted(runs, key=lambda r: (r.get("spec") is None, str(r.get("spec") or ""), str(r["id"]))):
-        groups.setdefault(str(r.get("spec") or "no spec"), []).append(r)
+    groups: dict[str, list[RunSummary]] = {}
+    for r in sorted(runs, key=lambda r: (r.spec is None, r.spec or "", r.id)):
+        groups.setdefault(r.spec or "no spec", []).append(r)
     ctx: dict[str, Any] = {"runs": runs, "groups": list(groups.items()), "data": data, "a": None, "b": None}
     if len(runs) >= 2:
         a, b = default_pair(runs)
         ctx.update(diff_context(runs[b], runs[a], cfg), a=runs[a], b=runs[b])
-    return {"compare.html": renderer.render("compare.html", root="", **ctx).encode()}
+    return {urls.COMPARE: renderer.render("compare.html", root="", **ctx).encode()}
 
 
 # ------------------------------------------------------------------------------- what varies
 
 
-def _column_label(runs: list[dict[str, Any]]) -> str:
+def _column_label(runs: list[RunSummary]) -> str:
     """A column of "what varies": the condition or arm its runs share, else the run id(s)."""
     for facet in ("condition", "arm", "revision"):
-        values = {r.get(facet) for r in runs}
+        values = {r.value_of(facet) for r in runs}
         if len(values) == 1 and None not in values:
             return str(values.pop())
-    return ", ".join(str(r["id"]) for r in runs[:3]) + (f" +{len(runs) - 3}" if len(runs) > 3 else "")
+    return ", ".join(r.id for r in runs[:3]) + (f" +{len(runs) - 3}" if len(runs) > 3 else "")
 
 
-def varies(runs: list[dict[str, Any]]) -> Any:
+def varies(runs: list[RunSummary]) -> Any:
     """The "what varies" table of a spec or campaign (seeds and run-level facets left out)."""
     return what_varies(runs, ignore=SEED_KEYS, label_of=_column_label)
 
@@ -237,9 +250,9 @@ def varies(runs: list[dict[str, Any]]) -> Any:
 # ------------------------------------------------------------------------------------- trends
 
 
-def spec_trends(runs: list[dict[str, Any]], metric: str | None, cfg: SiteConfig) -> list[Any]:
+def spec_trends(runs: list[RunSummary], metric: str | None, cfg: SiteConfig) -> list[Any]:
     """Momentum of the spec's headline metric and of every probe rate the runs share, across the ladder."""
-    shared = set.intersection(*[set(r.get("rates") or {}) for r in runs]) if runs else set()
+    shared = set.intersection(*[set(r.rates) for r in runs]) if runs else set()
     from obs.analysis.scoreboard import order_checks
 
     metrics = [m for m in [metric, *order_checks(shared)] if m]
@@ -250,21 +263,19 @@ def spec_trends(runs: list[dict[str, Any]], metric: str | None, cfg: SiteConfig)
         cfg.trends["recent_runs"],
         cfg.trends["baseline_runs"],
         cfg.metric_higher_is_better,
-        lambda m: (
-            m in shared or any((r.get("headline") or {}).get("metric") == m and r.get("headline_is_rate") for r in runs)
-        ),
+        lambda m: m in shared or any(r.headline.metric == m and r.headline_is_rate for r in runs),
     )
 
 
 def campaign_momentum(
-    conditions: list[tuple[str, str]], runs: list[dict[str, Any]], final_window: int, cfg: SiteConfig
+    conditions: list[tuple[str, str]], runs: list[RunSummary], final_window: int, cfg: SiteConfig
 ) -> list[Any]:
     """Per condition: the primary metric's last logged points against the points before, over seeds."""
     recent = cfg.trends["recent_points"] or final_window
     baseline = cfg.trends["baseline_points"]
     out = []
     for name, label in conditions:
-        cm = condition_momentum(name, label, [r for r in runs if r.get("condition") == name], recent, baseline)
+        cm = condition_momentum(name, label, [r for r in runs if r.condition == name], recent, baseline)
         if cm is not None:
             out.append(cm)
     return out
@@ -273,9 +284,7 @@ def campaign_momentum(
 # ---------------------------------------------------------------------------------------- arms
 
 
-def arms_group_pages(
-    group: arms_mod.ArmGroup, cfg: SiteConfig, renderer: Renderer, align: Callable[..., Any]
-) -> dict[str, bytes]:
+def arms_group_pages(group: arms_mod.ArmGroup, cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """arms/<slug>/index.html, its figures and its analysis.json."""
     metric = group.metric
     hib = cfg.metric_higher_is_better(metric) if metric else True
@@ -283,7 +292,7 @@ def arms_group_pages(
     pages: dict[str, bytes] = {}
     figures = []
     for i, name in enumerate(arms_mod.curve_metrics(group)[:3]):
-        curves = arms_mod.arm_curves(group, name, align)
+        curves = arms_mod.arm_curves(group, name)
         if not curves:
             continue
         from obs.render.figures import multi_line_figure  # matplotlib: only when an arms page is made
@@ -298,7 +307,7 @@ def arms_group_pages(
             for c in curves
         ]
         svg = multi_line_figure(lines, name)
-        file = f"arms/{group.slug}/fig-{i + 1}.svg"
+        file = urls.arms_file(group.slug, f"fig-{i + 1}.svg")
         pages[file] = svg
         seeds = ", ".join(f"{c.arm}: {c.n}" for c in curves)
         figures.append(
@@ -311,31 +320,31 @@ def arms_group_pages(
                 f"seed covers; seeds per arm: {seeds}.",
             }
         )
-    pages[f"arms/{group.slug}/analysis.json"] = dumps(
+    pages[urls.arms_file(group.slug, urls.ANALYSIS)] = dumps(
         {"group": group.title, "arms": group.arms, "stats": stats.as_dict()}
     )
-    pages[f"arms/{group.slug}/index.html"] = renderer.render(
-        "arms.html", root="../../", nav="arms", g=group, stats=stats, figures=figures, metric=metric
+    page = urls.arms_page(group.slug)
+    pages[page] = renderer.render(
+        "arms.html", root=urls.root_of(page), nav="arms", g=group, stats=stats, figures=figures, metric=metric
     ).encode()
     return pages
 
 
 def arms_pages(
-    summaries: list[dict[str, Any]], cfg: SiteConfig, renderer: Renderer, memo: PageMemo, align: Callable[..., Any]
+    summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo
 ) -> tuple[dict[str, bytes], list[arms_mod.ArmGroup]]:
     groups = arms_mod.arm_groups(summaries, cfg.arms.get("metric"), cfg.arms.get("baseline"))
     pages: dict[str, bytes] = {}
     for g in groups:
-        members = [
-            {k: s.get(k) for k in ("id", "slug", "seed", "arm", "headline", "rates", "finals", "curves", "last_step")}
-            for runs in g.runs.values()
-            for s in runs
-        ]
+        members = _inputs(
+            [s for runs in g.runs.values() for s in runs],
+            ("id", "slug", "seed", "arm", "headline", "rates", "finals", "curves", "last_step"),
+        )
         pages.update(
             memo(
                 f"arms:{g.slug}",
                 [g.title, g.arms, g.baseline_arm, g.metric, members, cfg.final_window, repr(renderer.meta)],
-                functools.partial(arms_group_pages, g, cfg, renderer, align),
+                functools.partial(arms_group_pages, g, cfg, renderer),
             )
         )
     return pages, groups

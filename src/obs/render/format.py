@@ -14,6 +14,7 @@ from markupsafe import Markup, escape
 
 from obs.analysis.compare import Headline
 from obs.analysis.held_constant import flatten
+from obs.sitemodel import RunSummary
 
 MINUS = "\u2212"
 TEXT_PREVIEW_CHARS = 600
@@ -178,32 +179,31 @@ def safe_hint(text: str) -> Markup:
     return Markup("".join(out))
 
 
-def summary_value(summary: dict[str, Any], value: Any = None) -> str:
+def summary_value(summary: RunSummary, value: Any = None) -> str:
     """A run summary's headline-metric value (rates as percentages)."""
-    v = summary["headline"]["value"] if value is None else value
+    v = summary.headline.value if value is None else value
     if v is None:
         return "—"
-    return pct(v) if summary.get("headline_is_rate") else num(v)
+    return pct(v) if summary.headline_is_rate else num(v)
 
 
-def summary_delta(summary: dict[str, Any]) -> str:
-    delta = summary.get("delta") or {}
-    d = delta.get("delta")
+def summary_delta(summary: RunSummary) -> str:
+    d = summary.delta.delta if summary.delta else None
     if d is None:
         return "—"
-    if summary.get("headline_is_rate"):
+    if summary.headline_is_rate:
         return pp(d)
     text = num(d)
     return text if text.startswith(MINUS) else "+" + text
 
 
-def summary_ci(summary: dict[str, Any]) -> str:
-    ci = (summary.get("delta") or {}).get("ci")
-    if not ci or ci.get("low") is None:
+def summary_ci(summary: RunSummary) -> str:
+    ci = summary.delta.ci if summary.delta else None
+    if ci is None or ci.low is None or ci.high is None:
         return "no CI"
-    if summary.get("headline_is_rate"):
-        return f"[{pp(ci['low'], False)}, {pp(ci['high'], False)}]"
-    return f"[{num(ci['low'])}, {num(ci['high'])}]"
+    if summary.headline_is_rate:
+        return f"[{pp(ci.low, False)}, {pp(ci.high, False)}]"
+    return f"[{num(ci.low)}, {num(ci.high)}]"
 
 
 FILTERS = {

@@ -1,30 +1,27 @@
 """Pages made from run summaries only: leaderboard, spec ladders, campaigns, decision ledger.
 
-None of these re-reads a run's logs; everything comes from the per-run summary records, so they
-are cheap to rebuild after any change.
+None of these re-reads a run's logs; everything comes from the per-run `RunSummary` records, so
+they are cheap to rebuild after any change.
 """
 
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from obs.analysis.campaign import campaign_stats, finals_from_summaries, metric_is_rate
-from obs.analysis.paired_systems import PairedSpec
+from obs import urls
+from obs.analysis.campaign import metric_is_rate
+from obs.analysis.campaign_view import CampaignView, campaign_view
 from obs.config import SiteConfig
-from obs.discover import Discovery
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
-from obs.plan import slugify
 from obs.render import across_pages as across
 from obs.render.site import Renderer
+from obs.sitemodel import RunSummary
 
-GRID_POINTS = 200
-
+if TYPE_CHECKING:
+    from obs.pipeline import SourceTree
 
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
 
@@ -35,27 +32,27 @@ def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> di
 
 
 def render_site_pages(
-    summaries: list[dict[str, Any]],
-    found: Discovery,
-    cfg: SiteConfig,
+    summaries: list[RunSummary],
+    tree: SourceTree,
     renderer: Renderer,
     memo: PageMemo = no_memo,
 ) -> dict[str, bytes]:
     """Every page made from summaries. Costly groups (a campaign's statistics and figure) go through
     `memo` with exactly the inputs they depend on, so one changed run re-renders only what it feeds."""
+    cfg, found, layout = tree.cfg, tree.found, tree.layout
     pages: dict[str, bytes] = {}
-    by_id = {s["id"]: s for s in summaries}
-    rows = sorted(across.with_gates(summaries, cfg), key=lambda s: (s["date"] or "", s["id"]), reverse=True)
-    specs = [spec_context(spec, summaries, by_id) for spec in sorted(found.specs.values(), key=lambda s: s.id)]
+    by_id = {s.id: s for s in summaries}
+    rows = sorted(across.with_gates(summaries, cfg), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
+    specs = [spec_context(spec, summaries, by_id, layout) for spec in sorted(found.specs.values(), key=lambda s: s.id)]
     for ctx in specs:  # across runs: what varies along the ladder, and where the headline is heading
         ctx["varies"] = across.varies(ctx["runs"])
         ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
         ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
         ctx["run_ids_all"] = set(by_id)  # a baseline in the site has a diff page
-    campaigns = [campaign_card(c, summaries) for c in sorted(found.campaigns.values(), key=lambda c: c.id)]
+    campaigns = [campaign_card(c, summaries, layout) for c in sorted(found.campaigns.values(), key=lambda c: c.id)]
     provenance = across.provenance_groups(summaries)
     facets = across.provenance_facets(provenance, cfg)
-    arm_pages, arm_groups = across.arms_pages(summaries, cfg, renderer, memo, align_curves)
+    arm_pages, arm_groups = across.arms_pages(summaries, cfg, renderer, memo)
     pages.update(arm_pages)
     pages.update(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
@@ -63,51 +60,53 @@ def render_site_pages(
     diff_inputs = across.diff_inputs(summaries, cfg)  # both pages read the same fields of each run
     pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
     pages.update(memo("compare", diff_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
-    pages["index.html"] = renderer.render(
+    pages[urls.INDEX] = renderer.render(
         "index.html",
         root="",
         nav="index",
         rows=rows,
         specs=specs,
         campaigns=campaigns,
-        statuses=sorted({s["status"] for s in summaries}),
-        verdicts=sorted({s["verdict"] for s in summaries if s["verdict"]}),
-        spec_names=sorted({s["spec"] for s in summaries if s["spec"]}),
-        n_decisions=sum(1 for s in summaries if s["verdict"]),
-        spec_links={s.id: f"specs/{slugify(s.id)}.html" for s in found.specs.values()},
+        statuses=sorted({s.status for s in summaries}),
+        verdicts=sorted({s.verdict for s in summaries if s.verdict}),
+        spec_names=sorted({s.spec for s in summaries if s.spec}),
+        n_decisions=sum(1 for s in summaries if s.verdict),
+        spec_links={ident: urls.spec_page(slug) for ident, slug in layout.specs.items()},
         gate_specs=cfg.gates,
         facets=facets,
         provenance=[g for g in provenance if g["groups"]],
-        prov_attrs={s["id"]: across.provenance_attrs(s, facets) for s in summaries},
+        prov_attrs={s.id: across.provenance_attrs(s, facets) for s in summaries},
         arm_groups=arm_groups,
         diff_pairs=across.diff_pairs(summaries, cfg),
     ).encode()
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
-        pages[f"specs/{ctx['slug']}.html"] = renderer.render("spec.html", root="../", spec=ctx).encode()
+        page = urls.spec_page(ctx["slug"])
+        pages[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx).encode()
     for campaign in sorted(found.campaigns.values(), key=lambda c: c.id):
-        members = sorted((s for s in summaries if s["campaign"] == campaign.id), key=lambda s: s["id"])
+        members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
+        slug = layout.campaign_slug(campaign.id)
         pages.update(
             memo(
                 f"campaign:{campaign.id}",
-                [repr(campaign), members, repr(renderer.meta), cfg.trends],
-                functools.partial(campaign_pages, campaign, summaries, renderer, cfg),
+                [repr(campaign), slug, [s.to_json() for s in members], repr(renderer.meta), cfg.trends],
+                functools.partial(campaign_pages, campaign, slug, members, renderer, cfg),
             )
         )
-    pages["ledger.html"] = renderer.render(
+    pages[urls.LEDGER] = renderer.render(
         "ledger.html", root="", nav="ledger", entries=ledger_entries(summaries)
     ).encode()
     return pages
 
 
-def campaign_card(campaign: Campaign, summaries: list[dict[str, Any]]) -> dict[str, Any]:
+def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.SiteLayout) -> dict[str, Any]:
     """What the index shows of a campaign: cheap, no statistics."""
-    runs = [s for s in summaries if s["campaign"] == campaign.id]
-    conditions = [c.name for c in campaign.conditions] or sorted({s["condition"] for s in runs if s["condition"]})
-    seeds = sorted({s["seed"] for s in runs if s["seed"] is not None} | set(campaign.seeds))
+    runs = [s for s in summaries if s.campaign == campaign.id]
+    conditions = [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+    seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
     return {
         "id": campaign.id,
-        "slug": slugify(campaign.id),
+        "slug": layout.campaign_slug(campaign.id),
         "title": campaign.title,
         "table": conditions,
         "seeds": seeds,
@@ -117,37 +116,53 @@ def campaign_card(campaign: Campaign, summaries: list[dict[str, Any]]) -> dict[s
 
 
 def campaign_pages(
-    campaign: Campaign, summaries: list[dict[str, Any]], renderer: Renderer, cfg: SiteConfig | None = None
+    campaign: Campaign, slug: str, summaries: list[RunSummary], renderer: Renderer, cfg: SiteConfig
 ) -> dict[str, bytes]:
     """A campaign's page, its figure and its analysis.json."""
-    ctx = campaign_context(campaign, summaries)
-    runs = [s for s in summaries if s["campaign"] == campaign.id]
-    ctx["varies"] = across.varies(sorted(runs, key=lambda s: (s["condition"] or "", s["seed"] or 0, s["id"])))
+    view = campaign_view(campaign, summaries)
+    ctx = campaign_context(view, slug)
+    ctx["varies"] = across.varies(sorted(view.runs, key=lambda s: (s.condition or "", s.seed or 0, s.id)))
     ctx["momentum"] = across.campaign_momentum(
-        [(row["name"], row["label"]) for row in ctx["table"]], runs, campaign.final_window, cfg or SiteConfig()
+        [(row.name, row.label) for row in view.table], view.runs, campaign.final_window, cfg
     )
     ctx["momentum_is_rate"] = metric_is_rate(campaign.primary_metric)
-    folder = f"campaigns/{ctx['slug']}"
     pages: dict[str, bytes] = {}
-    figure = ctx.pop("figure_svg")
+    figure = campaign_figure(view)
     if figure is not None:
-        pages[f"{folder}/fig-conditions.svg"] = figure
-    pages[f"{folder}/analysis.json"] = dumps(ctx["stats"].as_dict())
-    pages[f"{folder}/index.html"] = renderer.render("campaign.html", root="../../", c=ctx).encode()
+        pages[urls.campaign_file(slug, "fig-conditions.svg")] = figure
+    ctx["has_figure"] = figure is not None
+    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
+    page = urls.campaign_page(slug)
+    pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
     return pages
 
 
-def _rev_key(summary: dict[str, Any]) -> tuple[Any, ...]:
-    rev = str(summary["revision"] or "")
+def campaign_figure(view: CampaignView) -> bytes | None:
+    """Each condition's mean curve of the primary metric over seeds, with its 95% band."""
+    if not view.curves or not view.campaign.primary_metric:
+        return None
+    from obs.render.figures import multi_line_figure  # matplotlib: only when a campaign page is made
+
+    return multi_line_figure(
+        [(c.label, c.grid, c.mean, c.sd) for c in view.curves],
+        view.campaign.primary_metric,
+        ci=[c.band for c in view.curves],
+    )
+
+
+def _rev_key(summary: RunSummary) -> tuple[Any, ...]:
+    rev = str(summary.revision or "")
     digits = "".join(ch for ch in rev if ch.isdigit())
-    return (int(digits) if digits else 10**9, rev, summary["date"] or "", summary["id"])
+    return (int(digits) if digits else 10**9, rev, summary.date or "", summary.id)
 
 
-def spec_context(spec: Spec, summaries: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    runs = sorted((s for s in summaries if s["spec"] == spec.id), key=_rev_key)
+def spec_context(
+    spec: Spec, summaries: list[RunSummary], by_id: dict[str, RunSummary], layout: urls.SiteLayout
+) -> dict[str, Any]:
+    runs = sorted((s for s in summaries if s.spec == spec.id), key=_rev_key)
     return {
         "id": spec.id,
-        "slug": slugify(spec.id),
+        "slug": layout.spec_slug(spec.id),
         "title": spec.title,
         "question": spec.question,
         "contract": spec.contract,
@@ -155,61 +170,22 @@ def spec_context(spec: Spec, summaries: list[dict[str, Any]], by_id: dict[str, d
         "baseline_summary": by_id.get(spec.baseline) if spec.baseline else None,
         "primary_metric": spec.primary_metric,
         "runs": runs,
-        "promoted": [s["id"] for s in runs if s["verdict"] == "promote"],
+        "promoted": [s.id for s in runs if s.verdict == "promote"],
     }
 
 
-def ledger_entries(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    entries = [s for s in summaries if s["decision"] and s["decision"]["verdict"]]
-    return sorted(entries, key=lambda s: (s["decision"]["date"] or s["date"] or "", s["id"]), reverse=True)
+def ledger_entries(summaries: list[RunSummary]) -> list[RunSummary]:
+    entries = [s for s in summaries if s.decision and s.decision.verdict]
+    return sorted(
+        entries, key=lambda s: ((s.decision.date if s.decision else None) or s.date or "", s.id), reverse=True
+    )
 
 
-def campaign_context(campaign: Campaign, summaries: list[dict[str, Any]]) -> dict[str, Any]:
-    runs = [s for s in summaries if s["campaign"] == campaign.id]
-    names = [c.name for c in campaign.conditions] or sorted({s["condition"] for s in runs if s["condition"]})
-    labels = {c.name: (c.label or c.name) for c in campaign.conditions}
-    seeds = sorted({s["seed"] for s in runs if s["seed"] is not None} | set(campaign.seeds))
-    table = []
-    curves: list[tuple[str, np.ndarray, np.ndarray, np.ndarray | None]] = []
-    bands: list[tuple[np.ndarray, np.ndarray] | None] = []
-    for name in names:
-        members = [s for s in runs if s["condition"] == name]
-        by_seed = {s["seed"]: s for s in members}
-        finals = [s["campaign_final"]["mean"] for s in members if s["campaign_final"]]
-        table.append(
-            {
-                "name": name,
-                "label": labels.get(name, name),
-                "is_baseline": name == campaign.baseline_condition,
-                "cells": [by_seed.get(seed) for seed in seeds],
-                "n": len(finals),
-                "mean": float(np.mean(finals)) if finals else None,
-                "sd": float(np.std(finals, ddof=1)) if len(finals) > 1 else None,
-                "missing_seeds": [seed for seed in campaign.seeds if seed not in by_seed],
-            }
-        )
-        aligned = align_curves([s["campaign_curve"] for s in members if s["campaign_curve"]])
-        if aligned is not None:
-            grid, matrix = aligned
-            mean = matrix.mean(axis=0)
-            sd = matrix.std(axis=0, ddof=1) if matrix.shape[0] > 1 else None
-            curves.append((labels.get(name, name), grid, mean, sd))
-            if sd is not None:
-                from scipy import stats as sps  # campaign pages only
-
-                half = float(sps.t.ppf(0.975, matrix.shape[0] - 1)) * sd / np.sqrt(matrix.shape[0])
-                bands.append((mean - half, mean + half))
-            else:
-                bands.append(None)
-    figure = None
-    if curves and campaign.primary_metric:
-        from obs.render.figures import multi_line_figure
-
-        figure = multi_line_figure(curves, campaign.primary_metric, ci=bands)
-    unassigned = [s for s in runs if s["condition"] not in names]
+def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
+    campaign = view.campaign
     return {
         "id": campaign.id,
-        "slug": slugify(campaign.id),
+        "slug": slug,
         "title": campaign.title,
         "question": campaign.question,
         "primary_metric": campaign.primary_metric,
@@ -218,36 +194,9 @@ def campaign_context(campaign: Campaign, summaries: list[dict[str, Any]]) -> dic
         "alpha": campaign.alpha,
         "evidence": campaign.evidence,
         "litmus": campaign.litmus,
-        "seeds": seeds,
-        "table": table,
-        "runs": sorted(runs, key=lambda s: (s["condition"] or "", s["seed"] if s["seed"] is not None else -1)),
-        "unassigned": unassigned,
-        "figure_svg": figure,
-        "has_figure": figure is not None,
-        "stats": campaign_stats(
-            campaign,
-            finals_from_summaries(runs),
-            paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
-        ),
+        "seeds": view.seeds,
+        "table": view.table,
+        "runs": view.runs,
+        "unassigned": view.unassigned,
+        "stats": view.stats,
     }
-
-
-def align_curves(curves: list[dict[str, list[float]]]) -> tuple[np.ndarray, np.ndarray] | None:
-    """Put several runs' curves on one step grid over the span every run covers (linear interpolation)."""
-    usable = [(np.asarray(c["steps"]), np.asarray(c["values"])) for c in curves if len(c["steps"]) >= 2]
-    if not usable:
-        return None
-    lo = max(float(x[0]) for x, _ in usable)
-    hi = min(float(x[-1]) for x, _ in usable)
-    if hi <= lo:
-        return None
-    grid = np.linspace(lo, hi, GRID_POINTS)
-    matrix = np.vstack([np.interp(grid, x, y) for x, y in usable])
-    return grid, matrix
-
-
-def group_by(summaries: list[dict[str, Any]], key: str) -> dict[str, list[dict[str, Any]]]:
-    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for s in summaries:
-        out[str(s.get(key))].append(s)
-    return out

@@ -203,7 +203,7 @@ def layout(sweep: Sweep, run_href: dict[str, str]) -> PcpLayout:
     strong: list[LineLayout] = []
     for run in sweep.runs:
         pts = " ".join(f"{xs[i]:.1f},{y_of(p):.1f}" for i, p in enumerate(run.positions))
-        rid = str(run.summary["id"])
+        rid = run.summary.id
         parts = [f"{a.key} = {_value_text(a, v)}" for a, v in zip(sweep.axes, run.values, strict=True)]
         rank = f"#{run.rank} " if run.rank else ""
         line = LineLayout(

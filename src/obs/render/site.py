@@ -13,7 +13,7 @@ from typing import Any
 
 import jinja2
 
-from obs import __version__
+from obs import __version__, urls
 from obs.render.format import FILTERS
 from obs.render.markdown import render_markdown
 from obs.resources import templates_dir
@@ -49,6 +49,7 @@ def make_environment(bytecode_cache: Path | None = None) -> jinja2.Environment:
     )
     env.filters.update(FILTERS)
     env.filters["md"] = render_markdown
+    env.globals["urls"] = urls  # the site layout: templates link with {{ root }}{{ urls.run_page(slug) }}
     return env
 
 

@@ -1,0 +1,135 @@
+"""A campaign as every output shows it: the conditions × seeds table, the mean curves with their
+bands and the statistics, assembled once from run summaries.
+
+The campaign page, its analysis.json and `obs summary --campaign` all read one `CampaignView`, so
+the PR comment and the page cannot disagree about a campaign. Pure: summaries in, numbers out; the
+figure is drawn from it by `obs.render`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from obs.analysis.campaign import CampaignStats, campaign_stats, finals_from_summaries
+from obs.analysis.paired_systems import PairedSpec
+from obs.model import Campaign
+from obs.sitemodel import Curve, RunSummary
+
+GRID_POINTS = 200
+
+
+def align_curves(curves: Sequence[Curve]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Several runs' curves on one step grid over the span every run covers (linear interpolation)."""
+    usable = [(np.asarray(c.steps), np.asarray(c.values)) for c in curves if len(c.steps) >= 2]
+    if not usable:
+        return None
+    lo = max(float(x[0]) for x, _ in usable)
+    hi = min(float(x[-1]) for x, _ in usable)
+    if hi <= lo:
+        return None
+    grid = np.linspace(lo, hi, GRID_POINTS)
+    matrix = np.vstack([np.interp(grid, x, y) for x, y in usable])
+    return grid, matrix
+
+
+@dataclass(frozen=True)
+class ConditionRow:
+    """One condition's row of the conditions × seeds table."""
+
+    name: str
+    label: str
+    is_baseline: bool
+    cells: list[RunSummary | None]  # one per seed of the table, None where the seed has no run
+    n: int
+    mean: float | None
+    sd: float | None
+    missing_seeds: list[int]
+
+
+@dataclass(frozen=True)
+class ConditionCurve:
+    """A condition's mean curve over its seeds, with the 95% t band of that mean (two seeds or more)."""
+
+    name: str
+    label: str
+    grid: np.ndarray
+    mean: np.ndarray
+    sd: np.ndarray | None
+    band: tuple[np.ndarray, np.ndarray] | None
+
+
+@dataclass(frozen=True)
+class CampaignView:
+    campaign: Campaign
+    seeds: list[int]
+    table: list[ConditionRow]
+    curves: list[ConditionCurve]
+    runs: list[RunSummary]  # by condition, then seed
+    unassigned: list[RunSummary]  # runs whose condition the campaign does not name
+    stats: CampaignStats
+
+    def mean_curve(self, condition: str) -> list[float]:
+        for c in self.curves:
+            if c.name == condition:
+                return [float(v) for v in c.mean]
+        return []
+
+
+def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> CampaignView:
+    runs = [s for s in summaries if s.campaign == campaign.id]
+    names = [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+    labels = {c.name: (c.label or c.name) for c in campaign.conditions}
+    seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
+    table: list[ConditionRow] = []
+    curves: list[ConditionCurve] = []
+    for name in names:
+        members = [s for s in runs if s.condition == name]
+        by_seed = {s.seed: s for s in members}
+        finals = [s.campaign_final.mean for s in members if s.campaign_final]
+        table.append(
+            ConditionRow(
+                name=name,
+                label=labels.get(name, name),
+                is_baseline=name == campaign.baseline_condition,
+                cells=[by_seed.get(seed) for seed in seeds],
+                n=len(finals),
+                mean=float(np.mean(finals)) if finals else None,
+                sd=float(np.std(finals, ddof=1)) if len(finals) > 1 else None,
+                missing_seeds=[seed for seed in campaign.seeds if seed not in by_seed],
+            )
+        )
+        curve = _condition_curve(name, labels.get(name, name), [s.campaign_curve for s in members if s.campaign_curve])
+        if curve is not None:
+            curves.append(curve)
+    stats = campaign_stats(
+        campaign,
+        finals_from_summaries(runs),
+        paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
+    )
+    return CampaignView(
+        campaign=campaign,
+        seeds=seeds,
+        table=table,
+        curves=curves,
+        runs=sorted(runs, key=lambda s: (s.condition or "", s.seed if s.seed is not None else -1)),
+        unassigned=[s for s in runs if s.condition not in names],
+        stats=stats,
+    )
+
+
+def _condition_curve(name: str, label: str, members: list[Curve]) -> ConditionCurve | None:
+    aligned = align_curves(members)
+    if aligned is None:
+        return None
+    grid, matrix = aligned
+    mean = matrix.mean(axis=0)
+    if matrix.shape[0] < 2:
+        return ConditionCurve(name, label, grid, mean, None, None)
+    from scipy import stats as sps  # only when a campaign has curves to band
+
+    sd = matrix.std(axis=0, ddof=1)
+    half = float(sps.t.ppf(0.975, matrix.shape[0] - 1)) * sd / np.sqrt(matrix.shape[0])
+    return ConditionCurve(name, label, grid, mean, sd, (mean - half, mean + half))

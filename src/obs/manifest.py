@@ -1,0 +1,62 @@
+"""`index.json`: the published, versioned record of what a build said about each run.
+
+Other tools (and `obs build --compare-to`) read it instead of the pages. Each record is made from
+the run's `RunSummary` (`manifest_record`), so the manifest and the pages cannot disagree.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from obs import __version__
+from obs.jsonutil import dumps
+from obs.sitemodel import ManifestRecord, RunSummary
+from obs.urls import run_analysis, run_page
+
+if TYPE_CHECKING:
+    from obs.pipeline import SourceTree
+
+MANIFEST_SCHEMA_VERSION = 1
+
+
+def manifest_record(s: RunSummary) -> ManifestRecord:
+    return ManifestRecord(
+        id=s.id,
+        title=s.title,
+        page=run_page(s.slug),
+        analysis=run_analysis(s.slug),
+        adapter=s.adapter,
+        spec=s.spec,
+        campaign=s.campaign,
+        status=s.status,
+        date=s.date,
+        baseline=s.baseline,
+        headline=s.headline,
+        delta=s.delta,
+        rates=s.rates,
+        verdict=s.verdict,
+        suggested_verdict=s.suggested_verdict,
+        input_hash=s.input_hash,
+    )
+
+
+def record_json(s: RunSummary) -> dict[str, Any]:
+    """The run's record as it appears in index.json (plain data)."""
+    data: dict[str, Any] = msgspec.to_builtins(manifest_record(s))
+    return data
+
+
+def manifest(summaries: list[RunSummary], tree: SourceTree, errors: int, warnings: int) -> bytes:
+    doc = {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
+        "generator": "obs",
+        "obs_version": __version__,
+        "title": tree.cfg.title,
+        "runs": [record_json(s) for s in sorted(summaries, key=lambda s: s.id)],
+        "specs": sorted(tree.found.specs),
+        "campaigns": sorted(tree.found.campaigns),
+        "diagnostics": {"errors": errors, "warnings": warnings},
+    }
+    return dumps(doc)

@@ -1,0 +1,349 @@
+"""One run, start to finish, the same way for every command: load -> analyse -> render -> write.
+
+`obs build` runs it for every run (in worker processes, `obs.worker`); `obs build --single-file`,
+`obs summary`, `obs decide`, `obs gate` and `obs check` run the same functions for one run or a
+few. So a number on a run page, in a PR comment and in `obs gate`'s verdict is one computation:
+
+    tree = SourceTree.open(source)            # obs.yaml, discovery, plan, page names
+    loaded = load_report(tree, "spec03-r2")   # the run and its baseline's digest, analysed
+    loaded.report, loaded.summary             # what every output reads
+
+A baseline is always seen through its digest (`analysis.digest`), made with the baseline's own
+settings (its campaign's final window, ...), whether the build cached it or it was read just now.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import orjson
+
+from obs import ledger
+from obs.adapters import adapter_named
+from obs.adapters.base import LoadContext
+from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
+from obs.analysis.report import RunContext, RunReport, analyse_run
+from obs.analysis.summary import summarize
+from obs.cache import BuildCache
+from obs.config import SiteConfig, load_config
+from obs.diagnostics import Diagnostic, Diagnostics
+from obs.discover import Discovery, discover
+from obs.jsonutil import jsonable
+from obs.model import Campaign, Run, Spec
+from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
+from obs.render.run_page import RunPageLinks, render_run
+from obs.render.site import Renderer, SiteMeta
+from obs.sitemodel import RunSummary
+from obs.urls import SiteLayout, relative, root_of, run_file, run_page
+
+JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+class RunNotFound(Exception):
+    """The run id is not in the source tree (the message suggests close matches)."""
+
+
+class CampaignNotFound(Exception):
+    """The campaign id is not in the source tree (the message lists the known ones)."""
+
+
+@dataclass
+class SourceTree:
+    """A source folder read as far as a build plans it: settings, runs found, their order and page names.
+
+    Opening it reads obs.yaml, spec.yaml and campaign.yaml files and peeks at run.yaml ids; no log is
+    read until a run is loaded. It is plain data, so worker processes receive it whole (spawn-safe).
+    """
+
+    root: Path
+    cfg: SiteConfig
+    found: Discovery
+    plan: BuildPlan
+    layout: SiteLayout
+    diags: Diagnostics
+
+    @classmethod
+    def open(cls, source: Path, *, exclude: Iterable[Path] = (), peek: Peek | None = None) -> SourceTree:
+        root = source.resolve()
+        if not root.is_dir():
+            raise FileNotFoundError(f"{source}: source folder does not exist")
+        diags = Diagnostics(root=root)
+        cfg = load_config(root, diags)
+        found = discover(root, exclude=tuple(exclude))
+        diags.extend(found.diags)
+        plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
+        layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)
+        for kind, ident, slug in layout.renamed():
+            folder = (found.specs[ident] if kind == "spec" else found.campaigns[ident]).source_dir
+            diags.info(
+                folder / f"{kind}.yaml",
+                f"{kind} id '{ident}' shares its page name with another {kind}; its page is {slug}",
+            )
+        return cls(root, cfg, found, plan, layout, diags)
+
+    @property
+    def meta(self) -> SiteMeta:
+        return SiteMeta(
+            title=self.cfg.title,
+            source_name=self.root.name,
+            has_specs=bool(self.found.specs),
+            has_campaigns=bool(self.found.campaigns),
+        )
+
+    def planned(self, run_id: str) -> PlannedRun:
+        for p in self.plan.runs:
+            if p.id == run_id:
+                return p
+        ids = [p.id for p in self.plan.runs]
+        close = difflib.get_close_matches(run_id, ids, n=3)
+        hint = f"did you mean {', '.join(close)}?" if close else f"{len(ids)} runs found"
+        raise RunNotFound(f"no run with id '{run_id}' in {self.root} ({hint})")
+
+    def campaign(self, campaign_id: str) -> Campaign:
+        campaign = self.found.campaigns.get(campaign_id)
+        if campaign is None:
+            known = ", ".join(sorted(self.found.campaigns)) or "none"
+            raise CampaignNotFound(f"no campaign with id '{campaign_id}' in {self.root} (campaigns: {known})")
+        return campaign
+
+    def spec_of(self, run: Run) -> Spec | None:
+        return self.found.specs.get(run.spec) if run.spec else None
+
+    def campaign_of(self, run: Run) -> Campaign | None:
+        return self.found.campaigns.get(run.campaign) if run.campaign else None
+
+    def source_rel(self, planned: PlannedRun) -> str:
+        """The run folder as the page names it: relative to the folder above the source root."""
+        try:
+            return planned.source.path.resolve().relative_to(self.root.parent).as_posix()
+        except ValueError:
+            return planned.source.path.name
+
+
+# ------------------------------------------------------------------------------------------ load
+
+
+def load_run(tree: SourceTree, planned: PlannedRun) -> Run:
+    """Read one run with its adapter; every problem is a diagnostic on the run, never an exception."""
+    diags = Diagnostics(root=tree.root)
+    ctx = LoadContext(root=tree.root, config=tree.cfg, diags=diags)
+    try:
+        run = adapter_named(planned.source.adapter).load(planned.source, ctx)
+    except Exception as exc:
+        diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
+        run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
+    run.id = planned.id
+    run.baseline = planned.baseline
+    run.diagnostics = diags
+    ledger.overlay(run, ledger.read_ledger(tree.root))  # decisions.jsonl (obs decide) wins over run.yaml
+    return run
+
+
+# --------------------------------------------------------------------------------------- analyse
+
+
+def final_window(tree: SourceTree, run: Run) -> int:
+    campaign = tree.campaign_of(run)
+    return campaign.final_window if campaign else tree.cfg.final_window
+
+
+def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunContext:
+    """What the run's surroundings say: its spec's and campaign's headline choices, the baseline."""
+    spec, campaign = tree.spec_of(run), tree.campaign_of(run)
+    preferred = [m for m in (spec.primary_metric if spec else None, campaign.primary_metric if campaign else None) if m]
+    rc = RunContext(
+        preferred_metrics=preferred,
+        final_window=final_window(tree, run),
+        baseline_id=run.baseline,
+        baseline=baseline,
+        alpha=campaign.alpha if campaign else 0.05,
+    )
+    if run.baseline and baseline is None:
+        rc.baseline_problem = (
+            f"baseline {run.baseline} could not be read"
+            if run.baseline in tree.plan.slugs
+            else f"baseline {run.baseline} is not in this source tree"
+        )
+    return rc
+
+
+def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport:
+    return analyse_run(run, run_context(tree, run, baseline), tree.cfg)
+
+
+def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_hash: str) -> RunSummary:
+    campaign = tree.campaign_of(report.run)
+    return summarize(
+        report,
+        slug=planned.slug,
+        input_hash=input_hash,
+        campaign_metric=campaign.primary_metric if campaign else None,
+        campaign_window=final_window(tree, report.run),
+    )
+
+
+def digest_of(tree: SourceTree, planned: PlannedRun) -> RunDigest:
+    """A run's digest as its own build makes it (what a run compared with it sees)."""
+    run = load_run(tree, planned)
+    return make_digest(run, final_window(tree, run))
+
+
+# ---------------------------------------------------------------------------------------- render
+
+
+def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
+    """The run page's links to its baseline, spec and campaign (relative to the run's folder)."""
+    page = run_page(tree.plan.slugs.get(run.id, "run"))
+    baseline = tree.layout.run(run.baseline)
+    spec = tree.layout.spec(run.spec)
+    campaign = tree.layout.campaign(run.campaign)
+    return RunPageLinks(
+        root=root_of(page),
+        baseline=relative(page, baseline) if baseline else None,
+        spec=relative(page, spec) if spec else None,
+        campaign=relative(page, campaign) if campaign else None,
+    )
+
+
+def render_files(tree: SourceTree, planned: PlannedRun, report: RunReport, renderer: Renderer) -> dict[str, bytes]:
+    """The run's folder in the site: page, analysis.json, figures and renders (paths inside the folder)."""
+    output = render_run(
+        report,
+        renderer,
+        links_for(tree, report.run),
+        source_rel=tree.source_rel(planned),
+        max_points=tree.cfg.max_points,
+    )
+    return output.files
+
+
+# ---------------------------------------------------------------------------- one run in a build
+
+
+@dataclass
+class RunResult:
+    """What a build keeps of a run: serialised (sorted JSON) in the worker, so the main process
+    only stores and hashes bytes."""
+
+    id: str
+    summary: bytes
+    digest: bytes
+    diagnostics: list[Diagnostic]
+    files: list[str]
+
+
+def build_run(
+    tree: SourceTree,
+    planned: PlannedRun,
+    baseline: RunDigest | None,
+    input_hash: str,
+    renderer: Renderer,
+    write: Callable[[str, bytes], None],
+) -> RunResult:
+    """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file."""
+    run = load_run(tree, planned)
+    report = analyse(tree, run, baseline)
+    files = []
+    for rel, data in sorted(render_files(tree, planned, report, renderer).items()):
+        path = run_file(planned.slug, rel)
+        write(path, data)
+        files.append(path)
+    summary = summary_of(tree, planned, report, input_hash)
+    return RunResult(
+        planned.id,
+        orjson.dumps(summary.to_json(), option=JSON_OPTIONS, default=jsonable),
+        orjson.dumps(digest_to_dict(report.digest), option=JSON_OPTIONS, default=jsonable),
+        list(run.diagnostics.items),
+        files,
+    )
+
+
+def read_digest(path: Path | None) -> RunDigest | None:
+    """A baseline's digest from the build cache (None when it is missing or unreadable)."""
+    if path is None:
+        return None
+    try:
+        return digest_from_dict(orjson.loads(path.read_bytes()))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+# ---------------------------------------------------------------- one run on demand (not a build)
+
+
+@dataclass
+class LoadedRun:
+    """One run analysed against its baseline exactly as a build would, without building the site."""
+
+    tree: SourceTree
+    planned: PlannedRun
+    report: RunReport
+    summary: RunSummary
+    input_hash: str
+
+    @property
+    def slug(self) -> str:
+        return self.planned.slug
+
+    @property
+    def source_rel(self) -> str:
+        return self.tree.source_rel(self.planned)
+
+    @property
+    def links(self) -> RunPageLinks:
+        return links_for(self.tree, self.report.run)
+
+
+def input_hash(tree: SourceTree, planned: PlannedRun) -> str:
+    """The content hash of a run's input files: the identity of what was decided on."""
+    return BuildCache(Path()).input_hash(planned.source.files, tree.root)
+
+
+def load_report(tree: SourceTree, run_id: str, baseline: str | None = None) -> LoadedRun:
+    """Analyse `run_id` against its baseline (or `baseline`, when given) as the build does.
+
+    Only the run and its baseline are read, not the whole tree's logs.
+    """
+    planned = tree.planned(run_id)
+    if baseline is not None:
+        tree.planned(baseline)  # an unknown override is an error, not a silent "no baseline"
+        planned = replace(planned, baseline=baseline if baseline != run_id else None)
+    base = None
+    if planned.baseline and planned.baseline in tree.plan.slugs:
+        base = digest_of(tree, tree.planned(planned.baseline))
+    run = load_run(tree, planned)
+    report = analyse(tree, run, base)
+    hashed = input_hash(tree, planned)
+    return LoadedRun(tree, planned, report, summary_of(tree, planned, report, hashed), hashed)
+
+
+@dataclass
+class DigestMemo:
+    """Baseline digests read at most once while several runs are analysed on demand."""
+
+    tree: SourceTree
+    digests: dict[str, RunDigest] = field(default_factory=dict)
+
+    def get(self, run_id: str | None) -> RunDigest | None:
+        if not run_id or run_id not in self.tree.plan.slugs:
+            return None
+        if run_id not in self.digests:
+            self.digests[run_id] = digest_of(self.tree, self.tree.planned(run_id))
+        return self.digests[run_id]
+
+
+def campaign_summaries(tree: SourceTree, campaign_id: str) -> tuple[Campaign, list[RunSummary]]:
+    """The summaries of a campaign's runs, each analysed as the build analyses it."""
+    campaign = tree.campaign(campaign_id)
+    memo = DigestMemo(tree)
+    out = []
+    for planned in tree.plan.runs:
+        if planned.source.campaign != campaign.id:
+            continue
+        run = load_run(tree, planned)
+        report = analyse(tree, run, memo.get(planned.baseline))
+        out.append(summary_of(tree, planned, report, input_hash(tree, planned)))
+    return campaign, out

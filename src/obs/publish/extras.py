@@ -1,0 +1,164 @@
+"""What the publish features add to a site build: a build plugin (`obs.hooks.BuildPlugin`).
+
+    on_tree(tree)                      read the ledger, check the archived reports, read the old manifest
+    on_summaries(summaries)            before the index pages' cache key is computed
+    on_post_build(staging, summaries)  archive copies, changes.html, 404.html, sitemap.xml
+
+`on_summaries` returns copies (the build cache keeps the summaries its workers made) with two
+fields the index templates read: `ledger` (the run's decisions from decisions.jsonl, newest first,
+with their frozen reports, and whether the artifacts changed after the latest one) and `changed`
+(what differs from the compared build, None without --compare-to). Because the page cache key
+hashes the summaries, a new ledger line, a new archive or another compared build re-renders the
+index pages.
+
+Nothing here writes into the source tree: archived reports are copied out of it into the site.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+from xml.sax.saxutils import escape as xml_escape
+
+from obs import urls
+from obs.build import BuildOptions, BuildResult, build_site
+from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
+from obs.pipeline import SourceTree
+from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
+from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, make_single_file
+from obs.render.site import Renderer
+from obs.sitemodel import LedgerView, LedgerViewEntry, RunSummary
+from obs.write import Staging
+
+MAX_ARCHIVED_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class PublishExtras:
+    """The publish features of a site build (see the module docstring for the events)."""
+
+    compare_to: Path | None = None  # another build (its folder or index.json) for changes.html
+    name: str = "publish"
+    tree: SourceTree | None = None
+    ledger: Ledger = field(default_factory=Ledger)
+    old: OldManifest | None = None
+    archives: dict[str, str | None] = field(default_factory=dict)  # archive rel path -> problem (None: publishable)
+    changes: Changes | None = None
+
+    def fingerprint(self) -> Any:
+        return {"compare_to": str(self.compare_to)} if self.compare_to else {}
+
+    def on_tree(self, tree: SourceTree) -> None:
+        """Read the ledger, check its archived reports and read the compared build's manifest."""
+        self.tree = tree
+        root, diags = tree.root, tree.diags
+        self.ledger = read_ledger(root, diags)
+        if self.compare_to is not None:
+            try:
+                self.old = read_manifest(self.compare_to)
+            except ManifestError as exc:
+                diags.error(self.compare_to, f"--compare-to: {exc}; no changes page was made")
+        for e in self.ledger.entries:
+            if e.archive and e.archive not in self.archives:
+                problem = check_archive(root, e.archive)
+                self.archives[e.archive] = problem
+                if problem:
+                    diags.warning(root / e.archive, f"frozen report of {e.run} not published: {problem}")
+
+    def on_summaries(self, summaries: list[RunSummary]) -> list[RunSummary]:
+        out = [replace(s, ledger=self._ledger_view(s)) for s in summaries]
+        negative = self.tree.cfg.is_negative_check if self.tree else (lambda _: False)
+        self.changes = compare(self.old, out, negative) if self.old is not None else None
+        return annotate(out, self.changes)
+
+    def _ledger_view(self, s: RunSummary) -> LedgerView | None:
+        history = self.ledger.history(s.id)
+        if not history:
+            return None
+        latest = history[-1]
+        entries = []
+        for e in reversed(history):
+            problem = self.archives.get(e.archive) if e.archive else "no frozen report was recorded"
+            entries.append(
+                LedgerViewEntry(
+                    verdict=e.verdict,
+                    date=e.date,
+                    by=e.by,
+                    next=e.next,
+                    suggested=e.suggested,
+                    input_hash=e.input_hash,
+                    same_inputs=e.input_hash == s.input_hash,
+                    archive=e.archive if e.archive and problem is None else None,
+                    archive_problem=problem,
+                )
+            )
+        return LedgerView(stale=latest.input_hash != s.input_hash, decided_on=latest.input_hash, entries=tuple(entries))
+
+    def on_post_build(self, staging: Staging, summaries: list[RunSummary]) -> int:
+        """Write the extra files into the staging folder; return the number of HTML pages."""
+        tree = self.tree
+        if tree is None:
+            raise RuntimeError("on_post_build before on_tree")
+        pages = 0
+        for rel, problem in sorted(self.archives.items()):
+            if problem is None:
+                target = staging.path / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(tree.root / rel, target)  # byte for byte; never re-rendered
+        base = link_base_for(tree.cfg.base_url)
+        renderer = Renderer(tree.meta) if self.changes is not None or base else None
+        if self.changes is not None and renderer is not None:
+            html = renderer.render(
+                "changes.html",
+                root="",
+                c=self.changes,
+                changed_runs=self.changes.changed_runs(summaries),
+            )
+            staging.write(urls.CHANGES, html.encode("utf-8"))
+            pages += 1
+        if base and renderer is not None:
+            page = renderer.render("404.html", root="").encode("utf-8")
+            opts = SingleFileOptions("", link_base=base, with_script=False, page_file=urls.NOT_FOUND)
+            staging.write(urls.NOT_FOUND, make_single_file({urls.INDEX: page}, opts))
+            staging.write(urls.SITEMAP, sitemap(staging.path, base))
+            pages += 1
+        return pages
+
+
+def check_archive(root: Path, rel: str) -> str | None:
+    """Why an archived report cannot be published as it is (None when it can)."""
+    path = root / rel
+    try:
+        real = path.resolve(strict=True)
+    except OSError:
+        return "the file is missing"
+    if not real.is_relative_to((root / ARCHIVE_DIR).resolve()) or not real.is_file():
+        return "it is not a file inside the archive folder"
+    if real.stat().st_size > MAX_ARCHIVED_BYTES:
+        return f"it is over {MAX_ARCHIVED_BYTES} bytes"
+    with real.open("rb") as fh:
+        head = fh.read(2048)
+    if not is_frozen_report(head):
+        return "it does not start like a report frozen by obs decide (a script-free policy); it may have been edited"
+    return None
+
+
+def sitemap(site: Path, base: str) -> bytes:
+    """Absolute URLs of the site's pages (frozen reports and 404.html left out), sorted."""
+    rels = sorted(
+        p.relative_to(site).as_posix()
+        for p in site.rglob("*.html")
+        if p.is_file() and p.name != "404.html" and p.relative_to(site).parts[0] != ARCHIVE_DIR
+    )
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    lines += [f"  <url><loc>{xml_escape(base + quote(rel))}</loc></url>" for rel in rels]
+    lines.append("</urlset>")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def build_published(opts: BuildOptions, *, compare_to: Path | None = None) -> BuildResult:
+    """A site as `obs build` makes it: the core build with the publish features attached."""
+    return build_site(opts, [PublishExtras(compare_to=compare_to)])

@@ -1,0 +1,170 @@
+"""The site's layout: where every page and file lives, in one place.
+
+Python and templates both ask here (templates through the `urls` global) instead of writing
+`runs/<slug>/index.html` themselves, so the layout can change in one module. Paths are relative to
+the site root and use `/`; a page links to another with `root_of(page) + path`, which works from
+`file://`, from a web server and under a sub-path such as GitHub Pages' `/<repo>/`.
+
+Ids become file names through `slugify`; `SiteLayout` makes them unique per kind (two ids that map
+to one name, such as `a/b` and `a:b`, get `a-b` and `a-b-2`), so no page is silently shared.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+SLUG_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+MAX_SLUG = 80
+
+INDEX = "index.html"
+LEDGER = "ledger.html"
+SWEEPS = "sweeps.html"
+COMPARE = "compare.html"
+CHANGES = "changes.html"
+NOT_FOUND = "404.html"
+SITEMAP = "sitemap.xml"
+MANIFEST = "index.json"
+ASSETS = "assets"
+RUNS = "runs"
+SPECS = "specs"
+CAMPAIGNS = "campaigns"
+ARMS = "arms"
+ANALYSIS = "analysis.json"
+DIFF = "vs-baseline.html"
+
+
+def slugify(name: str) -> str:
+    """A file-name-safe form of an id (not unique on its own: see `unique_slugs`)."""
+    slug = SLUG_UNSAFE.sub("-", name).strip("-.")
+    return slug[:MAX_SLUG] or "run"
+
+
+def unique_slugs(ids: Iterable[str], taken: Iterable[str] = ()) -> dict[str, str]:
+    """Slug per id, in the given order; a clash (compared without case, as macOS file systems do)
+    gets `-2`, `-3`, ..."""
+    used = {t.lower() for t in taken}
+    out: dict[str, str] = {}
+    for ident in ids:
+        slug = base = slugify(ident)
+        n = 2
+        while slug.lower() in used:
+            slug = f"{base}-{n}"
+            n += 1
+        used.add(slug.lower())
+        out[ident] = slug
+    return out
+
+
+def root_of(page: str) -> str:
+    """The relative way back to the site root from `page` (`runs/x/index.html` -> `../../`)."""
+    return "../" * page.count("/")
+
+
+def relative(from_page: str, to: str) -> str:
+    """The shortest relative link from `from_page` to `to` (both site paths): `runs/a/index.html` ->
+    `runs/b/index.html` is `../b/index.html`, -> `specs/s.html` is `../../specs/s.html`."""
+    here = from_page.split("/")[:-1]
+    there = to.split("/")
+    common = 0
+    while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
+        common += 1
+    return "../" * (len(here) - common) + "/".join(there[common:])
+
+
+def run_dir(slug: str) -> str:
+    return f"{RUNS}/{slug}/"
+
+
+def run_page(slug: str) -> str:
+    return f"{RUNS}/{slug}/{INDEX}"
+
+
+def run_file(slug: str, name: str) -> str:
+    """A file of a run's folder in the site (its analysis.json, figures, renders)."""
+    return f"{RUNS}/{slug}/{name}"
+
+
+def run_analysis(slug: str) -> str:
+    return run_file(slug, ANALYSIS)
+
+
+def run_diff(slug: str) -> str:
+    """The run's config diff against its baseline."""
+    return run_file(slug, DIFF)
+
+
+def spec_page(slug: str) -> str:
+    return f"{SPECS}/{slug}.html"
+
+
+def campaign_dir(slug: str) -> str:
+    return f"{CAMPAIGNS}/{slug}/"
+
+
+def campaign_page(slug: str) -> str:
+    return f"{CAMPAIGNS}/{slug}/{INDEX}"
+
+
+def campaign_file(slug: str, name: str) -> str:
+    return f"{CAMPAIGNS}/{slug}/{name}"
+
+
+def arms_page(slug: str) -> str:
+    return f"{ARMS}/{slug}/{INDEX}"
+
+
+def arms_file(slug: str, name: str) -> str:
+    return f"{ARMS}/{slug}/{name}"
+
+
+def asset(name: str) -> str:
+    return f"{ASSETS}/{name}"
+
+
+def run_page_of(page_path: str) -> str | None:
+    """The run slug of a page under runs/ (None for any other page)."""
+    parts = page_path.split("/")
+    return parts[1] if len(parts) >= 3 and parts[0] == RUNS else None
+
+
+@dataclass(frozen=True)
+class SiteLayout:
+    """Unique slugs for the runs, specs and campaigns of one site."""
+
+    runs: dict[str, str] = field(default_factory=dict)  # run id -> slug (made by the build plan)
+    specs: dict[str, str] = field(default_factory=dict)
+    campaigns: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def make(cls, run_slugs: dict[str, str], spec_ids: Iterable[str], campaign_ids: Iterable[str]) -> SiteLayout:
+        return cls(dict(run_slugs), unique_slugs(sorted(spec_ids)), unique_slugs(sorted(campaign_ids)))
+
+    def renamed(self) -> list[tuple[str, str, str]]:
+        """(kind, id, slug) for every spec or campaign whose page name is not its plain slug."""
+        return [
+            (kind, ident, slug)
+            for kind, table in (("spec", self.specs), ("campaign", self.campaigns))
+            for ident, slug in sorted(table.items())
+            if slug != slugify(ident)
+        ]
+
+    def run(self, run_id: str | None) -> str | None:
+        """The run's page, or None for a run that is not in the site."""
+        slug = self.runs.get(run_id) if run_id else None
+        return run_page(slug) if slug else None
+
+    def spec(self, spec_id: str | None) -> str | None:
+        slug = self.specs.get(spec_id) if spec_id else None
+        return spec_page(slug) if slug else None
+
+    def campaign(self, campaign_id: str | None) -> str | None:
+        slug = self.campaigns.get(campaign_id) if campaign_id else None
+        return campaign_page(slug) if slug else None
+
+    def spec_slug(self, spec_id: str) -> str:
+        return self.specs.get(spec_id) or slugify(spec_id)
+
+    def campaign_slug(self, campaign_id: str) -> str:
+        return self.campaigns.get(campaign_id) or slugify(campaign_id)

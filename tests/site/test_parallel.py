@@ -1,0 +1,99 @@
+"""Parallel builds: the same bytes under every start method (macOS and Windows use spawn), `-j`
+checked, and no worker outliving a killed build."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from obs.build import BuildOptions
+from obs.cli import main
+from obs.publish.extras import build_published
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_every_start_method_builds_the_same_bytes_as_fork(demo_source: Path, tmp_path: Path, method: str) -> None:
+    if method not in multiprocessing.get_all_start_methods():
+        pytest.skip(f"{method} is not available on this platform")
+    sites = {}
+    for m in ("fork", method) if "fork" in multiprocessing.get_all_start_methods() else (method,):
+        out = tmp_path / m
+        result = build_published(BuildOptions(source=demo_source, out=out, quiet=True, jobs=2, start_method=m))
+        assert result.errors == 0 and result.built == result.runs > 3  # the pool was used
+        sites[m] = tree_digest(out)
+    first, *rest = sites.values()
+    for other in rest:
+        assert other == first
+
+
+@pytest.mark.parametrize("jobs", ["0", "-2", "two"])
+def test_jobs_must_be_a_positive_whole_number(jobs: str, demo_source: Path, tmp_path: Path, capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["build", str(demo_source), "-o", str(tmp_path / "site"), "-j", jobs])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "-j/--jobs" in err and ("at least 1" in err or "whole number" in err)
+    assert not (tmp_path / "site").exists()
+
+
+def _long_source(root: Path, runs: int = 24, steps: int = 40_000) -> Path:
+    """Enough JSONL runs that a 2-worker build takes several seconds."""
+    for i in range(runs):
+        folder = root / f"run{i:02d}"
+        folder.mkdir(parents=True)
+        lines = (json.dumps({"step": s, "loss": 1.0 / (1 + s + i), "grad_norm": 1.0}) for s in range(steps))
+        (folder / "metrics.jsonl").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def _children(pid: int) -> set[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True, check=False)
+    return {int(x) for x in out.stdout.split()}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.is_file() and stat.read_text().split(") ", 1)[-1].startswith("Z"))  # a zombie is gone
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads the process table with ps --ppid")
+def test_workers_die_with_a_killed_build(tmp_path: Path) -> None:
+    source = _long_source(tmp_path / "src")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "obs.cli", "build", str(source), "-o", str(tmp_path / "site"), "-j", "2", "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        workers = _children(proc.pid)
+        time.sleep(0.05)
+    assert len(workers) >= 2, "the build never started its workers"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [w for w in workers if _alive(w)], "workers outlived the build"
