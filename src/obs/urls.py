@@ -33,6 +33,7 @@ CAMPAIGNS = "campaigns"
 ARMS = "arms"
 ANALYSIS = "analysis.json"
 DIFF = "vs-baseline.html"
+CAMPAIGN_FIGURE = "fig-conditions.svg"
 
 
 def slugify(name: str) -> str:

@@ -129,7 +129,7 @@ def campaign_pages(
     pages: dict[str, bytes] = {}
     figure = campaign_figure(view)
     if figure is not None:
-        pages[urls.campaign_file(slug, "fig-conditions.svg")] = figure
+        pages[urls.campaign_file(slug, urls.CAMPAIGN_FIGURE)] = figure
     ctx["has_figure"] = figure is not None
     pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
     page = urls.campaign_page(slug)

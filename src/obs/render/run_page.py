@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from obs import urls
 from obs.analysis.report import RunReport
 from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
@@ -321,6 +322,6 @@ def render_run(
         diagnostics=diagnostics,
         source_rel=source_rel,
     )
-    out.files["index.html"] = html.encode("utf-8")
-    out.files["analysis.json"] = dumps_compact(report.as_dict())
+    out.files[urls.INDEX] = html.encode("utf-8")
+    out.files[urls.ANALYSIS] = dumps_compact(report.as_dict())
     return out
