@@ -62,9 +62,9 @@ def test_demo_run_summary_reads_right() -> None:
     assert md.startswith("## obs · `spec03-r2`")
     assert "**Δ −8.8 pp** ▼ vs `spec03-r1`" in md and "95% CI [−15.6, −2.5] pp" in md
     assert "| Recorded | **reject**" in md and "**reject** (agrees)" in md
-    for title in ("Per-family regressions", "Top failure classes", "Against the baseline", "Scoreboard", "Curves"):
+    for title in ("Regressions", "Top failure classes", "Against the baseline", "Scoreboard", "Curves"):
         assert f"#### {title}" in md
-    assert re.search(r"\| pipeline\\_lane \| `exact` \| 75\.0% \| 18\.8% \|", md)
+    assert re.search(r"\| family pipeline\\_lane \| `exact` \| 75\.0% \| 18\.8% \|", md)
     assert "| layout\\_drift | 16 |" in md
     assert "(<https://example.github.io/obs-demo/runs/spec03-r2/index.html>)" in md
     assert re.search(r"\| `loss` \| `[▁▂▃▄▅▆▇█]{24}` \|", md)
@@ -133,7 +133,7 @@ def test_an_oversized_summary_is_trimmed_to_fit(tmp_path: Path) -> None:
     assert gh_length(md) <= COMMENT_LIMIT
     assert "Trimmed to fit GitHub's 65,536-character comment limit:** left out" in md
     kept = re.findall(r"^#### (.+)$", md, re.M)
-    assert "Per-family regressions" in kept and "Curves" not in kept  # least important goes first
+    assert "Regressions" in kept and "Curves" not in kept  # least important goes first
     assert md.rstrip().endswith("</sub>") and "Full report: `runs/b/index.html`" in md
     check_tables(md)
 
@@ -152,3 +152,16 @@ def test_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["summary", "--campaign", "nope", str(src)]) == 2
     assert main(["summary", "spec03-r3", str(src), "-o", str(src / "x.md")]) == 2  # never into the source tree
     assert not (src / "x.md").exists()
+
+
+@pytest.mark.parametrize("run_id", ["spec03-r2", "spec03-r3", "spec03-r4", "grpo-rl-07"])
+def test_the_pr_summary_and_obs_gate_list_the_same_regressions(run_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """One regression rule: the PR comment's table and obs gate's rule items name the same scopes."""
+    md = summarize_run(REPORTS, run_id)
+    section = md.split("#### Regressions", 1)[1].split("####", 1)[0] if "#### Regressions" in md else ""
+    in_md = re.findall(r"^\| ((?:family|split) \S+|all shared cases) \| `(\w+)` \|", section, re.M)
+    main(["gate", run_id, str(REPORTS)])
+    out = capsys.readouterr().out
+    in_gate = re.findall(r"^\s{9}((?:family|split) \S+|all shared cases): (\w+) ", out, re.M)
+    assert sorted((w.replace("\\", ""), c) for w, c in in_md) == sorted(in_gate)
+    assert in_gate or run_id != "spec03-r2"  # the demo's rejected run has seven

@@ -10,13 +10,13 @@ misses to deterministic decode/repair instead of another training run.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
 from obs.analysis.compare import HeadlineDelta, ProbeComparison
 from obs.analysis.held_constant import HeldConstant
-from obs.analysis.stats import DEGRADATION
+from obs.analysis.stats import DEGRADATION, PairedComparison
 
 
 @dataclass(frozen=True)
@@ -39,11 +39,68 @@ class RuleCheck:
         }
 
 
+@dataclass(frozen=True)
+class Regression:
+    """A split or family that regressed by the promotion rules (the one rule every output reads).
+
+    `why` is "tolerance" (the headline check lost more than the tolerance in this scope) or
+    "significant" (another check got significantly worse here: McNemar p and CI below zero).
+    """
+
+    scope: str  # all | split | family
+    label: str
+    check: str
+    negative: bool  # the check's `true` means a problem (truncated, ...)
+    why: str
+    result: PairedComparison
+    tolerance: float
+
+    @property
+    def where(self) -> str:
+        return "all shared cases" if self.scope == "all" else f"{self.scope} {self.label}"
+
+    @property
+    def worse_by(self) -> float:
+        """How much worse, in the check's own polarity (positive = worse)."""
+        return self.result.delta if self.negative else -self.result.delta
+
+    @property
+    def broke_fixed(self) -> tuple[int, int]:
+        """Cases that went right -> wrong, and wrong -> right."""
+        pc = self.result
+        return (pc.only_a, pc.only_b) if self.negative else (pc.only_b, pc.only_a)
+
+    def text(self) -> str:
+        pc = self.result
+        if self.why == "tolerance":
+            broke, fixed = self.broke_fixed
+            return (
+                f"{self.where}: {self.check} {100 * pc.rate_b:.1f}% → {100 * pc.rate_a:.1f}% ({_pp(pc.delta)}, "
+                f"{broke} broken / {fixed} fixed; tolerance {100 * self.tolerance:.1f} pp)"
+            )
+        return (
+            f"{self.where}: {self.check} {_pp(pc.delta)}, significantly worse "
+            f"(McNemar p = {pc.p_value:.3g}, CI below zero)"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "label": self.label,
+            "check": self.check,
+            "why": self.why,
+            "delta": self.result.delta,
+            "p_value": self.result.p_value,
+            "text": self.text(),
+        }
+
+
 @dataclass
 class Suggestion:
     verdict: str | None  # promote | reject | repair | branch | None (cannot judge)
     reasons: list[str] = field(default_factory=list)
     checks: list[RuleCheck] = field(default_factory=list)
+    regressions: list[Regression] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "reasons": self.reasons, "checks": [c.as_dict() for c in self.checks]}
@@ -62,7 +119,7 @@ class PromotionInput:
     headline_is_rate: bool = False
 
 
-def _count(items: list[str], noun: str) -> str:
+def _count(items: Sized, noun: str) -> str:
     return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
 
 
@@ -93,7 +150,7 @@ def _headline_check(p: PromotionInput) -> str | None:
     return p.headline_metric
 
 
-def regressions(p: PromotionInput) -> list[str]:
+def regressions(p: PromotionInput) -> list[Regression]:
     """Splits and families that lost more than the tolerance on the headline check, and any
     significant degradation (CI below zero) of another check in any scope."""
     c = p.comparison
@@ -101,23 +158,15 @@ def regressions(p: PromotionInput) -> list[str]:
         return []
     tolerance = p.threshold("regression_tolerance")
     head = _headline_check(p)
-    out: list[str] = []
+    out: list[Regression] = []
     for scope in [c.overall, *c.by_split, *c.by_family]:
         for check, pc in scope.checks.items():
             negative = check in c.negative
             worse = -pc.delta if negative else pc.delta  # < 0 means worse, in the check's own polarity
-            label = "all shared cases" if scope.scope == "all" else f"{scope.scope} {scope.label}"
             if check == head and scope.scope != "all" and worse < -tolerance:
-                out.append(
-                    f"{label}: {check} {100 * pc.rate_b:.1f}% → {100 * pc.rate_a:.1f}% ({_pp(pc.delta)}, "
-                    f"{pc.only_b if not negative else pc.only_a} broken / {pc.only_a if not negative else pc.only_b} "
-                    f"fixed; tolerance {100 * tolerance:.1f} pp)"
-                )
+                out.append(Regression(scope.scope, scope.label, check, negative, "tolerance", pc, tolerance))
             elif check != head and pc.recommendation == DEGRADATION:
-                out.append(
-                    f"{label}: {check} {_pp(pc.delta)}, significantly worse "
-                    f"(McNemar p = {pc.p_value:.3g}, CI below zero)"
-                )
+                out.append(Regression(scope.scope, scope.label, check, negative, "significant", pc, tolerance))
     return out
 
 
@@ -152,15 +201,16 @@ def repairable_share(p: PromotionInput) -> tuple[float, int, int] | None:
 
 
 def suggest_verdict(p: PromotionInput) -> Suggestion:
+    regs = regressions(p)  # reported whether or not a verdict can be suggested
     if p.status in ("running", "queued"):
-        return Suggestion(None, ["the run has not finished: the rules judge it when it has"])
+        return Suggestion(None, ["the run has not finished: the rules judge it when it has"], regressions=regs)
     if p.delta is None:
         reasons = ["no baseline to compare with: promotion is judged against a frozen baseline (set `baseline:`)"]
         if p.signal_lost_at is not None:
             reasons.append(f"the diagnosis found the reward signal vanished from step {p.signal_lost_at:g}")
-        return Suggestion(None, reasons)
+        return Suggestion(None, reasons, regressions=regs)
     if p.delta.delta is None:
-        return Suggestion(None, [p.delta.method])
+        return Suggestion(None, [p.delta.method], regressions=regs)
 
     name = p.headline_metric or "the headline"
     d = p.delta
@@ -177,7 +227,6 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     if p.held is not None and p.held.baseline_id is not None:
         held_ok = p.held.clean
         checks.append(RuleCheck("one axis changed", held_ok, p.held.verdict_text()))
-    regs = regressions(p)
     tolerance = p.threshold("regression_tolerance")
     if p.comparison is not None:
         checks.append(
@@ -185,7 +234,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
                 f"no split or family regresses beyond {100 * tolerance:.1f} pp",
                 not regs,
                 "none" if not regs else f"{len(regs)} regression{'s' if len(regs) != 1 else ''}:",
-                items=tuple(regs),
+                items=tuple(r.text() for r in regs),
             )
         )
     share = repairable_share(p)
@@ -202,7 +251,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     gains = gained_families(p)
 
     def done(verdict: str, *reasons: str) -> Suggestion:
-        return Suggestion(verdict, [r for r in reasons if r], checks)
+        return Suggestion(verdict, [r for r in reasons if r], checks, regs)
 
     if held_ok is False:
         return done(

@@ -132,7 +132,7 @@ def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str 
     head = "\n".join(lines)
 
     sections = [
-        Section("Per-family regressions", _regressions(report, tolerance), 80),
+        Section("Regressions", _regressions(report, tolerance), 80),
         Section("Top failure classes", _failures(report), 75),
         Section("Against the baseline", _against_baseline(report), 70),
         Section("Scoreboard", _scoreboard(report), 60),
@@ -254,48 +254,43 @@ def _against_baseline(report: RunReport) -> str:
 
 
 def _regressions(report: RunReport, tolerance: float) -> str:
-    cmp = report.comparison
-    if cmp is None:
+    """The promotion rules' own regressions (the same list `obs gate` and the run page show)."""
+    if report.comparison is None:
         return ""
-    head = report.headline.metric if report.headline.metric in cmp.checks else None
-    rows = []
-    for scope in cmp.by_family:
-        for check, pc in scope.checks.items():
-            negative = check in cmp.negative
-            worse = -pc.delta if negative else pc.delta
-            flagged = (check == head and worse < -tolerance) or pc.recommendation == "significant_degradation"
-            if not flagged:
-                continue
-            fixed, broke = (pc.only_b, pc.only_a) if negative else (pc.only_a, pc.only_b)
-            rows.append(
-                (
-                    worse,
-                    [
-                        md_text(scope.label, 60),
-                        md_code(check),
-                        pct(pc.rate_b),
-                        pct(pc.rate_a),
-                        f"{pp(pc.delta)} [{pp(pc.interval.low, False)}, {pp(pc.interval.high, False)}]",
-                        pval(pc.p_value),
-                        f"{broke} / {fixed}",
-                    ],
-                )
-            )
-    if not rows:
+    regs = report.suggestion.regressions
+    if not regs:
         return (
-            f"None: no family lost more than {100 * tolerance:.1f} pp on the headline check, "
-            "and no check got significantly worse in any family."
+            f"None: no split or family lost more than {100 * tolerance:.1f} pp on the headline check, "
+            "and no check got significantly worse in any scope."
         )
-    rows.sort(key=lambda r: r[0])
-    shown = [r for _, r in rows[:MAX_ROWS]]
+    ordered = sorted(regs, key=lambda r: -r.worse_by)
+    rows = []
+    for r in ordered[:MAX_ROWS]:
+        pc = r.result
+        broke, fixed = r.broke_fixed
+        rows.append(
+            [
+                md_text(r.where, 80),
+                md_code(r.check),
+                pct(pc.rate_b),
+                pct(pc.rate_a),
+                f"{pp(pc.delta)} [{pp(pc.interval.low, False)}, {pp(pc.interval.high, False)}]",
+                pval(pc.p_value),
+                f"{broke} / {fixed}",
+                "beyond tolerance" if r.why == "tolerance" else "significantly worse",
+            ]
+        )
     out = table(
-        ["Family", "Check", "Baseline", "This run", "Δ [95% CI]", "McNemar", "broke / fixed"],
-        shown,
-        ["l", "l", "r", "r", "r", "r", "r"],
+        ["Where", "Check", "Baseline", "This run", "Δ [95% CI]", "McNemar", "broke / fixed", "Why"],
+        rows,
+        ["l", "l", "r", "r", "r", "r", "r", "l"],
     )
-    if len(rows) > MAX_ROWS:
-        out += f"\n\n… and {len(rows) - MAX_ROWS} more in the full report."
-    rule = f"the headline check down by more than {100 * tolerance:.1f} pp, or any check significantly worse"
+    if len(regs) > MAX_ROWS:
+        out += f"\n\n… and {len(regs) - MAX_ROWS} more in the full report."
+    rule = (
+        f"a split or family whose headline check is down by more than {100 * tolerance:.1f} pp, "
+        "or any other check significantly worse in any scope (the promotion rule)"
+    )
     return out + f"\n\nFlagged: {rule}."
 
 
