@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ from obs.sitemodel import RunSummary
 
 PASS, FAIL, NA = "pass", "fail", "na"
 
-OPS = {
+OPS: dict[str, Callable[[float, float], bool]] = {
     ">=": lambda x, y: x >= y,
     ">": lambda x, y: x > y,
     "<=": lambda x, y: x <= y,

@@ -138,7 +138,7 @@ def nice_step(span: float, target: int = 5) -> float:
     if span <= 0 or not math.isfinite(span):
         return 1.0
     raw = span / max(1, target)
-    mag = 10 ** math.floor(math.log10(raw))
+    mag = 10.0 ** math.floor(math.log10(raw))
     for m in (1, 2, 2.5, 5, 10):
         if raw <= m * mag:
             return m * mag
