@@ -250,7 +250,17 @@ def build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin] = ()) -> Build
         for plugin in plugins:
             result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
-        staging.write(MARKER, manifest(result.summaries, tree, result.errors, result.warnings))
+        staging.write(
+            MARKER,
+            manifest(
+                result.summaries,
+                title=tree.cfg.title,
+                specs=tree.found.specs,
+                campaigns=tree.found.campaigns,
+                errors=result.errors,
+                warnings=result.warnings,
+            ),
+        )
         staging.commit()
     except BaseException:
         staging.discard()
@@ -420,7 +430,7 @@ def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: s
             staging.link(rel, out / rel)
         files = list(cached["files"])
     else:
-        from obs.render.index_pages import render_site_pages
+        from obs.render.index_pages import SitePages, render_site_pages
         from obs.render.site import Renderer
 
         renderer = Renderer(tree.meta, cache.folder / "templates")
@@ -440,7 +450,9 @@ def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: s
             groups[group] = {"key": group_key, "files": sorted(made)}
             return made
 
-        pages = render_site_pages(result.summaries, tree, renderer, memo)
+        pages = render_site_pages(
+            result.summaries, SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout), renderer, memo
+        )
         for rel, data in pages.items():
             staging.write(rel, data)
         assets = templates_dir() / "assets"

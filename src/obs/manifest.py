@@ -6,7 +6,8 @@ the run's `RunSummary` (`manifest_record`), so the manifest and the pages cannot
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 
@@ -14,9 +15,6 @@ from obs import __version__
 from obs.jsonutil import dumps
 from obs.sitemodel import ManifestRecord, RunSummary
 from obs.urls import run_analysis, run_page
-
-if TYPE_CHECKING:
-    from obs.pipeline import SourceTree
 
 MANIFEST_SCHEMA_VERSION = 1
 
@@ -48,15 +46,23 @@ def record_json(s: RunSummary) -> dict[str, Any]:
     return data
 
 
-def manifest(summaries: list[RunSummary], tree: SourceTree, errors: int, warnings: int) -> bytes:
+def manifest(
+    summaries: list[RunSummary],
+    *,
+    title: str,
+    specs: Iterable[str],
+    campaigns: Iterable[str],
+    errors: int,
+    warnings: int,
+) -> bytes:
     doc = {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "generator": "obs",
         "obs_version": __version__,
-        "title": tree.cfg.title,
+        "title": title,
         "runs": [record_json(s) for s in sorted(summaries, key=lambda s: s.id)],
-        "specs": sorted(tree.found.specs),
-        "campaigns": sorted(tree.found.campaigns),
+        "specs": sorted(specs),
+        "campaigns": sorted(campaigns),
         "diagnostics": {"errors": errors, "warnings": warnings},
     }
     return dumps(doc)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from obs.decimate import decimate
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series, Stage
 
@@ -86,8 +87,6 @@ class ReducedColumn:
         return float(self.tail_steps[-1]) if self.tail_steps.size else -math.inf
 
     def add(self, steps: np.ndarray, values: np.ndarray) -> None:
-        from obs.analysis.decimate import decimate
-
         keep = ~np.isnan(values)
         st, va = steps[keep], values[keep]
         if st.size == 0:

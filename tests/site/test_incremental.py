@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from obs.analysis.decimate import bucket_starts, decimate, minmax_indices
+from obs.decimate import bucket_starts, decimate, minmax_indices
 from obs.build import BuildOptions
 from obs.cli import main
 from obs.publish.extras import build_published

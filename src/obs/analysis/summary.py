@@ -10,10 +10,10 @@ import numpy as np
 
 from obs.analysis.compare import Headline, HeadlineDelta
 from obs.analysis.config_diff import compact_fields
-from obs.analysis.decimate import decimate
 from obs.analysis.digest import WindowStat, window_stat
 from obs.analysis.held_constant import run_fields
 from obs.analysis.report import RunReport
+from obs.decimate import decimate
 from obs.model import Decision, Metrics
 from obs.sitemodel import (
     Curve,

@@ -23,8 +23,8 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from matplotlib.typing import RcKeyType
 
 from obs.analysis.curves import Band, CurvePlan
-from obs.analysis.decimate import decimate, decimate_band
 from obs.analysis.reward import RewardHealth
+from obs.decimate import decimate, decimate_band
 from obs.model import Metrics, Series, Stage
 
 INK = "#1f2933"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from obs import urls
 from obs.analysis.campaign import metric_is_rate
@@ -20,9 +21,6 @@ from obs.render import across_pages as across
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
 
-if TYPE_CHECKING:
-    from obs.pipeline import SourceTree
-
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
 
 
@@ -31,25 +29,36 @@ def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> di
     return make()
 
 
+@dataclass(frozen=True)
+class SitePages:
+    """What the pages made from summaries need besides the summaries: settings, specs and campaigns
+    found, and their page names."""
+
+    cfg: SiteConfig
+    specs: dict[str, Spec]
+    campaigns: dict[str, Campaign]
+    layout: urls.SiteLayout
+
+
 def render_site_pages(
     summaries: list[RunSummary],
-    tree: SourceTree,
+    site: SitePages,
     renderer: Renderer,
     memo: PageMemo = no_memo,
 ) -> dict[str, bytes]:
     """Every page made from summaries. Costly groups (a campaign's statistics and figure) go through
     `memo` with exactly the inputs they depend on, so one changed run re-renders only what it feeds."""
-    cfg, found, layout = tree.cfg, tree.found, tree.layout
+    cfg, layout = site.cfg, site.layout
     pages: dict[str, bytes] = {}
     by_id = {s.id: s for s in summaries}
     rows = sorted(across.with_gates(summaries, cfg), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
-    specs = [spec_context(spec, summaries, by_id, layout) for spec in sorted(found.specs.values(), key=lambda s: s.id)]
+    specs = [spec_context(spec, summaries, by_id, layout) for spec in sorted(site.specs.values(), key=lambda s: s.id)]
     for ctx in specs:  # across runs: what varies along the ladder, and where the headline is heading
         ctx["varies"] = across.varies(ctx["runs"])
         ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
         ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
         ctx["run_ids_all"] = set(by_id)  # a baseline in the site has a diff page
-    campaigns = [campaign_card(c, summaries, layout) for c in sorted(found.campaigns.values(), key=lambda c: c.id)]
+    campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
     provenance = across.provenance_groups(summaries)
     facets = across.provenance_facets(provenance, cfg)
     arm_pages, arm_groups = across.arms_pages(summaries, cfg, renderer, memo)
@@ -83,7 +92,7 @@ def render_site_pages(
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         page = urls.spec_page(ctx["slug"])
         pages[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx).encode()
-    for campaign in sorted(found.campaigns.values(), key=lambda c: c.id):
+    for campaign in sorted(site.campaigns.values(), key=lambda c: c.id):
         members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
         slug = layout.campaign_slug(campaign.id)
         pages.update(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from obs.analysis.decimate import decimate
+from obs.decimate import decimate
 from obs.model import Series
 
 WIDTH = 160
