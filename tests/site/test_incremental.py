@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from obs.decimate import bucket_starts, decimate, minmax_indices
 from obs.build import BuildOptions
 from obs.cli import main
+from obs.decimate import bucket_starts, decimate, minmax_indices
 from obs.publish.extras import build_published
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
