@@ -50,6 +50,7 @@ from obs.analysis.stats import (
     sample_size_two_proportions,
 )
 from obs.model import Campaign
+from obs.numbers import num, p_value
 from obs.sitemodel import RunSummary
 
 __all__ = [
@@ -91,6 +92,11 @@ MAX_NAMED = 4
 
 
 # --------------------------------------------------------------------------- inputs
+
+
+def num_na(x: float | None) -> str:
+    """A number in a sentence ("n/a" when there is none, or it is not a number)."""
+    return "n/a" if x is None or math.isnan(x) else num(x)
 
 
 @dataclass(frozen=True)
@@ -295,29 +301,9 @@ def _plain(value: Any) -> Any:
 # --------------------------------------------------------------------------- formatting
 
 
-def _num(x: float | None) -> str:
-    """4 significant digits, a real minus sign: the same reading as the pages' `num` filter."""
-    if x is None or math.isnan(x):
-        return "n/a"
-    x = float(x)
-    if math.isinf(x):
-        return "∞" if x > 0 else "\u2212∞"
-    if x.is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}".replace("-", "\u2212")
-    a = abs(x)
-    text = f"{x:.3e}" if (a and a < 1e-3) or a >= 1e7 else (f"{x:,.4g}" if a >= 1 else f"{x:.4g}")
-    return text.replace("-", "\u2212")
-
-
 def _signed(x: float | None) -> str:
-    text = _num(x)
+    text = num_na(x)
     return text if text.startswith(("\u2212", "n/a")) else "+" + text
-
-
-def _p(p: float | None) -> str:
-    if p is None or math.isnan(p):
-        return "n/a"
-    return "< 0.001" if p < 0.001 else (f"{p:.3f}" if p < 0.1 else f"{p:.2f}")
 
 
 def _names(items: Sequence[str]) -> str:
@@ -407,7 +393,7 @@ def _evidence(
         elif key == "min_steps":
             unknown = [r.run_id for r in used if r.last_step is None]
             low = [
-                f"{r.run_id} reached step {_num(r.last_step)}"
+                f"{r.run_id} reached step {num_na(r.last_step)}"
                 for r in used
                 if r.last_step is not None and r.last_step < required
             ]
@@ -425,7 +411,7 @@ def _evidence(
                 totals = [r.completions_total for r in members]
                 per.append((cond.label, None if any(t is None for t in totals) else float(sum(t or 0 for t in totals))))
             short = [
-                f"{label} {'did not log completions' if total is None else f'has {_num(total)}'}"
+                f"{label} {'did not log completions' if total is None else f'has {num_na(total)}'}"
                 for label, total in per
                 if total is None or total < required
             ]
@@ -433,7 +419,7 @@ def _evidence(
             observed = min(known) if len(known) == len(per) else None
             detail = (
                 f"completions per condition, summed over its seeds: {'; '.join(short) if short else 'all enough'} "
-                f"(need {_num(required)})"
+                f"(need {num_na(required)})"
             )
             checks.append(Check(key, "completions per condition", required, observed, not short, detail))
     return checks
@@ -452,7 +438,7 @@ def _reachable(alpha: float, floor: float | None, n_tests: int, n: int, n_base: 
     effective = min(1.0, floor * n_tests)
     holm = f" (×{n_tests} after Holm)" if n_tests > 1 else ""
     detail = (
-        f"with {n} vs {n_base} seeds the smallest attainable permutation p is {_p(floor)}{holm}, "
+        f"with {n} vs {n_base} seeds the smallest attainable permutation p is {p_value(floor)}{holm}, "
         f"{'below' if effective < alpha else 'not below'} α = {alpha:g}"
     )
     return Check("attainable_p", "design can reach significance", alpha, effective, effective < alpha, detail)
@@ -481,7 +467,7 @@ def _thresholds(
     met = bool(not math.isnan(gain) and gain > 0.0 and gain >= required)
     word = "improvement" if campaign.higher_is_better else "reduction"
     detail = (
-        f"observed {word} {_signed(gain)} vs minimum {_num(required)}"
+        f"observed {word} {_signed(gain)} vs minimum {num_na(required)}"
         if min_delta is not None
         else f"observed {word} {_signed(gain)}; min_delta not set, so any {word} counts"
     )
@@ -494,7 +480,7 @@ def _thresholds(
             campaign.alpha,
             p_adj,
             rec == IMPROVEMENT,
-            f"adjusted p = {_p(p_adj)} vs α = {campaign.alpha:g}; {ci}",
+            f"adjusted p = {p_value(p_adj)} vs α = {campaign.alpha:g}; {ci}",
         )
     )
     return checks
@@ -526,14 +512,14 @@ def _sentence(
     ci = c.bootstrap.interval
     direction = "higher" if campaign.higher_is_better else "lower"
     text = (
-        f"{cand.label} averaged {_num(c.mean)} {metric} over {c.n} seed{'s' if c.n != 1 else ''}, against "
-        f"{_num(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {_signed(c.delta)} "
+        f"{cand.label} averaged {num_na(c.mean)} {metric} over {c.n} seed{'s' if c.n != 1 else ''}, against "
+        f"{num_na(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {_signed(c.delta)} "
         f"({direction} is better; 95% bootstrap CI {_signed(ci.low)} to {_signed(ci.high)}, "
-        f"Cohen's d = {_num(c.cohens_d)}). "
+        f"Cohen's d = {num_na(c.cohens_d)}). "
     )
     kind = "exact" if c.permutation.exact else "Monte Carlo"
-    text += f"Permutation test over seeds: p = {_p(c.p_value)} ({kind})"
-    text += f", Holm-adjusted over {n_tests} candidates p = {_p(c.p_adjusted)}. " if n_tests > 1 else ". "
+    text += f"Permutation test over seeds: p = {p_value(c.p_value)} ({kind})"
+    text += f", Holm-adjusted over {n_tests} candidates p = {p_value(c.p_adjusted)}. " if n_tests > 1 else ". "
     if c.recommendation == IMPROVEMENT:
         text += f"A statistically significant improvement at α = {campaign.alpha:g}."
     elif c.recommendation == DEGRADATION:
@@ -547,7 +533,7 @@ def _sentence(
             holm = f" (×{n_tests} after Holm)" if n_tests > 1 else ""
             text += (
                 f" With {c.n} vs {c.n_baseline} seeds no outcome could be significant: the smallest possible "
-                f"p is {_p(floor)}{holm}."
+                f"p is {p_value(floor)}{holm}."
             )
         if c.seeds_needed is not None:
             text += (

@@ -19,6 +19,7 @@ import numpy as np
 from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
 from obs.analysis.scoreboard import order_checks, split_sort_key
 from obs.analysis.stats import Interval, PairedComparison, paired_comparison, paired_comparisons, recommendation
+from obs.numbers import step as step_text
 
 BOOTSTRAP_SEED = 20260322
 RESAMPLES = 10_000
@@ -311,7 +312,7 @@ def _headline_for(
             name,
             stat.mean,
             "series",
-            f"{what} of {name} (step {_fmt_step(stat.last_step)})",
+            f"{what} of {name} (step {step_text(stat.last_step)})",
             hib(name),
             n=stat.n,
         )
@@ -321,10 +322,6 @@ def _headline_for(
         value, stderr = digest.evals[name]
         return Headline(name, value, "eval", f"{name} (evaluation result)", hib(name), stderr=stderr)
     return None
-
-
-def _fmt_step(step: float) -> str:
-    return f"{int(step):,}" if float(step).is_integer() else f"{step:g}"
 
 
 def headline_delta(

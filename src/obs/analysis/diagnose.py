@@ -9,7 +9,6 @@ what is missing elsewhere, and a rule must never fire on data it cannot read.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,7 @@ from obs.analysis.compare import ProbeComparison
 from obs.analysis.reward import RewardHealth
 from obs.analysis.scoreboard import Rate, Scoreboard, ScoreRow
 from obs.model import Metrics
+from obs.numbers import num, pct, pp
 
 SEVERITY_ORDER = {"problem": 0, "warning": 1, "note": 2}
 MIN_CURVE_POINTS = 20  # curve rules need a curve: fewer points say nothing about a trend
@@ -66,23 +66,9 @@ class DiagnosisInput:
 # --------------------------------------------------------------------------- formatting
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{100 * x:.1f}%"
-
-
-def _pp(x: float) -> str:
-    return f"{100 * x:+.1f} pp".replace("-", "−")
-
-
 def _signed(x: float, digits: int) -> str:
     text = f"{x:+.{digits}f}"
     return "±" + text[1:] if float(text) == 0 else text.replace("-", "−")
-
-
-def _num(x: float) -> str:
-    if x == 0 or not math.isfinite(x):
-        return f"{x:g}"
-    return f"{x:.3g}" if abs(x) >= 1e-3 else f"{x:.2e}"
 
 
 def _step(x: float) -> str:
@@ -90,7 +76,7 @@ def _step(x: float) -> str:
 
 
 def _rate(r: Rate | None) -> str:
-    return "n/a" if r is None or r.value is None else f"{_pct(r.value)} ({r.hits}/{r.n})"
+    return "n/a" if r is None or r.value is None else f"{pct(r.value)} ({r.hits}/{r.n})"
 
 
 # --------------------------------------------------------------------------- inputs
@@ -159,8 +145,8 @@ def _rule_drift(d: DiagnosisInput) -> Finding | None:
             "Valid output, wrong content",
             "problem",
             [
-                f"exact {_pct(exact)} < {_pct(d.threshold('low_exact'))}",
-                f"renderable {_pct(rend)} ≥ {_pct(d.threshold('high_renderable'))}",
+                f"exact {pct(exact)} < {pct(d.threshold('low_exact'))}",
+                f"renderable {pct(rend)} ≥ {pct(d.threshold('high_renderable'))}",
             ],
             "The grammar is learned but the choices are wrong: semantic or ordering drift.",
             "Add targeted exactness rows for the drifting families; do not add syntax repair rows.",
@@ -181,8 +167,8 @@ def _rule_grammar(d: DiagnosisInput) -> Finding | None:
             "Outputs do not parse, and not because they were cut off",
             "problem",
             [
-                f"renderable {_pct(rend)} < {_pct(d.threshold('low_renderable'))}",
-                f"truncated {_pct(trunc)} ≤ {_pct(d.threshold('low_truncation'))}",
+                f"renderable {pct(rend)} < {pct(d.threshold('low_renderable'))}",
+                f"truncated {pct(trunc)} ≤ {pct(d.threshold('low_truncation'))}",
             ],
             "Grammar corruption: the model emits structurally invalid output within budget.",
             "Protect full-scene replay anchors; reduce fragment-style repair rows; check tokenizer boundaries.",
@@ -199,7 +185,7 @@ def _rule_truncation(d: DiagnosisInput) -> Finding | None:
         "budget_truncation",
         "Outputs are cut off by the decode budget",
         "problem",
-        [f"truncated {_pct(trunc)} ≥ {_pct(d.threshold('high_truncation'))}"],
+        [f"truncated {pct(trunc)} ≥ {pct(d.threshold('high_truncation'))}"],
         "The decode budget (or context) is too small for the targets.",
         "Raise the decode budget first, then the context only if needed; re-probe before retraining.",
     )
@@ -216,7 +202,7 @@ def _rule_materialized(d: DiagnosisInput) -> Finding | None:
         "exact_not_materialized",
         "Exact scenes that do not materialise",
         "problem",
-        [f"exact {_pct(exact)} vs materialized {_pct(mat)} (gap {_pct(exact - mat)})"],
+        [f"exact {pct(exact)} vs materialized {pct(mat)} (gap {pct(exact - mat)})"],
         "A compiler, content-binding or probe bug: the model's output matches but the final artefact differs.",
         "Fix the renderer or probe path, not the training data.",
     )
@@ -251,7 +237,7 @@ def _rule_split_gap(d: DiagnosisInput) -> Finding | None:
         "warning",
         [
             f"{check} by split: {chain}",
-            f"train − {weakest.label}: {_pp(sign * gap)} (threshold {100 * limit:.0f} pp)",
+            f"train − {weakest.label}: {pp(sign * gap)} (threshold {100 * limit:.0f} pp)",
         ],
         "Overfitting to the train distribution: the prompts seen in training are learned, the held-out "
         "surface (paraphrases, new topic × family combinations) is not.",
@@ -280,18 +266,18 @@ def _rule_family_imbalance(d: DiagnosisInput) -> Finding | None:
     evidence = []
     for r, median in collapsed:
         evidence.append(
-            f"{r.label}: {check} {_rate(r.rates[check])} ≤ {_pct(low)}, while the other families' median is "
-            f"{_pct(median)} ≥ {_pct(high)}"
+            f"{r.label}: {check} {_rate(r.rates[check])} ≤ {pct(low)}, while the other families' median is "
+            f"{pct(median)} ≥ {pct(high)}"
         )
         if d.comparison is not None:
             scope = next((s for s in d.comparison.by_family if s.label == r.label), None)
             pc = scope.checks.get(check) if scope else None
             if pc is not None:
                 evidence.append(
-                    f"{r.label} vs the baseline {d.comparison.baseline_id}: {_pct(pc.rate_b)} → {_pct(pc.rate_a)} "
-                    f"({_pp(pc.delta)}; {pc.only_b} broken, {pc.only_a} fixed)"
+                    f"{r.label} vs the baseline {d.comparison.baseline_id}: {pct(pc.rate_b)} → {pct(pc.rate_a)} "
+                    f"({pp(pc.delta)}; {pc.only_b} broken, {pc.only_a} fixed)"
                 )
-    rest = ", ".join(f"{r.label} {_pct(r.rates[check].value)}" for r in rows if all(r is not c for c, _ in collapsed))
+    rest = ", ".join(f"{r.label} {pct(r.rates[check].value)}" for r in rows if all(r is not c for c, _ in collapsed))
     evidence.append(f"other families: {rest}")
     names = ", ".join(r.label for r, _ in collapsed)
     return Finding(
@@ -351,9 +337,9 @@ def _rule_memorised(d: DiagnosisInput) -> Finding | None:
         "Low loss, low probe score: memorised, not learned",
         "problem",
         [
-            f"final {d.loss_key} {_num(final)} (mean of the last {min(d.final_window, curve[1].size)} points) "
-            f"< {_num(d.threshold('memorised_loss'))}",
-            f"{check} {_pct(rate)} < {_pct(d.threshold('low_exact'))}",
+            f"final {d.loss_key} {num(final)} (mean of the last {min(d.final_window, curve[1].size)} points) "
+            f"< {num(d.threshold('memorised_loss'))}",
+            f"{check} {pct(rate)} < {pct(d.threshold('low_exact'))}",
         ],
         "The model fits the training distribution but not the contract: the representation, tokenizer coverage "
         "or held-out diversity is wrong, not the budget.",
@@ -380,10 +366,10 @@ def _rule_plateau(d: DiagnosisInput) -> Finding | None:
     evidence = [
         f"{d.loss_key} changed by {_signed(100 * rel, 2)}% over the final {y.size} points "
         f"(steps {_step(x[0])}–{_step(x[-1])}, fitted trend): |change| < {100 * limit:g}%",
-        f"level {_num(level)} ≥ {_num(floor)} (a flat loss near zero is convergence, not a plateau)",
+        f"level {num(level)} ≥ {num(floor)} (a flat loss near zero is convergence, not a plateau)",
     ]
     if rate is not None and check is not None:
-        evidence.append(f"{check} {_pct(rate)}")
+        evidence.append(f"{check} {pct(rate)}")
     stuck_high = level > 0.5
     return Finding(
         "loss_plateau",
@@ -421,7 +407,7 @@ def _rule_oscillation(d: DiagnosisInput) -> Finding | None:
         "warning",
         [
             f"sd of {d.loss_key} around its trend over the final {y.size} points is {100 * cv:.0f}% of its level "
-            f"{_num(level)} (threshold {100 * limit:.0f}%)",
+            f"{num(level)} (threshold {100 * limit:.0f}%)",
         ],
         "Too high a learning rate, or conflicting signals in the data (the same prompt with different targets).",
         "Verify dataset uniqueness (duplicate or contradictory rows), then try a lower learning rate.",
@@ -442,8 +428,8 @@ def _rule_grad_collapse(d: DiagnosisInput) -> Finding | None:
             "Gradients vanished",
             "problem",
             [
-                f"median {d.grad_key} over the final {tail.size} points is {_num(final_median)} < {_num(collapse)}",
-                f"median over the first {tail.size} points: {_num(float(np.median(g[: tail.size])))}",
+                f"median {d.grad_key} over the final {tail.size} points is {num(final_median)} < {num(collapse)}",
+                f"median over the first {tail.size} points: {num(float(np.median(g[: tail.size])))}",
             ],
             "Vanishing gradients: the loss no longer depends on the parameters (saturated activations, a detached "
             "graph, or a collapse after an instability).",
@@ -501,7 +487,7 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
         near = [s for s in stage_starts if abs(at - s) <= 0.01 * span]
         where = " (at a stage boundary: expected if it recovers)" if near else ""
         evidence.append(
-            f"step {_step(at)}: {_num(float(later[j]))} vs median {_num(float(medians[j]))} "
+            f"step {_step(at)}: {num(float(later[j]))} vs median {num(float(medians[j]))} "
             f"({float(ratio[j]):.0f}×){where}"
         )
     return Finding(
@@ -552,19 +538,19 @@ def _rule_reward_collapse(d: DiagnosisInput) -> Finding | None:
     if h.zero_std_onset is not None and h.zero_std is not None:
         o = h.zero_std_onset
         evidence.append(
-            f"{o.key}: rolling mean ({o.window} points) ≥ {_num(o.threshold)} from step {_step(o.step)} to the end "
-            f"(final {_num(h.zero_std.final)}, first {_num(h.zero_std.first)})"
+            f"{o.key}: rolling mean ({o.window} points) ≥ {num(o.threshold)} from step {_step(o.step)} to the end "
+            f"(final {num(h.zero_std.final)}, first {num(h.zero_std.first)})"
         )
     if h.std_onset is not None and h.std is not None and h.std_peak is not None and h.std_peak_step is not None:
         o = h.std_onset
         evidence.append(
-            f"{o.key}: rolling mean ≤ {100 * h.std_drop:.0f}% of its peak ({_num(h.std_peak)} at step "
-            f"{_step(h.std_peak_step)}) from step {_step(o.step)}; final {_num(h.std.final)}"
+            f"{o.key}: rolling mean ≤ {100 * h.std_drop:.0f}% of its peak ({num(h.std_peak)} at step "
+            f"{_step(h.std_peak_step)}) from step {_step(o.step)}; final {num(h.std.final)}"
         )
     if h.adv_std is not None:
-        evidence.append(f"{h.adv_std.key}: {_num(h.adv_std.first)} at the start → {_num(h.adv_std.final)} at the end")
+        evidence.append(f"{h.adv_std.key}: {num(h.adv_std.first)} at the start → {num(h.adv_std.final)} at the end")
     if h.mean is not None:
-        evidence.append(f"{h.mean.key}: {_num(h.mean.first)} → {_num(h.mean.final)} (max {_num(h.mean.max)})")
+        evidence.append(f"{h.mean.key}: {num(h.mean.first)} → {num(h.mean.final)} (max {num(h.mean.max)})")
     onset = h.onset_step
     return Finding(
         "reward_variance_collapse",

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from obs.numbers import num, pct
 from obs.sitemodel import RunSummary
 
 PASS, FAIL, NA = "pass", "fail", "na"
@@ -139,10 +140,8 @@ class GateResult:
         }
 
 
-def _fmt(value: float, as_percent: bool) -> str:
-    if as_percent:
-        return f"{100 * value:.1f}%"
-    return f"{value:.4g}"
+def _fmt_value(value: float, as_percent: bool) -> str:
+    return pct(value) if as_percent else num(value)
 
 
 def _lookup(ref: str, s: RunSummary) -> tuple[float | None, bool, str]:
@@ -215,8 +214,8 @@ def evaluate_gate(spec: GateSpec, s: RunSummary) -> GateResult:
             return out(NA, None, f"no value for {spec.ref}")
         value = float(found)
     ok = OPS[spec.op](value, spec.value)
-    shown = _fmt(value, is_rate or spec.is_percent)
-    target = _fmt(spec.value, spec.is_percent or (is_rate and spec.value <= 1.0))
+    shown = _fmt_value(value, is_rate or spec.is_percent)
+    target = _fmt_value(spec.value, spec.is_percent or (is_rate and spec.value <= 1.0))
     return out(PASS if ok else FAIL, value, f"{where} = {shown} (needs {OP_WORDS[spec.op]} {target})")
 
 

@@ -15,12 +15,12 @@ presentation model. The statistics themselves come from :mod:`obs.analysis.stats
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from obs.analysis.stats import PairedComparison, paired_comparison, sample_size_two_proportions
+from obs.numbers import p_text, pct, pp
 
 __all__ = [
     "CORRECT_KEYS",
@@ -40,6 +40,14 @@ CORRECT_KEYS = ("correct", "is_correct", "success", "passed", "pass", "exact_mat
 # Where a JSON object keeps its list of per-item records.
 LIST_KEYS = ("items", "per_item", "per_q", "results", "records", "samples", "data", "outcomes")
 MAX_LISTED_IDS = 10
+
+
+def pp_na(x: float) -> str:
+    return pp(x, missing="n/a")
+
+
+def pct_na(x: float) -> str:
+    return pct(x, missing="n/a")
 
 
 class ItemFileError(ValueError):
@@ -238,22 +246,6 @@ def parse_item_results(
 # --------------------------------------------------------------------------- comparing
 
 
-def _pp(x: float) -> str:
-    if math.isnan(x):
-        return "n/a"
-    return f"{100 * x:+.1f} pp".replace("-", "\u2212")
-
-
-def _pct(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{100 * x:.1f}%"
-
-
-def _p(p: float) -> str:
-    if math.isnan(p):
-        return "p n/a"
-    return "p < 0.001" if p < 0.001 else (f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}")
-
-
 def _sort_ids(ids: set[str]) -> list[str]:
     """Numeric ids in numeric order, the rest alphabetically: stable pages whatever the file order."""
     return sorted(ids, key=lambda s: (0, int(s), "") if s.lstrip("-").isdigit() else (1, 0, s))
@@ -301,7 +293,7 @@ def compare_systems(
         sentence = _sentence(spec, comparison)
         if spec.claim_pp is not None:
             claim_supported = bool(comparison.interval.low >= spec.claim_pp / 100.0)
-            bound = _pp(comparison.interval.low)
+            bound = pp_na(comparison.interval.low)
             verb = "is supported" if claim_supported else "is not supported"
             sentence += (
                 f' The claim "{spec.label_a} beats {spec.label_b} by ≥ {spec.claim_pp:g} pp" {verb}: '
@@ -331,12 +323,12 @@ def compare_systems(
 
 
 def _sentence(spec: PairedSpec, c: PairedComparison) -> str:
-    ci = f"{c.interval.level:.0%} CI {_pp(c.interval.low)} to {_pp(c.interval.high)}"
+    ci = f"{c.interval.level:.0%} CI {pp_na(c.interval.low)} to {pp_na(c.interval.high)}"
     text = (
-        f"On {c.n:,} shared items {spec.label_a} scored {_pct(c.rate_a)} and {spec.label_b} {_pct(c.rate_b)}: "
-        f"a gap of {_pp(c.delta)} ({ci}). They disagree on {c.only_a + c.only_b:,} items "
+        f"On {c.n:,} shared items {spec.label_a} scored {pct_na(c.rate_a)} and {spec.label_b} {pct_na(c.rate_b)}: "
+        f"a gap of {pp_na(c.delta)} ({ci}). They disagree on {c.only_a + c.only_b:,} items "
         f"({c.only_a:,} only {spec.label_a} right, {c.only_b:,} only {spec.label_b} right; "
-        f"exact McNemar {_p(c.p_value)})."
+        f"exact McNemar {p_text(c.p_value)})."
     )
     if c.recommendation == "statistically_significant_improvement":
         text += f" {spec.label_a} is significantly better at α = {c.alpha:g}."

@@ -17,6 +17,7 @@ from typing import Any
 from obs.analysis.compare import HeadlineDelta, ProbeComparison
 from obs.analysis.held_constant import HeldConstant
 from obs.analysis.stats import DEGRADATION, PairedComparison
+from obs.numbers import pp
 
 
 @dataclass(frozen=True)
@@ -75,11 +76,11 @@ class Regression:
         if self.why == "tolerance":
             broke, fixed = self.broke_fixed
             return (
-                f"{self.where}: {self.check} {100 * pc.rate_b:.1f}% → {100 * pc.rate_a:.1f}% ({_pp(pc.delta)}, "
+                f"{self.where}: {self.check} {100 * pc.rate_b:.1f}% → {100 * pc.rate_a:.1f}% ({pp(pc.delta)}, "
                 f"{broke} broken / {fixed} fixed; tolerance {100 * self.tolerance:.1f} pp)"
             )
         return (
-            f"{self.where}: {self.check} {_pp(pc.delta)}, significantly worse "
+            f"{self.where}: {self.check} {pp(pc.delta)}, significantly worse "
             f"(McNemar p = {pc.p_value:.3g}, CI below zero)"
         )
 
@@ -121,10 +122,6 @@ class PromotionInput:
 
 def _count(items: Sized, noun: str) -> str:
     return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
-
-
-def _pp(x: float) -> str:
-    return f"{100 * x:+.1f} pp".replace("-", "−")
 
 
 def _change(delta: HeadlineDelta, is_rate: bool) -> str:
@@ -178,7 +175,7 @@ def gained_families(p: PromotionInput) -> list[str]:
     gain = p.threshold("family_gain")
     sign = -1.0 if head in c.negative else 1.0
     return [
-        f"{s.label} {_pp(s.checks[head].delta)}"
+        f"{s.label} {pp(s.checks[head].delta)}"
         for s in c.by_family
         if head in s.checks and sign * s.checks[head].delta >= gain
     ]

@@ -23,9 +23,11 @@ from obs.analysis.campaign import CampaignStats
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
 from obs.analysis.report import RunReport
+from obs.numbers import MINUS, num, pct, pp
+from obs.numbers import p_text as pval
 from obs.pipeline import SourceTree, campaign_summaries, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text, sparkline, table
-from obs.render.format import MINUS, num, pct, pp, pval, verdict_words
+from obs.render.format import verdict_words
 
 MAX_ROWS = 40
 MAX_FAILURE_CLASSES = 10

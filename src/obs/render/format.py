@@ -5,7 +5,6 @@ These are Jinja filters. They return plain strings (escaped by the template engi
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -14,59 +13,17 @@ from markupsafe import Markup, escape
 
 from obs.analysis.compare import Headline
 from obs.analysis.held_constant import flatten
+from obs.numbers import MINUS, num, p_text, pct, pp
+from obs.numbers import is_number as _is_number
 from obs.sitemodel import RunSummary
 
-MINUS = "\u2212"
 TEXT_PREVIEW_CHARS = 600
 TEXT_PREVIEW_LINES = 12
 TEXT_CAP_BYTES = 64 * 1024
 
 
-def _is_number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
-
-
-def pct(x: Any, digits: int = 1) -> str:
-    if not _is_number(x) or math.isnan(x):
-        return "—"
-    return f"{100 * x:.{digits}f}%"
-
-
 def signed(text: str) -> str:
     return text.replace("-", MINUS) if text.startswith("-") else (text if text.startswith("+") else "+" + text)
-
-
-def pp(x: Any, with_unit: bool = True) -> str:
-    """A difference of two rates in percentage points, always signed."""
-    if not _is_number(x) or math.isnan(x):
-        return "—"
-    value = 100 * x
-    text = f"{value:+.1f}" if with_unit else f"{value:.1f}"
-    if text in ("+0.0", "-0.0"):
-        text = "±0.0" if with_unit else "0.0"
-    text = text.replace("-", MINUS)
-    return f"{text} pp" if with_unit else text
-
-
-def num(x: Any) -> str:
-    """Numbers for humans: 4 significant digits, thousands separators, ∞ and NaN spelled out."""
-    if x is None:
-        return "—"
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if not _is_number(x):
-        return str(x)
-    if isinstance(x, int):
-        return f"{x:,}"
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "∞" if x > 0 else MINUS + "∞"
-    if x.is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}"
-    a = abs(x)
-    text = f"{x:.3e}" if a < 1e-3 or a >= 1e7 else f"{x:,.4g}" if a >= 1 else f"{x:.4g}"
-    return text.replace("-", MINUS)
 
 
 def show_value(x: Any) -> str:
@@ -84,14 +41,6 @@ def show_value(x: Any) -> str:
     if _is_number(x):
         return num(x) if not isinstance(x, int) else str(x)
     return str(x)
-
-
-def pval(p: Any) -> str:
-    if not _is_number(p) or math.isnan(p):
-        return "p n/a"
-    if p < 0.001:
-        return "p < 0.001"
-    return f"p = {p:.3f}" if p < 0.1 else f"p = {p:.2f}"
 
 
 def headline_number(value: Any, headline: Headline) -> str:
@@ -214,7 +163,7 @@ FILTERS = {
     "pp": pp,
     "num": num,
     "show_value": show_value,
-    "pval": pval,
+    "pval": p_text,
     "headline_value": headline_value,
     "headline_number": headline_number,
     "delta_for": delta_for,

@@ -18,7 +18,7 @@ from obs import urls
 from obs.analysis.report import RunReport
 from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
-from obs.render.format import num
+from obs.numbers import num
 from obs.render.site import Renderer
 from obs.render.sparkline import sparkline_points
 from obs.render.textdiff import token_diff
