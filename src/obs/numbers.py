@@ -67,6 +67,11 @@ def signed_num(x: Any, missing: str = DASH) -> str:
     return "+" + text
 
 
+def delta_text(x: Any, is_rate: bool, missing: str = DASH) -> str:
+    """A change of a headline: percentage points for rates, a signed number otherwise."""
+    return pp(x, missing=missing) if is_rate else signed_num(x, missing)
+
+
 def p_value(p: Any, missing: str = "n/a") -> str:
     """A p-value's number, for a table cell under a "p" heading: < 0.001, 0.012, 0.34."""
     if not is_number(p) or math.isnan(p):

@@ -100,10 +100,6 @@ def spec_page(slug: str) -> str:
     return f"{SPECS}/{slug}.html"
 
 
-def campaign_dir(slug: str) -> str:
-    return f"{CAMPAIGNS}/{slug}/"
-
-
 def campaign_page(slug: str) -> str:
     return f"{CAMPAIGNS}/{slug}/{INDEX}"
 

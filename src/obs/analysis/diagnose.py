@@ -24,7 +24,6 @@ from obs.numbers import num, pct, pp
 
 SEVERITY_ORDER = {"problem": 0, "warning": 1, "note": 2}
 MIN_CURVE_POINTS = 20  # curve rules need a curve: fewer points say nothing about a trend
-HELD_OUT = ("dev", "val", "validation", "test", "holdout", "eval", "heldout")
 
 
 @dataclass(frozen=True)

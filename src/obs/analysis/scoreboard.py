@@ -128,10 +128,3 @@ def build_scoreboard(cases: list[ProbeCase], is_negative: Callable[[str], bool])
 def failed_checks(case: ProbeCase, is_negative: Callable[[str], bool], checks_order: list[str]) -> list[str]:
     """The checks this case fails, in scoreboard order."""
     return [c for c in checks_order if c in case.checks and case.checks[c] == is_negative(c)]
-
-
-def case_passes(case: ProbeCase, check: str, is_negative: Callable[[str], bool]) -> bool | None:
-    """Did the case pass `check` (with its polarity)? None when the case lacks the check."""
-    if check not in case.checks:
-        return None
-    return case.checks[check] != is_negative(check)

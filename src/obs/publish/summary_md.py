@@ -23,7 +23,7 @@ from obs.analysis.campaign import CampaignStats
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
 from obs.analysis.report import RunReport
-from obs.numbers import MINUS, num, pct, pp
+from obs.numbers import delta_text, num, pct, pp
 from obs.numbers import p_text as pval
 from obs.pipeline import SourceTree, campaign_summaries, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text, sparkline, table
@@ -85,12 +85,7 @@ def _value(value: float | None, is_rate: bool) -> str:
 
 
 def _delta(value: float | None, is_rate: bool) -> str:
-    if value is None:
-        return "—"
-    if is_rate:
-        return pp(value)
-    text = num(value)
-    return text if text.startswith(MINUS) else "+" + text
+    return delta_text(value, is_rate)
 
 
 def _ci(low: float | None, high: float | None, is_rate: bool) -> str:

@@ -13,17 +13,13 @@ from markupsafe import Markup, escape
 
 from obs.analysis.compare import Headline
 from obs.analysis.held_constant import flatten
-from obs.numbers import MINUS, num, p_text, pct, pp
+from obs.numbers import delta_text, num, p_text, pct, pp, signed_num
 from obs.numbers import is_number as _is_number
 from obs.sitemodel import RunSummary
 
 TEXT_PREVIEW_CHARS = 600
 TEXT_PREVIEW_LINES = 12
 TEXT_CAP_BYTES = 64 * 1024
-
-
-def signed(text: str) -> str:
-    return text.replace("-", MINUS) if text.startswith("-") else (text if text.startswith("+") else "+" + text)
 
 
 def show_value(x: Any) -> str:
@@ -54,12 +50,7 @@ def headline_value(headline: Headline) -> str:
 
 
 def delta_for(value: Any, headline: Headline, with_unit: bool = True) -> str:
-    if headline.is_rate:
-        return pp(value, with_unit)
-    if not _is_number(value):
-        return "—"
-    text = num(value)
-    return text if text.startswith(MINUS) else "+" + text
+    return pp(value, with_unit) if headline.is_rate else signed_num(value)
 
 
 def direction(verdict: Any) -> str:
@@ -137,13 +128,7 @@ def summary_value(summary: RunSummary, value: Any = None) -> str:
 
 
 def summary_delta(summary: RunSummary) -> str:
-    d = summary.delta.delta if summary.delta else None
-    if d is None:
-        return "—"
-    if summary.headline_is_rate:
-        return pp(d)
-    text = num(d)
-    return text if text.startswith(MINUS) else "+" + text
+    return delta_text(summary.delta.delta if summary.delta else None, summary.headline_is_rate)
 
 
 def summary_ci(summary: RunSummary) -> str:
