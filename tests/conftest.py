@@ -32,3 +32,15 @@ def demo_build(demo_source: Path, tmp_path_factory: pytest.TempPathFactory) -> t
 @pytest.fixture(scope="session")
 def demo_site(demo_build: tuple[Path, BuildResult]) -> Path:
     return demo_build[0]
+
+
+@pytest.fixture(scope="session")
+def single_file_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`obs build --single-file spec03-r2` of a private copy of the demo."""
+    from obs.cli import main
+
+    src = tmp_path_factory.mktemp("single-src") / "reports"
+    shutil.copytree(REPORTS, src)
+    out = tmp_path_factory.mktemp("single-out") / "report.html"
+    assert main(["build", str(src), "--single-file", "spec03-r2", "-o", str(out)]) == 0
+    return out

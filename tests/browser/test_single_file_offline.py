@@ -3,24 +3,17 @@ its own URL blocked, and shows its figures, fonts and styles; its script runs, a
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Route
 
-from obs.cli import main
-
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
 
 @pytest.fixture(scope="module")
-def single(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    src = tmp_path_factory.mktemp("src") / "reports"
-    shutil.copytree(REPORTS, src)
-    out = tmp_path_factory.mktemp("out") / "report.html"
-    assert main(["build", str(src), "--single-file", "spec03-r2", "-o", str(out)]) == 0
-    return out
+def single(single_file_report: Path) -> Path:
+    return single_file_report
 
 
 def test_it_loads_offline_in_chromium_and_shows_its_figures(single: Path, browser: Browser) -> None:

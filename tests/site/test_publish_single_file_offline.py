@@ -15,12 +15,8 @@ REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
 
 @pytest.fixture(scope="module")
-def single(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    src = tmp_path_factory.mktemp("src") / "reports"
-    shutil.copytree(REPORTS, src)
-    out = tmp_path_factory.mktemp("out") / "report.html"
-    assert main(["build", str(src), "--single-file", "spec03-r2", "-o", str(out)]) == 0
-    return out
+def single(single_file_report: Path) -> Path:
+    return single_file_report
 
 
 def test_the_file_needs_nothing_beside_it(single: Path) -> None:
