@@ -101,7 +101,28 @@
     window.requestAnimationFrame(function () { pending = false; markScrollable(); });
   }
 
+  // The leaderboard's pick boxes: the button opens compare.html with the picked runs overlaid.
+  function wirePicks(go) {
+    var boxes = document.querySelectorAll("input.pick");
+    function picked() {
+      return Array.prototype.filter.call(boxes, function (b) { return b.checked; })
+        .map(function (b) { return encodeURIComponent(b.value); });
+    }
+    function update() {
+      var n = picked().length;
+      go.disabled = n === 0;
+      go.textContent = n ? "Overlay curves of " + n + " picked run" + (n === 1 ? "" : "s") : "Overlay curves of picked runs";
+    }
+    Array.prototype.forEach.call(boxes, function (b) { b.addEventListener("change", update); });
+    go.addEventListener("click", function () {
+      location.href = go.getAttribute("data-href") + "?runs=" + picked().join(",") + "#overlay";
+    });
+    update();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    var go = document.querySelector("[data-overlay-go]");
+    if (go) wirePicks(go);
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), makeFilterable);
     markScrollable();

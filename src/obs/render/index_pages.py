@@ -14,10 +14,12 @@ from typing import Any
 from obs import urls
 from obs.analysis.campaign import metric_is_rate
 from obs.analysis.campaign_view import CampaignView, campaign_view
+from obs.analysis.metric_views import campaign_metrics
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.render import across_pages as across
+from obs.render import chartdata
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
 
@@ -98,7 +100,14 @@ def render_site_pages(
         pages.update(
             memo(
                 f"campaign:{campaign.id}",
-                [repr(campaign), slug, [s.to_json() for s in members], repr(renderer.meta), cfg.trends],
+                [
+                    repr(campaign),
+                    slug,
+                    [s.to_json() for s in members],
+                    repr(renderer.meta),
+                    cfg.trends,
+                    [cfg.higher_is_better, cfg.negative_checks],
+                ],
                 functools.partial(campaign_pages, campaign, slug, members, renderer, cfg),
             )
         )
@@ -140,6 +149,13 @@ def campaign_pages(
     if figure is not None:
         pages[urls.campaign_file(slug, urls.CAMPAIGN_FIGURE)] = figure
     ctx["has_figure"] = figure is not None
+    ctx["metric_views"] = campaign_metrics(view, cfg.metric_higher_is_better)
+    ctx["charts"] = None
+    key = f"campaign:{slug}"
+    data = chartdata.conditions_data(key, ctx["metric_views"])
+    if data["metrics"]:
+        pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
+        ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
     pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
     page = urls.campaign_page(slug)
     pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
