@@ -162,9 +162,7 @@ def ema(values: list[float], weight: float) -> list[float]:
     return out
 
 
-def test_smoothing_log_scale_and_legend(
-    page: Page, watch: PageWatch, served_demo: ServedSite, demo_site: Path
-) -> None:
+def test_smoothing_log_scale_and_legend(page: Page, watch: PageWatch, served_demo: ServedSite, demo_site: Path) -> None:
     loss = data_file(demo_site / "runs/spec03-r2/curves.js")["series"]["loss"]
     page.goto(served_demo.url(RUN))
     ready(page, "#chart-training")
@@ -211,7 +209,9 @@ def test_reward_panels_mark_the_collapse_and_read_their_band(
     assert "± std [" in reward["text"]  # the band under the cursor is read out too
 
 
-def test_the_explorer_plots_any_series(page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path) -> None:
+def test_the_explorer_plots_any_series(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path
+) -> None:
     rows = metrics_by_step(demo_source, "spec03/r2")
     page.goto(served_demo.url(RUN))
     ready(page, "#chart-explore")
@@ -333,8 +333,10 @@ def test_no_repeated_tick_labels_in_any_chart(page: Page, watch: PageWatch, serv
     for rel in pages:
         page.goto(served_demo.url(rel))
         settle(page)
-        page.wait_for_function("() => document.querySelectorAll('.chart-group').length === "
-                               "document.querySelectorAll('.chart-group.ready').length")
+        page.wait_for_function(
+            "() => document.querySelectorAll('.chart-group').length === "
+            "document.querySelectorAll('.chart-group.ready').length"
+        )
         drawn += assert_distinct_ticks(page, rel)
         for box in page.locator("input[data-log]:not([disabled])").all()[:6]:
             box.scroll_into_view_if_needed()

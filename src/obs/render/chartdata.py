@@ -45,17 +45,34 @@ def _value(v: float) -> float | int:
     return int(r) if r.is_integer() and abs(r) < 2**53 else r
 
 
+def _values(y: np.ndarray) -> list[float | int]:
+    """`_value` of every element, vectorised: each value is rounded to 6 significant digits as an
+    integer scaled by an exact power of ten, so the double is the one nearest the decimal and JSON
+    writes it back as that short decimal (0.15234, not 0.15234000000000001)."""
+    y = np.asarray(y, dtype=np.float64)
+    out = y.copy()
+    nz = np.isfinite(y) & (y != 0)
+    if nz.any():
+        digits = SIGNIFICANT - 1 - np.floor(np.log10(np.abs(y[nz]))).astype(np.int64)
+        vals = y[nz]
+        up = digits >= 0
+        scale = 10.0 ** np.abs(digits)
+        vals = np.where(up, np.round(vals * scale) / scale, np.round(vals / scale) * scale)
+        out[nz] = vals
+    return [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in out.tolist()]
+
+
 def _steps(x: np.ndarray) -> dict[str, list[Any]]:
     """Whole steps as differences from the previous one ("dx": small numbers, a third of the bytes);
     any other x (epochs, seconds) as values."""
     if x.size and np.all(np.mod(x, 1) == 0) and float(np.max(np.abs(x))) < 2**53:
         ints = x.astype(np.int64)
         return {"dx": np.diff(ints, prepend=0).tolist()}
-    return {"x": [_value(v) for v in x.tolist()]}
+    return {"x": _values(x)}
 
 
 def encode(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
-    return {**_steps(x), "y": [_value(v) for v in y.tolist()]}
+    return {**_steps(x), "y": _values(y)}
 
 
 def encode_series(series: Series, points: int) -> dict[str, Any] | None:
@@ -102,8 +119,8 @@ def encode_band(metrics: Metrics, band: Band, points: int) -> dict[str, dict[str
         xs, mid, half = decimate_band(x, m, s, points)
         out[band_key(band)] = {
             **_steps(xs),
-            "lo": [_value(v) for v in (mid - half).tolist()],
-            "hi": [_value(v) for v in (mid + half).tolist()],
+            "lo": _values(mid - half),
+            "hi": _values(mid + half),
         }
     if band.min and band.max:
         env = _joined(metrics, band.min, band.max)
@@ -112,8 +129,8 @@ def encode_band(metrics: Metrics, band: Band, points: int) -> dict[str, dict[str
             xs, mid, half = decimate_band(x, (lo + hi) / 2, (hi - lo) / 2, points)
             out[envelope_key(band)] = {
                 **_steps(xs),
-                "lo": [_value(v) for v in (mid - half).tolist()],
-                "hi": [_value(v) for v in (mid + half).tolist()],
+                "lo": _values(mid - half),
+                "hi": _values(mid + half),
             }
     return out
 
@@ -274,15 +291,15 @@ def conditions_data(key: str, views: Sequence[MetricView]) -> dict[str, Any]:
             entry: dict[str, Any] = {
                 "name": curve.name,
                 "label": curve.label,
-                "x": [_value(v) for v in curve.grid.tolist()],
-                "mean": [_value(v) for v in curve.mean.tolist()],
+                "x": _values(curve.grid),
+                "mean": _values(curve.mean),
             }
             if curve.band is not None:
-                entry["ci_lo"] = [_value(v) for v in curve.band[0].tolist()]
-                entry["ci_hi"] = [_value(v) for v in curve.band[1].tolist()]
+                entry["ci_lo"] = _values(curve.band[0])
+                entry["ci_hi"] = _values(curve.band[1])
             if curve.sd is not None:
-                entry["sd_lo"] = [_value(v) for v in (curve.mean - curve.sd).tolist()]
-                entry["sd_hi"] = [_value(v) for v in (curve.mean + curve.sd).tolist()]
+                entry["sd_lo"] = _values(curve.mean - curve.sd)
+                entry["sd_hi"] = _values(curve.mean + curve.sd)
             conditions.append(entry)
         metrics[view.metric] = {"conditions": conditions}
     return {"schema": "obs.conditions/1", "slug": key, "metrics": metrics}
