@@ -131,6 +131,9 @@ def _inputs(summaries: list[RunSummary], keep: tuple[str, ...]) -> list[dict[str
     return [{k: getattr(s, k) for k in keep} for s in sorted(summaries, key=lambda s: s.id)]
 
 
+summary_fields = _inputs
+
+
 def sweeps_inputs(summaries: list[RunSummary], cfg: SiteConfig) -> list[Any]:
     """Exactly what the sweeps page reads of each run (so unrelated summary changes reuse it)."""
     keep = (

@@ -93,7 +93,17 @@ def render_site_pages(
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         page = urls.spec_page(ctx["slug"])
-        pages[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx).encode()
+        spec = site.specs[ctx["id"]]
+        members = [s.to_json() for s in ctx["runs"]]  # a changed run re-renders its own ladder only
+        baseline = ctx["baseline_summary"].to_json() if ctx["baseline_summary"] else None
+        inputs = [repr(spec), ctx["slug"], members, baseline, sorted(by_id), [g.slug for g in ctx["arm_groups"]]]
+        pages.update(
+            memo(
+                f"spec:{ctx['id']}",
+                [*inputs, repr(renderer.meta), cfg.trends, cfg.fingerprint()],
+                functools.partial(_spec_page, ctx, page, renderer),
+            )
+        )
     for campaign in sorted(site.campaigns.values(), key=lambda c: c.id):
         members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
         slug = layout.campaign_slug(campaign.id)
@@ -111,10 +121,22 @@ def render_site_pages(
                 functools.partial(campaign_pages, campaign, slug, members, renderer, cfg),
             )
         )
-    pages[urls.LEDGER] = renderer.render(
-        "ledger.html", root="", nav="ledger", entries=ledger_entries(summaries)
-    ).encode()
+    entries = ledger_entries(summaries)
+    ledger_inputs = across.summary_fields(
+        entries, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
+    )
+    pages.update(
+        memo(
+            "ledger",
+            [ledger_inputs, [s.id for s in entries], repr(renderer.meta)],
+            lambda: {urls.LEDGER: renderer.render("ledger.html", root="", nav="ledger", entries=entries).encode()},
+        )
+    )
     return pages
+
+
+def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer) -> dict[str, bytes]:
+    return {page: renderer.render("spec.html", root=urls.root_of(page), spec=ctx).encode()}
 
 
 def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.SiteLayout) -> dict[str, Any]:
