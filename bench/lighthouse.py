@@ -5,7 +5,7 @@
 PAGE defaults to the demo's run page (runs/spec03-r2/index.html). Lighthouse comes from the npm
 registry, installed once into ~/.cache/obs-lighthouse (12.8.2: 13.x needs Node >= 22.19), and
 drives Debian's Chromium (CHROME_PATH=/usr/bin/chromium, --headless --no-sandbox). The site is
-served on 127.0.0.1 under /obs-demo/, as GitHub Pages serves a project site. Each page is audited
+served on 127.0.0.1 under /obs-demo/, gzip-compressed, as GitHub Pages serves a project site. Each page is audited
 `--runs` times; the medians are printed (Lighthouse's scores move by a few points between runs
 on a shared machine). This is a measurement, not a test: it asserts nothing.
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gzip
 import http.server
 import json
 import os
@@ -47,12 +48,31 @@ METRICS = {
 }
 
 
+COMPRESSED = (".html", ".css", ".js", ".json", ".svg")
+
+
 class _SubPath(http.server.SimpleHTTPRequestHandler):
+    """The site below SUBPATH, text files gzip-compressed when the browser accepts it (as GitHub
+    Pages and any ordinary web server send them; Python's http.server alone does not)."""
+
     def translate_path(self, path: str) -> str:
         clean = urllib.parse.unquote(urllib.parse.urlsplit(path).path)
         if not clean.startswith(SUBPATH):
             return str(Path(self.directory) / ".not-under-the-sub-path")
         return super().translate_path(urllib.parse.quote("/" + clean[len(SUBPATH) :]))
+
+    def do_GET(self) -> None:
+        path = Path(self.translate_path(self.path))
+        if not path.is_file() or path.suffix not in COMPRESSED or "gzip" not in self.headers.get("Accept-Encoding", ""):
+            super().do_GET()
+            return
+        body = gzip.compress(path.read_bytes(), mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -93,6 +113,13 @@ def audit(binary: Path, url: str, preset: str, out_dir: Path) -> dict[str, Any]:
         if ref["weight"] and (k := ref["id"]) and report["audits"][k]["score"] not in (None, 1)
     )
     shifts = report["audits"].get("layout-shifts", {}).get("details", {}).get("items", [])
+    row["long_tasks"] = [
+        (t.get("url", "")[-40:], round(t.get("duration", 0)))
+        for t in report["audits"]["long-tasks"]["details"]["items"]
+    ]
+    row["lcp_element"] = report["audits"]["largest-contentful-paint-element"]["details"]["items"][0]["items"][0][
+        "node"
+    ]["snippet"]
     row["shifts"] = [
         {"score": round(i.get("score", 0), 4), "node": (i.get("node") or {}).get("snippet", "")[:100]} for i in shifts
     ]

@@ -12,7 +12,8 @@
    hide and show a series. Without this script the page keeps its static fallback. */
 (function () {
   "use strict";
-  const uPlot = window.uPlot;
+  let uPlot = window.uPlot;  // loaded with the first chart that comes near the viewport (needLibrary)
+  const HERE = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, "") : "";
   const PALETTE = ["#2f5d9e", "#d9822b", "#3f8f5f", "#9b4dca", "#c2410c", "#0f766e", "#be185d", "#4b5563"];
   const MUTED = "#5f6b7a";
   const GRID = "#e5e7eb";
@@ -498,15 +499,25 @@
       this.range = null;
       this.syncing = false;
       this.cursorX = null;
-      const roots = root.querySelectorAll(".chart-panel");
-      this.panels = models.map((m, i) => new Panel(this, roots[i], m));
+      this.models = models;
+      this.panels = [];
+      Group.all.push(this);
+      whenNear(root, () => this.start());
+    }
+
+    /* Drawn when it first comes near the viewport: a page's load does no chart work it does not
+       show (a run report's curves sit below the fold). */
+    start() {
+      const roots = this.root.querySelectorAll(".chart-panel");
+      this.panels = this.models.map((m, i) => new Panel(this, roots[i], m));
       this.wireTools();
       this.drawAll();
-      Group.all.push(this);
-      root.classList.add("ready");
+      this.root.classList.add("ready");
     }
 
     setModels(models) {
+      this.models = models;
+      if (!this.root.classList.contains("ready")) return;
       this.panels.forEach((p, i) => {
         p.model = models[i];
         p.hidden.clear();
@@ -657,6 +668,39 @@
   }
   Group.all = [];
 
+  const near = typeof IntersectionObserver === "function" ? new IntersectionObserver(entries => {
+    for (const e of entries) {
+      if (!e.isIntersecting) continue;
+      near.unobserve(e.target);
+      const start = e.target._obsStart;
+      delete e.target._obsStart;
+      if (start) start();
+    }
+  }, { rootMargin: "400px 0px" }) : null;
+
+  function whenNear(el, start) {
+    const go = () => needLibrary(start);
+    if (!near) { go(); return; }
+    el._obsStart = go;
+    near.observe(el);
+  }
+
+  /* uPlot (50 KB) is loaded only when a chart is about to be drawn: a reader who never scrolls
+     to the curves never pays for it, and the page's load does not run it. */
+  const libraryWaiting = [];
+  function needLibrary(cb) {
+    if (uPlot) { cb(); return; }
+    libraryWaiting.push(cb);
+    if (libraryWaiting.length > 1) return;
+    const script = document.createElement("script");
+    script.src = HERE + "vendor/uPlot.iife.min.js";
+    script.onload = () => {
+      uPlot = window.uPlot;
+      libraryWaiting.splice(0).forEach(f => f());
+    };
+    document.head.appendChild(script);
+  }
+
   let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
@@ -707,7 +751,9 @@
   }
 
   function runPage(spec) {
-    withData(spec.slug, null, run => {
+    const first = document.querySelector(".chart-group");
+    if (!first) return;
+    whenNearOnce(first, () => withData(spec.slug, spec.data, run => {
       if (!run) return;
       const stages = run.stages && run.stages.length ? run.stages : null;
       Object.keys(spec.groups).forEach(name => {
@@ -732,7 +778,19 @@
         const group = new Group(explore, [model()], { stages, xLabel: run.x });
         pick.addEventListener("change", () => group.setModels([model()]));
       }
-    });
+    }));
+  }
+
+  /* `start` once any of the page's chart groups comes near the viewport (the data file it needs
+     is then loaded; each group still draws only when it is near itself). */
+  function whenNearOnce(el, start) {
+    let done = false;
+    const once = () => { if (!done) { done = true; start(); } };
+    if (typeof IntersectionObserver !== "function") { once(); return; }
+    const io = new IntersectionObserver(entries => {
+      if (entries.some(e => e.isIntersecting)) { io.disconnect(); once(); }
+    }, { rootMargin: "800px 0px" });
+    document.querySelectorAll(".chart-group").forEach(g => io.observe(g));
   }
 
   // --------------------------------------------------------------- compare.html: overlay
@@ -863,7 +921,7 @@
   // ------------------------------------------------- campaign and arms pages: any metric
 
   function conditionsPage(spec) {
-    withData(spec.key, null, data => {
+    withData(spec.key, spec.data, data => {
       if (!data) return;
       const root = document.getElementById("chart-conditions");
       const pick = document.querySelector("select[data-metric]");

@@ -70,6 +70,8 @@ def shown_number(text: str) -> float:
 
 
 def ready(page: Page, group: str) -> None:
+    """Charts are drawn when they come near the viewport: scroll there, wait until drawn."""
+    page.locator(group).scroll_into_view_if_needed()
     page.wait_for_function(
         "sel => { const g = document.querySelector(sel); return g && g.classList.contains('ready')"
         " && g.querySelector('canvas'); }",
@@ -333,6 +335,8 @@ def test_no_repeated_tick_labels_in_any_chart(page: Page, watch: PageWatch, serv
     for rel in pages:
         page.goto(served_demo.url(rel))
         settle(page)
+        for group in page.locator(".chart-group").all():
+            group.scroll_into_view_if_needed()
         page.wait_for_function(
             "() => document.querySelectorAll('.chart-group').length === "
             "document.querySelectorAll('.chart-group.ready').length"

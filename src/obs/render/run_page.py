@@ -402,6 +402,7 @@ def render_run(
         figures=figures,
         reward_fig=reward_fig,
         charts=charts.spec(slug or urls.slugify(run.id)) if charts else None,
+        preload_fonts=interactive,  # a site page (a page made to stand alone inlines its fonts)
         series_table=series_table(report),
         data_rows=rows,
         budget=budget,
