@@ -143,20 +143,28 @@
 
   /* `cb(data)` once the data of `key` is here (null if its file could not be loaded). With `src`,
      the file is loaded by a <script> element (the page's CSP allows the site's own scripts). */
+  let inFlight = 0;  // script loads under way (tests wait for none before they look)
+
+  function load(src, onload, onerror) {
+    const script = document.createElement("script");
+    script.src = src;
+    script.async = true;
+    inFlight += 1;
+    script.onload = () => { inFlight -= 1; if (onload) onload(); };
+    script.onerror = () => { inFlight -= 1; if (onerror) onerror(); };
+    document.head.appendChild(script);
+  }
+
   function withData(key, src, cb) {
     if (loaded[key]) { cb(loaded[key]); return; }
     (waiting[key] = waiting[key] || []).push(cb);
     if (!src || requested[src]) return;
     requested[src] = true;
-    const script = document.createElement("script");
-    script.src = src;
-    script.async = true;
-    script.onerror = () => {
+    load(src, null, () => {
       const callbacks = waiting[key] || [];
       delete waiting[key];
       callbacks.forEach(f => f(null));
-    };
-    document.head.appendChild(script);
+    });
   }
 
   function xsOf(entry) {
@@ -692,13 +700,10 @@
     if (uPlot) { cb(); return; }
     libraryWaiting.push(cb);
     if (libraryWaiting.length > 1) return;
-    const script = document.createElement("script");
-    script.src = HERE + "vendor/uPlot.iife.min.js";
-    script.onload = () => {
+    load(HERE + "vendor/uPlot.iife.min.js", () => {
       uPlot = window.uPlot;
       libraryWaiting.splice(0).forEach(f => f());
-    };
-    document.head.appendChild(script);
+    });
   }
 
   let resizeTimer = null;
@@ -975,7 +980,8 @@
     if (overlay) overlayPage(overlay);
   }
 
-  window.obsCharts = { groups: Group.all, num, linearLabels, logLabels, ema, loaded };  // for tests and the console
+  // for tests and the console: the groups, the formatters, and whether a load is under way
+  window.obsCharts = { groups: Group.all, num, linearLabels, logLabels, ema, loaded, busy: () => inFlight > 0 };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -223,6 +223,21 @@ def test_the_explorer_plots_any_series(
     assert item["series"] == "epoch" and item["value"] == rows[item["step"]]["epoch"]
 
 
+def test_the_chart_library_and_data_load_only_when_the_curves_come_near(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    """A reader who stays at the top of a report does not download or run the charts' 100 KB."""
+    loaded: list[str] = []
+    page.on("request", lambda r: loaded.append(r.url.rsplit("/", 1)[-1]))
+    page.goto(served_demo.url(RUN))
+    settle(page)
+    page.wait_for_timeout(300)
+    assert "uPlot.iife.min.js" not in loaded and "curves.js" not in loaded
+    assert page.evaluate("typeof window.uPlot") == "undefined"
+    ready(page, "#chart-training")
+    assert loaded.count("uPlot.iife.min.js") == 1 and loaded.count("curves.js") == 1
+
+
 # ------------------------------------------------------------------------------ overlays
 
 
