@@ -8,14 +8,9 @@ from pathlib import Path
 
 from adapterkit import DATA_CORPUS, at, load_all
 
-from obs.adapters import ADAPTERS
 from obs.discover import discover
 
 CORPUS = DATA_CORPUS
-
-
-def test_registration_order() -> None:
-    assert [a.name for a in ADAPTERS] == ["native", "hf_trainer", "mlflow", "lm_eval", "wandb", "generic_jsonl"]
 
 
 def test_run_yaml_over_a_trainer_state(tmp_path: Path) -> None:

@@ -32,7 +32,11 @@ class Claim:
 
 @dataclass(frozen=True)
 class RunSource:
-    """A run that discovery found but has not read yet."""
+    """A run that discovery found but has not read yet.
+
+    `base` is set by the registry when a run.yaml lies over another format's files: the other
+    format's run, whose files hold the data the run.yaml is laid over.
+    """
 
     adapter: str
     path: Path
@@ -41,6 +45,7 @@ class RunSource:
     default_id: str = ""
     spec: str | None = None
     campaign: str | None = None
+    base: RunSource | None = None
 
 
 @dataclass

@@ -5,8 +5,9 @@ Each log file is one run. Records that carry a step (`step`, `global_step`, `ite
 logged", durations written as `H:MM:SS` read as seconds, other text reported. Records that carry
 an id (`id`, `doc_id`, `task_id`, `i`, ...) and at least one true/false field and no step are
 **per-item results**: each record is a probe case, its booleans the checks, so two systems
-evaluated on the same items are compared case by case. A run.yaml beside such a file is read by
-the native adapter, which uses this module for `metrics_file:` (with `step_key:`).
+evaluated on the same items are compared case by case. A run.yaml beside such a file is read as a
+native run; the registry (`obs.adapters`) hands this module's reader the log it names with
+`metrics_file:` (and `step_key:`).
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from obs.adapters.common import (
     build_log_metrics,
     element_lines,
     is_number,
+    probe_case_from_record,
     read_head,
     read_json_document,
     run_id_for_file,
     salvage_array,
     unread_note,
 )
-from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved

@@ -19,13 +19,13 @@ from obs.adapters.common import (
     ProbeCollector,
     is_number,
     iso_from_timestamp,
+    probe_case_from_record,
     read_head,
     read_json_document,
     run_id_for_file,
     salvage_object,
     unread_note,
 )
-from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import EvalResult, Probe, Run

@@ -1,24 +1,36 @@
-"""The native format: a folder with `run.yaml` and the files of docs/contract.md."""
+"""The native format: a folder with `run.yaml` and the files of docs/contract.md.
+
+This module reads native files only. Laying a run.yaml over another format's files, and handing a
+log named by `metrics_file:` to the generic reader, are the registry's job (`obs.adapters`), so
+this module imports no other adapter.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
-from obs.adapters.base import Adapter, Claim, LoadContext, RunSource, is_inside, list_files
+from obs.adapters.base import Claim, LoadContext, RunSource, is_inside, list_files
+from obs.adapters.common import (
+    IMAGE_SUFFIXES,
+    ProbeCollector,
+    checked_render,
+    decode_text,
+    folder_id,
+    probe_case_from_record,
+    read_json_document,
+)
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
 from obs.fields import FieldReader
-from obs.jsonl import iter_jsonl, read_json_file
-from obs.model import STATUSES, VERDICTS, Decision, Gate, GateAsset, GateCheck, Metrics, Probe, ProbeCase, Run
+from obs.jsonl import iter_jsonl
+from obs.model import STATUSES, VERDICTS, Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
 from obs.safeyaml import YamlDoc, YamlError, load_yaml_file
 from obs.series_builder import SeriesBuilder
 
 RUN_FILE = "run.yaml"
 CONTRACT_VERSIONS = (1,)
-IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
-PROBE_TEXT_FIELDS = ("prompt", "expected", "actual", "note")
 
 KNOWN_RUN_KEYS = {
     "obs_contract",
@@ -51,33 +63,32 @@ KNOWN_RUN_KEYS = {
 }
 
 
-class NativeAdapter:
-    name = "native"
+class LogReader(Protocol):
+    """Reads a log named by `metrics_file:` into a run (the registry passes the generic reader)."""
 
-    def claim(self, folder: Path, root: Path) -> Claim | None:
-        if not (folder / RUN_FILE).is_file():
-            return None
-        source = RunSource(
-            adapter=self.name,
-            path=folder,
-            files=list_files(folder, root),
-            default_id=default_run_id(folder, root),
-        )
-        other = overlaid_format(folder, root, skip_generic=_has_own_metrics(folder))
-        notes = (f"run.yaml overlaid on {other[0].name} files",) if other else ()
-        return Claim(runs=(source,), owned_dirs=(folder,), notes=notes)
-
-    def load(self, source: RunSource, ctx: LoadContext) -> Run:
-        return load_native_run(source, ctx)
+    def __call__(self, run: Run, path: Path, diags: Diagnostics, *, step_key: str | None, root: Path) -> None: ...
 
 
-def default_run_id(folder: Path, root: Path) -> str:
-    try:
-        rel = folder.resolve().relative_to(root.resolve())
-    except ValueError:
-        return folder.name
-    text = rel.as_posix()
-    return text if text not in ("", ".") else folder.name
+def claim(folder: Path, root: Path) -> Claim | None:
+    """A folder holding run.yaml is one native run and owns its subfolders (renders/, ...)."""
+    if not (folder / RUN_FILE).is_file():
+        return None
+    files = list_files(folder, root)
+    source = RunSource(adapter="native", path=folder, files=files, default_id=folder_id(folder, root))
+    return Claim(runs=(source,), owned_dirs=(folder,))
+
+
+def new_run(source: RunSource, diags: Diagnostics) -> Run:
+    """The empty run a native folder starts from, before run.yaml is read."""
+    return Run(
+        id=source.default_id or source.path.name,
+        source_dir=source.path,
+        adapter="native",
+        spec=source.spec,
+        campaign=source.campaign,
+        input_files=list(source.files),
+        diagnostics=diags,
+    )
 
 
 def read_run_yaml(path: Path, diags: Diagnostics) -> YamlDoc | None:
@@ -154,7 +165,7 @@ MAX_RUN_YAML_SNIFF = 1 << 20
 NATIVE_FILES = frozenset({RUN_FILE, "metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md"})
 
 
-def _has_own_metrics(folder: Path) -> bool:
+def has_own_metrics(folder: Path) -> bool:
     """metrics.jsonl, or a run.yaml naming a metrics_file: the generic log reader is then not asked."""
     if (folder / "metrics.jsonl").is_file():
         return True
@@ -164,51 +175,19 @@ def _has_own_metrics(folder: Path) -> bool:
         return False
 
 
-def overlaid_format(folder: Path, root: Path, *, skip_generic: bool) -> tuple[Adapter, RunSource] | None:
-    """The other format whose files sit beside this run.yaml (a trainer_state.json, ...), if any.
+def only_native_files(files: Iterable[Path]) -> bool:
+    """Nothing but native files and renders: no other format can be overlaid (the common case, cheap to see)."""
+    return all(p.name in NATIVE_FILES or p.suffix.lower() in IMAGE_SUFFIXES for p in files)
 
-    Asks the other adapters, in their order, whether they recognise the folder; the first that
-    finds exactly one run here, made of files the native format does not read itself, is used
-    for the data and run.yaml is applied on top.
+
+def read_native_files(run: Run, source: RunSource, ctx: LoadContext, read_log: LogReader) -> None:
+    """run.yaml over `run` (its fields win), then metrics, probes, gate and notes.
+
+    `read_log` reads a log that run.yaml names with `metrics_file:` (the generic reader, passed in by
+    the registry, which is the one module that knows every format).
     """
-    from obs.adapters import ADAPTERS  # the registry imports this module
-
-    if all(p.name in NATIVE_FILES or p.suffix.lower() in IMAGE_SUFFIXES for p in list_files(folder, root)):
-        return None  # only native files and renders here: nothing to overlay (the common case, cheap to see)
-    for adapter in ADAPTERS:
-        if adapter.name == "native" or (skip_generic and adapter.name == "generic_jsonl"):
-            continue
-        claim = adapter.claim(folder, root)
-        if claim is None:
-            continue
-        here = [s for s in claim.runs if s.path == folder]
-        if len(here) == 1 and any(f.name not in NATIVE_FILES for f in here[0].files):
-            return adapter, here[0]
-    return None
-
-
-def load_native_run(source: RunSource, ctx: LoadContext) -> Run:
     folder = source.path
     diags = ctx.diags
-    run: Run | None = None
-    other = overlaid_format(folder, ctx.root, skip_generic=_has_own_metrics(folder))
-    if other is not None:
-        adapter, other_source = other
-        run = adapter.load(replace(other_source, default_id=source.default_id), ctx)
-        run.adapter = f"native+{adapter.name}"
-        run.spec = source.spec or run.spec
-        run.campaign = source.campaign or run.campaign
-        run.input_files = list(source.files)
-    if run is None:
-        run = Run(
-            id=source.default_id or folder.name,
-            source_dir=folder,
-            adapter="native",
-            spec=source.spec,
-            campaign=source.campaign,
-            input_files=list(source.files),
-            diagnostics=diags,
-        )
     doc = read_run_yaml(folder / RUN_FILE, diags)
     step_key: str | None = None
     metrics_name = "metrics.jsonl"
@@ -223,9 +202,7 @@ def load_native_run(source: RunSource, ctx: LoadContext) -> Run:
 
     metrics_path = safe_child(folder, metrics_name, ctx.root, diags, folder / RUN_FILE)
     if metrics_path is not None and metrics_path.is_file() and named:
-        from obs.adapters.generic_jsonl import read_log_into
-
-        read_log_into(run, metrics_path, diags, step_key=step_key, root=ctx.root)
+        read_log(run, metrics_path, diags, step_key=step_key, root=ctx.root)
     elif metrics_path is not None and metrics_path.is_file():
         run.metrics = read_metrics_jsonl(metrics_path, diags, step_key=step_key, running=run.status == "running")
     elif named and metrics_path is not None and doc is not None:
@@ -239,8 +216,7 @@ def load_native_run(source: RunSource, ctx: LoadContext) -> Run:
         run.gate = read_gate(gate_path, folder, ctx.root, diags)
     notes_path = folder / "notes.md"
     if notes_path.is_file():
-        run.notes = read_text(notes_path, diags)
-    return run
+        run.notes = decode_text(notes_path.read_bytes(), notes_path, diags)
 
 
 def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer: Path) -> Path | None:
@@ -250,16 +226,6 @@ def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer:
         diags.error(referer, f"'{name}' points outside the run folder; ignored")
         return None
     return candidate
-
-
-def read_text(path: Path, diags: Diagnostics) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        diags.warning(path, "not valid UTF-8; bad bytes were replaced", line)
-        return raw.decode("utf-8", errors="replace")
 
 
 def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, running: bool) -> Metrics:
@@ -282,87 +248,19 @@ def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, 
 
 
 def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Probe:
-    cases: list[ProbeCase] = []
-    seen: dict[str, int] = {}
+    collector = ProbeCollector(path, diags)
     for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
-        case = probe_case_from_record(rec, line, path, run_dir, root, diags)
-        if case is None:
-            continue
-        if case.id in seen:
-            diags.warning(path, f"case id '{case.id}' already used at line {seen[case.id]}; this one skipped", line)
-            continue
-        seen[case.id] = line
-        cases.append(case)
-    if not cases:
+        collector.add(probe_case_from_record(rec, line, path, run_dir, root, diags), line)
+    if not collector.cases:
         diags.warning(path, "no probe cases found")
-    return Probe(cases=cases, source_file=str(path))
-
-
-def probe_case_from_record(
-    rec: dict[str, Any], line: int, path: Path, run_dir: Path, root: Path, diags: Diagnostics
-) -> ProbeCase | None:
-    raw_id = rec.get("id")
-    if raw_id is None or isinstance(raw_id, bool | dict | list):
-        diags.warning(path, "case has no 'id' (string or number); skipped", line)
-        return None
-    checks: dict[str, bool] = {}
-    extra: dict[str, Any] = {}
-    texts: dict[str, str | None] = {}
-    for key, value in rec.items():
-        if key == "id":
-            continue
-        if isinstance(value, bool):
-            checks[key] = value
-        elif key in PROBE_TEXT_FIELDS or key in ("split", "family", "failure_class", "render"):
-            if value is None:
-                texts[key] = None
-            elif isinstance(value, str | int | float):
-                texts[key] = str(value)
-            else:
-                diags.warning(path, f"'{key}' should be text; ignored", line)
-        else:
-            extra[key] = value
-    render = texts.get("render")
-    if render is not None:
-        render = _checked_render(render, run_dir, root, path, line, diags)
-    return ProbeCase(
-        id=str(raw_id),
-        checks=checks,
-        split=texts.get("split"),
-        family=texts.get("family"),
-        failure_class=texts.get("failure_class"),
-        prompt=texts.get("prompt"),
-        expected=texts.get("expected"),
-        actual=texts.get("actual"),
-        render=render,
-        note=texts.get("note"),
-        extra=extra,
-        line=line,
-    )
-
-
-def _checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int, diags: Diagnostics) -> str | None:
-    """A render path must be a relative image file inside the run folder."""
-    if render.startswith(("/", "\\")) or ":" in render:
-        diags.warning(path, f"render '{render[:80]}' must be a relative path inside the run folder; ignored", line)
-        return None
-    target = run_dir / render
-    if not is_inside(target, run_dir.resolve()) or not is_inside(target, root.resolve()):
-        diags.warning(path, f"render '{render[:80]}' points outside the run folder; ignored", line)
-        return None
-    if target.suffix.lower() not in IMAGE_SUFFIXES:
-        diags.warning(path, f"render '{render[:80]}' is not an image ({', '.join(IMAGE_SUFFIXES)}); ignored", line)
-        return None
-    if not target.is_file():
-        diags.warning(path, f"render '{render[:80]}' does not exist", line)
-        return None
-    return target.resolve().relative_to(run_dir.resolve()).as_posix()
+    return Probe(cases=collector.cases, source_file=str(path))
 
 
 def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:
-    data = read_json_file(path, diags)
-    if data is None:
+    doc = read_json_document(path, diags)
+    if doc is None or not doc.ok:
         return None
+    data = doc.data
     if not isinstance(data, dict):
         diags.error(path, "expected a JSON object", 1)
         return None
@@ -387,7 +285,7 @@ def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate
         passed = item.get("passed")
         score = item.get("score")
         render = item.get("render")
-        render = _checked_render(render, run_dir, root, path, 1, diags) if isinstance(render, str) else None
+        render = checked_render(render, run_dir, root, path, 1, diags) if isinstance(render, str) else None
         assets.append(
             GateAsset(
                 id=str(item["id"]),
