@@ -16,6 +16,7 @@ from typing import Any
 
 from obs.diagnostics import Diagnostics
 from obs.safeyaml import YamlError, load_yaml_file
+from obs.sourcetree import safe_input
 
 CONFIG_FILE = "obs.yaml"
 
@@ -165,8 +166,8 @@ _KNOWN = {
 def load_config(source: Path, diags: Diagnostics) -> SiteConfig:
     """Read `SOURCE/obs.yaml` if it exists; every problem is a diagnostic, defaults fill the rest."""
     cfg = SiteConfig()
-    path = source / CONFIG_FILE
-    if not path.is_file():
+    path = safe_input(source / CONFIG_FILE, source)  # a link out of the tree is named by discovery, not read
+    if path is None:
         return cfg
     try:
         doc = load_yaml_file(path)

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from obs.adapters import ADAPTERS
-from obs.adapters.base import RunSource, is_inside
+from obs.adapters.base import RunSource
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fields import FieldReader
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
 from obs.safeyaml import YamlError, load_yaml_file
+from obs.sourcetree import Listing, is_inside, is_obs_site, list_folder, real, report_refused, safe_input
 
 SPEC_FILE = "spec.yaml"
 CAMPAIGN_FILE = "campaign.yaml"
@@ -44,71 +45,112 @@ class Discovery:
 
 
 def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
+    """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds.
+
+    Every folder is listed once (by its real location), and every symbolic link met on the way
+    that leaves the tree or loops is named in a warning and never read (obs.sourcetree).
+    """
     root = root.resolve()
     found = Discovery(root=root, diags=Diagnostics(root=root))
-    excluded = {p.resolve() for p in exclude}
-    visited: set[Path] = set()
-
-    def walk(folder: Path, spec: str | None, campaign: str | None) -> None:
-        real = folder.resolve()
-        if real in visited or real in excluded:
-            return
-        visited.add(real)
-        if (folder / SPEC_FILE).is_file():
-            parsed_spec = read_spec(folder, found.diags)
-            if parsed_spec is not None:
-                if parsed_spec.id in found.specs:
-                    found.diags.error(
-                        folder / SPEC_FILE,
-                        f"spec id '{parsed_spec.id}' is already used by "
-                        f"{found.specs[parsed_spec.id].source_dir}; this spec folder was ignored",
-                    )
-                else:
-                    found.specs[parsed_spec.id] = parsed_spec
-                    spec = parsed_spec.id
-        if (folder / CAMPAIGN_FILE).is_file():
-            parsed_campaign = read_campaign(folder, found.diags)
-            if parsed_campaign is not None:
-                if parsed_campaign.id in found.campaigns:
-                    found.diags.error(
-                        folder / CAMPAIGN_FILE,
-                        f"campaign id '{parsed_campaign.id}' is already used; this campaign folder was ignored",
-                    )
-                else:
-                    found.campaigns[parsed_campaign.id] = parsed_campaign
-                    campaign = parsed_campaign.id
-        for adapter in ADAPTERS:
-            claim = adapter.claim(folder, root)
-            if claim is None:
-                continue
-            for source in claim.runs:
-                found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
-            found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
-            if folder in claim.owned_dirs:
-                return
-            for owned in claim.owned_dirs:
-                visited.add(owned.resolve())
-            break
-        try:
-            children = sorted(p for p in folder.iterdir() if p.is_dir())
-        except OSError as exc:
-            found.diags.warning(folder, f"cannot list folder: {exc.strerror}")
-            return
-        for child in children:
-            if child.name.startswith(".") or child.name == "__pycache__":
-                continue
-            if folder == root and child.name == ARCHIVE_DIR:
-                continue  # frozen reports of `obs decide` (obs.publish), not runs
-            if child.is_symlink() and not is_inside(child, root):
-                found.diags.info(child, "symbolic link leaves the source tree; not followed")
-                continue
-            walk(child, spec, campaign)
-
-    walk(root, None, None)
+    _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
     return found
 
 
-def _read_mapping(path: Path, diags: Diagnostics) -> FieldReader | None:
+class _Walk:
+    """One pass over the source tree, filling a `Discovery`."""
+
+    def __init__(self, found: Discovery, excluded: set[Path]) -> None:
+        self.found = found
+        self.root = found.root
+        self.seen = set(excluded)
+
+    def listing(self, folder: Path) -> Listing | None:
+        """The folder's entries, its refused links reported; None when the folder was listed already."""
+        where = real(folder)
+        if where in self.seen:
+            return None
+        self.seen.add(where)
+        listing = list_folder(folder, self.root)
+        report_refused(self.found.diags, listing.refused)
+        return listing
+
+    def folder(self, folder: Path, spec: str | None, campaign: str | None) -> None:
+        listing = self.listing(folder)
+        if listing is None:
+            return
+        if is_obs_site(folder, listing):
+            self.found.diags.info(folder, "a site built by obs (its index.json says so): skipped, not read as runs")
+            return
+        if SPEC_FILE in listing.names:
+            spec = self.spec(folder) or spec
+        if CAMPAIGN_FILE in listing.names:
+            campaign = self.campaign(folder) or campaign
+        owned = self.claim(folder, spec, campaign)
+        for child in self.children(folder, listing):
+            if owned:
+                self.links_below(child)
+            else:
+                self.folder(child, spec, campaign)
+
+    def spec(self, folder: Path) -> str | None:
+        parsed = read_spec(folder, self.found.diags, root=self.root)
+        if parsed is None:
+            return None
+        if parsed.id in self.found.specs:
+            self.found.diags.error(
+                folder / SPEC_FILE,
+                f"spec id '{parsed.id}' is already used by "
+                f"{self.found.specs[parsed.id].source_dir}; this spec folder was ignored",
+            )
+            return None
+        self.found.specs[parsed.id] = parsed
+        return parsed.id
+
+    def campaign(self, folder: Path) -> str | None:
+        parsed = read_campaign(folder, self.found.diags, root=self.root)
+        if parsed is None:
+            return None
+        if parsed.id in self.found.campaigns:
+            self.found.diags.error(
+                folder / CAMPAIGN_FILE,
+                f"campaign id '{parsed.id}' is already used; this campaign folder was ignored",
+            )
+            return None
+        self.found.campaigns[parsed.id] = parsed
+        return parsed.id
+
+    def claim(self, folder: Path, spec: str | None, campaign: str | None) -> bool:
+        """Ask the adapters in order; True when the one that recognised the folder owns it (no descent)."""
+        for adapter in ADAPTERS:
+            claim = adapter.claim(folder, self.root)
+            if claim is None:
+                continue
+            for source in claim.runs:
+                self.found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
+            self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
+            self.seen.update(real(owned) for owned in claim.owned_dirs if owned != folder)
+            return folder in claim.owned_dirs
+        return False
+
+    def children(self, folder: Path, listing: Listing) -> list[Path]:
+        """Subfolders to enter: not `__pycache__`, and at the top not `archive/` (frozen reports of `obs decide`)."""
+        return [
+            child
+            for child in listing.dirs
+            if child.name != "__pycache__" and not (folder == self.root and child.name == ARCHIVE_DIR)
+        ]
+
+    def links_below(self, folder: Path) -> None:
+        """A folder an adapter owns is not walked for runs, but its refused links are still named."""
+        listing = self.listing(folder)
+        if listing is not None:
+            for child in listing.dirs:
+                self.links_below(child)
+
+
+def _read_mapping(path: Path, root: Path, diags: Diagnostics) -> FieldReader | None:
+    if safe_input(path, root) is None:  # a refused link: named by discovery, not read
+        return None
     try:
         doc = load_yaml_file(path)
     except YamlError as exc:
@@ -122,8 +164,9 @@ def _read_mapping(path: Path, diags: Diagnostics) -> FieldReader | None:
     return FieldReader(doc, path, diags)
 
 
-def read_spec(folder: Path, diags: Diagnostics) -> Spec | None:
-    f = _read_mapping(folder / SPEC_FILE, diags)
+def read_spec(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Spec | None:
+    """spec.yaml of `folder`; it must lie inside `root` (by default the folder itself)."""
+    f = _read_mapping(folder / SPEC_FILE, root or folder, diags)
     if f is None:
         return None
     return Spec(
@@ -137,9 +180,10 @@ def read_spec(folder: Path, diags: Diagnostics) -> Spec | None:
     )
 
 
-def read_campaign(folder: Path, diags: Diagnostics) -> Campaign | None:
+def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Campaign | None:
+    """campaign.yaml of `folder` and the result files it pairs; it must lie inside `root` (by default the folder)."""
     path = folder / CAMPAIGN_FILE
-    f = _read_mapping(path, diags)
+    f = _read_mapping(path, root or folder, diags)
     if f is None:
         return None
     conditions: list[Condition] = []
@@ -277,7 +321,7 @@ def _read_item_file(
 ) -> tuple[ItemResults | None, list[str]]:
     """Read and parse one per-item result file; every problem is a diagnostic and a page note."""
     target = folder / rel
-    if Path(rel).is_absolute() or not is_inside(target, folder.resolve()):
+    if Path(rel).is_absolute() or not is_inside(target, folder):
         message = f"{where}: '{rel}' is outside the campaign folder; not read"
         diags.error(yaml_path, message, line)
         return None, [message]

@@ -41,8 +41,8 @@ class NativeAdapter:
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         claim = native.claim(folder, root)
-        if claim is None:
-            return None
+        if claim is None or not claim.runs:  # no run.yaml, or one that is a refused link
+            return claim
         (source,) = claim.runs
         base = overlaid_source(source, root)
         if base is None:
@@ -75,7 +75,7 @@ def overlaid_source(source: RunSource, root: Path) -> RunSource | None:
     folder = source.path
     if native.only_native_files(source.files):
         return None
-    skip_generic = native.has_own_metrics(folder)
+    skip_generic = native.has_own_metrics(folder, root)
     for adapter in OTHER_FORMATS:
         if skip_generic and adapter.name == GenericJsonlAdapter.name:
             continue

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from obs.adapters.base import is_inside
 from obs.diagnostics import Diagnostics
 from obs.model import Probe, ProbeCase, Run
 from obs.series_builder import STAGE_KEYS, STEP_KEYS, SeriesBuilder
+from obs.sourcetree import is_inside, real
 
 # ---------------------------------------------------------------------------------------------------------------
 # run ids and file accounting
@@ -528,7 +528,7 @@ def checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int
         diags.warning(path, f"render '{render[:80]}' must be a relative path inside the run folder; ignored", line)
         return None
     target = run_dir / render
-    if not is_inside(target, run_dir.resolve()) or not is_inside(target, root.resolve()):
+    if not is_inside(target, run_dir) or not is_inside(target, root):
         diags.warning(path, f"render '{render[:80]}' points outside the run folder; ignored", line)
         return None
     if target.suffix.lower() not in IMAGE_SUFFIXES:
@@ -537,7 +537,7 @@ def checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int
     if not target.is_file():
         diags.warning(path, f"render '{render[:80]}' does not exist", line)
         return None
-    return target.resolve().relative_to(run_dir.resolve()).as_posix()
+    return real(target).relative_to(real(run_dir)).as_posix()
 
 
 @dataclass

@@ -37,6 +37,7 @@ from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
 from obs.model import Run
 from obs.series_builder import STEP_KEYS
+from obs.sourcetree import safe_input
 
 LOG_SUFFIXES = (".jsonl", ".ndjson")
 NOT_LOGS = {
@@ -83,8 +84,8 @@ def campaign_input(path: Path, root: Path) -> bool:
     root = root.resolve()
     folder = path.parent.resolve()
     while True:
-        campaign = folder / "campaign.yaml"
-        if campaign.is_file():
+        campaign = safe_input(folder / "campaign.yaml", root)
+        if campaign is not None:
             rel = path.resolve().relative_to(folder).as_posix()
             try:
                 return rel in campaign.read_text(encoding="utf-8", errors="replace")

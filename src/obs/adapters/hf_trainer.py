@@ -28,6 +28,7 @@ from obs.adapters.common import (
 )
 from obs.diagnostics import Diagnostics
 from obs.model import Run
+from obs.sourcetree import safe_input
 
 STATE_FILE = "trainer_state.json"
 RENAMED_STATE = re.compile(r"^trainer_state.*\.json$")
@@ -62,7 +63,7 @@ class HfTrainerAdapter:
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
         names = {f.name for f in files}
-        checkpoints = _checkpoint_states(folder)
+        checkpoints = _checkpoint_states(folder, root)
         notes: list[str] = []
         if STATE_FILE in names or checkpoints:
             candidates = ([folder / STATE_FILE] if STATE_FILE in names else []) + [s for _, s in checkpoints]
@@ -136,7 +137,7 @@ class HfTrainerAdapter:
         return run
 
 
-def _checkpoint_states(folder: Path) -> list[tuple[int, Path]]:
+def _checkpoint_states(folder: Path, root: Path) -> list[tuple[int, Path]]:
     out = []
     try:
         children = list(folder.iterdir())
@@ -144,7 +145,7 @@ def _checkpoint_states(folder: Path) -> list[tuple[int, Path]]:
         return []
     for child in children:
         m = CHECKPOINT_DIR.match(child.name)
-        if m and child.is_dir() and not child.is_symlink() and (child / STATE_FILE).is_file():
+        if m and child.is_dir() and not child.is_symlink() and safe_input(child / STATE_FILE, root):
             out.append((int(m.group(1)), child / STATE_FILE))
     return sorted(out)
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol
 
-from obs.adapters.base import Claim, LoadContext, RunSource, is_inside, list_files
+from obs.adapters.base import Claim, LoadContext, RunSource, list_files
 from obs.adapters.common import (
     IMAGE_SUFFIXES,
     ProbeCollector,
@@ -28,6 +28,7 @@ from obs.jsonl import iter_jsonl
 from obs.model import STATUSES, VERDICTS, Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
 from obs.safeyaml import YamlDoc, YamlError, load_yaml_file
 from obs.series_builder import SeriesBuilder
+from obs.sourcetree import is_inside, refusal, safe_input
 
 RUN_FILE = "run.yaml"
 CONTRACT_VERSIONS = (1,)
@@ -70,9 +71,15 @@ class LogReader(Protocol):
 
 
 def claim(folder: Path, root: Path) -> Claim | None:
-    """A folder holding run.yaml is one native run and owns its subfolders (renders/, ...)."""
-    if not (folder / RUN_FILE).is_file():
-        return None
+    """A folder holding run.yaml is one native run and owns its subfolders (renders/, ...).
+
+    A run.yaml that is a link out of the tree (or a loop) still marks the folder as a run's, so no
+    other format reads it instead: the folder is taken, with no run (discovery names the link).
+    """
+    if safe_input(folder / RUN_FILE, root) is None:
+        if refusal(folder / RUN_FILE, root) is None:
+            return None
+        return Claim(runs=(), owned_dirs=(folder,), notes=("run.yaml is a refused link: folder not read",))
     files = list_files(folder, root)
     source = RunSource(adapter="native", path=folder, files=files, default_id=folder_id(folder, root))
     return Claim(runs=(source,), owned_dirs=(folder,))
@@ -165,12 +172,13 @@ MAX_RUN_YAML_SNIFF = 1 << 20
 NATIVE_FILES = frozenset({RUN_FILE, "metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md"})
 
 
-def has_own_metrics(folder: Path) -> bool:
+def has_own_metrics(folder: Path, root: Path) -> bool:
     """metrics.jsonl, or a run.yaml naming a metrics_file: the generic log reader is then not asked."""
-    if (folder / "metrics.jsonl").is_file():
+    if safe_input(folder / "metrics.jsonl", root) is not None:
         return True
+    run_yaml = safe_input(folder / RUN_FILE, root)
     try:
-        return b"metrics_file" in (folder / RUN_FILE).read_bytes()[:MAX_RUN_YAML_SNIFF]
+        return run_yaml is not None and b"metrics_file" in run_yaml.read_bytes()[:MAX_RUN_YAML_SNIFF]
     except OSError:
         return False
 
@@ -186,43 +194,51 @@ def read_native_files(run: Run, source: RunSource, ctx: LoadContext, read_log: L
     `read_log` reads a log that run.yaml names with `metrics_file:` (the generic reader, passed in by
     the registry, which is the one module that knows every format).
     """
-    folder = source.path
-    diags = ctx.diags
-    doc = read_run_yaml(folder / RUN_FILE, diags)
-    step_key: str | None = None
-    metrics_name = "metrics.jsonl"
-    named = False
+    folder, root, diags = source.path, ctx.root, ctx.diags
+    run_yaml = safe_input(folder / RUN_FILE, root)
+    doc = read_run_yaml(run_yaml, diags) if run_yaml is not None else None
     if doc is not None:
         apply_run_yaml(run, doc, folder / RUN_FILE, diags)
-        reader = FieldReader(doc, folder / RUN_FILE, diags)
-        step_key = reader.text("step_key")
-        named_file = reader.text("metrics_file")
-        named = bool(named_file) and named_file != "metrics.jsonl"  # the native log keeps the native reader
-        metrics_name = named_file or metrics_name
-
-    metrics_path = safe_child(folder, metrics_name, ctx.root, diags, folder / RUN_FILE)
-    if metrics_path is not None and metrics_path.is_file() and named:
-        read_log(run, metrics_path, diags, step_key=step_key, root=ctx.root)
-    elif metrics_path is not None and metrics_path.is_file():
-        run.metrics = read_metrics_jsonl(metrics_path, diags, step_key=step_key, running=run.status == "running")
-    elif named and metrics_path is not None and doc is not None:
-        diags.warning(folder / RUN_FILE, f"metrics_file '{metrics_name}' does not exist", doc.line_of("metrics_file"))
+    read_metrics(run, folder, doc, ctx, read_log)
     for name, attr in (("probe.jsonl", "probe"), ("probe_repaired.jsonl", "probe_repaired")):
-        p = folder / name
-        if p.is_file():
-            setattr(run, attr, read_probe(p, folder, ctx.root, diags))
-    gate_path = folder / "gate.json"
-    if gate_path.is_file():
-        run.gate = read_gate(gate_path, folder, ctx.root, diags)
-    notes_path = folder / "notes.md"
-    if notes_path.is_file():
+        probe_path = safe_input(folder / name, root)
+        if probe_path is not None:
+            setattr(run, attr, read_probe(probe_path, folder, root, diags))
+    gate_path = safe_input(folder / "gate.json", root)
+    if gate_path is not None:
+        run.gate = read_gate(gate_path, folder, root, diags)
+    notes_path = safe_input(folder / "notes.md", root)
+    if notes_path is not None:
         run.notes = decode_text(notes_path.read_bytes(), notes_path, diags)
+
+
+def read_metrics(run: Run, folder: Path, doc: YamlDoc | None, ctx: LoadContext, read_log: LogReader) -> None:
+    """metrics.jsonl with the native reader, or the log run.yaml names (`metrics_file:`) with the generic one."""
+    diags, run_yaml = ctx.diags, folder / RUN_FILE
+    step_key = named = None
+    if doc is not None:
+        reader = FieldReader(doc, run_yaml, diags)
+        step_key = reader.text("step_key")
+        named = reader.text("metrics_file")
+    if not named or named == "metrics.jsonl":  # the native log keeps the native reader
+        path = safe_input(folder / "metrics.jsonl", ctx.root)
+        if path is not None:
+            run.metrics = read_metrics_jsonl(path, diags, step_key=step_key, running=run.status == "running")
+        return
+    inside = safe_child(folder, named, ctx.root, diags, run_yaml)
+    if inside is None:
+        return
+    path = safe_input(inside, ctx.root)
+    if path is not None:
+        read_log(run, path, diags, step_key=step_key, root=ctx.root)
+    elif doc is not None:
+        diags.warning(run_yaml, f"metrics_file '{named}' does not exist", doc.line_of("metrics_file"))
 
 
 def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer: Path) -> Path | None:
     """Resolve a file name given in metadata; refuse anything that leaves the run folder."""
     candidate = folder / name
-    if not is_inside(candidate, folder.resolve()) or not is_inside(candidate, root.resolve()):
+    if not is_inside(candidate, folder) or not is_inside(candidate, root):
         diags.error(referer, f"'{name}' points outside the run folder; ignored")
         return None
     return candidate
