@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from obs.adapters import ADAPTERS
 from obs.adapters.base import RunSource
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
-from obs.fields import FieldReader
+from obs.fields import YamlFields
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
-from obs.safeyaml import YamlError, load_yaml_file
+from obs.safeyaml import load_mapping
+from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
 from obs.sourcetree import Listing, is_inside, is_obs_site, list_folder, real, report_refused, safe_input
 
 SPEC_FILE = "spec.yaml"
@@ -148,123 +150,77 @@ class _Walk:
                 self.links_below(child)
 
 
-def _read_mapping(path: Path, root: Path, diags: Diagnostics) -> FieldReader | None:
+def _read(path: Path, root: Path, schema: Schema, diags: Diagnostics) -> Reading | None:
+    """A spec.yaml or campaign.yaml checked against its declaration; None when it cannot be used."""
     if safe_input(path, root) is None:  # a refused link: named by discovery, not read
         return None
-    try:
-        doc = load_yaml_file(path)
-    except YamlError as exc:
-        diags.error(path, str(exc), exc.line)
-        return None
-    if doc.data is None:
-        doc.data = {}
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a mapping at the top level", 1)
-        return None
-    return FieldReader(doc, path, diags)
+    doc = load_mapping(path, diags)
+    return schema.read(YamlFields(doc, path, diags)) if doc is not None else None
 
 
 def read_spec(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Spec | None:
     """spec.yaml of `folder`; it must lie inside `root` (by default the folder itself)."""
-    f = _read_mapping(folder / SPEC_FILE, root or folder, diags)
+    f = _read(folder / SPEC_FILE, root or folder, SPEC_YAML, diags)
     if f is None:
         return None
     return Spec(
-        id=f.text("id") or folder.name,
+        id=f.get("id") or folder.name,
         source_dir=folder,
-        title=f.text("title") or "",
-        question=f.markdown("question"),
-        contract=f.mapping("contract"),
-        baseline=f.text("baseline"),
-        primary_metric=f.text("primary_metric"),
+        title=f.get("title"),
+        question=f.get("question"),
+        contract=f.get("contract"),
+        baseline=f.get("baseline"),
+        primary_metric=f.get("primary_metric"),
     )
 
 
 def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Campaign | None:
     """campaign.yaml of `folder` and the result files it pairs; it must lie inside `root` (by default the folder)."""
     path = folder / CAMPAIGN_FILE
-    f = _read_mapping(path, root or folder, diags)
+    f = _read(path, root or folder, CAMPAIGN_YAML, diags)
     if f is None:
         return None
-    conditions: list[Condition] = []
-    raw_conditions = f.data.get("conditions")
-    if isinstance(raw_conditions, list):
-        for item in raw_conditions:
-            if isinstance(item, str | int | float) and not isinstance(item, bool):
-                conditions.append(Condition(name=str(item)))
-            elif isinstance(item, dict) and "name" in item:
-                conditions.append(
-                    Condition(
-                        name=str(item["name"]),
-                        label=str(item.get("label") or ""),
-                        description=str(item.get("description") or ""),
-                    )
-                )
-            else:
-                diags.warning(
-                    path,
-                    "each condition is a name or a mapping with 'name'; one was skipped",
-                    f.line("conditions"),
-                )
-    elif raw_conditions is not None:
-        diags.warning(path, "'conditions' should be a list", f.line("conditions"))
-    seeds = []
-    for s in f.data.get("seeds") or []:
-        if isinstance(s, int) and not isinstance(s, bool):
-            seeds.append(s)
-        else:
-            diags.warning(path, f"seed {s!r} is not an integer; skipped", f.line("seeds"))
     campaign = Campaign(
-        id=f.text("id") or folder.name,
+        id=f.get("id") or folder.name,
         source_dir=folder,
-        title=f.text("title") or "",
-        question=f.markdown("question"),
-        conditions=conditions,
-        baseline_condition=f.text("baseline_condition"),
-        primary_metric=f.text("primary_metric"),
-        seeds=seeds,
-        extra={k: v for k, v in f.data.items() if k not in _CAMPAIGN_KEYS},
+        title=f.get("title"),
+        question=f.get("question"),
+        conditions=[Condition(**c) for c in f.get("conditions")],
+        baseline_condition=f.get("baseline_condition"),
+        primary_metric=f.get("primary_metric"),
+        higher_is_better=f.get("higher_is_better"),
+        seeds=f.get("seeds"),
+        final_window=f.get("final_window"),
+        alpha=f.get("alpha"),
+        evidence=_given(f, "evidence"),
+        litmus=_given(f, "litmus"),
+        extra=f.unknown,
     )
-    hib = f.data.get("higher_is_better")
-    if isinstance(hib, bool):
-        campaign.higher_is_better = hib
-    window = f.integer("final_window")
-    if window is not None and window > 0:
-        campaign.final_window = window
-    alpha = f.data.get("alpha")
-    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and 0 < alpha < 1:
-        campaign.alpha = float(alpha)
-    elif alpha is not None:
-        diags.warning(path, "'alpha' should be a number between 0 and 1; 0.05 used", f.line("alpha"))
-    for key in ("evidence", "litmus"):
-        values = {
-            k: float(v) for k, v in f.mapping(key).items() if isinstance(v, int | float) and not isinstance(v, bool)
-        }
-        setattr(campaign, key, values)
-    names = {c.name for c in conditions}
+    names = {c.name for c in campaign.conditions}
     if campaign.baseline_condition and names and campaign.baseline_condition not in names:
         diags.warning(
             path,
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
-    if "paired" in f.data:
+    if "paired" in f.values:
         # The Campaign model has no dedicated field; the parsed pairs (with their item outcomes, so a
         # changed result file changes the campaign and invalidates cached pages) travel in `extra`.
-        campaign.extra["paired"] = _read_paired(folder, f, diags)
+        campaign.extra["paired"] = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
     return campaign
+
+
+def _given(f: Reading, name: str) -> dict[str, float]:
+    """The entries of a nested mapping that were given (no defaults: an absent minimum is not checked)."""
+    nested = f.values.get(name)
+    return {**nested.values, **nested.unknown} if isinstance(nested, Reading) else {}
 
 
 MAX_ITEM_FILE_BYTES = 64 * 1024 * 1024
 
 
-def _read_paired(folder: Path, f: FieldReader, diags: Diagnostics) -> list[PairedSpec]:
+def _read_paired(folder: Path, raw: list[Any], path: Path, line: int | None, diags: Diagnostics) -> list[PairedSpec]:
     """The `paired:` entries of campaign.yaml: two per-item result files (inside the folder) per entry."""
-    path, line = f.path, f.line("paired")
-    raw = f.data.get("paired")
-    if not isinstance(raw, list):
-        diags.warning(path, "'paired' should be a list of {a, b} mappings; ignored", line)
-        return []
     specs: list[PairedSpec] = []
     for index, entry in enumerate(raw):
         where = f"paired[{index}]"
@@ -355,20 +311,3 @@ def _read_item_file(
     for problem in results.problems:
         diags.warning(target, problem)
     return results, [f"{rel}: {p}" for p in results.problems]
-
-
-_CAMPAIGN_KEYS = {
-    "id",
-    "title",
-    "question",
-    "conditions",
-    "baseline_condition",
-    "primary_metric",
-    "higher_is_better",
-    "seeds",
-    "final_window",
-    "alpha",
-    "evidence",
-    "litmus",
-    "paired",
-}

@@ -23,45 +23,15 @@ from obs.adapters.common import (
 )
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
-from obs.fields import FieldReader
+from obs.fields import YamlFields
 from obs.jsonl import iter_jsonl
-from obs.model import STATUSES, VERDICTS, Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
-from obs.safeyaml import YamlDoc, YamlError, load_yaml_file
+from obs.model import Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
+from obs.safeyaml import YamlDoc, load_mapping
+from obs.schema import RUN_YAML, Reading
 from obs.series_builder import SeriesBuilder
 from obs.sourcetree import is_inside, refusal, safe_input
 
 RUN_FILE = "run.yaml"
-CONTRACT_VERSIONS = (1,)
-
-KNOWN_RUN_KEYS = {
-    "obs_contract",
-    "id",
-    "title",
-    "spec",
-    "campaign",
-    "revision",
-    "date",
-    "status",
-    "baseline",
-    "primary_axis",
-    "primary_metric",
-    "hypothesis",
-    "success_criteria",
-    "held_constant",
-    "model",
-    "config",
-    "contract",
-    "data",
-    "provenance",
-    "condition",
-    "seed",
-    "arm",
-    "tags",
-    "lessons",
-    "decision",
-    "step_key",
-    "metrics_file",
-}
 
 
 class LogReader(Protocol):
@@ -98,73 +68,37 @@ def new_run(source: RunSource, diags: Diagnostics) -> Run:
     )
 
 
-def read_run_yaml(path: Path, diags: Diagnostics) -> YamlDoc | None:
-    try:
-        doc = load_yaml_file(path)
-    except YamlError as exc:
-        diags.error(path, str(exc), exc.line)
-        return None
-    if doc.data is None:
-        return YamlDoc({})
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a mapping of run fields at the top level", 1)
-        return None
-    return doc
+# Fields of run.yaml that are attributes of the same name on Run, laid over what the run had.
+RUN_ATTRIBUTES = tuple(f.name for f in RUN_YAML.fields if f.name in Run.__dataclass_fields__ and f.name != "decision")
 
 
-def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> None:
-    """Fill `run` from a run.yaml document (also used to overlay run.yaml on adapter formats)."""
-    f = FieldReader(doc, path, diags)
-    version = f.integer("obs_contract")
-    if version is not None and version not in CONTRACT_VERSIONS:
-        diags.error(
-            path,
-            f"obs_contract: {version} is not a version this obs understands "
-            f"(it reads {', '.join(map(str, CONTRACT_VERSIONS))}); fields were read as version 1",
-            f.line("obs_contract"),
-        )
-    run.id = f.text("id") or run.id
-    run.title = f.text("title") or run.title
-    run.spec = f.text("spec") or run.spec
-    run.campaign = f.text("campaign") or run.campaign
-    run.revision = f.text("revision") or run.revision
-    run.date = f.text("date") or run.date
-    run.status = f.choice("status", STATUSES, run.status) or run.status
-    run.baseline = f.text("baseline") or run.baseline
-    run.primary_axis = f.text("primary_axis") or run.primary_axis
-    run.primary_metric = f.text("primary_metric") or run.primary_metric
-    run.hypothesis = f.markdown("hypothesis") or run.hypothesis
-    run.success_criteria = f.markdown("success_criteria") or run.success_criteria
-    run.held_constant = f.string_list("held_constant") or run.held_constant
-    run.model = f.mapping("model") or run.model
-    run.config = f.mapping("config") or run.config
-    run.contract = f.mapping("contract") or run.contract
-    run.data = f.mapping("data") or run.data
-    run.provenance = f.mapping("provenance") or run.provenance
-    run.condition = f.text("condition") or run.condition
-    seed = f.integer("seed")
-    run.seed = seed if seed is not None else run.seed
-    run.arm = f.text("arm") or run.arm
-    run.tags = f.string_list("tags") or run.tags
-    run.lessons = f.markdown("lessons") or run.lessons
-    if "decision" in f.data:
-        run.decision = read_decision(f.child("decision"))
-    for key, value in f.data.items():
-        if key not in KNOWN_RUN_KEYS:
-            run.other_fields[key] = value
-            diags.info(path, f"unknown field '{key}' (not in contract v1); shown under other fields", f.line(key))
+def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Reading:
+    """Lay a run.yaml over `run` (a new native run, or what another format read): what it gives wins.
+
+    A field that is absent, empty or wrong (a warning on its line) leaves the run's value; unknown
+    keys are kept under "other fields". Returns the reading, for the fields that are not run
+    attributes (`step_key`, `metrics_file`).
+    """
+    reading = RUN_YAML.read(YamlFields(doc, path, diags))
+    for name in RUN_ATTRIBUTES:
+        value = reading.values.get(name)
+        if value is not None and value not in ("", [], {}):
+            setattr(run, name, value)
+    raw_decision = doc.data.get("decision")
+    if "decision" in doc.data:
+        decision = reading.values.get("decision")
+        run.decision = _decision(decision) if decision is not None and raw_decision else None
+    run.other_fields.update(reading.unknown)
+    return reading
 
 
-def read_decision(f: FieldReader) -> Decision | None:
-    if not f.data:
-        return None
-    verdict = f.choice("verdict", VERDICTS, None)
+def _decision(reading: Reading) -> Decision:
     return Decision(
-        verdict=verdict,
-        rationale=f.markdown("rationale"),
-        next=f.text("next") or "",
-        by=f.text("by") or "",
-        date=f.text("date") or "",
+        verdict=reading.get("verdict"),
+        rationale=reading.get("rationale"),
+        next=reading.get("next"),
+        by=reading.get("by"),
+        date=reading.get("date"),
     )
 
 
@@ -196,10 +130,9 @@ def read_native_files(run: Run, source: RunSource, ctx: LoadContext, read_log: L
     """
     folder, root, diags = source.path, ctx.root, ctx.diags
     run_yaml = safe_input(folder / RUN_FILE, root)
-    doc = read_run_yaml(run_yaml, diags) if run_yaml is not None else None
-    if doc is not None:
-        apply_run_yaml(run, doc, folder / RUN_FILE, diags)
-    read_metrics(run, folder, doc, ctx, read_log)
+    doc = load_mapping(run_yaml, diags, "run fields") if run_yaml is not None else None
+    reading = apply_run_yaml(run, doc, folder / RUN_FILE, diags) if doc is not None else None
+    read_metrics(run, folder, reading, ctx, read_log)
     for name, attr in (("probe.jsonl", "probe"), ("probe_repaired.jsonl", "probe_repaired")):
         probe_path = safe_input(folder / name, root)
         if probe_path is not None:
@@ -212,14 +145,11 @@ def read_native_files(run: Run, source: RunSource, ctx: LoadContext, read_log: L
         run.notes = decode_text(notes_path.read_bytes(), notes_path, diags)
 
 
-def read_metrics(run: Run, folder: Path, doc: YamlDoc | None, ctx: LoadContext, read_log: LogReader) -> None:
+def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadContext, read_log: LogReader) -> None:
     """metrics.jsonl with the native reader, or the log run.yaml names (`metrics_file:`) with the generic one."""
     diags, run_yaml = ctx.diags, folder / RUN_FILE
-    step_key = named = None
-    if doc is not None:
-        reader = FieldReader(doc, run_yaml, diags)
-        step_key = reader.text("step_key")
-        named = reader.text("metrics_file")
+    step_key = reading.get("step_key") if reading else None
+    named = reading.get("metrics_file") if reading else None
     if not named or named == "metrics.jsonl":  # the native log keeps the native reader
         path = safe_input(folder / "metrics.jsonl", ctx.root)
         if path is not None:
@@ -231,8 +161,8 @@ def read_metrics(run: Run, folder: Path, doc: YamlDoc | None, ctx: LoadContext, 
     path = safe_input(inside, ctx.root)
     if path is not None:
         read_log(run, path, diags, step_key=step_key, root=ctx.root)
-    elif doc is not None:
-        diags.warning(run_yaml, f"metrics_file '{named}' does not exist", doc.line_of("metrics_file"))
+    elif reading is not None:
+        diags.warning(run_yaml, f"metrics_file '{named}' does not exist", reading.line("metrics_file"))
 
 
 def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer: Path) -> Path | None:
