@@ -96,29 +96,22 @@ class _Walk:
 
     def spec(self, folder: Path) -> str | None:
         parsed = read_spec(folder, self.found.diags, root=self.root)
-        if parsed is None:
-            return None
-        if parsed.id in self.found.specs:
-            self.found.diags.error(
-                folder / SPEC_FILE,
-                f"spec id '{parsed.id}' is already used by "
-                f"{self.found.specs[parsed.id].source_dir}; this spec folder was ignored",
-            )
-            return None
-        self.found.specs[parsed.id] = parsed
-        return parsed.id
+        return self.register(parsed, self.found.specs, folder / SPEC_FILE, "spec")
 
     def campaign(self, folder: Path) -> str | None:
         parsed = read_campaign(folder, self.found.diags, root=self.root)
+        return self.register(parsed, self.found.campaigns, folder / CAMPAIGN_FILE, "campaign")
+
+    def register(self, parsed: Spec | Campaign | None, known: dict[str, Any], path: Path, what: str) -> str | None:
+        """Keep a spec or campaign under its id; the runs below belong to it. An id already taken is an error."""
         if parsed is None:
             return None
-        if parsed.id in self.found.campaigns:
-            self.found.diags.error(
-                folder / CAMPAIGN_FILE,
-                f"campaign id '{parsed.id}' is already used; this campaign folder was ignored",
-            )
+        if parsed.id in known:
+            first = known[parsed.id].source_dir
+            message = f"{what} id '{parsed.id}' is already used by {first}; this {what} folder was ignored"
+            self.found.diags.error(path, message)
             return None
-        self.found.campaigns[parsed.id] = parsed
+        known[parsed.id] = parsed
         return parsed.id
 
     def claim(self, folder: Path, spec: str | None, campaign: str | None) -> bool:

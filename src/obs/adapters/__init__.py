@@ -18,6 +18,7 @@ from pathlib import Path
 
 from obs.adapters import native
 from obs.adapters.base import Adapter, Claim, LoadContext, RunSource
+from obs.adapters.common import new_run
 from obs.adapters.generic_jsonl import GenericJsonlAdapter, read_log_into
 from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.lm_eval import LmEvalAdapter
@@ -52,7 +53,7 @@ class NativeAdapter:
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         if source.base is None:
-            run = native.new_run(source, ctx.diags)
+            run = new_run(source, ctx)
         else:
             base = source.base
             run = adapter_named(base.adapter).load(replace(base, default_id=source.default_id), ctx)

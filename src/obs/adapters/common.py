@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from obs.diagnostics import Diagnostics
+from obs.adapters.base import LoadContext, RunSource
+from obs.diagnostics import Diagnostics, Severity
 from obs.model import Probe, ProbeCase, Run
 from obs.series_builder import STAGE_KEYS, STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real
@@ -35,6 +36,20 @@ def folder_id(folder: Path, root: Path) -> str:
         return folder.name
     text = rel.as_posix()
     return text if text not in ("", ".") else folder.name
+
+
+def new_run(source: RunSource, ctx: LoadContext, title: str = "") -> Run:
+    """The empty run an adapter fills: its id, folder, format, spec and campaign as discovery found them."""
+    return Run(
+        id=source.default_id or source.path.name,
+        source_dir=source.path,
+        adapter=source.adapter,
+        spec=source.spec,
+        campaign=source.campaign,
+        title=title,
+        input_files=list(source.files),
+        diagnostics=ctx.diags,
+    )
 
 
 def run_id_for_file(folder: Path, root: Path, file: Path, several: bool) -> str:
@@ -465,6 +480,23 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
     if "NaN" in text or "Infinity" in text:
         diags.warning(path, "uses bare NaN/Infinity, which is not JSON; the values were kept")
     return JsonDoc(data, text, True)
+
+
+def read_json_object(
+    path: Path, diags: Diagnostics, severity: Severity | None = "error", complaint: str = "expected a JSON object"
+) -> dict[str, Any] | None:
+    """A JSON document that must be an object (a summary, metadata, a gate): None when it is not.
+
+    A document that is not an object is reported once with `severity` (not at all when None).
+    """
+    doc = read_json_document(path, diags)
+    if doc is None or not doc.ok:
+        return None
+    if not isinstance(doc.data, dict):
+        if severity is not None:
+            diags.add(severity, path, complaint, 1)
+        return None
+    return doc.data
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from obs.adapters.common import (
     build_log_metrics,
     element_lines,
     is_number,
+    new_run,
     probe_case_from_record,
     read_head,
     read_json_document,
@@ -122,16 +123,7 @@ class GenericJsonlAdapter:
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         path = source.path / source.key if source.key else source.files[0]
-        run = Run(
-            id=source.default_id or source.path.name,
-            source_dir=source.path,
-            adapter=self.name,
-            spec=source.spec,
-            campaign=source.campaign,
-            title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name,
-            input_files=list(source.files),
-            diagnostics=ctx.diags,
-        )
+        run = new_run(source, ctx, title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name)
         read_log_into(run, path, ctx.diags, root=ctx.root)
         return run
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
-from obs.adapters.common import folder_id, iso_from_timestamp, read_head, typed_scalar, unread_note
+from obs.adapters.common import folder_id, iso_from_timestamp, new_run, read_head, typed_scalar, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file
@@ -242,16 +242,7 @@ def read_metric_file(path: Path, key: str, builder: SeriesBuilder, diags: Diagno
 def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
     run_dir = source.path
     diags = ctx.diags
-    run = Run(
-        id=source.default_id or run_dir.name,
-        source_dir=run_dir,
-        adapter="mlflow",
-        spec=source.spec,
-        campaign=source.campaign,
-        title=run_dir.name,
-        input_files=list(source.files),
-        diagnostics=diags,
-    )
+    run = new_run(source, ctx, title=run_dir.name)
     meta = _read_meta(run_dir / META, ctx.root, diags)
     if safe_input(run_dir / META, ctx.root) is None:
         diags.warning(run_dir, "this MLflow run has no meta.yaml: no name, status or date")

@@ -19,7 +19,7 @@ from obs.adapters.common import (
     decode_text,
     folder_id,
     probe_case_from_record,
-    read_json_document,
+    read_json_object,
 )
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
@@ -53,19 +53,6 @@ def claim(folder: Path, root: Path) -> Claim | None:
     files = list_files(folder, root)
     source = RunSource(adapter="native", path=folder, files=files, default_id=folder_id(folder, root))
     return Claim(runs=(source,), owned_dirs=(folder,))
-
-
-def new_run(source: RunSource, diags: Diagnostics) -> Run:
-    """The empty run a native folder starts from, before run.yaml is read."""
-    return Run(
-        id=source.default_id or source.path.name,
-        source_dir=source.path,
-        adapter="native",
-        spec=source.spec,
-        campaign=source.campaign,
-        input_files=list(source.files),
-        diagnostics=diags,
-    )
 
 
 # Fields of run.yaml that are attributes of the same name on Run, laid over what the run had.
@@ -203,12 +190,8 @@ def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Pro
 
 
 def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:
-    doc = read_json_document(path, diags)
-    if doc is None or not doc.ok:
-        return None
-    data = doc.data
-    if not isinstance(data, dict):
-        diags.error(path, "expected a JSON object", 1)
+    data = read_json_object(path, diags)
+    if data is None:
         return None
     checks = []
     for item in data.get("checks") or []:

@@ -19,14 +19,15 @@ from obs.adapters.common import (
     RecordCleaner,
     folder_id,
     is_number,
+    new_run,
     numeric_leaves,
-    read_json_document,
+    read_json_object,
     unread_note,
 )
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import Run
-from obs.safeyaml import YamlError, load_yaml_file
+from obs.safeyaml import load_mapping
 from obs.series_builder import STAGE_KEYS, SeriesBuilder
 from obs.sourcetree import safe_input
 
@@ -105,16 +106,7 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
     diags = ctx.diags
     files_dir = _files_dir(folder, ctx.root) or folder
     m = RUN_DIR.match(folder.name)
-    run = Run(
-        id=source.default_id or folder.name,
-        source_dir=folder,
-        adapter="wandb",
-        spec=source.spec,
-        campaign=source.campaign,
-        title=m.group(3) if m else folder.name,
-        input_files=list(source.files),
-        diagnostics=diags,
-    )
+    run = new_run(source, ctx, title=m.group(3) if m else folder.name)
     if m:
         d, t = m.group(1), m.group(2)
         run.date = f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:]}"
@@ -141,15 +133,8 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
 
 
 def _read_config(run: Run, path: Path | None, diags: Diagnostics) -> None:
-    if path is None:
-        return
-    try:
-        doc = load_yaml_file(path)
-    except YamlError as exc:
-        diags.error(path, str(exc), exc.line)
-        return
-    if doc.data is not None and not isinstance(doc.data, dict):
-        diags.error(path, "expected a mapping of config keys", 1)
+    doc = load_mapping(path, diags, "config keys") if path is not None else None
+    if doc is None:
         return
     config, internals = unwrap_config(doc.data)
     run.config = config
@@ -170,15 +155,12 @@ def _read_summary(run: Run, path: Path | None, diags: Diagnostics) -> None:
     if path is None:
         run.notices.append("This W&B run has no wandb-summary.json: no final values.")
         return
-    doc = read_json_document(path, diags)
-    if doc is None or not doc.ok:
+    summary = read_json_object(path, diags)
+    if summary is None:
         return
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a JSON object", 1)
-        return
-    for key, value in numeric_leaves(doc.data, skip=SUMMARY_SKIP):
+    for key, value in numeric_leaves(summary, skip=SUMMARY_SKIP):
         run.summary[key] = value
-    runtime = doc.data.get("_wandb", {}).get("runtime") if isinstance(doc.data.get("_wandb"), dict) else None
+    runtime = summary.get("_wandb", {}).get("runtime") if isinstance(summary.get("_wandb"), dict) else None
     if is_number(runtime) and "_runtime" not in run.summary:
         run.summary["_runtime"] = float(runtime)
     if not [k for k in run.summary if not k.startswith("_")]:
@@ -188,13 +170,9 @@ def _read_summary(run: Run, path: Path | None, diags: Diagnostics) -> None:
 def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
     if path is None:
         return
-    doc = read_json_document(path, diags)
-    if doc is None or not doc.ok:
+    meta = read_json_object(path, diags)
+    if meta is None:
         return
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a JSON object", 1)
-        return
-    meta = doc.data
     started = meta.get("startedAt") or meta.get("heartbeatAt")
     if isinstance(started, str) and started:
         run.date = started
