@@ -283,3 +283,14 @@ def test_per_item_files_named_by_a_campaign_are_not_runs(tmp_path: Path) -> None
     (claim,) = [c for c in found.claims if c.adapter == "generic_jsonl"]
     assert claim.runs == 1 and "a.json, b.json: per-item results named in a campaign.yaml" in claim.notes[0]
     assert [s.default_id for s in found.runs] == ["camp/evals/extra"]
+
+
+def test_a_paired_file_linked_from_elsewhere_in_the_tree_is_refused_not_a_crash(tmp_path: Path) -> None:
+    """The link stays inside the source tree but leaves the campaign folder: discovery names the problem."""
+    write(tmp_path / "other" / "a.json", '[{"id": 1, "correct": true}]')
+    write(tmp_path / "camp" / "evals" / "b.json", '[{"id": 1, "correct": false}]')
+    (tmp_path / "camp" / "evals" / "a.json").symlink_to(tmp_path / "other" / "a.json")
+    write(tmp_path / "camp" / "campaign.yaml", "id: camp\npaired:\n  - a: evals/a.json\n    b: evals/b.json\n")
+    found = discover(tmp_path)
+    assert [s.default_id for s in found.runs] == ["other"]  # the linked copy is the campaign's input, not a run
+    assert any("'evals/a.json' is outside the campaign folder" in m for m in messages(found.diags))

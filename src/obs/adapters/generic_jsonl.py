@@ -84,10 +84,11 @@ def campaign_input(path: Path, root: Path) -> bool:
     """A results file that a campaign.yaml above it names (its `paired:` comparisons): not a run of its own."""
     root = root.resolve()
     folder = path.parent.resolve()
+    placed = folder / path.name  # the file where the campaign sees it (not where a link leads)
     while True:
         campaign = safe_input(folder / "campaign.yaml", root)
         if campaign is not None:
-            rel = path.resolve().relative_to(folder).as_posix()
+            rel = placed.relative_to(folder).as_posix()
             try:
                 return rel in campaign.read_text(encoding="utf-8", errors="replace")
             except OSError:
