@@ -214,49 +214,61 @@ MAX_ITEM_FILE_BYTES = 64 * 1024 * 1024
 
 def _read_paired(folder: Path, raw: list[Any], path: Path, line: int | None, diags: Diagnostics) -> list[PairedSpec]:
     """The `paired:` entries of campaign.yaml: two per-item result files (inside the folder) per entry."""
-    specs: list[PairedSpec] = []
-    for index, entry in enumerate(raw):
-        where = f"paired[{index}]"
-        if not isinstance(entry, dict) or "a" not in entry or "b" not in entry:
-            diags.warning(path, f"{where} should be a mapping with 'a' and 'b' (result files); skipped", line)
-            continue
-        keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key")}
-        sides: list[tuple[str, str, ItemResults | None, list[str]]] = []
-        for side in ("a", "b"):
-            value = entry[side]
-            options = dict(keys)
-            if isinstance(value, dict):
-                rel, label = value.get("file"), value.get("label")
-                options.update({k: value[k] for k in options if k in value})
-            else:
-                rel, label = value, None
-            if not isinstance(rel, str) or not rel:
-                diags.warning(path, f"{where}.{side} should be a file path or a mapping with 'file'; skipped", line)
-                break
-            results, problems = _read_item_file(folder, rel, options, f"{where}.{side}", path, line, diags)
-            sides.append((rel, str(label) if label else Path(rel).stem, results, problems))
-        if len(sides) != 2:
-            continue
-        (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
-        claim = entry.get("claim_pp")
-        if claim is not None and (not isinstance(claim, int | float) or isinstance(claim, bool) or claim < 0):
-            diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
-            claim = None
-        name = entry.get("name")
-        specs.append(
-            PairedSpec(
-                name=str(name) if name else f"{label_a} vs {label_b}",
-                label_a=label_a,
-                label_b=label_b,
-                file_a=file_a,
-                file_b=file_b,
-                claim_pp=None if claim is None else float(claim),
-                a=a,
-                b=b,
-                problems=tuple(prob_a + prob_b),
-            )
-        )
-    return specs
+    specs = [_paired_entry(folder, f"paired[{i}]", entry, path, line, diags) for i, entry in enumerate(raw)]
+    return [s for s in specs if s is not None]
+
+
+_Side = tuple[str, str, ItemResults | None, list[str]]  # file, label, outcomes, problems
+
+
+def _paired_entry(
+    folder: Path, where: str, entry: Any, path: Path, line: int | None, diags: Diagnostics
+) -> PairedSpec | None:
+    """One comparison `{a, b, name, claim_pp, ...}`; a bad entry is a warning and is skipped."""
+    if not isinstance(entry, dict) or "a" not in entry or "b" not in entry:
+        diags.warning(path, f"{where} should be a mapping with 'a' and 'b' (result files); skipped", line)
+        return None
+    keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key")}
+    sides = []
+    for side in ("a", "b"):
+        read = _paired_side(folder, entry[side], keys, f"{where}.{side}", path, line, diags)
+        if read is None:
+            return None
+        sides.append(read)
+    (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+    claim = entry.get("claim_pp")
+    if claim is not None and (not isinstance(claim, int | float) or isinstance(claim, bool) or claim < 0):
+        diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
+        claim = None
+    name = entry.get("name")
+    return PairedSpec(
+        name=str(name) if name else f"{label_a} vs {label_b}",
+        label_a=label_a,
+        label_b=label_b,
+        file_a=file_a,
+        file_b=file_b,
+        claim_pp=None if claim is None else float(claim),
+        a=a,
+        b=b,
+        problems=tuple(prob_a + prob_b),
+    )
+
+
+def _paired_side(
+    folder: Path, value: Any, keys: dict[str, Any], where: str, path: Path, line: int | None, diags: Diagnostics
+) -> _Side | None:
+    """`a:` or `b:`: a path, or `{file, label, id_key, correct_key, items_key}` (its keys win over the entry's)."""
+    options = dict(keys)
+    if isinstance(value, dict):
+        rel, label = value.get("file"), value.get("label")
+        options.update({k: value[k] for k in options if k in value})
+    else:
+        rel, label = value, None
+    if not isinstance(rel, str) or not rel:
+        diags.warning(path, f"{where} should be a file path or a mapping with 'file'; skipped", line)
+        return None
+    results, problems = _read_item_file(folder, rel, options, where, path, line, diags)
+    return rel, str(label) if label else Path(rel).stem, results, problems
 
 
 def _read_item_file(

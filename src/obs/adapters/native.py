@@ -71,10 +71,9 @@ def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Re
         value = reading.values.get(name)
         if value is not None and value not in ("", [], {}):
             setattr(run, name, value)
-    raw_decision = doc.data.get("decision")
-    if "decision" in doc.data:
-        decision = reading.values.get("decision")
-        run.decision = _decision(decision) if decision is not None and raw_decision else None
+    if "decision" in doc.data:  # written, even empty or wrong: it replaces the run's decision
+        nested = reading.values.get("decision")
+        run.decision = _decision(nested) if nested is not None and doc.data["decision"] else None
     run.other_fields.update(reading.unknown)
     return reading
 
