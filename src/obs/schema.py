@@ -31,11 +31,16 @@ CONTRACT_VERSIONS = (1,)
 
 
 class Invalid(Exception):
-    """A value its kind cannot take; `expected` says what would have been right when the kind alone cannot."""
+    """A value its kind cannot take; `expected` says what would have been right when the kind alone cannot.
 
-    def __init__(self, expected: str = "") -> None:
+    `say` is the message when the kind words it itself (a choice: "'status' is 'done'; expected one
+    of ..."); what was done instead is added to it.
+    """
+
+    def __init__(self, expected: str = "", say: str = "") -> None:
         super().__init__(expected)
         self.expected = expected
+        self.say = say
 
 
 def _is_number(value: Any) -> bool:
@@ -181,9 +186,10 @@ class Choice(Kind):
         chosen = text.lower() if self.fold_case else text
         if chosen in self.options:
             return chosen
+        said = f"'{at.name(key)}' is '{text}'; expected {self.expected}"
         if not self.keep_unknown:
-            raise Invalid(self.expected)
-        at.wrong(key, value, self.expected, "kept as written")
+            raise Invalid(self.expected, said)
+        at.say("warning", key, f"{said}; kept as written")
         return text
 
 
@@ -419,7 +425,11 @@ class Schema:
                 try:
                     values[key] = declared.kind.parse(value, at, key)
                 except Invalid as bad:
-                    at.wrong(key, value, bad.expected or declared.kind.expected, declared.outcome(self.uses_defaults))
+                    outcome = declared.outcome(self.uses_defaults)
+                    if bad.say:
+                        at.say("warning", key, f"{bad.say}; {outcome}")
+                    else:
+                        at.wrong(key, value, bad.expected or declared.kind.expected, outcome)
         return Reading(self, values, unknown, at)
 
     def _unknown(self, at: YamlFields, key: str, value: Any, into: dict[str, Any]) -> None:

@@ -110,7 +110,7 @@ def test_one_bad_run_yaml_field_is_a_warning_on_its_line_and_the_rest_is_kept(tm
     run, said = load_run(tmp_path, "id: r9\ntitle: T\nstatus: done\nmodel: 3\nseed: x\nbaselin: r0\nobs_contract: 2\n")
     assert (run.id, run.title, run.status, run.model, run.seed) == ("r9", "T", "finished", {}, None)
     statuses = "queued, running, finished, failed, crashed"
-    assert f"r/run.yaml:3: warning: 'status' should be one of {statuses}, got 'done'; ignored" in said
+    assert f"r/run.yaml:3: warning: 'status' is 'done'; expected one of {statuses}; ignored" in said
     assert "r/run.yaml:4: warning: 'model' should be a mapping, got 3; ignored" in said
     assert "r/run.yaml:5: warning: 'seed' should be an integer, got 'x'; ignored" in said
     assert any(m.startswith("r/run.yaml:6: info: unknown field 'baselin'") for m in said)
@@ -122,7 +122,7 @@ def test_an_unknown_verdict_is_kept_and_flagged(tmp_path: Path) -> None:
     run, said = load_run(tmp_path, "decision:\n  verdict: hold\n  whom: me\n")
     assert run.decision is not None and run.decision.verdict == "hold"
     verdicts = "promote, reject, repair, branch"
-    assert f"r/run.yaml:2: warning: 'decision.verdict' should be one of {verdicts}, got 'hold'; kept as written" in said
+    assert f"r/run.yaml:2: warning: 'decision.verdict' is 'hold'; expected one of {verdicts}; kept as written" in said
     assert any(m.startswith("r/run.yaml:3: info: unknown field 'decision.whom'") for m in said)
 
 
