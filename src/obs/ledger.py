@@ -21,6 +21,7 @@ from typing import Any
 
 from obs.diagnostics import Diagnostics
 from obs.model import VERDICTS, Decision, Run
+from obs.sourcetree import safe_input
 
 # Two names at the top of the source tree belong to obs and are never runs: the ledger and the
 # archive folder of frozen reports beside it. Discovery skips `archive/`; no adapter reads the ledger
@@ -149,6 +150,8 @@ def read_ledger(root: Path, diags: Diagnostics | None = None) -> Ledger:
     Parsed once per process and file version: every run's cache key and every worker asks for it.
     """
     path = ledger_path(root)
+    if safe_input(path, root) is None:  # missing, or a link out of the tree (discovery names it)
+        return Ledger()
     try:
         st = path.stat()
     except OSError:

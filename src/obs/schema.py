@@ -25,6 +25,7 @@ from typing import Any
 
 from obs.diagnostics import Severity
 from obs.fields import YamlFields
+from obs.gate_language import GateError, parse_gate
 from obs.model import STATUSES, VERDICTS
 
 CONTRACT_VERSIONS = (1,)
@@ -275,14 +276,12 @@ class Nested(Kind):
 
 
 class Gates(Kind):
-    """obs.yaml's gates, each parsed by the gate language (obs.analysis.gates: pure, imported only here)."""
+    """obs.yaml's gates, each parsed by the gate language (obs.gate_language)."""
 
     expected = "a list of gates (a string, or a mapping with expr, name, label)"
     type_doc = "list of gates"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        from obs.analysis.gates import GateError, parse_gate
-
         if not isinstance(value, list):
             raise Invalid
         gates: list[dict[str, str]] = []

@@ -161,7 +161,6 @@ def test_a_run_yaml_linked_out_of_the_tree_keeps_its_folder_unread(tmp_path: Pat
     assert "lost" not in {run["id"] for run in manifest["runs"]}
 
 
-@pytest.mark.xfail(strict=True, reason="obs.ledger reads decisions.jsonl without the source-tree check (lead's file)")
 def test_a_linked_decision_ledger_is_not_read(tmp_path: Path) -> None:
     src = tmp_path / "src"
     (src / "r1").mkdir(parents=True)
