@@ -17,8 +17,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from obs.build import BuildOptions, build_site
 
 # (path inside the source, content of the outside file it points to, marker a page shows when it is read)
