@@ -32,7 +32,7 @@ from obs.jsonutil import dumps
 from obs.plan import BuildPlan, PlannedRun, plan_build
 from obs.publish import site_extras
 from obs.resources import package_dir, templates_dir
-from obs.write import MARKER, Staging, check_output_location
+from obs.write import MARKER, STATIC_DIR, Staging, check_output_location, output_location, output_lock, static_unchanged
 
 MANIFEST_SCHEMA_VERSION = 1
 PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
@@ -49,6 +49,7 @@ class BuildOptions:
     progress: bool = False
     cache_dir: Path | None = None
     compare_to: Path | None = None  # obs.publish: another build (site or index.json) for changes.html
+    force: bool = False  # publish even when the new site has no runs or lost more than half (obs.write)
 
 
 @dataclass
@@ -182,10 +183,19 @@ class _Scheduler:
 
 
 def build_site(opts: BuildOptions) -> BuildResult:
+    """Build under the output's lock: one build per output at a time, the cache only changed by it."""
+    if not opts.source.is_dir():
+        return _build_site(opts)  # only reports the missing source: nothing is written
+    check_output_location(opts.source.resolve(), opts.out)  # before the lock makes a folder beside it
+    with output_lock(opts.out):
+        return _build_site(opts)
+
+
+def _build_site(opts: BuildOptions) -> BuildResult:
     started = time.perf_counter()
     result = BuildResult()
     root = opts.source.resolve()
-    out = opts.out.resolve()
+    out = output_location(opts.out)  # the output's link, not the version it points to now
     top = Diagnostics(root=root)
     if not root.is_dir():
         top.error(opts.source, "source folder does not exist")
@@ -195,9 +205,9 @@ def build_site(opts: BuildOptions) -> BuildResult:
     cache_dir = opts.cache_dir or cache_dir_for(out)
     options = {"compare_to": str(opts.compare_to)} if opts.compare_to else {}
     before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
-    cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file())
+    cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
     cfg = load_config(root, top)
-    found = discover(root, exclude=(out, cache_dir.parent))
+    found = discover(root, exclude=(out, cache_dir.parent, root / STATIC_DIR))
     top.extend(found.diags)
     extras = site_extras.prepare(root, cfg, found, opts.compare_to, top)  # obs.publish: ledger, archive, changes
     plan = plan_build(found.runs, top, peek=cache.peek_identity)
@@ -226,6 +236,7 @@ def build_site(opts: BuildOptions) -> BuildResult:
             cached_pages
             and cached_pages.get("key") == pages_key
             and all((out / rel).is_file() for rel in cached_pages["files"])
+            and static_unchanged(root, opts.out)
         ):
             _nothing_to_do(result, plan, cache, top, started)
             _remember(before, result, root, out, cache_dir)
@@ -248,8 +259,9 @@ def build_site(opts: BuildOptions) -> BuildResult:
         result.pages += _site_pages(result, cache, found, cfg, env, staging, out)
         result.pages += extras.write(staging, result.summaries)
         staging.write(".nojekyll", b"")
+        result.diagnostics = sort_diagnostics(result.diagnostics + staging.finish(root, clean=opts.clean))
         staging.write(MARKER, manifest(result, cfg, found))
-        staging.commit()
+        staging.commit(runs=result.runs, force=opts.force)
     except BaseException:
         staging.discard()
         raise
