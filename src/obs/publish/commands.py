@@ -3,7 +3,7 @@
 when a command runs, so `obs build` stays as light as it was.
 
 Exit status as for every obs command: 0 done, 1 done with errors, 2 bad usage (unknown run, bad
-path, an output inside the source tree).
+path, an output inside the source tree); 130/143 after SIGINT/SIGTERM (see obs.cli.main).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+
+from obs.write import fault_point
 
 DEFAULT_SOURCE = "reports"
 
@@ -40,7 +42,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "The ledger's latest entry for a run takes precedence over run.yaml's decision.",
     )
     decide.add_argument("run", help="run id")
-    decide.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    decide.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
     decide.add_argument("--verdict", required=True, choices=["promote", "reject", "repair", "branch"])
     decide.add_argument("--rationale", required=True, help="why (Markdown)")
     decide.add_argument("--next", default="", dest="next_run", help="the next run")
@@ -58,6 +60,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--interval", type=float, default=1.0, help="seconds between checks for changes")
     serve.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    serve.add_argument(
+        "--force",
+        "--allow-empty",
+        dest="force",
+        action="store_true",
+        help="rebuild even when the new site has no runs, or less than half the runs of the one it replaces",
+    )
     serve.set_defaults(func=cmd_serve)
 
 
@@ -67,7 +76,11 @@ def _write_or_print(text: str, out: str | None, source: Path) -> int:
         return 0
     target = Path(out).resolve()
     if target.is_relative_to(source.resolve()):
-        print(f"obs: {out} is inside the source tree {source}; obs never writes there", file=sys.stderr)
+        print(f"obs summary: {out} is inside the source tree {source}; obs never writes there", file=sys.stderr)
+        return 2
+    if target.is_dir():
+        hint = Path(out) / "summary.md"
+        print(f"obs summary: {out} is a folder; -o takes a file name (for example -o {hint})", file=sys.stderr)
         return 2
     _atomic_write(target, text.encode("utf-8"))
     return 0
@@ -87,16 +100,20 @@ def _atomic_write(target: Path, data: bytes) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
+    from obs.cli import folder_hint, missing_run_id, source_problem
     from obs.publish.load import RunNotFound
     from obs.publish.summary_md import CampaignNotFound, summarize_campaign, summarize_run
 
     run, source = args.run, args.source
     if args.campaign and run and source is None:  # `obs summary --campaign ID SOURCE`
         run, source = None, run
-    source_path = Path(source or DEFAULT_SOURCE)
-    if not source_path.is_dir():
-        print(f"obs summary: {source_path}: source folder does not exist", file=sys.stderr)
+    problem = (None if args.campaign else missing_run_id("summary", run, source)) or source_problem(
+        Path(source or DEFAULT_SOURCE)
+    )
+    if problem:
+        print(f"obs summary: {problem}", file=sys.stderr)
         return 2
+    source_path = Path(source or DEFAULT_SOURCE)
     if bool(args.campaign) == bool(run):
         print("obs summary: give a run id, or --campaign ID (not both)", file=sys.stderr)
         return 2
@@ -107,23 +124,26 @@ def cmd_summary(args: argparse.Namespace) -> int:
             else summarize_run(source_path, run, args.baseline)
         )
     except (RunNotFound, CampaignNotFound) as exc:
-        print(f"obs summary: {exc}", file=sys.stderr)
+        print(f"obs summary: {exc}{'' if args.campaign else folder_hint(run, source)}", file=sys.stderr)
         return 2
+    fault_point("summary")
     return _write_or_print(text, args.out, source_path)
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
+    from obs.cli import folder_hint, missing_run_id, source_problem
     from obs.publish.decide import decide
     from obs.publish.load import RunNotFound
 
-    source = Path(args.source)
-    if not source.is_dir():
-        print(f"obs decide: {source}: source folder does not exist", file=sys.stderr)
+    problem = missing_run_id("decide", args.run, args.source) or source_problem(Path(args.source or DEFAULT_SOURCE))
+    if problem:
+        print(f"obs decide: {problem}", file=sys.stderr)
         return 2
+    source = Path(args.source or DEFAULT_SOURCE)
     try:
         done = decide(source, args.run, args.verdict, args.rationale, args.next_run, args.by)
     except RunNotFound as exc:
-        print(f"obs decide: {exc}", file=sys.stderr)
+        print(f"obs decide: {exc}{folder_hint(args.run, args.source)}", file=sys.stderr)
         return 2
     e = done.entry
     print(
@@ -137,12 +157,14 @@ def cmd_decide(args: argparse.Namespace) -> int:
 
 def cmd_single_file(args: argparse.Namespace) -> int:
     """`obs build --single-file RUN [-o FILE]`: the run's page as one self-contained HTML file."""
+    from obs.cli import source_problem
     from obs.publish.load import RunNotFound, load_report, open_tree
     from obs.publish.single_file import SingleFileOptions, link_base_for, render_single_file
 
     source = Path(args.source)
-    if not source.is_dir():
-        print(f"obs build: {source}: source folder does not exist", file=sys.stderr)
+    problem = source_problem(source)
+    if problem:
+        print(f"obs build: {problem}", file=sys.stderr)
         return 2
     try:
         tree = open_tree(source)
@@ -176,6 +198,12 @@ def _write_or_print_bytes(data: bytes, out: str, source: Path) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from obs.cli import source_problem
     from obs.publish.serve import serve
 
-    return serve(Path(args.source), Path(args.out) if args.out else None, args.port, args.interval, args.jobs)
+    problem = source_problem(Path(args.source))
+    if problem:
+        print(f"obs serve: {problem}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else None
+    return serve(Path(args.source), out, args.port, args.interval, args.jobs, force=args.force)
