@@ -580,14 +580,18 @@ def check_not_emptying(loc: Path, given: Path, runs: int) -> None:
 
 
 def _entries_under(root: Path) -> list[str]:
-    """Relative paths of the files and links under `root` (links are listed, not followed)."""
+    """Relative paths of the files and links under `root` (links are listed, not followed).
+
+    Plain strings, not Path objects: this walks every file of a site on every publish.
+    """
     out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath)
-        for name in dirnames:
-            if (base / name).is_symlink():
-                out.append((base / name).relative_to(root).as_posix())
-        out.extend((base / name).relative_to(root).as_posix() for name in filenames)
+    top = os.fspath(root)
+    cut = len(top) + 1
+    for dirpath, dirnames, filenames in os.walk(top):
+        rel = dirpath[cut:].replace(os.sep, "/")
+        prefix = f"{rel}/" if rel else ""
+        out.extend(prefix + name for name in dirnames if os.path.islink(os.path.join(dirpath, name)))
+        out.extend(prefix + name for name in filenames)
     return sorted(out)
 
 

@@ -285,3 +285,17 @@ def test_strict_fails_when_no_run_was_found(tmp_path: Path, capsys: pytest.Captu
     assert build(empty, tmp_path / "site", "--strict") == 1  # the quick replay says so too
     assert build(empty, tmp_path / "other", "--strict") == 1
     assert f"obs build: no run was found in {empty} (--strict)" in capsys.readouterr().err
+
+
+def test_an_interrupt_just_after_the_switch_never_removes_the_published_version(tmp_path: Path) -> None:
+    """A signal between the rename and the end of commit() unwinds into discard(): the version the
+    output already points to must survive it."""
+    from obs.write import Staging
+
+    out = tmp_path / "site"
+    staging = Staging(out)
+    staging.write("index.json", b'{"generator": "obs", "runs": []}')
+    staging.commit()
+    staging._published = False  # as if the signal came between os.replace and the line after it
+    staging.discard()
+    assert (out / "index.json").is_file()
