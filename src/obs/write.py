@@ -139,6 +139,7 @@ def current_version(out: Path) -> str | None:
 
 
 def check_output_location(source: Path, out: Path) -> None:
+    """Refuse an output obs may not replace: in or around the source, a file, a folder obs did not make."""
     loc = output_location(out)
     src, dst = source.resolve(), loc.resolve()
     if dst == src or src.is_relative_to(dst) or dst.is_relative_to(src) or loc.is_relative_to(src):
