@@ -39,10 +39,15 @@ snapshots: system-deps $(STAMP)
 	@echo "snapshots: new images in tests/browser/snapshots/ ($$(cat tests/browser/snapshots/chromium-version.txt | tail -1)); look at them, then commit"
 
 ## check-site: outside validators (W3C Nu HTML checker, axe-core, links, JS errors, air gap) on the demo site
-CHECK_SITE       ?= $(firstword $(wildcard ../shared/tools/check-site /work/shared/tools/check-site) ../shared/tools/check-site)
+## The checker is vendored in tools/check_site/ (see its PROVENANCE.md); CHECK_SITE=... runs another copy.
+CHECK_SITE       ?= tools/check_site/check-site
 CHECK_SITE_NPM   ?= $(HOME)/.cache/check-site
 CHECK_SITE_TOOLS ?= axe-core@4.14.1 vnu-jar@26.9.27
 check-site: demo check-site-tools
+	@if [ ! -x "$(CHECK_SITE)" ]; then \
+	  echo "check-site: $(CHECK_SITE) is missing or not executable; it is vendored in tools/check_site/ (see PROVENANCE.md there)" >&2; \
+	  exit 2; \
+	fi
 	$(CHECK_SITE) site
 
 check-site-tools:
@@ -58,8 +63,9 @@ system-deps:
 	    chromium fonts-liberation fonts-dejavu-core; \
 	fi
 
+## clean: the demo site is a link (site -> .site.obs/site.<id>): remove the link, its versions and its cache
 clean:
-	rm -rf site build dist .pytest_cache .mypy_cache .ruff_cache
+	rm -rf site .site.obs .obs-cache build dist .pytest_cache .mypy_cache .ruff_cache
 
 ## readme-screenshot: the README's picture of a run page, made by the project's own browser code
 readme-screenshot: demo

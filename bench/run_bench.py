@@ -121,7 +121,9 @@ def main() -> None:
     obs = [sys.executable, "-m", "obs.cli", "build", str(args.corpus), "-o", str(args.out), "-q"]
     if args.jobs:
         obs += ["-j", str(args.jobs)]
-    cache = args.out.resolve().parent / ".obs-cache"
+    out = args.out.absolute()
+    cache = out.parent / ".obs-cache"  # beside the output link (not beside the version it points to)
+    versions = out.parent / f".{out.name}.obs"  # the site's versions (see obs.write)
     leaf = sorted(args.corpus.glob("spec*/r[1-9]/metrics.jsonl"))[-1]
     camp = sorted(args.corpus.glob("campaign/*/metrics.jsonl"))[-1]
     backups = {p: p.read_bytes() for p in (leaf, camp)}
@@ -139,7 +141,10 @@ def main() -> None:
     try:
         subprocess.run([sys.executable, "-m", "compileall", "-q", obs_package_dir()], env=USER_ENV, check=True)
         for i in range(args.repeat):
-            shutil.rmtree(args.out, ignore_errors=True)
+            if out.is_symlink():
+                out.unlink()
+            shutil.rmtree(out, ignore_errors=True)
+            shutil.rmtree(versions, ignore_errors=True)
             shutil.rmtree(cache, ignore_errors=True)
             results["load_1min"].append(os.getloadavg()[0])
             t, rss = run_build(obs)

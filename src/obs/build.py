@@ -33,7 +33,7 @@ from obs.pipeline import RunResult, SourceTree
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.sitemodel import RunSummary, SummaryError
-from obs.write import MARKER, Staging, check_output_location
+from obs.write import MARKER, Staging, check_output_location, output_location, output_lock, static_unchanged
 
 PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
 
@@ -49,6 +49,7 @@ class BuildOptions:
     progress: bool = False
     cache_dir: Path | None = None
     start_method: str | None = None  # multiprocessing start method; None: the platform's default
+    force: bool = False  # publish even when the new site has no runs or lost more than half (obs.write)
 
 
 @dataclass
@@ -176,15 +177,22 @@ class _Scheduler:
 
 
 def build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin] = ()) -> BuildResult:
-    """The whole build: plan, reuse or (re)build every run, then the pages made from summaries.
+    """The whole build, under the output's lock: one build per output at a time, the cache only
+    changed by it. `plugins` (`obs.hooks`) add publishing features; the core build writes runs,
+    index, spec, campaign, ledger and across-runs pages and `index.json`."""
+    if not opts.source.is_dir():
+        return _build_site(opts, plugins)  # only reports the missing source: nothing is written
+    check_output_location(opts.source.resolve(), opts.out)  # before the lock makes a folder beside it
+    with output_lock(opts.out):
+        return _build_site(opts, plugins)
 
-    `plugins` (`obs.hooks`) add publishing features; the core build writes runs, index, spec,
-    campaign, ledger and across-runs pages and `index.json`.
-    """
+
+def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResult:
+    """Plan, reuse or (re)build every run, then the pages made from summaries, then publish."""
     started = time.perf_counter()
     result = BuildResult()
     root = opts.source.resolve()
-    out = opts.out.resolve()
+    out = output_location(opts.out)  # the output's link, not the version it points to now
     if not root.is_dir():
         top = Diagnostics(root=root)
         top.error(opts.source, "source folder does not exist")
@@ -192,9 +200,10 @@ def build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin] = ()) -> Build
         return result
     check_output_location(root, opts.out)
     cache_dir = opts.cache_dir or cache_dir_for(out)
-    options = {p.name: p.fingerprint() for p in plugins}
+    # the no-op replay (obs.cli) snapshots with no options: a plugin with its defaults adds none
+    options = {p.name: fp for p in plugins if (fp := p.fingerprint())}
     before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
-    cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file())
+    cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
     tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
     for plugin in plugins:
         plugin.on_tree(tree)
@@ -226,6 +235,7 @@ def build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin] = ()) -> Build
             cached_pages
             and cached_pages.get("key") == pages_key
             and all((out / rel).is_file() for rel in cached_pages["files"])
+            and static_unchanged(root, opts.out)
         ):
             _nothing_to_do(result, tree, cache, started)
             _remember(before, result, root, out, cache_dir, options)
@@ -250,6 +260,7 @@ def build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin] = ()) -> Build
         for plugin in plugins:
             result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
+        result.diagnostics = sort_diagnostics(result.diagnostics + staging.finish(root, clean=opts.clean))
         staging.write(
             MARKER,
             manifest(
@@ -261,7 +272,7 @@ def build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin] = ()) -> Build
                 warnings=result.warnings,
             ),
         )
-        staging.commit()
+        staging.commit(runs=result.runs, force=opts.force)
     except BaseException:
         staging.discard()
         raise

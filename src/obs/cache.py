@@ -4,12 +4,19 @@ A page is a pure function of its inputs, so a hash of those inputs decides wheth
 again. File contents are hashed once and remembered by (size, mtime, inode): a no-op rebuild stats
 files instead of reading gigabytes. The cache lives beside the output folder, never in the source
 tree, and a damaged or foreign cache is simply ignored (the build then starts from scratch).
+
+The cache describes one published version of the site and is trusted only for it: `save()` (called
+after the publish step) records the version the output's link points to, and `open()` trusts
+nothing when the output points elsewhere: a build killed between its publish and its cache write,
+or a site replaced by hand, costs a full rebuild, never pages mixed from two builds. The cache is
+only changed by the holder of the output's lock (obs.write.output_lock).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,14 +25,16 @@ from typing import Any
 import orjson
 
 from obs import __version__
+from obs.write import OutputError, current_version, output_location
 
 CACHE_FORMAT = 1
 STATE_FILE = "state.json"
 
 
 def cache_dir_for(out: Path) -> Path:
-    out = out.resolve()
-    return out.parent / ".obs-cache" / out.name
+    """`.obs-cache/<name>` beside the output (named after the output, not the version it links to)."""
+    loc = output_location(out)
+    return loc.parent / ".obs-cache" / loc.name
 
 
 def sha256_file(path: Path) -> str:
@@ -81,11 +90,18 @@ class BuildCache:
     pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> {key, files}
     peeks: dict[str, list[Any]] = field(default_factory=dict)  # run.yaml -> [size, mtime_ns, ino, id, baseline]
     hits: int = 0
+    site: Path | None = None  # the output this cache describes (None: not tied to one, as in tests)
 
     @classmethod
-    def open(cls, folder: Path, *, clean: bool = False) -> BuildCache:
-        cache = cls(folder)
-        for stale in (folder / "digests").glob("*.json.new"):  # left by a build that did not finish
+    def open(cls, folder: Path, *, clean: bool = False, site: Path | None = None) -> BuildCache:
+        """The cache in `folder`, empty when `clean`, unusable, or made for another version of `site`.
+
+        Raises OutputError when the folder cannot be written: better said before building than as
+        a traceback at the end.
+        """
+        _check_writable(folder)
+        cache = cls(folder, site=site)
+        for stale in (folder / "digests").glob("*.json.new"):  # a killed build's (we hold the lock)
             stale.unlink(missing_ok=True)
         if clean:
             return cache
@@ -93,12 +109,14 @@ class BuildCache:
             state = orjson.loads((folder / STATE_FILE).read_bytes())
             if state.get("format") != CACHE_FORMAT or state.get("obs_version") != __version__:
                 return cache
+            if site is not None and state.get("site_version") != current_version(site):
+                return cache  # made for another version of the site: its build did not finish
             cache.file_hashes = dict(state["file_hashes"])
             cache.runs = {k: RunEntry(**v) for k, v in state["runs"].items()}
             cache.pages = dict(state.get("pages", {}))
             cache.peeks = dict(state.get("peeks", {}))
         except (OSError, ValueError, KeyError, TypeError):
-            return cls(folder)
+            return cls(folder, site=site)
         return cache
 
     def file_sha(self, path: Path) -> str:
@@ -167,8 +185,20 @@ class BuildCache:
             "runs": {k: v.as_dict() for k, v in sorted(self.runs.items())},
             "pages": self.pages,
             "peeks": {k: v for k, v in self.peeks.items() if k in live_files},
+            "site_version": current_version(self.site) if self.site is not None else None,
         }
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f".{STATE_FILE}.{os.getpid()}"
         tmp.write_bytes(orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS))
         os.replace(tmp, self.folder / STATE_FILE)
+
+
+def _check_writable(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise OutputError(
+            f"the build cache {folder} cannot be written ({exc.strerror}); make it writable or delete it"
+        ) from exc

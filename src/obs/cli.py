@@ -1,21 +1,27 @@
 """Command line: `obs build`, `obs check`, `obs gate`; `obs summary`, `obs decide`, `obs serve` (obs.publish).
 
 Every diagnostic is printed as `path:line: severity: message`, then one summary line. Exit status:
-0 clean, 1 errors (or warnings with --strict), 2 bad usage.
+0 clean, 1 errors (or warnings with --strict), 2 bad usage (a missing or unreadable source, an
+output obs may not write, another build holding the output), 130 after Ctrl-C (SIGINT) and 143
+after SIGTERM: one line on stderr, no traceback, the output left as the last complete build.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 
 from obs import __version__
-from obs.argtypes import worker_count
+from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
 from obs.diagnostics import Diagnostic, sort_diagnostics
 
-DEFAULT_SOURCE = "reports"
 DEFAULT_OUT = "site"
 
 
@@ -30,14 +36,23 @@ def _counts(items: list[Diagnostic]) -> tuple[int, int]:
     return sum(d.severity == "error" for d in items), sum(d.severity == "warning" for d in items)
 
 
+def _no_runs(source: Path, runs: int, strict: bool) -> bool:
+    """--strict: a build that found no run fails (an empty or wrong source is a mistake in CI)."""
+    if strict and runs == 0:
+        print(f"obs build: no run was found in {source} (--strict)", file=sys.stderr)
+        return True
+    return False
+
+
 def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> int | None:
     """Nothing changed since the last build: replay its result without importing the pipeline."""
     from obs import quickcheck
     from obs.cache import cache_dir_for
     from obs.resources import package_dir, templates_dir
+    from obs.write import lock_is_free
 
-    if args.clean or not source.is_dir():
-        return None
+    if args.clean or not source.is_dir() or not lock_is_free(out):
+        return None  # a build in progress: take the normal path, which waits for it or refuses
     cache_dir = cache_dir_for(out)
     previous = quickcheck.load_previous(cache_dir)
     if previous is None or not quickcheck.unchanged(
@@ -47,38 +62,61 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> i
     diagnostics = [Diagnostic(**d) for d in previous["result"]["diagnostics"]]
     _print_diagnostics(diagnostics, args.quiet)
     errors, warnings = _counts(diagnostics)
-    print(
-        f"obs build: {previous['result']['runs']} runs, nothing changed, {errors} errors, {warnings} warnings -> {out}"
-    )
+    runs = previous["result"]["runs"]
+    print(f"obs build: {runs} runs, nothing changed, {errors} errors, {warnings} warnings -> {out}")
+    if _no_runs(source, runs, args.strict):
+        return 1
     return 1 if errors or (args.strict and warnings) else 0
 
 
+def _say(message: str) -> None:
+    print(f"obs build: {message}", file=sys.stderr, flush=True)
+
+
 def cmd_build(args: argparse.Namespace) -> int:
+    if args.extra is not None:
+        print(
+            f"obs build: two folders given; the output folder goes after -o: obs build {args.source} -o {args.extra}",
+            file=sys.stderr,
+        )
+        return 2
     if args.single_file:  # obs.publish: one run as one self-contained HTML file
         from obs.publish.commands import cmd_single_file
 
         return cmd_single_file(args)
     source, out = Path(args.source), Path(args.out or DEFAULT_OUT)
-    replayed = None if args.compare_to else _replay_if_unchanged(source, out, args)
+    problem = source_problem(source)
+    if problem:
+        print(f"obs build: {problem}", file=sys.stderr)
+        return 2
+    from obs.write import OutputError
+
+    try:
+        replayed = None if args.compare_to else _replay_if_unchanged(source, out, args)
+    except OutputError:
+        replayed = None  # said below, by the normal path
     if replayed is not None:
         return replayed
     from obs.build import BuildOptions, build_site
     from obs.publish.extras import PublishExtras
-    from obs.write import OutputError
+    from obs.write import check_output_location, output_lock
 
     try:
-        result = build_site(
-            BuildOptions(
-                source=source,
-                out=out,
-                strict=args.strict,
-                quiet=args.quiet,
-                clean=args.clean,
-                jobs=args.jobs,
-                progress=sys.stderr.isatty(),
-            ),
-            [PublishExtras(compare_to=Path(args.compare_to) if args.compare_to else None)],
-        )
+        check_output_location(source, out)
+        with output_lock(out, wait=args.wait, on_wait=_say):
+            result = build_site(
+                BuildOptions(
+                    source=source,
+                    out=out,
+                    strict=args.strict,
+                    quiet=args.quiet,
+                    clean=args.clean,
+                    jobs=args.jobs,
+                    progress=sys.stderr.isatty(),
+                    force=args.force,
+                ),
+                [PublishExtras(compare_to=Path(args.compare_to) if args.compare_to else None)],
+            )
     except OutputError as exc:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
@@ -89,6 +127,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         else f"{result.runs} runs, nothing changed"
     )
     print(f"obs build: {what}, {result.errors} errors, {result.warnings} warnings in {result.seconds:.2f} s -> {out}")
+    if _no_runs(source, result.runs, args.strict):
+        return 1
     return result.exit_code(args.strict)
 
 
@@ -96,10 +136,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from obs.ledger import read_ledger
     from obs.pipeline import SourceTree, load_run
 
-    root = Path(args.source).resolve()
-    if not root.is_dir():
-        print(f"obs check: {args.source}: source folder does not exist", file=sys.stderr)
+    problem = source_problem(Path(args.source))
+    if problem:
+        print(f"obs check: {problem}", file=sys.stderr)
         return 2
+    root = Path(args.source).resolve()
     tree = SourceTree.open(root)
     found, plan = tree.found, tree.plan
     read_ledger(root, tree.diags)  # decisions.jsonl, line by line
@@ -133,14 +174,15 @@ def cmd_gate(args: argparse.Namespace) -> int:
     """
     from obs.pipeline import RunNotFound, SourceTree, load_report
 
-    source = Path(args.source)
-    if not source.is_dir():
-        print(f"obs gate: {args.source}: source folder does not exist", file=sys.stderr)
+    problem = missing_run_id("gate", args.run, args.source) or source_problem(Path(args.source or DEFAULT_SOURCE))
+    if problem:
+        print(f"obs gate: {problem}", file=sys.stderr)
         return 2
+    source = Path(args.source or DEFAULT_SOURCE)
     try:
         report = load_report(SourceTree.open(source), args.run).report  # the run and its baseline, as a build does
     except RunNotFound as exc:
-        print(f"obs gate: {exc}", file=sys.stderr)
+        print(f"obs gate: {exc}{folder_hint(args.run, args.source)}", file=sys.stderr)
         return 2
     run = report.run
     _print_diagnostics([d for d in run.diagnostics.items if d.severity == "error"], quiet=True)
@@ -174,12 +216,28 @@ def make_parser() -> argparse.ArgumentParser:
 
     build = sub.add_parser("build", help="build the site from a folder of run artifacts")
     build.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    build.add_argument("extra", nargs="?", default=None, help=argparse.SUPPRESS)  # `obs build SRC OUT`: say -o
     build.add_argument(
         "-o", "--out", default=None, help="output folder (default: site/); with --single-file the file (RUN.html)"
     )
-    build.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    build.add_argument("--strict", action="store_true", help="exit 1 on warnings too, and when no run was found")
     build.add_argument("-q", "--quiet", action="store_true", help="no progress, no info diagnostics")
-    build.add_argument("--clean", action="store_true", help="ignore the build cache: rebuild every page")
+    build.add_argument(
+        "--clean",
+        action="store_true",
+        help="ignore the build cache and rebuild every page; files in the site that obs did not write are "
+        "removed (each one named) instead of kept",
+    )
+    build.add_argument(
+        "--force",
+        "--allow-empty",
+        dest="force",
+        action="store_true",
+        help="publish even when the new site has no runs, or less than half the runs of the site it replaces",
+    )
+    build.add_argument(
+        "--wait", action="store_true", help="when another build is writing the output, wait for it instead of exiting"
+    )
     build.add_argument("-j", "--jobs", type=worker_count, default=None, help="worker processes (default: all cores)")
     build.add_argument("--single-file", metavar="RUN", help="write only RUN's report, as one self-contained HTML file")
     build.add_argument(
@@ -200,7 +258,7 @@ def make_parser() -> argparse.ArgumentParser:
         "Exit status: 0 promote, 1 any other verdict or none, 2 unknown run or source.",
     )
     gate.add_argument("run", help="run id (as in run.yaml `id:`)")
-    gate.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    gate.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
     gate.set_defaults(func=cmd_gate)
 
     from obs.publish.commands import add_parsers  # summary, decide, serve
@@ -209,10 +267,74 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM in the main process: unwinds like Ctrl-C, so every `finally` and
+    `except BaseException` cleans up (the staging folder, obs serve's temporary folder)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+STOP_NOTE = {
+    "build": "interrupted; the output holds the last complete build",
+    "serve": "stopped",
+}
+
+
+@contextlib.contextmanager
+def _signals_as_interrupts(command: str) -> Iterator[None]:
+    """SIGINT and SIGTERM raise Interrupted in this process; a second one exits at once.
+
+    Forked worker processes inherit this handler: there SIGINT is ignored (a terminal sends it
+    to the whole process group; the main process stops the pool) and SIGTERM ends the worker.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    main_pid = os.getpid()
+    stopping = False
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        if os.getpid() != main_pid:
+            if signum == signal.SIGTERM:
+                signal.signal(signum, signal.SIG_DFL)
+                os.kill(os.getpid(), signum)
+            return
+        if stopping:  # asked twice: stop now; the next build removes what is left
+            _stop_line(command, signum)
+            os._exit(128 + signum)
+        stopping = True
+        raise Interrupted(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _stop_line(command: str, signum: int) -> None:
+    note = STOP_NOTE.get(command, "interrupted")
+    print(f"obs {command}: {note} ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = make_parser()
     args = parser.parse_args(argv)
-    return int(args.func(args))
+    with _signals_as_interrupts(args.command):
+        try:
+            return int(args.func(args))
+        except KeyboardInterrupt as exc:
+            signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+            _stop_line(args.command, signum)
+            return 128 + signum
+        except OSError as exc:  # a file or folder obs could not read or write: say which, no traceback
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"obs {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 1
 
 
 if __name__ == "__main__":

@@ -43,11 +43,13 @@ class Diagnostics:
     items: list[Diagnostic] = field(default_factory=list)
 
     def _where(self, path: Path | str) -> str:
+        """The path as a reader knows it, relative to the folder above the source root. A link is named
+        by itself (its folder resolved, not its target), and a looping one cannot raise here."""
         p = Path(path)
         if self.root is not None:
             try:
-                return str(p.resolve().relative_to(self.root.resolve().parent))
-            except ValueError:
+                return str((p.parent.resolve() / p.name).relative_to(self.root.resolve().parent))
+            except (ValueError, OSError, RuntimeError):
                 pass
         return str(p)
 

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from obs.adapters import ADAPTERS
-from obs.adapters.base import RunSource, is_inside
+from obs.adapters.base import RunSource
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
-from obs.fields import FieldReader
+from obs.fields import YamlFields
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
-from obs.safeyaml import YamlError, load_yaml_file
+from obs.safeyaml import load_mapping
+from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
+from obs.sourcetree import Listing, is_inside, is_obs_site, list_folder, real, report_refused, safe_input
 
 SPEC_FILE = "spec.yaml"
 CAMPAIGN_FILE = "campaign.yaml"
@@ -44,226 +47,228 @@ class Discovery:
 
 
 def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
+    """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds.
+
+    Every folder is listed once (by its real location), and every symbolic link met on the way
+    that leaves the tree or loops is named in a warning and never read (obs.sourcetree).
+    """
     root = root.resolve()
     found = Discovery(root=root, diags=Diagnostics(root=root))
-    excluded = {p.resolve() for p in exclude}
-    visited: set[Path] = set()
-
-    def walk(folder: Path, spec: str | None, campaign: str | None) -> None:
-        real = folder.resolve()
-        if real in visited or real in excluded:
-            return
-        visited.add(real)
-        if (folder / SPEC_FILE).is_file():
-            parsed_spec = read_spec(folder, found.diags)
-            if parsed_spec is not None:
-                if parsed_spec.id in found.specs:
-                    found.diags.error(
-                        folder / SPEC_FILE,
-                        f"spec id '{parsed_spec.id}' is already used by "
-                        f"{found.specs[parsed_spec.id].source_dir}; this spec folder was ignored",
-                    )
-                else:
-                    found.specs[parsed_spec.id] = parsed_spec
-                    spec = parsed_spec.id
-        if (folder / CAMPAIGN_FILE).is_file():
-            parsed_campaign = read_campaign(folder, found.diags)
-            if parsed_campaign is not None:
-                if parsed_campaign.id in found.campaigns:
-                    found.diags.error(
-                        folder / CAMPAIGN_FILE,
-                        f"campaign id '{parsed_campaign.id}' is already used; this campaign folder was ignored",
-                    )
-                else:
-                    found.campaigns[parsed_campaign.id] = parsed_campaign
-                    campaign = parsed_campaign.id
-        for adapter in ADAPTERS:
-            claim = adapter.claim(folder, root)
-            if claim is None:
-                continue
-            for source in claim.runs:
-                found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
-            found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
-            if folder in claim.owned_dirs:
-                return
-            for owned in claim.owned_dirs:
-                visited.add(owned.resolve())
-            break
-        try:
-            children = sorted(p for p in folder.iterdir() if p.is_dir())
-        except OSError as exc:
-            found.diags.warning(folder, f"cannot list folder: {exc.strerror}")
-            return
-        for child in children:
-            if child.name.startswith(".") or child.name == "__pycache__":
-                continue
-            if folder == root and child.name == ARCHIVE_DIR:
-                continue  # frozen reports of `obs decide` (obs.publish), not runs
-            if child.is_symlink() and not is_inside(child, root):
-                found.diags.info(child, "symbolic link leaves the source tree; not followed")
-                continue
-            walk(child, spec, campaign)
-
-    walk(root, None, None)
+    _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
     return found
 
 
-def _read_mapping(path: Path, diags: Diagnostics) -> FieldReader | None:
-    try:
-        doc = load_yaml_file(path)
-    except YamlError as exc:
-        diags.error(path, str(exc), exc.line)
-        return None
-    if doc.data is None:
-        doc.data = {}
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a mapping at the top level", 1)
-        return None
-    return FieldReader(doc, path, diags)
+class _Walk:
+    """One pass over the source tree, filling a `Discovery`."""
+
+    def __init__(self, found: Discovery, excluded: set[Path]) -> None:
+        self.found = found
+        self.root = found.root
+        self.seen = set(excluded)
+
+    def listing(self, folder: Path) -> Listing | None:
+        """The folder's entries, its refused links reported; None when the folder was listed already."""
+        where = real(folder)
+        if where in self.seen:
+            return None
+        self.seen.add(where)
+        listing = list_folder(folder, self.root)
+        report_refused(self.found.diags, listing.refused)
+        return listing
+
+    def folder(self, folder: Path, spec: str | None, campaign: str | None) -> None:
+        listing = self.listing(folder)
+        if listing is None:
+            return
+        if is_obs_site(folder, listing):
+            self.found.diags.info(folder, "a site built by obs (its index.json says so): skipped, not read as runs")
+            return
+        if SPEC_FILE in listing.names:
+            spec = self.spec(folder) or spec
+        if CAMPAIGN_FILE in listing.names:
+            campaign = self.campaign(folder) or campaign
+        owned = self.claim(folder, spec, campaign)
+        for child in self.children(folder, listing):
+            if owned:
+                self.links_below(child)
+            else:
+                self.folder(child, spec, campaign)
+
+    def spec(self, folder: Path) -> str | None:
+        parsed = read_spec(folder, self.found.diags, root=self.root)
+        return self.register(parsed, self.found.specs, folder / SPEC_FILE, "spec")
+
+    def campaign(self, folder: Path) -> str | None:
+        parsed = read_campaign(folder, self.found.diags, root=self.root)
+        return self.register(parsed, self.found.campaigns, folder / CAMPAIGN_FILE, "campaign")
+
+    def register(self, parsed: Spec | Campaign | None, known: dict[str, Any], path: Path, what: str) -> str | None:
+        """Keep a spec or campaign under its id; the runs below belong to it. An id already taken is an error."""
+        if parsed is None:
+            return None
+        if parsed.id in known:
+            first = known[parsed.id].source_dir
+            message = f"{what} id '{parsed.id}' is already used by {first}; this {what} folder was ignored"
+            self.found.diags.error(path, message)
+            return None
+        known[parsed.id] = parsed
+        return parsed.id
+
+    def claim(self, folder: Path, spec: str | None, campaign: str | None) -> bool:
+        """Ask the adapters in order; True when the one that recognised the folder owns it (no descent)."""
+        for adapter in ADAPTERS:
+            claim = adapter.claim(folder, self.root)
+            if claim is None:
+                continue
+            for source in claim.runs:
+                self.found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
+            self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
+            self.seen.update(real(owned) for owned in claim.owned_dirs if owned != folder)
+            return folder in claim.owned_dirs
+        return False
+
+    def children(self, folder: Path, listing: Listing) -> list[Path]:
+        """Subfolders to enter: not `__pycache__`, and at the top not `archive/` (frozen reports of `obs decide`)."""
+        return [
+            child
+            for child in listing.dirs
+            if child.name != "__pycache__" and not (folder == self.root and child.name == ARCHIVE_DIR)
+        ]
+
+    def links_below(self, folder: Path) -> None:
+        """A folder an adapter owns is not walked for runs, but its refused links are still named."""
+        listing = self.listing(folder)
+        if listing is not None:
+            for child in listing.dirs:
+                self.links_below(child)
 
 
-def read_spec(folder: Path, diags: Diagnostics) -> Spec | None:
-    f = _read_mapping(folder / SPEC_FILE, diags)
+def _read(path: Path, root: Path, schema: Schema, diags: Diagnostics) -> Reading | None:
+    """A spec.yaml or campaign.yaml checked against its declaration; None when it cannot be used."""
+    if safe_input(path, root) is None:  # a refused link: named by discovery, not read
+        return None
+    doc = load_mapping(path, diags)
+    return schema.read(YamlFields(doc, path, diags)) if doc is not None else None
+
+
+def read_spec(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Spec | None:
+    """spec.yaml of `folder`; it must lie inside `root` (by default the folder itself)."""
+    f = _read(folder / SPEC_FILE, root or folder, SPEC_YAML, diags)
     if f is None:
         return None
     return Spec(
-        id=f.text("id") or folder.name,
+        id=f.get("id") or folder.name,
         source_dir=folder,
-        title=f.text("title") or "",
-        question=f.markdown("question"),
-        contract=f.mapping("contract"),
-        baseline=f.text("baseline"),
-        primary_metric=f.text("primary_metric"),
+        title=f.get("title"),
+        question=f.get("question"),
+        contract=f.get("contract"),
+        baseline=f.get("baseline"),
+        primary_metric=f.get("primary_metric"),
     )
 
 
-def read_campaign(folder: Path, diags: Diagnostics) -> Campaign | None:
+def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Campaign | None:
+    """campaign.yaml of `folder` and the result files it pairs; it must lie inside `root` (by default the folder)."""
     path = folder / CAMPAIGN_FILE
-    f = _read_mapping(path, diags)
+    f = _read(path, root or folder, CAMPAIGN_YAML, diags)
     if f is None:
         return None
-    conditions: list[Condition] = []
-    raw_conditions = f.data.get("conditions")
-    if isinstance(raw_conditions, list):
-        for item in raw_conditions:
-            if isinstance(item, str | int | float) and not isinstance(item, bool):
-                conditions.append(Condition(name=str(item)))
-            elif isinstance(item, dict) and "name" in item:
-                conditions.append(
-                    Condition(
-                        name=str(item["name"]),
-                        label=str(item.get("label") or ""),
-                        description=str(item.get("description") or ""),
-                    )
-                )
-            else:
-                diags.warning(
-                    path,
-                    "each condition is a name or a mapping with 'name'; one was skipped",
-                    f.line("conditions"),
-                )
-    elif raw_conditions is not None:
-        diags.warning(path, "'conditions' should be a list", f.line("conditions"))
-    seeds = []
-    for s in f.data.get("seeds") or []:
-        if isinstance(s, int) and not isinstance(s, bool):
-            seeds.append(s)
-        else:
-            diags.warning(path, f"seed {s!r} is not an integer; skipped", f.line("seeds"))
     campaign = Campaign(
-        id=f.text("id") or folder.name,
+        id=f.get("id") or folder.name,
         source_dir=folder,
-        title=f.text("title") or "",
-        question=f.markdown("question"),
-        conditions=conditions,
-        baseline_condition=f.text("baseline_condition"),
-        primary_metric=f.text("primary_metric"),
-        seeds=seeds,
-        extra={k: v for k, v in f.data.items() if k not in _CAMPAIGN_KEYS},
+        title=f.get("title"),
+        question=f.get("question"),
+        conditions=[Condition(**c) for c in f.get("conditions")],
+        baseline_condition=f.get("baseline_condition"),
+        primary_metric=f.get("primary_metric"),
+        higher_is_better=f.get("higher_is_better"),
+        seeds=f.get("seeds"),
+        final_window=f.get("final_window"),
+        alpha=f.get("alpha"),
+        evidence=_given(f, "evidence"),
+        litmus=_given(f, "litmus"),
+        extra=f.unknown,
     )
-    hib = f.data.get("higher_is_better")
-    if isinstance(hib, bool):
-        campaign.higher_is_better = hib
-    window = f.integer("final_window")
-    if window is not None and window > 0:
-        campaign.final_window = window
-    alpha = f.data.get("alpha")
-    if isinstance(alpha, int | float) and not isinstance(alpha, bool) and 0 < alpha < 1:
-        campaign.alpha = float(alpha)
-    elif alpha is not None:
-        diags.warning(path, "'alpha' should be a number between 0 and 1; 0.05 used", f.line("alpha"))
-    for key in ("evidence", "litmus"):
-        values = {
-            k: float(v) for k, v in f.mapping(key).items() if isinstance(v, int | float) and not isinstance(v, bool)
-        }
-        setattr(campaign, key, values)
-    names = {c.name for c in conditions}
+    names = {c.name for c in campaign.conditions}
     if campaign.baseline_condition and names and campaign.baseline_condition not in names:
         diags.warning(
             path,
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
-    if "paired" in f.data:
+    if "paired" in f.values:
         # The Campaign model has no dedicated field; the parsed pairs (with their item outcomes, so a
         # changed result file changes the campaign and invalidates cached pages) travel in `extra`.
-        campaign.extra["paired"] = _read_paired(folder, f, diags)
+        campaign.extra["paired"] = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
     return campaign
+
+
+def _given(f: Reading, name: str) -> dict[str, float]:
+    """The entries of a nested mapping that were given (no defaults: an absent minimum is not checked)."""
+    nested = f.values.get(name)
+    return {**nested.values, **nested.unknown} if isinstance(nested, Reading) else {}
 
 
 MAX_ITEM_FILE_BYTES = 64 * 1024 * 1024
 
 
-def _read_paired(folder: Path, f: FieldReader, diags: Diagnostics) -> list[PairedSpec]:
+def _read_paired(folder: Path, raw: list[Any], path: Path, line: int | None, diags: Diagnostics) -> list[PairedSpec]:
     """The `paired:` entries of campaign.yaml: two per-item result files (inside the folder) per entry."""
-    path, line = f.path, f.line("paired")
-    raw = f.data.get("paired")
-    if not isinstance(raw, list):
-        diags.warning(path, "'paired' should be a list of {a, b} mappings; ignored", line)
-        return []
-    specs: list[PairedSpec] = []
-    for index, entry in enumerate(raw):
-        where = f"paired[{index}]"
-        if not isinstance(entry, dict) or "a" not in entry or "b" not in entry:
-            diags.warning(path, f"{where} should be a mapping with 'a' and 'b' (result files); skipped", line)
-            continue
-        keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key")}
-        sides: list[tuple[str, str, ItemResults | None, list[str]]] = []
-        for side in ("a", "b"):
-            value = entry[side]
-            options = dict(keys)
-            if isinstance(value, dict):
-                rel, label = value.get("file"), value.get("label")
-                options.update({k: value[k] for k in options if k in value})
-            else:
-                rel, label = value, None
-            if not isinstance(rel, str) or not rel:
-                diags.warning(path, f"{where}.{side} should be a file path or a mapping with 'file'; skipped", line)
-                break
-            results, problems = _read_item_file(folder, rel, options, f"{where}.{side}", path, line, diags)
-            sides.append((rel, str(label) if label else Path(rel).stem, results, problems))
-        if len(sides) != 2:
-            continue
-        (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
-        claim = entry.get("claim_pp")
-        if claim is not None and (not isinstance(claim, int | float) or isinstance(claim, bool) or claim < 0):
-            diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
-            claim = None
-        name = entry.get("name")
-        specs.append(
-            PairedSpec(
-                name=str(name) if name else f"{label_a} vs {label_b}",
-                label_a=label_a,
-                label_b=label_b,
-                file_a=file_a,
-                file_b=file_b,
-                claim_pp=None if claim is None else float(claim),
-                a=a,
-                b=b,
-                problems=tuple(prob_a + prob_b),
-            )
-        )
-    return specs
+    specs = [_paired_entry(folder, f"paired[{i}]", entry, path, line, diags) for i, entry in enumerate(raw)]
+    return [s for s in specs if s is not None]
+
+
+_Side = tuple[str, str, ItemResults | None, list[str]]  # file, label, outcomes, problems
+
+
+def _paired_entry(
+    folder: Path, where: str, entry: Any, path: Path, line: int | None, diags: Diagnostics
+) -> PairedSpec | None:
+    """One comparison `{a, b, name, claim_pp, ...}`; a bad entry is a warning and is skipped."""
+    if not isinstance(entry, dict) or "a" not in entry or "b" not in entry:
+        diags.warning(path, f"{where} should be a mapping with 'a' and 'b' (result files); skipped", line)
+        return None
+    keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key")}
+    sides = []
+    for side in ("a", "b"):
+        read = _paired_side(folder, entry[side], keys, f"{where}.{side}", path, line, diags)
+        if read is None:
+            return None
+        sides.append(read)
+    (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+    claim = entry.get("claim_pp")
+    if claim is not None and (not isinstance(claim, int | float) or isinstance(claim, bool) or claim < 0):
+        diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
+        claim = None
+    name = entry.get("name")
+    return PairedSpec(
+        name=str(name) if name else f"{label_a} vs {label_b}",
+        label_a=label_a,
+        label_b=label_b,
+        file_a=file_a,
+        file_b=file_b,
+        claim_pp=None if claim is None else float(claim),
+        a=a,
+        b=b,
+        problems=tuple(prob_a + prob_b),
+    )
+
+
+def _paired_side(
+    folder: Path, value: Any, keys: dict[str, Any], where: str, path: Path, line: int | None, diags: Diagnostics
+) -> _Side | None:
+    """`a:` or `b:`: a path, or `{file, label, id_key, correct_key, items_key}` (its keys win over the entry's)."""
+    options = dict(keys)
+    if isinstance(value, dict):
+        rel, label = value.get("file"), value.get("label")
+        options.update({k: value[k] for k in options if k in value})
+    else:
+        rel, label = value, None
+    if not isinstance(rel, str) or not rel:
+        diags.warning(path, f"{where} should be a file path or a mapping with 'file'; skipped", line)
+        return None
+    results, problems = _read_item_file(folder, rel, options, where, path, line, diags)
+    return rel, str(label) if label else Path(rel).stem, results, problems
 
 
 def _read_item_file(
@@ -277,7 +282,7 @@ def _read_item_file(
 ) -> tuple[ItemResults | None, list[str]]:
     """Read and parse one per-item result file; every problem is a diagnostic and a page note."""
     target = folder / rel
-    if Path(rel).is_absolute() or not is_inside(target, folder.resolve()):
+    if Path(rel).is_absolute() or not is_inside(target, folder):
         message = f"{where}: '{rel}' is outside the campaign folder; not read"
         diags.error(yaml_path, message, line)
         return None, [message]
@@ -311,20 +316,3 @@ def _read_item_file(
     for problem in results.problems:
         diags.warning(target, problem)
     return results, [f"{rel}: {p}" for p in results.problems]
-
-
-_CAMPAIGN_KEYS = {
-    "id",
-    "title",
-    "question",
-    "conditions",
-    "baseline_condition",
-    "primary_metric",
-    "higher_is_better",
-    "seeds",
-    "final_window",
-    "alpha",
-    "evidence",
-    "litmus",
-    "paired",
-}

@@ -1,7 +1,8 @@
-"""Typed reading of fields from a YAML mapping, reporting wrong types with the field's line.
+"""Where each field of a YAML mapping was written, and the one way to say that a field is wrong.
 
-Each reader returns a usable value (or the default) and adds a diagnostic when the input does not
-match the contract, so one bad field never costs the rest of the file.
+`obs.schema` says what the fields are; this module points at them. Every problem with a field
+becomes a diagnostic on its own line (`path:line: warning: 'decision.verdict' should be ...`), so
+one bad field never costs the rest of the file.
 """
 
 from __future__ import annotations
@@ -10,98 +11,53 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from obs.diagnostics import Diagnostics
+from obs.diagnostics import Diagnostics, Severity
 from obs.safeyaml import YamlDoc
 
+MAX_SHOWN = 40
 
-class FieldReader:
-    def __init__(self, doc: YamlDoc, path: Path, diags: Diagnostics, prefix: str = "") -> None:
+
+def shown(value: Any) -> str:
+    """A value as a message quotes it: its repr, cut at 40 characters."""
+    text = repr(value)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN] + "…"
+
+
+class YamlFields:
+    """The fields of one mapping in a YAML file (the top level, or a nested one such as `decision:`)."""
+
+    def __init__(
+        self,
+        doc: YamlDoc,
+        path: Path,
+        diags: Diagnostics,
+        *,
+        prefix: str = "",
+        data: Mapping[str, Any] | None = None,
+        line: int | None = None,
+    ) -> None:
         self.doc = doc
-        self.data: Mapping[str, Any] = doc.data if isinstance(doc.data, dict) else {}
         self.path = path
         self.diags = diags
         self.prefix = prefix
+        self.data: Mapping[str, Any] = data if data is not None else (doc.data if isinstance(doc.data, dict) else {})
+        self._line = line
+
+    def name(self, key: str) -> str:
+        """The dotted name a message uses: `sweeps.max_axes`."""
+        return f"{self.prefix}{key}"
 
     def line(self, key: str) -> int | None:
-        return self.doc.line_of(self.prefix + key)
+        """The key's line; for an entry the index has no line for (a list item), its mapping's line."""
+        return self.doc.line_of(self.name(key)) or self._line
 
-    def _bad(self, key: str, expected: str, value: Any) -> None:
-        shown = repr(value)
-        if len(shown) > 40:
-            shown = shown[:40] + "…"
-        self.diags.warning(
-            self.path, f"'{self.prefix}{key}' should be {expected}, got {shown}; ignored", self.line(key)
-        )
+    def child(self, key: str, data: Mapping[str, Any]) -> YamlFields:
+        """The nested mapping under `key`, whose messages say `key.sub`."""
+        return YamlFields(self.doc, self.path, self.diags, prefix=f"{self.name(key)}.", data=data, line=self.line(key))
 
-    def text(self, key: str, default: str | None = None) -> str | None:
-        """A string; numbers are accepted and converted (revision: 3 is fine)."""
-        value = self.data.get(key)
-        if value is None:
-            return default
-        if isinstance(value, str):
-            return value
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return str(value)
-        self._bad(key, "a string", value)
-        return default
+    def say(self, severity: Severity, key: str, message: str) -> None:
+        self.diags.add(severity, self.path, message, self.line(key))
 
-    def markdown(self, key: str) -> str:
-        """Markdown text, or a list of strings rendered as a bullet list."""
-        value = self.data.get(key)
-        if value is None:
-            return ""
-        if isinstance(value, str):
-            return value
-        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-            return "\n".join(f"- {v}" for v in value)
-        self._bad(key, "Markdown text or a list of strings", value)
-        return ""
-
-    def integer(self, key: str) -> int | None:
-        value = self.data.get(key)
-        if value is None:
-            return None
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            return int(value)
-        self._bad(key, "an integer", value)
-        return None
-
-    def mapping(self, key: str) -> dict[str, Any]:
-        value = self.data.get(key)
-        if value is None:
-            return {}
-        if isinstance(value, dict):
-            return value
-        self._bad(key, "a mapping", value)
-        return {}
-
-    def string_list(self, key: str) -> list[str]:
-        value = self.data.get(key)
-        if value is None:
-            return []
-        if isinstance(value, str):
-            return [value]
-        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-            return [str(v) for v in value]
-        self._bad(key, "a list of strings", value)
-        return []
-
-    def choice(self, key: str, allowed: tuple[str, ...], default: str | None) -> str | None:
-        value = self.text(key)
-        if value is None:
-            return default
-        if value.lower() in allowed:
-            return value.lower()
-        self.diags.warning(
-            self.path,
-            f"'{self.prefix}{key}' is '{value}'; expected one of {', '.join(allowed)}",
-            self.line(key),
-        )
-        return default if default is not None else value
-
-    def child(self, key: str) -> FieldReader:
-        sub = FieldReader(self.doc, self.path, self.diags, prefix=f"{self.prefix}{key}.")
-        sub.data = self.mapping(key)
-        return sub
+    def wrong(self, key: str, value: Any, expected: str, outcome: str) -> None:
+        """`'key' should be <expected>, got <value>; <what obs did instead>`."""
+        self.say("warning", key, f"'{self.name(key)}' should be {expected}, got {shown(value)}; {outcome}")

@@ -118,31 +118,3 @@ def _second_chance(raw: bytes, lineno: int, st: JsonlStats) -> tuple[Any, str | 
 
 def _has_nonstandard_number(text: str) -> bool:
     return "NaN" in text or "Infinity" in text
-
-
-def read_json_file(path: Path, diags: Diagnostics) -> Any | None:
-    """Read a whole JSON document (small files: gate.json, trainer_state.json, results.json)."""
-    raw = path.read_bytes()
-    if not raw.strip():
-        diags.error(path, "file is empty; expected a JSON document")
-        return None
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        diags.warning(path, f"not valid UTF-8 (byte {exc.start}); bad bytes were replaced", line)
-        text = raw.decode("utf-8", errors="replace")
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip()) - 1
-        hint = " (the file looks truncated)" if truncated else ""
-        diags.error(path, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}", exc.lineno)
-        return None
-    if _has_nonstandard_number(text):
-        diags.warning(path, "uses bare NaN/Infinity, which is not JSON; the values were kept")
-    return value

@@ -15,12 +15,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from obs.diagnostics import Diagnostics
 from obs.model import VERDICTS, Decision, Run
+from obs.sourcetree import safe_input
 
 # Two names at the top of the source tree belong to obs and are never runs: the ledger and the
 # archive folder of frozen reports beside it. Discovery skips `archive/`; no adapter reads the ledger
@@ -149,6 +152,8 @@ def read_ledger(root: Path, diags: Diagnostics | None = None) -> Ledger:
     Parsed once per process and file version: every run's cache key and every worker asks for it.
     """
     path = ledger_path(root)
+    if safe_input(path, root) is None:  # missing, or a link out of the tree (discovery names it)
+        return Ledger()
     try:
         st = path.stat()
     except OSError:
@@ -192,23 +197,44 @@ def _parse(path: Path, size: int) -> tuple[Ledger, list[tuple[int, str]]]:
     return ledger, problems
 
 
-def append_entry(root: Path, entry: LedgerEntry) -> None:
-    """Append one line (and nothing else) to the ledger, under an exclusive lock, flushed to disk."""
+@contextmanager
+def ledger_lock(root: Path) -> Iterator[Callable[[LedgerEntry], None]]:
+    """Hold the ledger's exclusive lock; yields `append(entry)`.
+
+    `obs decide` picks its archive folder and appends its line under one lock, so two decisions at
+    once never take the same folder nor interleave their bytes. The lock (flock) dies with its
+    process: a killed decide never blocks the next one.
+    """
     path = ledger_path(root)
-    line = json.dumps(entry.as_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         _lock(fd)
-        size = os.fstat(fd).st_size
-        if size:
-            with open(path, "rb") as fh:  # a half-written last line must not swallow this one
-                fh.seek(size - 1)
-                if fh.read(1) != b"\n":
-                    line = b"\n" + line
-        os.write(fd, line)
-        os.fsync(fd)
+        yield lambda entry: _append_locked(fd, path, entry)
     finally:
         os.close(fd)
+
+
+def append_entry(root: Path, entry: LedgerEntry) -> None:
+    """Append one line (and nothing else) to the ledger, under an exclusive lock, flushed to disk."""
+    with ledger_lock(root) as append:
+        append(entry)
+
+
+def _append_locked(fd: int, path: Path, entry: LedgerEntry) -> None:
+    """One line, written whole (short writes continued), then fsync'd: once this returns the
+    decision survives a crash; a kill before leaves at most a half line, which the next append
+    ends with a newline and readers skip with a warning. Never two copies of one decision."""
+    line = json.dumps(entry.as_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    size = os.fstat(fd).st_size
+    if size:
+        with open(path, "rb") as fh:  # a half-written last line must not swallow this one
+            fh.seek(size - 1)
+            if fh.read(1) != b"\n":
+                line = b"\n" + line
+    view = memoryview(line)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
 
 
 def _lock(fd: int) -> None:

@@ -75,16 +75,6 @@ class Metrics:
         ends = [float(s.steps[-1]) for s in self.series.values() if len(s)]
         return max(ends) if ends else None
 
-    def final_value(self, name: str, window: int = 1) -> float | None:
-        """Mean of the last `window` finite points of a series (None when it has none)."""
-        s = self.series.get(name)
-        if s is None:
-            return None
-        vals = s.values[np.isfinite(s.values)]
-        if vals.size == 0:
-            return None
-        return float(np.mean(vals[-max(1, window) :]))
-
 
 @dataclass
 class ProbeCase:

@@ -38,6 +38,7 @@ from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
 from obs.sitemodel import RunSummary
 from obs.urls import SiteLayout, relative, root_of, run_file, run_page
+from obs.write import STATIC_DIR
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
@@ -72,7 +73,7 @@ class SourceTree:
             raise FileNotFoundError(f"{source}: source folder does not exist")
         diags = Diagnostics(root=root)
         cfg = load_config(root, diags)
-        found = discover(root, exclude=tuple(exclude))
+        found = discover(root, exclude=(*exclude, root / STATIC_DIR))  # static/ is copied into the site, not read
         diags.extend(found.diags)
         plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
         layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)

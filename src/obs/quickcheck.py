@@ -7,7 +7,11 @@ beside the cache. If a new walk of the tree matches it exactly, the previous res
 (diagnostics included, so the exit status stays honest) and nothing is imported or written.
 Anything that does not match simply falls through to the real build, which hashes contents.
 
-Only the standard library and orjson are imported here.
+The output is a link to the published version (obs.write); the snapshot walks the site through
+it and lists the folder of versions beside it, so a site switched, edited or left with the debris
+of a killed build is never taken for unchanged.
+
+Only the standard library, orjson and obs.write (standard library only) are imported here.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import orjson
 
 from obs import __version__
+from obs.write import output_location, versions_dir
 
 SNAPSHOT_FILE = "snapshot.json"
 
@@ -54,8 +59,10 @@ def _walk(root: Path, skip: set[str]) -> dict[str, list[int]]:
 def snapshot(
     source: Path, out: Path, cache_dir: Path, templates: Path, options: dict[str, Any], code: Path
 ) -> dict[str, Any]:
-    source, out = source.resolve(), out.resolve()
-    marker_stat = _walk(out, set()) if (out / "index.json").is_file() else None
+    source, out = source.resolve(), output_location(out)
+    marker_stat = None
+    if (out / "index.json").is_file():
+        marker_stat = {"site": _walk(out, set()), "beside": _listing(versions_dir(out)), "link": _link(out)}
     return {
         "version": __version__,
         "options": options,
@@ -65,6 +72,20 @@ def snapshot(
         "code": _walk(code, set()),
         "marker": marker_stat,  # the whole output tree: a deleted or edited page is rebuilt
     }
+
+
+def _listing(folder: Path) -> list[str]:
+    try:
+        return sorted(os.listdir(folder))
+    except OSError:
+        return []
+
+
+def _link(path: Path) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
 
 
 def load_previous(cache_dir: Path) -> dict[str, Any] | None:

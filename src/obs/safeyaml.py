@@ -15,6 +15,8 @@ from typing import Any
 
 import yaml
 
+from obs.diagnostics import Diagnostics
+
 MAX_YAML_BYTES = 4 * 1024 * 1024
 
 
@@ -124,3 +126,25 @@ def peek_yaml(path: Path) -> Any:
         return yaml.load(path.read_bytes(), Loader=loader)
     except (yaml.YAMLError, ValueError) as exc:
         raise YamlError(f"invalid YAML: {exc}") from None
+
+
+def load_mapping(path: Path, diags: Diagnostics, what: str = "fields") -> YamlDoc | None:
+    """A YAML file that must hold a mapping (run.yaml, spec.yaml, campaign.yaml, obs.yaml); None when it cannot be used.
+
+    An empty file is an empty mapping. Every problem is an error naming the file (and line): the
+    caller then goes on with its defaults.
+    """
+    try:
+        doc = load_yaml_file(path)
+    except YamlError as exc:
+        diags.error(path, str(exc), exc.line)
+        return None
+    except OSError as exc:
+        diags.error(path, f"cannot be read: {exc.strerror}")
+        return None
+    if doc.data is None:
+        doc.data = {}
+    if not isinstance(doc.data, dict):
+        diags.error(path, f"expected a mapping of {what} at the top level", 1)
+        return None
+    return doc

@@ -13,6 +13,7 @@ A worker must not outlive the build: it watches its parent and exits when the pa
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass, field
@@ -55,6 +56,10 @@ def start(ctx: WorkerContext | None) -> None:
     global _CONTEXT
     _CONTEXT = ctx
     if ctx is not None and ctx.parent_pid is not None and ctx.parent_pid != os.getpid():
+        # A terminal's Ctrl-C reaches the whole process group: the build process stops the pool and
+        # says so once; a worker prints nothing. SIGTERM ends a worker at once.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         threading.Thread(target=_watch_parent, args=(ctx.parent_pid,), daemon=True).start()
 
 

@@ -80,7 +80,10 @@ def test_a_crash_leaves_the_previous_site_in_place(tmp_path: Path, monkeypatch: 
     with pytest.raises(KeyboardInterrupt):
         build_published(BuildOptions(source=source, out=out))
     assert tree_digest(out) == before
-    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.")] == []
+    # no staging folder left: beside the output only the lock, the published version and its record
+    version = os.readlink(out).split("/")[-1]
+    assert sorted(os.listdir(tmp_path / ".site.obs")) == sorted(["lock", version, f"{version}.files"])
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.") and p.name != ".site.obs"] == []
 
 
 def test_one_unreadable_run_does_not_stop_the_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

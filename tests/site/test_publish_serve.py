@@ -65,5 +65,5 @@ def test_serve_builds_serves_and_rebuilds(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    assert proc.returncode == 0  # SIGTERM stops it cleanly
+    assert proc.returncode == 143  # SIGTERM stops it cleanly, with the conventional 128 + 15
     assert (out / "index.json").is_file()

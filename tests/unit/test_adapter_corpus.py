@@ -10,12 +10,9 @@ import os
 from pathlib import Path
 
 import pytest
+from adapterkit import load_all
 
-from obs.adapters import adapter_named
-from obs.adapters.base import LoadContext
 from obs.build import BuildOptions
-from obs.config import SiteConfig
-from obs.diagnostics import Diagnostics
 from obs.discover import discover
 from obs.model import Run
 from obs.publish.extras import build_published
@@ -51,15 +48,6 @@ def unaccounted_files(root: Path) -> list[str]:
     return missing
 
 
-def load_every_run(root: Path) -> dict[str, tuple[Run, Diagnostics]]:
-    out = {}
-    for source in discover(root).runs:
-        ctx = LoadContext(root=root, config=SiteConfig(), diags=Diagnostics(root=root))
-        run = adapter_named(source.adapter).load(source, ctx)  # an exception here fails the test
-        out[source.default_id] = (run, ctx.diags)
-    return out
-
-
 def has_content(run: Run) -> bool:
     return bool(
         (run.metrics and run.metrics.series) or run.evals or run.probe or run.summary or run.config or run.notices
@@ -73,7 +61,7 @@ def test_no_file_is_silently_dropped(root: Path) -> None:
 
 @pytest.mark.parametrize("root", [COPIES, pytest.param(SHARED, marks=needs_shared)], ids=["copies", "shared"])
 def test_every_run_loads_with_content_and_no_error(root: Path) -> None:
-    runs = load_every_run(root)
+    runs = load_all(root)
     assert len(runs) >= 20
     for run_id, (run, diags) in runs.items():
         assert has_content(run), run_id
@@ -94,7 +82,7 @@ def test_adapter_named_per_folder_for_obs_check() -> None:
 
 @needs_shared
 def test_shared_only_files_values() -> None:
-    runs = load_every_run(SHARED)
+    runs = load_all(SHARED)
     rho, _ = runs["paired_eval/Sunshine535__nips-grpo-dynamics/results/fullset_eval/rho070_seed42"]
     spo, _ = runs["paired_eval/Sunshine535__nips-grpo-dynamics/results/fullset_eval/spo_full_seed42"]
     assert rho.probe is not None and spo.probe is not None

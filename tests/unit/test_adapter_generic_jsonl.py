@@ -7,47 +7,24 @@ import math
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
+from adapterkit import DATA_CORPUS, at, load_all, messages, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from obs.adapters import adapter_named
-from obs.adapters.base import LoadContext
 from obs.adapters.common import parse_duration
 from obs.adapters.generic_jsonl import GenericJsonlAdapter, is_log_file, read_log_into
-from obs.config import SiteConfig
 from obs.diagnostics import Diagnostics
 from obs.discover import discover
 from obs.model import Run
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "metrics_jsonl"
-
-
-def load_all(root: Path) -> dict[str, tuple[Run, Diagnostics]]:
-    out = {}
-    for source in discover(root).runs:
-        ctx = LoadContext(root=root, config=SiteConfig(), diags=Diagnostics(root=root))
-        out[source.default_id] = (adapter_named(source.adapter).load(source, ctx), ctx.diags)
-    return out
+CORPUS = DATA_CORPUS / "metrics_jsonl"
 
 
 def only(root: Path) -> tuple[Run, Diagnostics]:
     runs = load_all(root)
     assert len(runs) == 1, sorted(runs)
     return next(iter(runs.values()))
-
-
-def at(run: Run, key: str, step: float) -> float:
-    assert run.metrics is not None
-    s = run.metrics.series[key]
-    idx = np.flatnonzero(s.steps == step)
-    assert idx.size == 1, (key, step, s.steps)
-    return float(s.values[idx[0]])
-
-
-def texts(diags: Diagnostics) -> list[str]:
-    return [d.format() for d in diags.items]
 
 
 # ---------------------------------------------------------------------------------------------------- corpus
@@ -63,7 +40,7 @@ def test_hf_on_log_dump_eval_rows_and_final_summary_row() -> None:
     assert run.summary["train_runtime"] == 17177.7011
     assert run.summary["train_loss"] == 1.7562796237241853
     assert "train_runtime" not in run.metrics.series
-    assert not [t for t in texts(diags) if "warning" in t]  # train + eval rows at one step are not duplicates
+    assert not [t for t in messages(diags) if "warning" in t]  # train + eval rows at one step are not duplicates
 
 
 def test_duplicated_steps_keep_the_last_value() -> None:
@@ -73,7 +50,7 @@ def test_duplicated_steps_keep_the_last_value() -> None:
     assert at(run, "loss", 20) == json.loads(first_lines[3])["loss"]
     assert at(run, "usd", 20) == 0.6195
     assert at(run, "loss", 7760) == 2.2009329944849014
-    warnings = [t for t in texts(diags) if ": warning: " in t]
+    warnings = [t for t in messages(diags) if ": warning: " in t]
     assert any("metrics.jsonl:2: warning:" in t and "twice at the same step" in t for t in warnings)
     assert any("9 step(s) are logged more than once" in t for t in warnings)
 
@@ -86,7 +63,7 @@ def test_llama_factory_current_steps_and_durations() -> None:
     assert at(run, "accuracy", 10) == 0.4625000059604645
     assert at(run, "total_steps", 10) == 336
     assert any("H:MM:SS" in n for n in run.notices)
-    assert not [t for t in texts(diags) if ": warning: " in t]
+    assert not [t for t in messages(diags) if ": warning: " in t]
 
     run, _ = only(CORPUS / "hykun1989__360-LLaMA-Factory-grpo")
     assert at(run, "remaining_time", 1) == 3 * 86400 + 17 * 3600 + 51 * 60 + 32  # "3 days, 17:51:32"
@@ -105,20 +82,9 @@ def test_tinker_rl_log_sparse_eval_keys() -> None:
 # ---------------------------------------------------------------------------------------------------- synthetic
 
 
-def write(folder: Path, name: str, body: str | bytes) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    if isinstance(body, bytes):
-        path.write_bytes(body)
-    else:
-        path.write_text(body)
-    return path
-
-
 def test_no_step_key_line_index_nulls_and_text(tmp_path: Path) -> None:
     write(
-        tmp_path / "r",
-        "log.jsonl",
+        tmp_path / "r" / "log.jsonl",
         '{"loss": 1.0, "acc": null, "phase": "warmup"}\n'
         '{"loss": 0.9, "acc": 0.5, "phase": "warmup"}\n'
         '{"loss": "n/a", "acc": 0.6, "phase": "main", "host": "gpu-1"}\n'
@@ -131,7 +97,7 @@ def test_no_step_key_line_index_nulls_and_text(tmp_path: Path) -> None:
     assert list(run.metrics.series["acc"].steps) == [1, 2, 3]  # null: not logged
     assert math.isnan(at(run, "acc", 3))
     assert [s.name for s in run.metrics.stages] == ["warmup", "main"]
-    out = texts(diags)
+    out = messages(diags)
     assert any("log.jsonl:3: warning: 'loss' holds text" in t for t in out)
     assert any("log.jsonl:3: info: host: text values" in t for t in out)
     assert any("log.jsonl:4: warning: 1 line(s) use bare NaN/Infinity" in t for t in out)
@@ -139,8 +105,7 @@ def test_no_step_key_line_index_nulls_and_text(tmp_path: Path) -> None:
 
 def test_bad_lines_utf8_and_half_written_last_line(tmp_path: Path) -> None:
     write(
-        tmp_path / "r",
-        "train.jsonl",
+        tmp_path / "r" / "train.jsonl",
         b'{"iteration": 1, "loss": 3.0}\n'
         b'{"iteration": 2, "loss": \n'
         b"[1, 2]\n"
@@ -152,7 +117,7 @@ def test_bad_lines_utf8_and_half_written_last_line(tmp_path: Path) -> None:
     run, diags = only(tmp_path)
     assert run.metrics is not None and run.metrics.step_source == "iteration"
     assert list(run.metrics.series["loss"].steps) == [1, 3, 5]
-    out = texts(diags)
+    out = messages(diags)
     assert any("train.jsonl:2: warning: malformed JSON" in t for t in out)
     assert any("train.jsonl:3: warning: expected a JSON object, found list" in t for t in out)
     assert any("train.jsonl:4: warning:" in t and "UTF-8" in t for t in out)
@@ -162,7 +127,7 @@ def test_bad_lines_utf8_and_half_written_last_line(tmp_path: Path) -> None:
 
 def test_json_array_of_records_with_lines(tmp_path: Path) -> None:
     rows = [{"global_step": 10, "loss": 2.0}, {"global_step": 20, "loss": "x"}, {"global_step": 30, "loss": 1.0}]
-    write(tmp_path / "r", "history.json", json.dumps(rows, indent=1))
+    write(tmp_path / "r" / "history.json", json.dumps(rows, indent=1))
     run, diags = only(tmp_path)
     assert run.metrics is not None and run.metrics.step_source == "global_step"
     assert list(run.metrics.series["loss"].values) == [2.0, 1.0]
@@ -172,11 +137,11 @@ def test_json_array_of_records_with_lines(tmp_path: Path) -> None:
 
 def test_truncated_json_array_keeps_the_records_before_the_cut(tmp_path: Path) -> None:
     text = json.dumps([{"step": i, "loss": float(i)} for i in range(5)], indent=1)
-    write(tmp_path / "r", "history.json", text[: text.index('"step": 3') + 4])
+    write(tmp_path / "r" / "history.json", text[: text.index('"step": 3') + 4])
     run, diags = only(tmp_path)
     assert list(run.metrics.series["loss"].steps) == [0, 1, 2]  # type: ignore[union-attr]
-    assert any("truncated" in t and ": error: " in t for t in texts(diags))
-    assert any("3 records before the damage" in t for t in texts(diags))
+    assert any("truncated" in t and ": error: " in t for t in messages(diags))
+    assert any("3 records before the damage" in t for t in messages(diags))
 
 
 def test_per_item_results_become_probe_cases(tmp_path: Path) -> None:
@@ -190,8 +155,8 @@ def test_per_item_results_become_probe_cases(tmp_path: Path) -> None:
             {"i": 2, "question": "3+3?", "gold": "6", "pred": "6", "correct": True},
         ],
     }
-    write(tmp_path / "eval", "a.json", json.dumps(doc, indent=2))
-    write(tmp_path / "eval", "b.jsonl", "\n".join(json.dumps(r) for r in doc["per_q"][::-1]) + "\n")
+    write(tmp_path / "eval" / "a.json", json.dumps(doc, indent=2))
+    write(tmp_path / "eval" / "b.jsonl", "\n".join(json.dumps(r) for r in doc["per_q"][::-1]) + "\n")
     runs = load_all(tmp_path)
     assert sorted(runs) == ["eval/a", "eval/b"]
     a, diags = runs["eval/a"]
@@ -212,22 +177,22 @@ def test_per_item_results_become_probe_cases(tmp_path: Path) -> None:
 
 
 def test_explicit_step_key_and_empty_files(tmp_path: Path) -> None:
-    path = write(tmp_path / "r", "log.jsonl", '{"id": 1, "it": 5, "ok": true, "loss": 1.5}\n')
-    write(tmp_path / "r", "empty.jsonl", "")
+    path = write(tmp_path / "r" / "log.jsonl", '{"id": 1, "it": 5, "ok": true, "loss": 1.5}\n')
+    write(tmp_path / "r" / "empty.jsonl", "")
     run = Run(id="r", source_dir=path.parent)
     diags = Diagnostics()
     read_log_into(run, path, diags, step_key="it", root=tmp_path)
     assert run.probe is None and at(run, "loss", 5) == 1.5  # a step key given: metrics, not cases
     runs = load_all(tmp_path)
-    assert any("file is empty" in t for t in texts(runs["r/empty"][1]))
+    assert any("file is empty" in t for t in messages(runs["r/empty"][1]))
 
 
 def test_only_json_documents_that_hold_records_are_logs(tmp_path: Path) -> None:
     folder = tmp_path / "m"
-    write(folder, "config.json", '{"architectures": ["X"]}')
-    write(folder, "tokenizer.json", '{"added_tokens": [{"id": 0, "special": true}]}')
-    write(folder, "settings.json", '{"a": 1}')
-    write(folder, "records.json", '{"meta": 1, "rows": [{"step": 1, "x": 2}]}')
+    write(folder / "config.json", '{"architectures": ["X"]}')
+    write(folder / "tokenizer.json", '{"added_tokens": [{"id": 0, "special": true}]}')
+    write(folder / "settings.json", '{"a": 1}')
+    write(folder / "records.json", '{"meta": 1, "rows": [{"step": 1, "x": 2}]}')
     assert [p.name for p in sorted(folder.iterdir()) if is_log_file(p)] == ["records.json"]
     claim = GenericJsonlAdapter().claim(folder, tmp_path)
     assert claim is not None and claim.owned_dirs == ()
@@ -248,7 +213,7 @@ def test_parse_duration() -> None:
 @given(st.binary(max_size=400), st.sampled_from(["log.jsonl", "log.json"]))
 def test_property_arbitrary_bytes_never_crash(tmp_path: Path, raw: bytes, name: str) -> None:
     shutil.rmtree(tmp_path / "p", ignore_errors=True)
-    write(tmp_path / "p", name, raw)
+    write(tmp_path / "p" / name, raw)
     load_all(tmp_path)
 
 
@@ -273,7 +238,7 @@ def test_property_every_well_formed_line_appears(tmp_path: Path, rows: list, ste
             record[step_key] = i * 10
         lines.append(json.dumps(record).encode())
         lines.append(junk)
-    write(tmp_path / "w", "log.jsonl", b"\n".join(lines) + b"\n")
+    write(tmp_path / "w" / "log.jsonl", b"\n".join(lines) + b"\n")
     runs = load_all(tmp_path)
     if not rows:
         return
@@ -289,9 +254,8 @@ def test_property_every_well_formed_line_appears(tmp_path: Path, rows: list, ste
 
 
 def test_jsonl_logs_are_streamed_never_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = write(
-        tmp_path / "big", "log.jsonl", "".join(json.dumps({"step": i, "loss": 1 / (i + 1)}) + "\n" for i in range(5000))
-    )
+    body = "".join(json.dumps({"step": i, "loss": 1 / (i + 1)}) + "\n" for i in range(5000))
+    path = write(tmp_path / "big" / "log.jsonl", body)
     original_bytes, original_text = Path.read_bytes, Path.read_text
 
     def guarded_bytes(self: Path) -> bytes:
@@ -311,11 +275,22 @@ def test_jsonl_logs_are_streamed_never_read_whole(tmp_path: Path, monkeypatch: p
 def test_per_item_files_named_by_a_campaign_are_not_runs(tmp_path: Path) -> None:
     camp = tmp_path / "camp"
     rows = [{"i": 0, "correct": True}, {"i": 1, "correct": False}]
-    write(camp / "evals", "a.json", json.dumps(rows))
-    write(camp / "evals", "b.json", json.dumps(rows))
-    write(camp / "evals", "extra.json", json.dumps(rows))
-    write(camp, "campaign.yaml", "id: camp\npaired:\n  - a: evals/a.json\n    b: evals/b.json\n")
+    write(camp / "evals" / "a.json", json.dumps(rows))
+    write(camp / "evals" / "b.json", json.dumps(rows))
+    write(camp / "evals" / "extra.json", json.dumps(rows))
+    write(camp / "campaign.yaml", "id: camp\npaired:\n  - a: evals/a.json\n    b: evals/b.json\n")
     found = discover(tmp_path)
     (claim,) = [c for c in found.claims if c.adapter == "generic_jsonl"]
     assert claim.runs == 1 and "a.json, b.json: per-item results named in a campaign.yaml" in claim.notes[0]
     assert [s.default_id for s in found.runs] == ["camp/evals/extra"]
+
+
+def test_a_paired_file_linked_from_elsewhere_in_the_tree_is_refused_not_a_crash(tmp_path: Path) -> None:
+    """The link stays inside the source tree but leaves the campaign folder: discovery names the problem."""
+    write(tmp_path / "other" / "a.json", '[{"id": 1, "correct": true}]')
+    write(tmp_path / "camp" / "evals" / "b.json", '[{"id": 1, "correct": false}]')
+    (tmp_path / "camp" / "evals" / "a.json").symlink_to(tmp_path / "other" / "a.json")
+    write(tmp_path / "camp" / "campaign.yaml", "id: camp\npaired:\n  - a: evals/a.json\n    b: evals/b.json\n")
+    found = discover(tmp_path)
+    assert [s.default_id for s in found.runs] == ["other"]  # the linked copy is the campaign's input, not a run
+    assert any("'evals/a.json' is outside the campaign folder" in m for m in messages(found.diags))

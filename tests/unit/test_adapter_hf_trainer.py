@@ -7,27 +7,15 @@ import math
 import shutil
 from pathlib import Path
 
-import numpy as np
+from adapterkit import DATA_CORPUS, at, load_all, messages
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from obs.adapters import adapter_named
-from obs.adapters.base import LoadContext
 from obs.adapters.hf_trainer import HfTrainerAdapter
-from obs.config import SiteConfig
 from obs.diagnostics import Diagnostics
-from obs.discover import discover
 from obs.model import Run
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "trainer_state"
-
-
-def load_all(root: Path) -> dict[str, tuple[Run, Diagnostics]]:
-    out = {}
-    for source in discover(root).runs:
-        ctx = LoadContext(root=root, config=SiteConfig(), diags=Diagnostics(root=root))
-        out[source.default_id] = (adapter_named(source.adapter).load(source, ctx), ctx.diags)
-    return out
+CORPUS = DATA_CORPUS / "trainer_state"
 
 
 def one(root: Path, id_part: str) -> tuple[Run, Diagnostics]:
@@ -37,24 +25,12 @@ def one(root: Path, id_part: str) -> tuple[Run, Diagnostics]:
     return matches[0]
 
 
-def at(run: Run, key: str, step: float) -> float:
-    assert run.metrics is not None
-    s = run.metrics.series[key]
-    idx = np.flatnonzero(s.steps == step)
-    assert idx.size == 1, (key, step, s.steps)
-    return float(s.values[idx[0]])
-
-
 def write_state(folder: Path, history: list, **extra: object) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     state = {"global_step": extra.pop("global_step", 0), "log_history": history, **extra}
     path = folder / "trainer_state.json"
     path.write_text(json.dumps(state, indent=2))
     return path
-
-
-def messages(diags: Diagnostics, severity: str | None = None) -> list[str]:
-    return [d.format() for d in diags.items if severity is None or d.severity == severity]
 
 
 # ---------------------------------------------------------------------------------------------------- corpus

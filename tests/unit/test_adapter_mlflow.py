@@ -6,43 +6,14 @@ import math
 import shutil
 from pathlib import Path
 
-import numpy as np
+from adapterkit import DATA_CORPUS, at, load_all, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from obs.adapters import adapter_named
-from obs.adapters.base import LoadContext
 from obs.adapters.mlflow import MlflowAdapter, parse_metric_line
-from obs.config import SiteConfig
-from obs.diagnostics import Diagnostics
 from obs.discover import discover
-from obs.model import Run
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "mlflow"
-
-
-def load_all(root: Path) -> dict[str, tuple[Run, Diagnostics]]:
-    out = {}
-    for source in discover(root).runs:
-        ctx = LoadContext(root=root, config=SiteConfig(), diags=Diagnostics(root=root))
-        out[source.default_id] = (adapter_named(source.adapter).load(source, ctx), ctx.diags)
-    return out
-
-
-def at(run: Run, key: str, step: float) -> float:
-    assert run.metrics is not None
-    s = run.metrics.series[key]
-    idx = np.flatnonzero(s.steps == step)
-    assert idx.size == 1, (key, step, s.steps)
-    return float(s.values[idx[0]])
-
-
-def write(path: Path, text: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text)
+CORPUS = DATA_CORPUS / "mlflow"
 
 
 def make_run(exp: Path, run_id: str, name: str, lifecycle: str = "active", status: int = 3) -> Path:

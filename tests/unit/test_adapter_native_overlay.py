@@ -6,36 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-import numpy as np
+from adapterkit import DATA_CORPUS, at, load_all
 
-from obs.adapters import ADAPTERS, adapter_named
-from obs.adapters.base import LoadContext
-from obs.config import SiteConfig
-from obs.diagnostics import Diagnostics
 from obs.discover import discover
-from obs.model import Run
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
-
-
-def load_all(root: Path) -> dict[str, tuple[Run, Diagnostics]]:
-    out = {}
-    for source in discover(root).runs:
-        ctx = LoadContext(root=root, config=SiteConfig(), diags=Diagnostics(root=root))
-        out[source.default_id] = (adapter_named(source.adapter).load(source, ctx), ctx.diags)
-    return out
-
-
-def at(run: Run, key: str, step: float) -> float:
-    assert run.metrics is not None
-    s = run.metrics.series[key]
-    idx = np.flatnonzero(s.steps == step)
-    assert idx.size == 1, (key, step, s.steps)
-    return float(s.values[idx[0]])
-
-
-def test_registration_order() -> None:
-    assert [a.name for a in ADAPTERS] == ["native", "hf_trainer", "mlflow", "lm_eval", "wandb", "generic_jsonl"]
+CORPUS = DATA_CORPUS
 
 
 def test_run_yaml_over_a_trainer_state(tmp_path: Path) -> None:

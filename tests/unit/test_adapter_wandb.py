@@ -6,26 +6,14 @@ import json
 import shutil
 from pathlib import Path
 
+from adapterkit import DATA_CORPUS, load_all
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from obs.adapters import adapter_named
-from obs.adapters.base import LoadContext
 from obs.adapters.wandb import unwrap_config
-from obs.config import SiteConfig
-from obs.diagnostics import Diagnostics
 from obs.discover import discover
-from obs.model import Run
 
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus" / "wandb"
-
-
-def load_all(root: Path) -> dict[str, tuple[Run, Diagnostics]]:
-    out = {}
-    for source in discover(root).runs:
-        ctx = LoadContext(root=root, config=SiteConfig(), diags=Diagnostics(root=root))
-        out[source.default_id] = (adapter_named(source.adapter).load(source, ctx), ctx.diags)
-    return out
+CORPUS = DATA_CORPUS / "wandb"
 
 
 def test_hf_trainer_run_config_unwrapped_summary_metadata() -> None:

@@ -1,30 +1,95 @@
-"""Input formats. Discovery asks each adapter in this order; the first that recognises a folder wins.
+"""The registry of input formats: the order discovery asks them in, and how formats combine.
 
-The native format comes first so that a `run.yaml` placed beside another format's files (to add a
-hypothesis or a decision to, say, a Hugging Face output folder) is read by the native adapter,
-which then overlays it on what the other format provides (see `native.load_native_run`). The
-generic JSON-log reader comes last: it recognises the most folders, so it is only asked when no
-specific format did.
+Discovery asks each adapter in `ADAPTERS`, in order; the first that recognises a folder takes it.
+`native` comes first so that a `run.yaml` placed beside another format's files (to add a
+hypothesis or a decision to, say, a Hugging Face output folder) makes the folder a native run; the
+generic JSON-log reader comes last, since it recognises the most folders.
+
+Combining formats is this module's job, not any adapter's, so no adapter imports another (the
+way Pelican keeps its readers apart): a run.yaml is laid over the data of the first other format
+that recognises its folder, and a log that run.yaml names with `metrics_file:` is read by the
+generic reader.
 """
 
 from __future__ import annotations
 
-from obs.adapters.base import Adapter
-from obs.adapters.generic_jsonl import GenericJsonlAdapter
+from dataclasses import replace
+from pathlib import Path
+
+from obs.adapters import native
+from obs.adapters.base import Adapter, Claim, LoadContext, RunSource
+from obs.adapters.common import new_run
+from obs.adapters.generic_jsonl import GenericJsonlAdapter, read_log_into
 from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.lm_eval import LmEvalAdapter
 from obs.adapters.mlflow import MlflowAdapter
-from obs.adapters.native import NativeAdapter
 from obs.adapters.wandb import WandbAdapter
+from obs.model import Run
 
-ADAPTERS: list[Adapter] = [
-    NativeAdapter(),
+OTHER_FORMATS: tuple[Adapter, ...] = (
     HfTrainerAdapter(),
     MlflowAdapter(),
     LmEvalAdapter(),
     WandbAdapter(),
     GenericJsonlAdapter(),
-]
+)
+
+
+class NativeAdapter:
+    """A folder with run.yaml: native files alone, or run.yaml laid over another format's files."""
+
+    name = "native"
+
+    def claim(self, folder: Path, root: Path) -> Claim | None:
+        claim = native.claim(folder, root)
+        if claim is None or not claim.runs:  # no run.yaml, or one that is a refused link
+            return claim
+        (source,) = claim.runs
+        base = overlaid_source(source, root)
+        if base is None:
+            return claim
+        note = f"run.yaml overlaid on {base.adapter} files"
+        return Claim(runs=(replace(source, base=base),), owned_dirs=claim.owned_dirs, notes=(note,))
+
+    def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        if source.base is None:
+            run = new_run(source, ctx)
+        else:
+            base = source.base
+            run = adapter_named(base.adapter).load(replace(base, default_id=source.default_id), ctx)
+            run.adapter = f"native+{base.adapter}"
+            run.spec = source.spec or run.spec
+            run.campaign = source.campaign or run.campaign
+            run.input_files = list(source.files)
+        native.read_native_files(run, source, ctx, read_log_into)
+        return run
+
+
+def overlaid_source(source: RunSource, root: Path) -> RunSource | None:
+    """The other format's run beside this run.yaml (a trainer_state.json, ...), if there is one.
+
+    The other formats are asked in their order; the first that finds exactly one run in this
+    folder, made of files the native format does not read itself, provides the data. A folder
+    with its own metrics (metrics.jsonl, or a run.yaml naming a metrics_file) is not offered to
+    the generic log reader.
+    """
+    folder = source.path
+    if native.only_native_files(source.files):
+        return None
+    skip_generic = native.has_own_metrics(folder, root)
+    for adapter in OTHER_FORMATS:
+        if skip_generic and adapter.name == GenericJsonlAdapter.name:
+            continue
+        claim = adapter.claim(folder, root)
+        if claim is None:
+            continue
+        here = [s for s in claim.runs if s.path == folder]
+        if len(here) == 1 and any(f.name not in native.NATIVE_FILES for f in here[0].files):
+            return here[0]
+    return None
+
+
+ADAPTERS: list[Adapter] = [NativeAdapter(), *OTHER_FORMATS]
 
 
 def adapter_named(name: str) -> Adapter:

@@ -15,6 +15,7 @@ from typing import Protocol
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostics
 from obs.model import Run
+from obs.sourcetree import walk_files
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,11 @@ class Claim:
 
 @dataclass(frozen=True)
 class RunSource:
-    """A run that discovery found but has not read yet."""
+    """A run that discovery found but has not read yet.
+
+    `base` is set by the registry when a run.yaml lies over another format's files: the other
+    format's run, whose files hold the data the run.yaml is laid over.
+    """
 
     adapter: str
     path: Path
@@ -41,6 +46,7 @@ class RunSource:
     default_id: str = ""
     spec: str | None = None
     campaign: str | None = None
+    base: RunSource | None = None
 
 
 @dataclass
@@ -65,37 +71,10 @@ class Adapter(Protocol):
 
 
 def list_files(folder: Path, root: Path) -> tuple[Path, ...]:
-    """Every regular file under `folder`, sorted, skipping hidden entries and links leaving `root`."""
-    return tuple(visible_files(folder, root, recursive=True))
+    """Every readable file under `folder`, sorted: hidden entries and refused links skipped (obs.sourcetree)."""
+    return tuple(walk_files(folder, root))
 
 
 def visible_files(folder: Path, root: Path, *, recursive: bool = False) -> list[Path]:
-    """Regular files of a folder (optionally below it), skipping hidden names and links out of the tree."""
-    out: list[Path] = []
-    root_resolved = root.resolve()
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        try:
-            entries = sorted(current.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            if entry.is_symlink() and not is_inside(entry, root_resolved):
-                continue
-            if entry.is_dir():
-                if recursive:
-                    stack.append(entry)
-            elif entry.is_file():
-                out.append(entry)
-    return sorted(out)
-
-
-def is_inside(path: Path, root_resolved: Path) -> bool:
-    try:
-        path.resolve().relative_to(root_resolved)
-    except (ValueError, OSError):
-        return False
-    return True
+    """Readable files of a folder (optionally below it), sorted, the same way."""
+    return walk_files(folder, root, recursive=recursive)

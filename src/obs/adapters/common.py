@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from obs.diagnostics import Diagnostics
+from obs.adapters.base import LoadContext, RunSource
+from obs.diagnostics import Diagnostics, Severity
 from obs.model import Probe, ProbeCase, Run
 from obs.series_builder import STAGE_KEYS, STEP_KEYS, SeriesBuilder
+from obs.sourcetree import is_inside, real
 
 # ---------------------------------------------------------------------------------------------------------------
 # run ids and file accounting
@@ -34,6 +36,20 @@ def folder_id(folder: Path, root: Path) -> str:
         return folder.name
     text = rel.as_posix()
     return text if text not in ("", ".") else folder.name
+
+
+def new_run(source: RunSource, ctx: LoadContext, title: str = "") -> Run:
+    """The empty run an adapter fills: its id, folder, format, spec and campaign as discovery found them."""
+    return Run(
+        id=source.default_id or source.path.name,
+        source_dir=source.path,
+        adapter=source.adapter,
+        spec=source.spec,
+        campaign=source.campaign,
+        title=title,
+        input_files=list(source.files),
+        diagnostics=ctx.diags,
+    )
 
 
 def run_id_for_file(folder: Path, root: Path, file: Path, several: bool) -> str:
@@ -466,8 +482,94 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
     return JsonDoc(data, text, True)
 
 
+def read_json_object(
+    path: Path, diags: Diagnostics, severity: Severity | None = "error", complaint: str = "expected a JSON object"
+) -> dict[str, Any] | None:
+    """A JSON document that must be an object (a summary, metadata, a gate): None when it is not.
+
+    A document that is not an object is reported once with `severity` (not at all when None).
+    """
+    doc = read_json_document(path, diags)
+    if doc is None or not doc.ok:
+        return None
+    if not isinstance(doc.data, dict):
+        if severity is not None:
+            diags.add(severity, path, complaint, 1)
+        return None
+    return doc.data
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # per-item results -> probe cases
+
+IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
+CASE_TEXT_FIELDS = ("prompt", "expected", "actual", "note", "split", "family", "failure_class", "render")
+
+
+def probe_case_from_record(
+    rec: dict[str, Any], line: int, path: Path, run_dir: Path, root: Path, diags: Diagnostics
+) -> ProbeCase | None:
+    """One record of a native probe file (or a record another format shaped like one) as a case.
+
+    Booleans are the checks, the text fields of the contract are kept as text, everything else is
+    kept with the case; a render path must name an image inside the run folder.
+    """
+    raw_id = rec.get("id")
+    if raw_id is None or isinstance(raw_id, bool | dict | list):
+        diags.warning(path, "case has no 'id' (string or number); skipped", line)
+        return None
+    checks: dict[str, bool] = {}
+    extra: dict[str, Any] = {}
+    texts: dict[str, str | None] = {}
+    for key, value in rec.items():
+        if key == "id":
+            continue
+        if isinstance(value, bool):
+            checks[key] = value
+        elif key in CASE_TEXT_FIELDS:
+            if value is None:
+                texts[key] = None
+            elif isinstance(value, str | int | float):
+                texts[key] = str(value)
+            else:
+                diags.warning(path, f"'{key}' should be text; ignored", line)
+        else:
+            extra[key] = value
+    render = texts.get("render")
+    if render is not None:
+        render = checked_render(render, run_dir, root, path, line, diags)
+    return ProbeCase(
+        id=str(raw_id),
+        checks=checks,
+        split=texts.get("split"),
+        family=texts.get("family"),
+        failure_class=texts.get("failure_class"),
+        prompt=texts.get("prompt"),
+        expected=texts.get("expected"),
+        actual=texts.get("actual"),
+        render=render,
+        note=texts.get("note"),
+        extra=extra,
+        line=line,
+    )
+
+
+def checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int, diags: Diagnostics) -> str | None:
+    """A render path must be a relative image file inside the run folder."""
+    if render.startswith(("/", "\\")) or ":" in render:
+        diags.warning(path, f"render '{render[:80]}' must be a relative path inside the run folder; ignored", line)
+        return None
+    target = run_dir / render
+    if not is_inside(target, run_dir) or not is_inside(target, root):
+        diags.warning(path, f"render '{render[:80]}' points outside the run folder; ignored", line)
+        return None
+    if target.suffix.lower() not in IMAGE_SUFFIXES:
+        diags.warning(path, f"render '{render[:80]}' is not an image ({', '.join(IMAGE_SUFFIXES)}); ignored", line)
+        return None
+    if not target.is_file():
+        diags.warning(path, f"render '{render[:80]}' does not exist", line)
+        return None
+    return real(target).relative_to(real(run_dir)).as_posix()
 
 
 @dataclass

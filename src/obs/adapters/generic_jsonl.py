@@ -5,8 +5,9 @@ Each log file is one run. Records that carry a step (`step`, `global_step`, `ite
 logged", durations written as `H:MM:SS` read as seconds, other text reported. Records that carry
 an id (`id`, `doc_id`, `task_id`, `i`, ...) and at least one true/false field and no step are
 **per-item results**: each record is a probe case, its booleans the checks, so two systems
-evaluated on the same items are compared case by case. A run.yaml beside such a file is read by
-the native adapter, which uses this module for `metrics_file:` (with `step_key:`).
+evaluated on the same items are compared case by case. A run.yaml beside such a file is read as a
+native run; the registry (`obs.adapters`) hands this module's reader the log it names with
+`metrics_file:` (and `step_key:`).
 """
 
 from __future__ import annotations
@@ -24,18 +25,20 @@ from obs.adapters.common import (
     build_log_metrics,
     element_lines,
     is_number,
+    new_run,
+    probe_case_from_record,
     read_head,
     read_json_document,
     run_id_for_file,
     salvage_array,
     unread_note,
 )
-from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
 from obs.model import Run
 from obs.series_builder import STEP_KEYS
+from obs.sourcetree import safe_input
 
 LOG_SUFFIXES = (".jsonl", ".ndjson")
 NOT_LOGS = {
@@ -81,10 +84,11 @@ def campaign_input(path: Path, root: Path) -> bool:
     """A results file that a campaign.yaml above it names (its `paired:` comparisons): not a run of its own."""
     root = root.resolve()
     folder = path.parent.resolve()
+    placed = folder / path.name  # the file where the campaign sees it (not where a link leads)
     while True:
-        campaign = folder / "campaign.yaml"
-        if campaign.is_file():
-            rel = path.resolve().relative_to(folder).as_posix()
+        campaign = safe_input(folder / "campaign.yaml", root)
+        if campaign is not None:
+            rel = placed.relative_to(folder).as_posix()
             try:
                 return rel in campaign.read_text(encoding="utf-8", errors="replace")
             except OSError:
@@ -120,16 +124,7 @@ class GenericJsonlAdapter:
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         path = source.path / source.key if source.key else source.files[0]
-        run = Run(
-            id=source.default_id or source.path.name,
-            source_dir=source.path,
-            adapter=self.name,
-            spec=source.spec,
-            campaign=source.campaign,
-            title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name,
-            input_files=list(source.files),
-            diagnostics=ctx.diags,
-        )
+        run = new_run(source, ctx, title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name)
         read_log_into(run, path, ctx.diags, root=ctx.root)
         return run
 

@@ -20,14 +20,17 @@ from obs.adapters.common import (
     element_lines,
     folder_id,
     is_number,
+    new_run,
     read_head,
     read_json_document,
+    read_json_object,
     run_id_for_file,
     salvage_array,
     unread_note,
 )
 from obs.diagnostics import Diagnostics
 from obs.model import Run
+from obs.sourcetree import safe_input
 
 STATE_FILE = "trainer_state.json"
 RENAMED_STATE = re.compile(r"^trainer_state.*\.json$")
@@ -62,7 +65,7 @@ class HfTrainerAdapter:
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
         names = {f.name for f in files}
-        checkpoints = _checkpoint_states(folder)
+        checkpoints = _checkpoint_states(folder, root)
         notes: list[str] = []
         if STATE_FILE in names or checkpoints:
             candidates = ([folder / STATE_FILE] if STATE_FILE in names else []) + [s for _, s in checkpoints]
@@ -114,16 +117,7 @@ class HfTrainerAdapter:
         return [folder / n for n in (*RESULT_FILES, MODEL_CONFIG) if n in names]
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
-        run = Run(
-            id=source.default_id or source.path.name,
-            source_dir=source.path,
-            adapter=self.name,
-            spec=source.spec,
-            campaign=source.campaign,
-            title=source.path.name,
-            input_files=list(source.files),
-            diagnostics=ctx.diags,
-        )
+        run = new_run(source, ctx, title=source.path.name)
         state_path = source.path / source.key if source.key else source.files[0]
         if state_path.name != STATE_FILE and state_path.parent == source.path:
             run.title = f"{source.path.name}/{state_path.stem}"
@@ -136,7 +130,7 @@ class HfTrainerAdapter:
         return run
 
 
-def _checkpoint_states(folder: Path) -> list[tuple[int, Path]]:
+def _checkpoint_states(folder: Path, root: Path) -> list[tuple[int, Path]]:
     out = []
     try:
         children = list(folder.iterdir())
@@ -144,7 +138,7 @@ def _checkpoint_states(folder: Path) -> list[tuple[int, Path]]:
         return []
     for child in children:
         m = CHECKPOINT_DIR.match(child.name)
-        if m and child.is_dir() and not child.is_symlink() and (child / STATE_FILE).is_file():
+        if m and child.is_dir() and not child.is_symlink() and safe_input(child / STATE_FILE, root):
             out.append((int(m.group(1)), child / STATE_FILE))
     return sorted(out)
 
@@ -239,23 +233,20 @@ def _state_fields(run: Run, state: dict[str, Any], path: Path) -> None:
 
 def _read_results_file(run: Run, path: Path, diags: Diagnostics) -> None:
     """all_results.json / train_results.json / eval_results.json: final numbers -> summary."""
-    doc = read_json_document(path, diags)
-    if doc is None or not doc.ok:
+    results = read_json_object(path, diags, "warning", "expected a JSON object of final metrics; ignored")
+    if results is None:
         return
-    if not isinstance(doc.data, dict):
-        diags.warning(path, "expected a JSON object of final metrics; ignored", 1)
-        return
-    for key, value in doc.data.items():
+    for key, value in results.items():
         if is_number(value):
             run.summary[key] = float(value)
 
 
 def _read_model_config(run: Run, path: Path, diags: Diagnostics) -> None:
     """The model's config.json: a few architecture fields for the run card."""
-    doc = read_json_document(path, diags)
-    if doc is None or not doc.ok or not isinstance(doc.data, dict):
+    config = read_json_object(path, diags, None)
+    if config is None:
         return
     for key, name in MODEL_KEYS.items():
-        value = doc.data.get(key)
+        value = config.get(key)
         if value is not None and not isinstance(value, dict):
             run.model.setdefault(name, value)

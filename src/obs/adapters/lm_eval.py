@@ -19,13 +19,14 @@ from obs.adapters.common import (
     ProbeCollector,
     is_number,
     iso_from_timestamp,
+    new_run,
+    probe_case_from_record,
     read_head,
     read_json_document,
     run_id_for_file,
     salvage_object,
     unread_note,
 )
-from obs.adapters.native import probe_case_from_record
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import EvalResult, Probe, Run
@@ -88,16 +89,7 @@ class LmEvalAdapter:
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         results_path = source.path / source.key if source.key else source.files[0]
-        run = Run(
-            id=source.default_id or source.path.name,
-            source_dir=source.path,
-            adapter=self.name,
-            spec=source.spec,
-            campaign=source.campaign,
-            title=results_path.stem,
-            input_files=list(source.files),
-            diagnostics=ctx.diags,
-        )
+        run = new_run(source, ctx, title=results_path.stem)
         load_results(run, results_path, ctx.diags)
         samples = [p for p in source.files if p != results_path and SAMPLES_NAME.match(p.name)]
         if samples:

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
-from obs.adapters.common import folder_id, iso_from_timestamp, read_head, typed_scalar, unread_note
+from obs.adapters.common import folder_id, iso_from_timestamp, new_run, read_head, typed_scalar, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.series_builder import SeriesBuilder
+from obs.sourcetree import safe_input, walk_files
 
 META = "meta.yaml"
 RUN_PARTS = ("metrics", "params", "tags")
@@ -43,7 +44,7 @@ class MlflowAdapter:
     name = "mlflow"
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
-        experiments = _experiment_dirs(folder)
+        experiments = _experiment_dirs(folder, root)
         if not experiments and folder.name != "mlruns":
             return None
         runs: list[RunSource] = []
@@ -52,7 +53,7 @@ class MlflowAdapter:
         empty: list[str] = []
         unread: list[Path] = []
         for exp in experiments:
-            exp_meta = _read_meta(exp / META)
+            exp_meta = _read_meta(exp / META, root)
             exp_deleted = exp_meta.get("lifecycle_stage") == "deleted"
             run_dirs = [d for d in _subdirs(exp) if _is_run_dir(d)]
             for other in _subdirs(exp):
@@ -61,13 +62,13 @@ class MlflowAdapter:
             if not run_dirs:
                 empty.append(f"{exp.name}/ ({exp_meta['name']})" if exp_meta.get("name") else f"{exp.name}/")
             for run_dir in run_dirs:
-                meta = _read_meta(run_dir / META)
+                meta = _read_meta(run_dir / META, root)
                 if exp_deleted or meta.get("lifecycle_stage") == "deleted":
                     label = meta.get("run_name") or ""
                     deleted.append(f"{run_dir.name}/ ({label})" if label else f"{run_dir.name}/")
                     continue
                 files = tuple(f for f in visible_files(run_dir, root, recursive=True) if _is_run_file(f, run_dir))
-                exp_files = (exp / META,) if (exp / META).is_file() else ()
+                exp_files = (exp / META,) if safe_input(exp / META, root) else ()
                 runs.append(
                     RunSource(
                         self.name, run_dir, exp_files + files, key=run_dir.name, default_id=folder_id(run_dir, root)
@@ -112,25 +113,29 @@ def _is_run_file(path: Path, run_dir: Path) -> bool:
     return rel == (META,) or (len(rel) > 1 and rel[0] in RUN_PARTS)
 
 
-def _experiment_dirs(folder: Path) -> list[Path]:
+def _experiment_dirs(folder: Path, root: Path) -> list[Path]:
     """Children that look like MLflow experiments: an experiment meta.yaml, or run folders inside."""
     out = []
     for child in _subdirs(folder):
         if child.name in NOT_EXPERIMENTS:
             continue
-        meta = child / META
-        if meta.is_file():
+        meta = safe_input(child / META, root)
+        if meta is not None:
             head = read_head(meta, 4096)
             if b"experiment_id" in head and b"run_id" not in head:
                 out.append(child)
                 continue
-        if any((grand / META).is_file() and b"run_id" in read_head(grand / META, 4096) for grand in _subdirs(child)):
+        if any(_names_a_run(grand / META, root) for grand in _subdirs(child)):
             out.append(child)
     return out
 
 
-def _read_meta(path: Path, diags: Diagnostics | None = None) -> dict[str, Any]:
-    if not path.is_file():
+def _names_a_run(meta: Path, root: Path) -> bool:
+    return safe_input(meta, root) is not None and b"run_id" in read_head(meta, 4096)
+
+
+def _read_meta(path: Path, root: Path, diags: Diagnostics | None = None) -> dict[str, Any]:
+    if safe_input(path, root) is None:
         return {}
     try:
         data = load_yaml_file(path).data
@@ -145,12 +150,10 @@ def _read_meta(path: Path, diags: Diagnostics | None = None) -> dict[str, Any]:
     return data
 
 
-def _read_value_files(base: Path, diags: Diagnostics) -> dict[str, str]:
+def _read_value_files(base: Path, root: Path, diags: Diagnostics) -> dict[str, str]:
     """params/ or tags/: one file per key (a key with `/` is a subfolder), the file's text is the value."""
     out: dict[str, str] = {}
-    if not base.is_dir():
-        return out
-    for path in sorted(p for p in base.rglob("*") if p.is_file() and not p.name.startswith(".")):
+    for path in walk_files(base, root):
         key = path.relative_to(base).as_posix()
         try:
             raw = path.read_bytes()[:MAX_TAG_BYTES]
@@ -239,23 +242,14 @@ def read_metric_file(path: Path, key: str, builder: SeriesBuilder, diags: Diagno
 def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
     run_dir = source.path
     diags = ctx.diags
-    run = Run(
-        id=source.default_id or run_dir.name,
-        source_dir=run_dir,
-        adapter="mlflow",
-        spec=source.spec,
-        campaign=source.campaign,
-        title=run_dir.name,
-        input_files=list(source.files),
-        diagnostics=diags,
-    )
-    meta = _read_meta(run_dir / META, diags)
-    if not (run_dir / META).is_file():
+    run = new_run(source, ctx, title=run_dir.name)
+    meta = _read_meta(run_dir / META, ctx.root, diags)
+    if safe_input(run_dir / META, ctx.root) is None:
         diags.warning(run_dir, "this MLflow run has no meta.yaml: no name, status or date")
     exp_dir = run_dir.parent
-    exp_meta = _read_meta(exp_dir / META, diags)
+    exp_meta = _read_meta(exp_dir / META, ctx.root, diags)
     exp_name = str(exp_meta.get("name") or exp_dir.name)
-    if not (exp_dir / META).is_file():
+    if safe_input(exp_dir / META, ctx.root) is None:
         run.notices.append(f"MLflow experiment {exp_dir.name} has no meta.yaml: its name is unknown.")
     run.tags.append(f"experiment:{exp_name}")
     run.provenance["mlflow_experiment"] = exp_name
@@ -272,22 +266,21 @@ def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
     if end:
         run.provenance["end_time"] = end
 
-    params = _read_value_files(run_dir / "params", diags)
+    params = _read_value_files(run_dir / "params", ctx.root, diags)
     run.config = {key: typed_scalar(value) for key, value in params.items()}
-    tags = _read_value_files(run_dir / "tags", diags)
+    tags = _read_value_files(run_dir / "tags", ctx.root, diags)
     _apply_tags(run, tags, run_dir, ctx.root)
 
     builder = SeriesBuilder(run_dir / "metrics", diags, step_key="step")
     metrics_dir = run_dir / "metrics"
-    if metrics_dir.is_dir():
-        for path in sorted(p for p in metrics_dir.rglob("*") if p.is_file() and not p.name.startswith(".")):
-            key = path.relative_to(metrics_dir).as_posix()
-            if path.stat().st_size == 0:
-                diags.warning(path, "metric file is empty")
-                continue
-            latest = read_metric_file(path, key, builder, diags)
-            if latest is not None:
-                run.summary[key] = latest[1]
+    for path in walk_files(metrics_dir, ctx.root):
+        key = path.relative_to(metrics_dir).as_posix()
+        if path.stat().st_size == 0:
+            diags.warning(path, "metric file is empty")
+            continue
+        latest = read_metric_file(path, key, builder, diags)
+        if latest is not None:
+            run.summary[key] = latest[1]
     run.metrics = builder.finish()
     run.metrics.source_file = str(metrics_dir)
     nonfinite = sorted(k for k, v in run.summary.items() if not math.isfinite(v))

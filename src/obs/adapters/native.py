@@ -1,152 +1,90 @@
-"""The native format: a folder with `run.yaml` and the files of docs/contract.md."""
+"""The native format: a folder with `run.yaml` and the files of docs/contract.md.
+
+This module reads native files only. Laying a run.yaml over another format's files, and handing a
+log named by `metrics_file:` to the generic reader, are the registry's job (`obs.adapters`), so
+this module imports no other adapter.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
-from obs.adapters.base import Adapter, Claim, LoadContext, RunSource, is_inside, list_files
+from obs.adapters.base import Claim, LoadContext, RunSource, list_files
+from obs.adapters.common import (
+    IMAGE_SUFFIXES,
+    ProbeCollector,
+    checked_render,
+    decode_text,
+    folder_id,
+    probe_case_from_record,
+    read_json_object,
+)
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
-from obs.fields import FieldReader
-from obs.jsonl import iter_jsonl, read_json_file
-from obs.model import STATUSES, VERDICTS, Decision, Gate, GateAsset, GateCheck, Metrics, Probe, ProbeCase, Run
-from obs.safeyaml import YamlDoc, YamlError, load_yaml_file
+from obs.fields import YamlFields
+from obs.jsonl import iter_jsonl
+from obs.model import Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
+from obs.safeyaml import YamlDoc, load_mapping
+from obs.schema import RUN_YAML, Reading
 from obs.series_builder import SeriesBuilder
+from obs.sourcetree import is_inside, refusal, safe_input
 
 RUN_FILE = "run.yaml"
-CONTRACT_VERSIONS = (1,)
-IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
-PROBE_TEXT_FIELDS = ("prompt", "expected", "actual", "note")
-
-KNOWN_RUN_KEYS = {
-    "obs_contract",
-    "id",
-    "title",
-    "spec",
-    "campaign",
-    "revision",
-    "date",
-    "status",
-    "baseline",
-    "primary_axis",
-    "primary_metric",
-    "hypothesis",
-    "success_criteria",
-    "held_constant",
-    "model",
-    "config",
-    "contract",
-    "data",
-    "provenance",
-    "condition",
-    "seed",
-    "arm",
-    "tags",
-    "lessons",
-    "decision",
-    "step_key",
-    "metrics_file",
-}
 
 
-class NativeAdapter:
-    name = "native"
+class LogReader(Protocol):
+    """Reads a log named by `metrics_file:` into a run (the registry passes the generic reader)."""
 
-    def claim(self, folder: Path, root: Path) -> Claim | None:
-        if not (folder / RUN_FILE).is_file():
+    def __call__(self, run: Run, path: Path, diags: Diagnostics, *, step_key: str | None, root: Path) -> None: ...
+
+
+def claim(folder: Path, root: Path) -> Claim | None:
+    """A folder holding run.yaml is one native run and owns its subfolders (renders/, ...).
+
+    A run.yaml that is a link out of the tree (or a loop) still marks the folder as a run's, so no
+    other format reads it instead: the folder is taken, with no run (discovery names the link).
+    """
+    if safe_input(folder / RUN_FILE, root) is None:
+        if refusal(folder / RUN_FILE, root) is None:
             return None
-        source = RunSource(
-            adapter=self.name,
-            path=folder,
-            files=list_files(folder, root),
-            default_id=default_run_id(folder, root),
-        )
-        other = overlaid_format(folder, root, skip_generic=_has_own_metrics(folder))
-        notes = (f"run.yaml overlaid on {other[0].name} files",) if other else ()
-        return Claim(runs=(source,), owned_dirs=(folder,), notes=notes)
-
-    def load(self, source: RunSource, ctx: LoadContext) -> Run:
-        return load_native_run(source, ctx)
+        return Claim(runs=(), owned_dirs=(folder,), notes=("run.yaml is a refused link: folder not read",))
+    files = list_files(folder, root)
+    source = RunSource(adapter="native", path=folder, files=files, default_id=folder_id(folder, root))
+    return Claim(runs=(source,), owned_dirs=(folder,))
 
 
-def default_run_id(folder: Path, root: Path) -> str:
-    try:
-        rel = folder.resolve().relative_to(root.resolve())
-    except ValueError:
-        return folder.name
-    text = rel.as_posix()
-    return text if text not in ("", ".") else folder.name
+# Fields of run.yaml that are attributes of the same name on Run, laid over what the run had.
+RUN_ATTRIBUTES = tuple(f.name for f in RUN_YAML.fields if f.name in Run.__dataclass_fields__ and f.name != "decision")
 
 
-def read_run_yaml(path: Path, diags: Diagnostics) -> YamlDoc | None:
-    try:
-        doc = load_yaml_file(path)
-    except YamlError as exc:
-        diags.error(path, str(exc), exc.line)
-        return None
-    if doc.data is None:
-        return YamlDoc({})
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a mapping of run fields at the top level", 1)
-        return None
-    return doc
+def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Reading:
+    """Lay a run.yaml over `run` (a new native run, or what another format read): what it gives wins.
+
+    A field that is absent, empty or wrong (a warning on its line) leaves the run's value; unknown
+    keys are kept under "other fields". Returns the reading, for the fields that are not run
+    attributes (`step_key`, `metrics_file`).
+    """
+    reading = RUN_YAML.read(YamlFields(doc, path, diags))
+    for name in RUN_ATTRIBUTES:
+        value = reading.values.get(name)
+        if value is not None and value not in ("", [], {}):
+            setattr(run, name, value)
+    if "decision" in doc.data:  # written, even empty or wrong: it replaces the run's decision
+        nested = reading.values.get("decision")
+        run.decision = _decision(nested) if nested is not None and doc.data["decision"] else None
+    run.other_fields.update(reading.unknown)
+    return reading
 
 
-def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> None:
-    """Fill `run` from a run.yaml document (also used to overlay run.yaml on adapter formats)."""
-    f = FieldReader(doc, path, diags)
-    version = f.integer("obs_contract")
-    if version is not None and version not in CONTRACT_VERSIONS:
-        diags.error(
-            path,
-            f"obs_contract: {version} is not a version this obs understands "
-            f"(it reads {', '.join(map(str, CONTRACT_VERSIONS))}); fields were read as version 1",
-            f.line("obs_contract"),
-        )
-    run.id = f.text("id") or run.id
-    run.title = f.text("title") or run.title
-    run.spec = f.text("spec") or run.spec
-    run.campaign = f.text("campaign") or run.campaign
-    run.revision = f.text("revision") or run.revision
-    run.date = f.text("date") or run.date
-    run.status = f.choice("status", STATUSES, run.status) or run.status
-    run.baseline = f.text("baseline") or run.baseline
-    run.primary_axis = f.text("primary_axis") or run.primary_axis
-    run.primary_metric = f.text("primary_metric") or run.primary_metric
-    run.hypothesis = f.markdown("hypothesis") or run.hypothesis
-    run.success_criteria = f.markdown("success_criteria") or run.success_criteria
-    run.held_constant = f.string_list("held_constant") or run.held_constant
-    run.model = f.mapping("model") or run.model
-    run.config = f.mapping("config") or run.config
-    run.contract = f.mapping("contract") or run.contract
-    run.data = f.mapping("data") or run.data
-    run.provenance = f.mapping("provenance") or run.provenance
-    run.condition = f.text("condition") or run.condition
-    seed = f.integer("seed")
-    run.seed = seed if seed is not None else run.seed
-    run.arm = f.text("arm") or run.arm
-    run.tags = f.string_list("tags") or run.tags
-    run.lessons = f.markdown("lessons") or run.lessons
-    if "decision" in f.data:
-        run.decision = read_decision(f.child("decision"))
-    for key, value in f.data.items():
-        if key not in KNOWN_RUN_KEYS:
-            run.other_fields[key] = value
-            diags.info(path, f"unknown field '{key}' (not in contract v1); shown under other fields", f.line(key))
-
-
-def read_decision(f: FieldReader) -> Decision | None:
-    if not f.data:
-        return None
-    verdict = f.choice("verdict", VERDICTS, None)
+def _decision(reading: Reading) -> Decision:
     return Decision(
-        verdict=verdict,
-        rationale=f.markdown("rationale"),
-        next=f.text("next") or "",
-        by=f.text("by") or "",
-        date=f.text("date") or "",
+        verdict=reading.get("verdict"),
+        rationale=reading.get("rationale"),
+        next=reading.get("next"),
+        by=reading.get("by"),
+        date=reading.get("date"),
     )
 
 
@@ -154,112 +92,72 @@ MAX_RUN_YAML_SNIFF = 1 << 20
 NATIVE_FILES = frozenset({RUN_FILE, "metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md"})
 
 
-def _has_own_metrics(folder: Path) -> bool:
+def has_own_metrics(folder: Path, root: Path) -> bool:
     """metrics.jsonl, or a run.yaml naming a metrics_file: the generic log reader is then not asked."""
-    if (folder / "metrics.jsonl").is_file():
+    if safe_input(folder / "metrics.jsonl", root) is not None:
         return True
+    run_yaml = safe_input(folder / RUN_FILE, root)
     try:
-        return b"metrics_file" in (folder / RUN_FILE).read_bytes()[:MAX_RUN_YAML_SNIFF]
+        return run_yaml is not None and b"metrics_file" in run_yaml.read_bytes()[:MAX_RUN_YAML_SNIFF]
     except OSError:
         return False
 
 
-def overlaid_format(folder: Path, root: Path, *, skip_generic: bool) -> tuple[Adapter, RunSource] | None:
-    """The other format whose files sit beside this run.yaml (a trainer_state.json, ...), if any.
+def only_native_files(files: Iterable[Path]) -> bool:
+    """Nothing but native files and renders: no other format can be overlaid (the common case, cheap to see)."""
+    return all(p.name in NATIVE_FILES or p.suffix.lower() in IMAGE_SUFFIXES for p in files)
 
-    Asks the other adapters, in their order, whether they recognise the folder; the first that
-    finds exactly one run here, made of files the native format does not read itself, is used
-    for the data and run.yaml is applied on top.
+
+def read_native_files(run: Run, source: RunSource, ctx: LoadContext, read_log: LogReader) -> None:
+    """run.yaml over `run` (its fields win), then metrics, probes, gate and notes.
+
+    `read_log` reads a log that run.yaml names with `metrics_file:` (the generic reader, passed in by
+    the registry, which is the one module that knows every format).
     """
-    from obs.adapters import ADAPTERS  # the registry imports this module
-
-    if all(p.name in NATIVE_FILES or p.suffix.lower() in IMAGE_SUFFIXES for p in list_files(folder, root)):
-        return None  # only native files and renders here: nothing to overlay (the common case, cheap to see)
-    for adapter in ADAPTERS:
-        if adapter.name == "native" or (skip_generic and adapter.name == "generic_jsonl"):
-            continue
-        claim = adapter.claim(folder, root)
-        if claim is None:
-            continue
-        here = [s for s in claim.runs if s.path == folder]
-        if len(here) == 1 and any(f.name not in NATIVE_FILES for f in here[0].files):
-            return adapter, here[0]
-    return None
-
-
-def load_native_run(source: RunSource, ctx: LoadContext) -> Run:
-    folder = source.path
-    diags = ctx.diags
-    run: Run | None = None
-    other = overlaid_format(folder, ctx.root, skip_generic=_has_own_metrics(folder))
-    if other is not None:
-        adapter, other_source = other
-        run = adapter.load(replace(other_source, default_id=source.default_id), ctx)
-        run.adapter = f"native+{adapter.name}"
-        run.spec = source.spec or run.spec
-        run.campaign = source.campaign or run.campaign
-        run.input_files = list(source.files)
-    if run is None:
-        run = Run(
-            id=source.default_id or folder.name,
-            source_dir=folder,
-            adapter="native",
-            spec=source.spec,
-            campaign=source.campaign,
-            input_files=list(source.files),
-            diagnostics=diags,
-        )
-    doc = read_run_yaml(folder / RUN_FILE, diags)
-    step_key: str | None = None
-    metrics_name = "metrics.jsonl"
-    named = False
-    if doc is not None:
-        apply_run_yaml(run, doc, folder / RUN_FILE, diags)
-        reader = FieldReader(doc, folder / RUN_FILE, diags)
-        step_key = reader.text("step_key")
-        named_file = reader.text("metrics_file")
-        named = bool(named_file) and named_file != "metrics.jsonl"  # the native log keeps the native reader
-        metrics_name = named_file or metrics_name
-
-    metrics_path = safe_child(folder, metrics_name, ctx.root, diags, folder / RUN_FILE)
-    if metrics_path is not None and metrics_path.is_file() and named:
-        from obs.adapters.generic_jsonl import read_log_into
-
-        read_log_into(run, metrics_path, diags, step_key=step_key, root=ctx.root)
-    elif metrics_path is not None and metrics_path.is_file():
-        run.metrics = read_metrics_jsonl(metrics_path, diags, step_key=step_key, running=run.status == "running")
-    elif named and metrics_path is not None and doc is not None:
-        diags.warning(folder / RUN_FILE, f"metrics_file '{metrics_name}' does not exist", doc.line_of("metrics_file"))
+    folder, root, diags = source.path, ctx.root, ctx.diags
+    run_yaml = safe_input(folder / RUN_FILE, root)
+    doc = load_mapping(run_yaml, diags, "run fields") if run_yaml is not None else None
+    reading = apply_run_yaml(run, doc, folder / RUN_FILE, diags) if doc is not None else None
+    read_metrics(run, folder, reading, ctx, read_log)
     for name, attr in (("probe.jsonl", "probe"), ("probe_repaired.jsonl", "probe_repaired")):
-        p = folder / name
-        if p.is_file():
-            setattr(run, attr, read_probe(p, folder, ctx.root, diags))
-    gate_path = folder / "gate.json"
-    if gate_path.is_file():
-        run.gate = read_gate(gate_path, folder, ctx.root, diags)
-    notes_path = folder / "notes.md"
-    if notes_path.is_file():
-        run.notes = read_text(notes_path, diags)
-    return run
+        probe_path = safe_input(folder / name, root)
+        if probe_path is not None:
+            setattr(run, attr, read_probe(probe_path, folder, root, diags))
+    gate_path = safe_input(folder / "gate.json", root)
+    if gate_path is not None:
+        run.gate = read_gate(gate_path, folder, root, diags)
+    notes_path = safe_input(folder / "notes.md", root)
+    if notes_path is not None:
+        run.notes = decode_text(notes_path.read_bytes(), notes_path, diags)
+
+
+def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadContext, read_log: LogReader) -> None:
+    """metrics.jsonl with the native reader, or the log run.yaml names (`metrics_file:`) with the generic one."""
+    diags, run_yaml = ctx.diags, folder / RUN_FILE
+    step_key = reading.get("step_key") if reading else None
+    named = reading.get("metrics_file") if reading else None
+    if not named or named == "metrics.jsonl":  # the native log keeps the native reader
+        path = safe_input(folder / "metrics.jsonl", ctx.root)
+        if path is not None:
+            run.metrics = read_metrics_jsonl(path, diags, step_key=step_key, running=run.status == "running")
+        return
+    inside = safe_child(folder, named, ctx.root, diags, run_yaml)
+    if inside is None:
+        return
+    path = safe_input(inside, ctx.root)
+    if path is not None:
+        read_log(run, path, diags, step_key=step_key, root=ctx.root)
+    elif reading is not None:
+        diags.warning(run_yaml, f"metrics_file '{named}' does not exist", reading.line("metrics_file"))
 
 
 def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer: Path) -> Path | None:
     """Resolve a file name given in metadata; refuse anything that leaves the run folder."""
     candidate = folder / name
-    if not is_inside(candidate, folder.resolve()) or not is_inside(candidate, root.resolve()):
+    if not is_inside(candidate, folder) or not is_inside(candidate, root):
         diags.error(referer, f"'{name}' points outside the run folder; ignored")
         return None
     return candidate
-
-
-def read_text(path: Path, diags: Diagnostics) -> str:
-    raw = path.read_bytes()
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        diags.warning(path, "not valid UTF-8; bad bytes were replaced", line)
-        return raw.decode("utf-8", errors="replace")
 
 
 def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, running: bool) -> Metrics:
@@ -282,89 +180,17 @@ def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, 
 
 
 def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Probe:
-    cases: list[ProbeCase] = []
-    seen: dict[str, int] = {}
+    collector = ProbeCollector(path, diags)
     for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
-        case = probe_case_from_record(rec, line, path, run_dir, root, diags)
-        if case is None:
-            continue
-        if case.id in seen:
-            diags.warning(path, f"case id '{case.id}' already used at line {seen[case.id]}; this one skipped", line)
-            continue
-        seen[case.id] = line
-        cases.append(case)
-    if not cases:
+        collector.add(probe_case_from_record(rec, line, path, run_dir, root, diags), line)
+    if not collector.cases:
         diags.warning(path, "no probe cases found")
-    return Probe(cases=cases, source_file=str(path))
-
-
-def probe_case_from_record(
-    rec: dict[str, Any], line: int, path: Path, run_dir: Path, root: Path, diags: Diagnostics
-) -> ProbeCase | None:
-    raw_id = rec.get("id")
-    if raw_id is None or isinstance(raw_id, bool | dict | list):
-        diags.warning(path, "case has no 'id' (string or number); skipped", line)
-        return None
-    checks: dict[str, bool] = {}
-    extra: dict[str, Any] = {}
-    texts: dict[str, str | None] = {}
-    for key, value in rec.items():
-        if key == "id":
-            continue
-        if isinstance(value, bool):
-            checks[key] = value
-        elif key in PROBE_TEXT_FIELDS or key in ("split", "family", "failure_class", "render"):
-            if value is None:
-                texts[key] = None
-            elif isinstance(value, str | int | float):
-                texts[key] = str(value)
-            else:
-                diags.warning(path, f"'{key}' should be text; ignored", line)
-        else:
-            extra[key] = value
-    render = texts.get("render")
-    if render is not None:
-        render = _checked_render(render, run_dir, root, path, line, diags)
-    return ProbeCase(
-        id=str(raw_id),
-        checks=checks,
-        split=texts.get("split"),
-        family=texts.get("family"),
-        failure_class=texts.get("failure_class"),
-        prompt=texts.get("prompt"),
-        expected=texts.get("expected"),
-        actual=texts.get("actual"),
-        render=render,
-        note=texts.get("note"),
-        extra=extra,
-        line=line,
-    )
-
-
-def _checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int, diags: Diagnostics) -> str | None:
-    """A render path must be a relative image file inside the run folder."""
-    if render.startswith(("/", "\\")) or ":" in render:
-        diags.warning(path, f"render '{render[:80]}' must be a relative path inside the run folder; ignored", line)
-        return None
-    target = run_dir / render
-    if not is_inside(target, run_dir.resolve()) or not is_inside(target, root.resolve()):
-        diags.warning(path, f"render '{render[:80]}' points outside the run folder; ignored", line)
-        return None
-    if target.suffix.lower() not in IMAGE_SUFFIXES:
-        diags.warning(path, f"render '{render[:80]}' is not an image ({', '.join(IMAGE_SUFFIXES)}); ignored", line)
-        return None
-    if not target.is_file():
-        diags.warning(path, f"render '{render[:80]}' does not exist", line)
-        return None
-    return target.resolve().relative_to(run_dir.resolve()).as_posix()
+    return Probe(cases=collector.cases, source_file=str(path))
 
 
 def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:
-    data = read_json_file(path, diags)
+    data = read_json_object(path, diags)
     if data is None:
-        return None
-    if not isinstance(data, dict):
-        diags.error(path, "expected a JSON object", 1)
         return None
     checks = []
     for item in data.get("checks") or []:
@@ -387,7 +213,7 @@ def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate
         passed = item.get("passed")
         score = item.get("score")
         render = item.get("render")
-        render = _checked_render(render, run_dir, root, path, 1, diags) if isinstance(render, str) else None
+        render = checked_render(render, run_dir, root, path, 1, diags) if isinstance(render, str) else None
         assets.append(
             GateAsset(
                 id=str(item["id"]),

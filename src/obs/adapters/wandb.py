@@ -19,15 +19,17 @@ from obs.adapters.common import (
     RecordCleaner,
     folder_id,
     is_number,
+    new_run,
     numeric_leaves,
-    read_json_document,
+    read_json_object,
     unread_note,
 )
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import Run
-from obs.safeyaml import YamlError, load_yaml_file
+from obs.safeyaml import load_mapping
 from obs.series_builder import STAGE_KEYS, SeriesBuilder
+from obs.sourcetree import safe_input
 
 CONFIG = "config.yaml"
 SUMMARY = "wandb-summary.json"
@@ -53,10 +55,10 @@ class WandbAdapter:
     name = "wandb"
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
-        files_dir = _files_dir(folder)
+        files_dir = _files_dir(folder, root)
         if files_dir is None:
             return None
-        read = [files_dir / n for n in KNOWN if (files_dir / n).is_file()]
+        read = [p for p in (safe_input(files_dir / n, root) for n in KNOWN) if p is not None]
         source = RunSource(self.name, folder, tuple(read), default_id=folder_id(folder, root))
         unread = [f for f in visible_files(folder, root, recursive=True) if f not in read]
         notes = []
@@ -69,15 +71,15 @@ class WandbAdapter:
         return load_wandb_run(source, ctx)
 
 
-def _files_dir(folder: Path) -> Path | None:
+def _files_dir(folder: Path, root: Path) -> Path | None:
     """`folder/files` of a `run-*` folder, or a folder holding the W&B files itself."""
-    if (folder / SUMMARY).is_file() or (folder / METADATA).is_file():
+    if safe_input(folder / SUMMARY, root) or safe_input(folder / METADATA, root):
         return folder
     files = folder / "files"
     if files.is_dir() and not files.is_symlink():
-        if (files / SUMMARY).is_file() or (files / METADATA).is_file():
+        if safe_input(files / SUMMARY, root) or safe_input(files / METADATA, root):
             return files
-        if RUN_DIR.match(folder.name) and (files / CONFIG).is_file():
+        if RUN_DIR.match(folder.name) and safe_input(files / CONFIG, root):
             return files
     return None
 
@@ -102,27 +104,18 @@ def unwrap_config(data: Any) -> tuple[dict[str, Any], dict[str, Any]]:
 def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
     folder = source.path
     diags = ctx.diags
-    files_dir = _files_dir(folder) or folder
+    files_dir = _files_dir(folder, ctx.root) or folder
     m = RUN_DIR.match(folder.name)
-    run = Run(
-        id=source.default_id or folder.name,
-        source_dir=folder,
-        adapter="wandb",
-        spec=source.spec,
-        campaign=source.campaign,
-        title=m.group(3) if m else folder.name,
-        input_files=list(source.files),
-        diagnostics=diags,
-    )
+    run = new_run(source, ctx, title=m.group(3) if m else folder.name)
     if m:
         d, t = m.group(1), m.group(2)
         run.date = f"{d[:4]}-{d[4:6]}-{d[6:]}T{t[:2]}:{t[2:4]}:{t[4:]}"
         run.provenance["wandb_run_id"] = m.group(3)
-    _read_config(run, files_dir / CONFIG, diags)
-    _read_summary(run, files_dir / SUMMARY, diags)
-    _read_metadata(run, files_dir / METADATA, diags)
-    history = files_dir / HISTORY
-    if history.is_file():
+    _read_config(run, safe_input(files_dir / CONFIG, ctx.root), diags)
+    _read_summary(run, safe_input(files_dir / SUMMARY, ctx.root), diags)
+    _read_metadata(run, safe_input(files_dir / METADATA, ctx.root), diags)
+    history = safe_input(files_dir / HISTORY, ctx.root)
+    if history is not None:
         builder = SeriesBuilder(history, diags, step_key=None)
         cleaner = RecordCleaner(history, diags)
         for line, rec in iter_jsonl(history, diags, partial_last_is_normal=True):
@@ -139,16 +132,9 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
     return run
 
 
-def _read_config(run: Run, path: Path, diags: Diagnostics) -> None:
-    if not path.is_file():
-        return
-    try:
-        doc = load_yaml_file(path)
-    except YamlError as exc:
-        diags.error(path, str(exc), exc.line)
-        return
-    if doc.data is not None and not isinstance(doc.data, dict):
-        diags.error(path, "expected a mapping of config keys", 1)
+def _read_config(run: Run, path: Path | None, diags: Diagnostics) -> None:
+    doc = load_mapping(path, diags, "config keys") if path is not None else None
+    if doc is None:
         return
     config, internals = unwrap_config(doc.data)
     run.config = config
@@ -165,35 +151,28 @@ def _read_config(run: Run, path: Path, diags: Diagnostics) -> None:
             break
 
 
-def _read_summary(run: Run, path: Path, diags: Diagnostics) -> None:
-    if not path.is_file():
+def _read_summary(run: Run, path: Path | None, diags: Diagnostics) -> None:
+    if path is None:
         run.notices.append("This W&B run has no wandb-summary.json: no final values.")
         return
-    doc = read_json_document(path, diags)
-    if doc is None or not doc.ok:
+    summary = read_json_object(path, diags)
+    if summary is None:
         return
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a JSON object", 1)
-        return
-    for key, value in numeric_leaves(doc.data, skip=SUMMARY_SKIP):
+    for key, value in numeric_leaves(summary, skip=SUMMARY_SKIP):
         run.summary[key] = value
-    runtime = doc.data.get("_wandb", {}).get("runtime") if isinstance(doc.data.get("_wandb"), dict) else None
+    runtime = summary.get("_wandb", {}).get("runtime") if isinstance(summary.get("_wandb"), dict) else None
     if is_number(runtime) and "_runtime" not in run.summary:
         run.summary["_runtime"] = float(runtime)
     if not [k for k in run.summary if not k.startswith("_")]:
         run.notices.append("The W&B summary holds no metric: the run logged nothing, or stopped before its first log.")
 
 
-def _read_metadata(run: Run, path: Path, diags: Diagnostics) -> None:
-    if not path.is_file():
+def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
+    if path is None:
         return
-    doc = read_json_document(path, diags)
-    if doc is None or not doc.ok:
+    meta = read_json_object(path, diags)
+    if meta is None:
         return
-    if not isinstance(doc.data, dict):
-        diags.error(path, "expected a JSON object", 1)
-        return
-    meta = doc.data
     started = meta.get("startedAt") or meta.get("heartbeatAt")
     if isinstance(started, str) and started:
         run.date = started

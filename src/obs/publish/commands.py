@@ -3,7 +3,7 @@
 when a command runs, so `obs build` stays as light as it was.
 
 Exit status as for every obs command: 0 done, 1 done with errors, 2 bad usage (unknown run, bad
-path, an output inside the source tree).
+path, an output inside the source tree); 130/143 after SIGINT/SIGTERM (see obs.cli.main).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from obs.argtypes import worker_count
+from obs.cliargs import folder_hint, missing_run_id, source_problem, worker_count
+from obs.write import fault_point
 
 DEFAULT_SOURCE = "reports"
 
@@ -42,7 +43,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "The ledger's latest entry for a run takes precedence over run.yaml's decision.",
     )
     decide.add_argument("run", help="run id")
-    decide.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    decide.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
     decide.add_argument("--verdict", required=True, choices=["promote", "reject", "repair", "branch"])
     decide.add_argument("--rationale", required=True, help="why (Markdown)")
     decide.add_argument("--next", default="", dest="next_run", help="the next run")
@@ -60,6 +61,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
     serve.add_argument("--interval", type=float, default=1.0, help="seconds between checks for changes")
     serve.add_argument("-j", "--jobs", type=worker_count, default=None, help="worker processes (default: all cores)")
+    serve.add_argument(
+        "--force",
+        "--allow-empty",
+        dest="force",
+        action="store_true",
+        help="rebuild even when the new site has no runs, or less than half the runs of the one it replaces",
+    )
     serve.set_defaults(func=cmd_serve)
 
 
@@ -69,7 +77,11 @@ def _write_or_print(text: str, out: str | None, source: Path) -> int:
         return 0
     target = Path(out).resolve()
     if target.is_relative_to(source.resolve()):
-        print(f"obs: {out} is inside the source tree {source}; obs never writes there", file=sys.stderr)
+        print(f"obs summary: {out} is inside the source tree {source}; obs never writes there", file=sys.stderr)
+        return 2
+    if target.is_dir():
+        hint = Path(out) / "summary.md"
+        print(f"obs summary: {out} is a folder; -o takes a file name (for example -o {hint})", file=sys.stderr)
         return 2
     _atomic_write(target, text.encode("utf-8"))
     return 0
@@ -95,10 +107,13 @@ def cmd_summary(args: argparse.Namespace) -> int:
     run, source = args.run, args.source
     if args.campaign and run and source is None:  # `obs summary --campaign ID SOURCE`
         run, source = None, run
-    source_path = Path(source or DEFAULT_SOURCE)
-    if not source_path.is_dir():
-        print(f"obs summary: {source_path}: source folder does not exist", file=sys.stderr)
+    problem = (None if args.campaign else missing_run_id("summary", run, source)) or source_problem(
+        Path(source or DEFAULT_SOURCE)
+    )
+    if problem:
+        print(f"obs summary: {problem}", file=sys.stderr)
         return 2
+    source_path = Path(source or DEFAULT_SOURCE)
     if bool(args.campaign) == bool(run):
         print("obs summary: give a run id, or --campaign ID (not both)", file=sys.stderr)
         return 2
@@ -109,8 +124,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
             else summarize_run(source_path, run, args.baseline)
         )
     except (RunNotFound, CampaignNotFound) as exc:
-        print(f"obs summary: {exc}", file=sys.stderr)
+        print(f"obs summary: {exc}{'' if args.campaign else folder_hint(run, source)}", file=sys.stderr)
         return 2
+    fault_point("summary")
     return _write_or_print(text, args.out, source_path)
 
 
@@ -118,14 +134,15 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from obs.pipeline import RunNotFound
     from obs.publish.decide import decide
 
-    source = Path(args.source)
-    if not source.is_dir():
-        print(f"obs decide: {source}: source folder does not exist", file=sys.stderr)
+    problem = missing_run_id("decide", args.run, args.source) or source_problem(Path(args.source or DEFAULT_SOURCE))
+    if problem:
+        print(f"obs decide: {problem}", file=sys.stderr)
         return 2
+    source = Path(args.source or DEFAULT_SOURCE)
     try:
         done = decide(source, args.run, args.verdict, args.rationale, args.next_run, args.by)
     except RunNotFound as exc:
-        print(f"obs decide: {exc}", file=sys.stderr)
+        print(f"obs decide: {exc}{folder_hint(args.run, args.source)}", file=sys.stderr)
         return 2
     e = done.entry
     print(
@@ -144,8 +161,9 @@ def cmd_single_file(args: argparse.Namespace) -> int:
     from obs.publish.single_file import SingleFileOptions, link_base_for, render_single_file
 
     source = Path(args.source)
-    if not source.is_dir():
-        print(f"obs build: {source}: source folder does not exist", file=sys.stderr)
+    problem = source_problem(source)
+    if problem:
+        print(f"obs build: {problem}", file=sys.stderr)
         return 2
     try:
         tree = SourceTree.open(source)
@@ -181,4 +199,9 @@ def _write_or_print_bytes(data: bytes, out: str, source: Path) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from obs.publish.serve import serve
 
-    return serve(Path(args.source), Path(args.out) if args.out else None, args.port, args.interval, args.jobs)
+    problem = source_problem(Path(args.source))
+    if problem:
+        print(f"obs serve: {problem}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out else None
+    return serve(Path(args.source), out, args.port, args.interval, args.jobs, force=args.force)

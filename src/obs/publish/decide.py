@@ -5,7 +5,8 @@ the frozen report, `archive/<run slug>/<first 16 hex of the input hash>/index.ht
 temporary folder and renamed into place, read-only, never overwritten (a second decision on the
 same artifacts gets `<hash>.2/`, ...); then one appended line of `decisions.jsonl`
 pointing at it. In that order, so a crash between the two leaves an unreferenced archive folder,
-never a ledger line pointing at nothing.
+never a ledger line pointing at nothing. Both happen under the ledger's lock (obs.ledger), so two
+decisions at once never pick the same folder; the page is rendered before, outside the lock.
 
 The frozen report is the single-file page (see obs.publish.single_file) without script, so a build
 can verify it cannot run code before it copies it, byte for byte, into the published site.
@@ -17,15 +18,16 @@ import getpass
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from obs import urls
-from obs.ledger import ARCHIVE_DIR, LEDGER_FILE, LedgerEntry, append_entry
+from obs.ledger import ARCHIVE_DIR, LEDGER_FILE, LedgerEntry, ledger_lock
 from obs.model import VERDICTS, Decision
 from obs.pipeline import LoadedRun, SourceTree, load_report
 from obs.publish.single_file import SingleFileOptions, render_single_file
+from obs.write import fault_point
 
 MAX_SUFFIX = 9999
 
@@ -64,8 +66,6 @@ def decide(
         raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
     tree = SourceTree.open(source)
     loaded = load_report(tree, run_id)
-    folder = _free_folder(tree.root / ARCHIVE_DIR / loaded.slug, loaded.input_hash[:16])
-    rel = f"{ARCHIVE_DIR}/{loaded.slug}/{folder.name}/index.html"
     entry = LedgerEntry(
         run=loaded.report.run.id,
         verdict=verdict,
@@ -74,14 +74,18 @@ def decide(
         by=default_author() if by is None else by,
         date=date or utc_now(),
         input_hash=loaded.input_hash,
-        archive=rel,
+        archive=None,  # set under the lock, with the folder
         suggested=loaded.report.suggestion.verdict,
         baseline=loaded.report.baseline_id,
         line=0,
     )
-    html = frozen_report(loaded, entry)
-    _write_frozen(folder, html)
-    append_entry(tree.root, entry)
+    html = frozen_report(loaded, entry)  # the banner does not name the folder: rendered before the lock
+    with ledger_lock(tree.root) as append:
+        folder = _free_folder(tree.root / ARCHIVE_DIR / loaded.slug, loaded.input_hash[:16])
+        entry = replace(entry, archive=f"{ARCHIVE_DIR}/{loaded.slug}/{folder.name}/index.html")
+        _write_frozen(folder, html)
+        fault_point("decide-frozen")
+        append(entry)
     return Decided(entry, folder / "index.html", tree.root / LEDGER_FILE)
 
 

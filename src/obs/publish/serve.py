@@ -5,8 +5,9 @@ that run plus the index pages), served from 127.0.0.1 only by the standard libra
 and the source tree and templates are polled for changed sizes and modification times. Polling
 needs no dependency and works the same on every file system; a preview can afford a second.
 
-The build swaps the new site in with a rename, so a request never sees a half-written site: it is
-answered from the old folder or the new one.
+The build publishes the new site by switching the output's link in one rename (obs.write), and the
+server serves the link, so a request never sees a half-written site: it is answered from the old
+version or the new one.
 """
 
 from __future__ import annotations
@@ -15,20 +16,18 @@ import functools
 import http.server
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 from obs.build import BuildOptions, BuildResult, build_site
 from obs.cache import cache_dir_for
 from obs.publish.extras import PublishExtras
 from obs.resources import templates_dir
-from obs.write import OutputError
+from obs.write import OutputError, check_output_location, output_location, output_lock, versions_dir
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -59,12 +58,15 @@ def fingerprint(folders: list[Path], skip: set[Path]) -> dict[str, tuple[int, in
     return out
 
 
-def _build(opts: BuildOptions) -> BuildResult | None:
+def _build(opts: BuildOptions, *, first: bool = False) -> BuildResult | None:
     started = time.perf_counter()
     try:
         result = build_site(opts, [PublishExtras()])
-    except OutputError:
-        raise
+    except OutputError as exc:  # a rebuild that would empty the site: keep serving the last one
+        if first:
+            raise
+        print(f"obs serve: build refused: {exc}", file=sys.stderr, flush=True)
+        return None
     except Exception as exc:  # keep serving the last good site
         print(f"obs serve: build failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
         return None
@@ -79,52 +81,64 @@ def _build(opts: BuildOptions) -> BuildResult | None:
     return result
 
 
-def serve(source: Path, out: Path | None, port: int, interval: float = 1.0, jobs: int | None = None) -> int:
+def serve(
+    source: Path, out: Path | None, port: int, interval: float = 1.0, jobs: int | None = None, *, force: bool = False
+) -> int:
+    """Serve OUT (a temporary folder by default), rebuilding it while the sources change.
+
+    The port is taken first, so a busy port ends here before anything is built or created. The
+    output's lock is held for as long as the preview runs: a concurrent `obs build` into the same
+    output is refused with a message, never mixed with this one. Every way out (Ctrl-C, SIGTERM,
+    a refused output, an error) removes the temporary folder; cli.main prints the one line.
+    """
     root = source.resolve()
-    if not root.is_dir():
-        print(f"obs serve: {source}: source folder does not exist", file=sys.stderr)
-        return 2
-    scratch = None
-    if out is None:
-        scratch = Path(tempfile.mkdtemp(prefix="obs-serve-"))
-        out = scratch / "site"
-    opts = BuildOptions(source=root, out=out, quiet=True, jobs=jobs)
-    watched = [root, templates_dir()]
-    skip = {out.resolve(), cache_dir_for(out).parent}
     try:
-        _build(opts)
-    except OutputError as exc:
-        print(f"obs serve: {exc}", file=sys.stderr)
-        return 2
-    handler = functools.partial(_Handler, directory=str(out.resolve()))
-    try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Handler)
     except OSError as exc:
         print(f"obs serve: cannot listen on 127.0.0.1:{port}: {exc.strerror}", file=sys.stderr)
         return 2
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    print(f"obs serve: http://127.0.0.1:{server.server_address[1]}/index.html (Ctrl-C to stop)", flush=True)
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    seen = fingerprint(watched, skip)
+    scratch = None
+    thread: threading.Thread | None = None
     try:
-        while True:
-            time.sleep(interval)
-            now = fingerprint(watched, skip)
-            if now != seen:
-                print("obs serve: sources changed, rebuilding", flush=True)
-                _build(opts)
-                seen = fingerprint(watched, skip)
-    except KeyboardInterrupt:
-        print("obs serve: stopped", flush=True)
+        if out is None:
+            scratch = Path(tempfile.mkdtemp(prefix="obs-serve-"))
+            out = scratch / "site"
+        opts = BuildOptions(source=root, out=out, quiet=True, jobs=jobs, force=force)
+        try:
+            check_output_location(root, out)  # before the lock makes a folder beside it
+            with output_lock(out, holder="obs serve"):
+                _build(opts, first=True)
+                server.RequestHandlerClass = functools.partial(
+                    _Handler,
+                    directory=str(output_location(out)),  # the link: each request sees the latest build
+                )
+                thread = threading.Thread(target=server.serve_forever, daemon=True)
+                thread.start()
+                url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+                print(f"obs serve: {url} (Ctrl-C to stop)", flush=True)
+                _watch(opts, root, interval)
+        except OutputError as exc:
+            print(f"obs serve: {exc}", file=sys.stderr)
+            return 2
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        server.shutdown()
+        if thread is not None:
+            server.shutdown()
         server.server_close()
         if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)  # the site and its build cache
+            shutil.rmtree(scratch, ignore_errors=True)  # the site, its versions and its build cache
     return 0
+
+
+def _watch(opts: BuildOptions, root: Path, interval: float) -> None:
+    """Rebuild after every change of the sources or the templates, until interrupted."""
+    loc = output_location(opts.out)
+    watched = [root, templates_dir()]
+    skip = {loc, versions_dir(loc), cache_dir_for(opts.out).parent}
+    seen = fingerprint(watched, skip)
+    while True:
+        time.sleep(interval)
+        now = fingerprint(watched, skip)
+        if now != seen:
+            print("obs serve: sources changed, rebuilding", flush=True)
+            _build(opts)
+            seen = fingerprint(watched, skip)

@@ -1,0 +1,961 @@
+"""The input contract as data: one declaration per file (run.yaml, spec.yaml, campaign.yaml, obs.yaml).
+
+Every field is declared once, with its kind (what it accepts), its default and a one-line doc.
+Three things come from the declarations, so they can no longer disagree:
+
+* validation (`Schema.read`): a wrong field is a warning on its line saying what was expected,
+  and the default is used; the rest of the file is kept; unknown keys are reported;
+* the defaults the readers start from (`Schema.defaults`, and `DEFAULT_THRESHOLDS` & co. for
+  `obs.config`);
+* the tables of docs/contract.md (`markdown_table`, rewritten by scripts/contract_tables.py and
+  compared with the file by tests/unit/test_schema.py).
+
+Plain Python: a validation library would add its import to every command for some eighty
+fields, and none of them gives line numbers from our YAML reader.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from obs.diagnostics import Severity
+from obs.fields import YamlFields
+from obs.gate_language import GateError, parse_gate
+from obs.model import STATUSES, VERDICTS
+
+CONTRACT_VERSIONS = (1,)
+
+
+class Invalid(Exception):
+    """A value its kind cannot take; `expected` says what would have been right when the kind alone cannot.
+
+    `say` is the message when the kind words it itself (a choice: "'status' is 'done'; expected one
+    of ..."); what was done instead is added to it.
+    """
+
+    def __init__(self, expected: str = "", say: str = "") -> None:
+        super().__init__(expected)
+        self.expected = expected
+        self.say = say
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# kinds: what a field accepts
+
+
+class Kind:
+    """What a field accepts. `expected` is what a message says ("a string"), `type_doc` the docs' type column.
+
+    Kinds are plain classes, not dataclasses: some eighty fields are declared when obs starts, and
+    each dataclass costs its generated methods at import time.
+    """
+
+    expected = "a value"
+    type_doc = "any"
+
+    def __init__(self, *, expected: str | None = None, type_doc: str | None = None) -> None:
+        if expected is not None:
+            self.expected = expected
+        if type_doc is not None:
+            self.type_doc = type_doc
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        """The value to use, or `Invalid`. A kind made of entries reports a bad entry itself and keeps the rest."""
+        return value
+
+    def describe(self) -> str:
+        """The docs' type column."""
+        return self.type_doc
+
+
+class Text(Kind):
+    """A string; with `numbers`, a number is accepted and written as text (`revision: 3`)."""
+
+    expected = "a string"
+    type_doc = "string"
+
+    def __init__(self, *, numbers: bool = True, expected: str | None = None) -> None:
+        super().__init__(expected=expected)
+        self.numbers = numbers
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if isinstance(value, str):
+            return value
+        if self.numbers and _is_number(value):
+            return str(value)
+        raise Invalid
+
+
+class Markdown(Kind):
+    """Markdown text, or a list of strings written as a bullet list."""
+
+    expected = "Markdown text or a list of strings"
+    type_doc = "Markdown or list of strings"
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            return "\n".join(f"- {v}" for v in value)
+        raise Invalid
+
+
+class Integer(Kind):
+    """A whole number, at least `minimum`; with `text`, digits written as a string are accepted too."""
+
+    expected = "an integer"
+    type_doc = "int"
+
+    def __init__(
+        self,
+        *,
+        minimum: int | None = None,
+        text: bool = True,
+        expected: str | None = None,
+        type_doc: str | None = None,
+    ) -> None:
+        super().__init__(expected=expected, type_doc=type_doc)
+        self.minimum = minimum
+        self.text = text
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if self.text and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise Invalid
+        if self.minimum is not None and value < self.minimum:
+            raise Invalid
+        return value
+
+
+class Number(Kind):
+    """A number (as a float), optionally strictly between `above` and `below`."""
+
+    expected = "a number"
+    type_doc = "number"
+
+    def __init__(
+        self,
+        *,
+        above: float | None = None,
+        below: float | None = None,
+        expected: str | None = None,
+        type_doc: str | None = None,
+    ) -> None:
+        super().__init__(expected=expected, type_doc=type_doc)
+        self.above = above
+        self.below = below
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not _is_number(value):
+            raise Invalid
+        if (self.above is not None and value <= self.above) or (self.below is not None and value >= self.below):
+            raise Invalid
+        return float(value)
+
+
+class Boolean(Kind):
+    expected = "true or false"
+    type_doc = "true/false"
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, bool):
+            raise Invalid
+        return value
+
+
+class Choice(Kind):
+    """One of `options`; `fold_case` accepts `Finished`; `keep_unknown` keeps another value (with a warning)."""
+
+    def __init__(self, options: tuple[str, ...], *, fold_case: bool = True, keep_unknown: bool = False) -> None:
+        super().__init__(expected=f"one of {', '.join(options)}", type_doc=" ".join(f"`{o}`" for o in options))
+        self.options = options
+        self.fold_case = fold_case
+        self.keep_unknown = keep_unknown
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        text = Text().parse(value, at, key)
+        chosen = text.lower() if self.fold_case else text
+        if chosen in self.options:
+            return chosen
+        said = f"'{at.name(key)}' is '{text}'; expected {self.expected}"
+        if not self.keep_unknown:
+            raise Invalid(self.expected, said)
+        at.say("warning", key, f"{said}; kept as written")
+        return text
+
+
+class Mapping_(Kind):
+    """A mapping, free and possibly nested (`config:`); with `values`, every value must be of that kind."""
+
+    expected = "a mapping"
+    type_doc = "mapping"
+
+    def __init__(self, *, values: Kind | None = None, expected: str | None = None, type_doc: str | None = None) -> None:
+        super().__init__(expected=expected, type_doc=type_doc)
+        self.values = values
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, dict):
+            raise Invalid
+        if self.values is None:
+            return value
+        return {str(k): self.values.parse(v, at, key) for k, v in value.items()}
+
+
+class Strings(Kind):
+    """A list of strings; `single` accepts one string for a list of one, `numbers` writes numbers as text."""
+
+    expected = "a list of strings"
+    type_doc = "list of strings"
+
+    def __init__(self, *, single: bool = True, numbers: bool = True, expected: str | None = None) -> None:
+        super().__init__(expected=expected)
+        self.single = single
+        self.numbers = numbers
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if self.single and isinstance(value, str):
+            return [value]
+        allowed = str | int | float if self.numbers else str
+        if isinstance(value, list) and all(isinstance(v, allowed) for v in value):
+            return [str(v) for v in value]
+        raise Invalid
+
+
+class Items(Kind):
+    """A list whose entries are checked one by one: a bad entry is reported and skipped, the others kept."""
+
+    expected = "a list"
+    type_doc = "list"
+
+    def __init__(
+        self, *, item: Callable[[Any, YamlFields, str], Any] | None = None, expected: str | None = None
+    ) -> None:
+        super().__init__(expected=expected or None)
+        self.item = item
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, list):
+            raise Invalid
+        if self.item is None:
+            return value
+        kept = []
+        for entry in value:
+            parsed = self.item(entry, at, key)
+            if parsed is not None:
+                kept.append(parsed)
+        return kept
+
+
+class Nested(Kind):
+    """A mapping with declared keys of its own (`decision:`, `sweeps:`): each one checked as a field."""
+
+    expected = "a mapping"
+
+    def __init__(self, schema: Schema, *, expected: str | None = None) -> None:
+        super().__init__(expected=expected)
+        self.schema = schema
+
+    def describe(self) -> str:
+        return "mapping: " + ", ".join(f"`{f.name}`" for f in self.schema.fields)
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, dict):
+            raise Invalid
+        return self.schema.read(at.child(key, value))
+
+
+class Gates(Kind):
+    """obs.yaml's gates, each parsed by the gate language (obs.gate_language)."""
+
+    expected = "a list of gates (a string, or a mapping with expr, name, label)"
+    type_doc = "list of gates"
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, list):
+            raise Invalid
+        gates: list[dict[str, str]] = []
+        for number, entry in enumerate(value, 1):
+            spec = {"expr": entry} if isinstance(entry, str) else entry
+            if not isinstance(spec, dict) or not isinstance(spec.get("expr"), str):
+                at.say("warning", key, f"gate {number} should be a string or a mapping with an 'expr' string; skipped")
+                continue
+            try:
+                gate = parse_gate(spec["expr"], _label(spec.get("name")), _label(spec.get("label")))
+            except GateError as exc:
+                at.say("warning", key, f"gate {number}: {exc}; skipped")
+                continue
+            if any(g["name"] == gate.name for g in gates):
+                at.say("warning", key, f"gate {number}: the name '{gate.name}' is used twice; skipped")
+                continue
+            gates.append(gate.as_dict())
+        return gates
+
+
+class ContractVersion(Integer):
+    """`obs_contract`: a version this obs reads; another one is an error, and the file is read as version 1."""
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        version = super().parse(value, at, key)
+        if version not in CONTRACT_VERSIONS:
+            at.say(
+                "error",
+                key,
+                f"obs_contract: {version} is not a version this obs understands "
+                f"(it reads {', '.join(map(str, CONTRACT_VERSIONS))}); fields were read as version 1",
+            )
+        return version
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# fields and schemas
+
+
+@dataclass(frozen=True)
+class Field:
+    """One key of a file: its kind, its default, and one line of documentation.
+
+    `default_doc` is how the docs (and messages) show a default that is not a plain value ("the
+    folder name"); `type_doc` overrides the kind's type column; `outcome_doc` what a wrong value
+    leads to when it is not the file's usual consequence.
+    """
+
+    name: str
+    kind: Kind
+    doc: str
+    default: Any = None
+    default_doc: str = ""
+    type_doc: str = ""
+    outcome_doc: str = ""
+
+    def default_value(self) -> Any:
+        return copy.deepcopy(self.default)
+
+    def shown_default(self) -> str:
+        """The default as the docs' table shows it (`—` when there is none)."""
+        if self.default_doc:
+            return self.default_doc
+        if self.default is None or self.default in ("", [], {}):
+            return "—"
+        if isinstance(self.default, str):
+            return f"`{self.default}`"
+        return f"`{json.dumps(self.default)}`"
+
+    def outcome(self, uses_defaults: bool) -> str:
+        """What a wrong value leads to, as a message says it."""
+        if self.outcome_doc:
+            return self.outcome_doc
+        if not uses_defaults:
+            return "ignored"
+        if isinstance(self.kind, Nested):
+            return "the defaults were used" if self.default else "ignored"
+        plain = self.shown_default().replace("`", "")
+        return "the default was used" if plain == "—" or len(plain) > 40 else f"the default ({plain}) was used"
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a file (or a nested mapping) said: the valid values given, and the keys the schema does not know."""
+
+    schema: Schema
+    values: dict[str, Any]
+    unknown: dict[str, Any]
+    at: YamlFields
+
+    def line(self, name: str) -> int | None:
+        """Where `name` was written, for a message about it found later (a file it names is missing)."""
+        return self.at.line(name)
+
+    def get(self, name: str) -> Any:
+        """The value given for `name`, else its default."""
+        if name in self.values:
+            return self.values[name]
+        return self.schema.declared(name).default_value()
+
+
+@dataclass(frozen=True)
+class Schema:
+    """The declared keys of one file, or of one nested mapping.
+
+    `unknown` is the message for a key it does not declare (`{key}`: the key, `{name}`: its dotted
+    name, `{known}`: the declared keys), said with `unknown_severity`; such a key is kept when
+    `keep_unknown` (its value checked by `extra` when given). `uses_defaults` says whether a wrong
+    value falls back to a declared default ("the default (8) was used") or is just ignored (a
+    run.yaml field over an adapter's value).
+    """
+
+    title: str
+    fields: tuple[Field, ...]
+    unknown: str = "unknown field '{name}' (not in contract v1); ignored"
+    unknown_severity: Severity = "info"
+    keep_unknown: bool = False
+    extra: Kind | None = None
+    uses_defaults: bool = False
+    _index: dict[str, Field] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._index.update((f.name, f) for f in self.fields)
+
+    def declared(self, name: str) -> Field:
+        return self._index[name]
+
+    def defaults(self) -> dict[str, Any]:
+        return {f.name: f.default_value() for f in self.fields}
+
+    def read(self, at: YamlFields) -> Reading:
+        """Check every key of the mapping; `null` means "not set", so the default is used without a word."""
+        values: dict[str, Any] = {}
+        unknown: dict[str, Any] = {}
+        for key, value in at.data.items():
+            declared = self._index.get(key)
+            if declared is None:
+                self._unknown(at, key, value, unknown)
+            elif value is not None:
+                try:
+                    values[key] = declared.kind.parse(value, at, key)
+                except Invalid as bad:
+                    outcome = declared.outcome(self.uses_defaults)
+                    if bad.say:
+                        at.say("warning", key, f"{bad.say}; {outcome}")
+                    else:
+                        at.wrong(key, value, bad.expected or declared.kind.expected, outcome)
+        return Reading(self, values, unknown, at)
+
+    def _unknown(self, at: YamlFields, key: str, value: Any, into: dict[str, Any]) -> None:
+        known = ", ".join(f.name for f in self.fields)
+        at.say(self.unknown_severity, key, self.unknown.format(key=key, name=at.name(key), known=known))
+        if not self.keep_unknown:
+            return
+        if self.extra is None:
+            into[key] = value
+            return
+        try:
+            into[key] = self.extra.parse(value, at, key)
+        except Invalid:
+            at.wrong(key, value, self.extra.expected, "ignored")
+
+    def markdown_table(self) -> str:
+        """The docs' table of this schema: key, type, default, meaning."""
+        rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
+        for f in self.fields:
+            kind = f.type_doc or f.kind.describe()
+            rows.append(f"| `{f.name}` | {kind} | {f.shown_default()} | {f.doc} |")
+        return "\n".join(rows) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# entries of lists, checked one by one
+
+
+def _condition(entry: Any, at: YamlFields, key: str) -> dict[str, str] | None:
+    if _is_number(entry) or isinstance(entry, str):
+        return {"name": str(entry)}
+    if isinstance(entry, dict) and "name" in entry:
+        return {
+            "name": str(entry["name"]),
+            "label": str(entry.get("label") or ""),
+            "description": str(entry.get("description") or ""),
+        }
+    at.say("warning", key, "each condition is a name or a mapping with 'name'; one was skipped")
+    return None
+
+
+def _seed(entry: Any, at: YamlFields, key: str) -> int | None:
+    if isinstance(entry, int) and not isinstance(entry, bool):
+        return entry
+    at.say("warning", key, f"seed {entry!r} is not an integer; skipped")
+    return None
+
+
+def _label(value: Any) -> str | None:
+    return str(value) if _is_number(value) or isinstance(value, str) else None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# run.yaml
+
+CONTRACT = Field(
+    "obs_contract",
+    ContractVersion(),
+    "contract version; another number than one this obs reads is an error, and the file is read as version 1",
+    default=1,
+)
+_MARKDOWN = Markdown()
+_TEXT = Text()
+
+DECISION = Schema(
+    "decision",
+    (
+        Field(
+            "verdict",
+            Choice(VERDICTS, keep_unknown=True),
+            "the decision; another word is kept as written, with a warning",
+        ),
+        Field("rationale", _MARKDOWN, "why", default=""),
+        Field("next", _TEXT, "the next run or step", default=""),
+        Field("by", _TEXT, "who decided", default=""),
+        Field("date", _TEXT, "when (ISO 8601)", default=""),
+    ),
+)
+
+RUN_YAML = Schema(
+    "run.yaml",
+    (
+        CONTRACT,
+        Field("id", _TEXT, "unique run id", default_doc="the folder path relative to the source root"),
+        Field("title", _TEXT, "a human title for the run", default=""),
+        Field("spec", _TEXT, "the spec this run belongs to", default_doc="the enclosing spec folder"),
+        Field("campaign", _TEXT, "the campaign this run belongs to", default_doc="the enclosing campaign folder"),
+        Field(
+            "revision",
+            _TEXT,
+            "rung/revision within the spec (`r2`, `3`); orders the ladder",
+            type_doc="string or int",
+        ),
+        Field("date", _TEXT, "when the run started (ISO 8601)", type_doc="date or datetime"),
+        Field(
+            "status",
+            Choice(STATUSES),
+            "lifecycle",
+            default="finished",
+        ),
+        Field("baseline", _TEXT, "id of the run this one is compared with"),
+        Field(
+            "primary_axis",
+            _TEXT,
+            "the one thing this run changes: `dsl`, `compiler`, `data`, `budget`, `capacity`, `repair`, `tokenizer`, "
+            "`probe`, ...",
+        ),
+        Field(
+            "primary_metric",
+            _TEXT,
+            "the headline metric (overrides the spec, campaign and `obs.yaml` choice)",
+        ),
+        Field("hypothesis", _MARKDOWN, "why the run exists", default="", type_doc="Markdown"),
+        Field("success_criteria", _MARKDOWN, "what counts as success, written before the run", default=""),
+        Field(
+            "held_constant",
+            Strings(),
+            "what the run deliberately did not change; checked against the baseline",
+            default=[],
+            type_doc="list of axis names",
+        ),
+        Field("model", Mapping_(), "model configuration (name, params, layers, d_model, context, ...)", default={}),
+        Field(
+            "config",
+            Mapping_(),
+            "training configuration; diffed against the baseline's",
+            default={},
+            type_doc="mapping (free, nested)",
+        ),
+        Field(
+            "contract",
+            Mapping_(),
+            "versions of the contracts the run trained against: `dsl`, `compiler`, `tokenizer`, `probe`, ...",
+            default={},
+        ),
+        Field(
+            "data",
+            Mapping_(),
+            "`dataset_version`, `rows`, `packed_tokens`, `effective_epochs`, `tokenizer_size`, `reserved_tokens`, "
+            "`context`, `p95_prompt_tokens`, `p95_output_tokens`, `decode_budget`",
+            default={},
+        ),
+        Field(
+            "provenance",
+            Mapping_(),
+            "where data and code came from: `corpus_hash`, `dataset_version`, `ontology_catalog`, `code_commit`, "
+            "`tokenizer`, `chat_template`, adapter hashes, ...; shown on the run card, diffed against the baseline, "
+            "and the leaderboard filters and groups runs by it",
+            default={},
+        ),
+        Field("condition", _TEXT, "campaign condition"),
+        Field("seed", Integer(), "random seed"),
+        Field(
+            "arm",
+            _TEXT,
+            "ablation arm (runs of one spec/campaign/condition with different arms get an overlay page, "
+            "`arms/<group>/`)",
+        ),
+        Field("tags", Strings(), "free labels", default=[]),
+        Field("lessons", _MARKDOWN, "what was learned", default=""),
+        Field("decision", Nested(DECISION), "the recorded decision"),
+        Field("step_key", _TEXT, "for a generic metrics log: the key that holds the step"),
+        Field(
+            "metrics_file",
+            _TEXT,
+            "a metrics log with another name than `metrics.jsonl` (relative, inside the run folder)",
+        ),
+    ),
+    unknown="unknown field '{name}' (not in contract v1); shown under other fields",
+    keep_unknown=True,
+)
+
+# ---------------------------------------------------------------------------------------------------------------
+# spec.yaml and campaign.yaml
+
+_TITLE = Field("title", _TEXT, "title", default="")
+
+SPEC_YAML = Schema(
+    "spec.yaml",
+    (
+        CONTRACT,
+        Field("id", _TEXT, "spec id", default_doc="the folder name"),
+        _TITLE,
+        Field("question", _MARKDOWN, "what this spec line is trying to prove", default="", type_doc="Markdown"),
+        Field("contract", Mapping_(), "the frozen contract versions of the line", default={}),
+        Field("baseline", _TEXT, "the run id of the frozen baseline (the last promoted run)"),
+        Field("primary_metric", _TEXT, "the headline metric of the runs in the spec"),
+    ),
+)
+
+EVIDENCE = Schema(
+    "evidence",
+    (
+        Field("min_seeds", Number(), "runs with a final value, per condition"),
+        Field("min_steps", Number(), "last logged step, every run"),
+        Field("min_completions", Number(), "`completions` summed over the runs of a condition"),
+    ),
+    unknown="unknown evidence minimum '{key}' (known: {known}); not checked",
+    keep_unknown=True,
+    extra=Number(),
+)
+LITMUS = Schema(
+    "litmus",
+    (
+        Field(
+            "min_delta",
+            Number(),
+            "smallest improvement of the mean, in the metric's units, that counts (in the better direction)",
+        ),
+    ),
+    unknown="unknown litmus threshold '{key}' (known: {known}); not used",
+    keep_unknown=True,
+    extra=Number(),
+)
+
+CAMPAIGN_YAML = Schema(
+    "campaign.yaml",
+    (
+        CONTRACT,
+        Field("id", _TEXT, "campaign id", default_doc="the folder name"),
+        _TITLE,
+        Field("question", _MARKDOWN, "what the campaign is trying to show", default="", type_doc="Markdown"),
+        Field(
+            "conditions",
+            Items(expected="a list of condition names or {name, label, description} mappings", item=_condition),
+            "the conditions compared",
+            default=[],
+            outcome_doc="ignored",
+            type_doc="list of names, or of mappings `{name, label, description}`",
+        ),
+        Field("baseline_condition", _TEXT, "the condition the others are compared with"),
+        Field("primary_metric", _TEXT, "metric compared across conditions (e.g. `correct_rate`)"),
+        Field("higher_is_better", Boolean(), "`false` for losses", default=True),
+        Field(
+            "seeds",
+            Items(expected="a list of integers", item=_seed),
+            "the planned seeds (to show which are missing)",
+            default=[],
+            outcome_doc="ignored",
+            type_doc="list of ints",
+        ),
+        Field(
+            "final_window",
+            Integer(minimum=1, expected="a positive integer", type_doc="int > 0"),
+            "number of final logged points averaged into a run's final value",
+            default=10,
+        ),
+        Field(
+            "alpha",
+            Number(above=0, below=1, expected="a number between 0 and 1", type_doc="number in (0, 1)"),
+            "significance level",
+            default=0.05,
+        ),
+        Field(
+            "evidence",
+            Nested(EVIDENCE),
+            "minimums for a litmus verdict, checked for each candidate and the baseline condition",
+            default={},
+        ),
+        Field("litmus", Nested(LITMUS), "thresholds of the litmus verdict", default={}),
+        Field(
+            "paired",
+            Items(expected="a list of {a, b} mappings"),
+            "two-system comparisons on the same evaluation items (see below)",
+            default=[],
+            outcome_doc="ignored",
+            type_doc="list of `{a, b, ...}`",
+        ),
+    ),
+    unknown="unknown field '{name}' (not in contract v1); not used",
+    keep_unknown=True,
+    uses_defaults=True,
+)
+
+# ---------------------------------------------------------------------------------------------------------------
+# obs.yaml
+
+DEFAULT_AXES: dict[str, list[str]] = {
+    "dsl": ["contract.dsl"],
+    "compiler": ["contract.compiler"],
+    "tokenizer": ["contract.tokenizer", "data.tokenizer_size", "data.reserved_tokens"],
+    "probe": ["contract.probe"],
+    "data": ["data.dataset_version", "data.rows", "provenance.corpus_hash", "config.data"],
+    "budget": [
+        "data.packed_tokens",
+        "data.effective_epochs",
+        "data.decode_budget",
+        "data.context",
+        "config.train.epochs",
+        "config.train.max_steps",
+        "config.decode",
+    ],
+    "capacity": ["model"],
+    "optimizer": ["config.train.lr", "config.train.batch_size", "config.train.warmup", "config.optim"],
+    "repair": ["config.repair"],
+}
+
+
+def _threshold(name: str, default: float, doc: str) -> Field:
+    return Field(name, Number(), doc, default=default)
+
+
+# docs/reading-a-report.md explains each diagnosis and promotion rule and the thresholds it reads.
+THRESHOLDS = Schema(
+    "thresholds",
+    (
+        _threshold("low_exact", 0.5, "headline probe rate below this is low"),
+        _threshold("high_renderable", 0.8, "renderable at or above this is high"),
+        _threshold("low_renderable", 0.7, "renderable below this is low"),
+        _threshold("low_truncation", 0.05, "truncation below this is low"),
+        _threshold("high_truncation", 0.1, "truncation above this is high"),
+        _threshold("materialized_gap", 0.05, "exact minus materialized above this is a gap"),
+        _threshold("memorised_loss", 0.1, "final train loss below this with a low headline: memorised, not learned"),
+        _threshold("plateau_window_frac", 0.2, "the final window: this share of the loss points"),
+        _threshold(
+            "plateau_rel_change", 0.01, "fitted change over the final window / its mean level below this: a plateau"
+        ),
+        _threshold("oscillation_cv", 0.15, "sd of the detrended final window / its mean level above this: oscillation"),
+        _threshold("grad_spike_factor", 10.0, "a grad norm this many times the trailing median is a spike"),
+        _threshold("grad_spike_window", 25, "points in that trailing median"),
+        _threshold("grad_collapse", 1e-6, "median grad norm of the final window below this: collapse"),
+        _threshold("split_gap", 0.2, "train minus the weakest held-out split above this: a gap"),
+        _threshold("family_near_zero", 0.25, "a family at or below this ..."),
+        _threshold("family_high", 0.6, "... while the median of the other families is at least this"),
+        _threshold(
+            "zero_std_frac", 0.5, "rolling mean of frac_reward_zero_std staying at or above this: reward collapse"
+        ),
+        _threshold("zero_std_window", 10, "points in the rolling means of reward health"),
+        _threshold("reward_std_drop", 0.25, "rolling reward_std staying at or below this share of its peak: collapse"),
+        _threshold("repair_broken_cases", 1, "cases the repair pass turns from right to wrong before it is flagged"),
+        _threshold("regression_tolerance", 0.02, "a split or family may lose at most this much of the headline rate"),
+        _threshold("family_gain", 0.1, "a family whose headline rate rose this much counts as fixed"),
+        _threshold("repairable_share", 0.5, "share of the raw misses the repair pass fixes for mostly repairable"),
+    ),
+    unknown="unknown threshold '{key}' (known: {known})",
+    unknown_severity="warning",
+    uses_defaults=True,
+)
+
+SWEEP_GROUPINGS = ("metric", "spec", "campaign", "all")
+_POSITIVE = Integer(minimum=1, text=False, expected="a positive whole number", type_doc="int > 0")
+
+SWEEPS = Schema(
+    "sweeps",
+    (
+        Field(
+            "keys",
+            Strings(single=False, numbers=False, expected="a list of dotted keys"),
+            "axes, as dotted keys: `config.train.lr`, `model.d_model`, `data.dataset_version`, "
+            "`provenance.corpus_hash`, `run.arm`, `run.condition`. Automatic: every key set in at least half of the "
+            "group's runs whose value varies, except seeds and text that differs in every run (hashes); keys that "
+            "group the runs exactly alike are one axis, named in the caption",
+            default_doc="automatic",
+        ),
+        Field(
+            "metrics",
+            Strings(single=False, numbers=False, expected="a list of dotted keys"),
+            "outcome axes: metric names, `rate.<check>`, `final.<metric>`",
+            default_doc="the headline metric and two more probe rates the runs share",
+        ),
+        Field(
+            "color",
+            Text(numbers=False, expected="a metric name"),
+            "the metric lines are coloured and ranked by",
+            default_doc="the group's headline metric",
+        ),
+        Field(
+            "group_by",
+            Choice(SWEEP_GROUPINGS, fold_case=False),
+            "one chart per group",
+            default="metric",
+        ),
+        Field("max_axes", _POSITIVE, "axes per chart (settings beyond it are listed as not drawn)", default=8),
+        Field("highlight", _POSITIVE, "runs drawn strong", default=5),
+        Field("min_runs", _POSITIVE, "smaller groups get no chart (listed as skipped)", default=3),
+    ),
+    unknown="unknown sweeps setting '{key}' (known: {known})",
+    unknown_severity="warning",
+    uses_defaults=True,
+)
+
+_AT_LEAST_ZERO = Integer(minimum=0, text=False, expected="a whole number >= 0", type_doc="int ≥ 0")
+TRENDS = Schema(
+    "trends",
+    (
+        Field("recent_runs", _AT_LEAST_ZERO, "spec ladders: the last runs by date in the recent window", default=5),
+        Field("baseline_runs", _AT_LEAST_ZERO, "spec ladders: the runs before them in the baseline window", default=20),
+        Field(
+            "recent_points",
+            _AT_LEAST_ZERO,
+            "campaigns: the last logged points of each run in the recent window (at most 256 in all)",
+            default=0,
+            default_doc="`0`: the campaign's `final_window`",
+        ),
+        Field("baseline_points", _AT_LEAST_ZERO, "campaigns: the logged points before them", default=100),
+    ),
+    unknown="unknown trends setting '{key}' (known: {known})",
+    unknown_severity="warning",
+    uses_defaults=True,
+)
+
+ARMS = Schema(
+    "arms",
+    (
+        Field(
+            "metric",
+            Text(numbers=False),
+            "the metric compared (final-window mean, or the headline / probe rate)",
+            default_doc="the members' most common headline metric",
+        ),
+        Field(
+            "baseline",
+            Text(numbers=False),
+            "the reference arm",
+            default_doc="`full` (or `all`, `baseline`, `control`) when present, else the first arm",
+        ),
+    ),
+    unknown="unknown arms setting '{key}' (known: {known})",
+    unknown_severity="warning",
+    uses_defaults=True,
+)
+
+OBS_YAML = Schema(
+    "obs.yaml",
+    (
+        Field("title", Text(numbers=False), "the site's title", default="Run observatory"),
+        Field("base_url", Text(numbers=False), "where the site is published (used in PR summaries)", default=""),
+        Field("primary_metric", Text(numbers=False), "the default headline metric", default="exact"),
+        Field(
+            "negative_checks",
+            Strings(single=False, numbers=False, expected="a list of check names"),
+            "checks whose `true` is a failure, beside the names that say so (`truncat`, `leak`, `error`, ...)",
+            default=[],
+        ),
+        Field(
+            "max_points",
+            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            "points per curve after decimation",
+            default=2000,
+        ),
+        Field(
+            "final_window",
+            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            "final logged points averaged into a run's final value (a campaign's own `final_window` wins)",
+            default=10,
+        ),
+        Field(
+            "axes",
+            Mapping_(
+                values=Strings(single=False, numbers=False),
+                expected="a mapping of axis name to a list of dotted keys",
+                type_doc="mapping of axis → list of dotted keys",
+            ),
+            "which keys belong to which axis (for the held-constant check); replaces the defaults",
+            default=DEFAULT_AXES,
+            default_doc="`dsl`, `compiler`, `tokenizer`, `probe`, `data`, `budget`, `capacity`, `optimizer`, `repair`",
+        ),
+        Field(
+            "thresholds",
+            Nested(THRESHOLDS, expected="a mapping of threshold name to number"),
+            "diagnosis and promotion thresholds, each one separately: see docs/reading-a-report.md",
+            default=THRESHOLDS.defaults(),
+            type_doc="mapping of name → number",
+            default_doc="docs/reading-a-report.md",
+        ),
+        Field(
+            "higher_is_better",
+            Mapping_(values=Boolean(), expected="a mapping of metric name to true/false", type_doc="mapping"),
+            "metric name → `true`/`false`, for metrics whose name does not say (`loss`, `error`, ... are lower-better)",
+            default={},
+        ),
+        Field(
+            "gates",
+            Gates(),
+            "pass/fail marks per run on the leaderboard (below)",
+            default=[],
+            outcome_doc="no gate is checked",
+        ),
+        Field("sweeps", Nested(SWEEPS), "the sweeps page (below)", default=SWEEPS.defaults(), default_doc="below"),
+        Field(
+            "trends",
+            Nested(TRENDS),
+            "momentum windows on spec and campaign pages (below)",
+            default=TRENDS.defaults(),
+            default_doc="below",
+        ),
+        Field("arms", Nested(ARMS), "ablation-arm pages (below)", default=ARMS.defaults(), default_doc="below"),
+        Field(
+            "provenance_facets",
+            Strings(single=False, numbers=False, expected="a list of provenance keys (e.g. corpus_hash)"),
+            "provenance keys the leaderboard filters by (below)",
+            default_doc="automatic",
+        ),
+    ),
+    unknown="unknown setting '{key}' kept but not used by this version",
+    keep_unknown=True,
+    uses_defaults=True,
+)
+
+# The tables of docs/contract.md, by the name of their marker there.
+DOC_TABLES: dict[str, Schema] = {
+    s.title: s for s in (RUN_YAML, DECISION, SPEC_YAML, CAMPAIGN_YAML, EVIDENCE, LITMUS, OBS_YAML, SWEEPS, TRENDS, ARMS)
+}
+
+TABLE_START = "<!-- table {name}: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit -->"
+TABLE_END = "<!-- end of table {name} -->"
+
+
+def fill_doc_tables(text: str) -> str:
+    """`text` (docs/contract.md) with each marked table rewritten from its declaration.
+
+    A marker names a schema of `DOC_TABLES`; an unknown name, or a start without its end, is an
+    error rather than a silently stale table.
+    """
+    out: list[str] = []
+    rest = text
+    marker = re.compile(r"<!-- table (\S+): generated from [^>]*-->")
+    while (m := marker.search(rest)) is not None:
+        name = m.group(1)
+        if name not in DOC_TABLES:
+            raise KeyError(f"docs table '{name}' is not declared in obs.schema.DOC_TABLES")
+        end = TABLE_END.format(name=name)
+        stop = rest.find(end, m.end())
+        if stop < 0:
+            raise ValueError(f"docs table '{name}' has no end marker ({end})")
+        out.append(rest[: m.start()])
+        out.append(f"{TABLE_START.format(name=name)}\n{DOC_TABLES[name].markdown_table()}{end}")
+        rest = rest[stop + len(end) :]
+    out.append(rest)
+    return "".join(out)

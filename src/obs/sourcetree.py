@@ -1,0 +1,159 @@
+"""What may be read from the source tree: nothing outside it, and no folder twice round a loop.
+
+A symbolic link can make a harmless name (`notes.md`, `run.yaml`, a `trainer_state.json`) read any
+file of the machine into a published site, and links that point at each other, or at a folder
+that contains them, make a naive walk of the tree run forever. So every path obs reads goes
+through this module: its real location (every link resolved, in every component of the path) must
+be inside the source root, and listings enter each real folder once.
+
+Discovery lists every folder it visits with `list_folder` and names each refused link once, in a
+warning (`report_refused`); the readers then check again with `safe_input` and skip a refused
+file without a second word.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from obs.diagnostics import Diagnostic, Diagnostics
+
+OUTSIDE = "symbolic link to a place outside the source tree; not read"
+LOOP = "symbolic link loop (it never reaches a file); not read"
+CYCLE = "symbolic link to a folder that contains it (a cycle); not followed"
+MAX_SITE_MARKER_BYTES = 64 * 1024 * 1024
+
+
+def real(path: Path) -> Path:
+    """`path` with every link resolved (never raises: a loop or a missing part is left as written)."""
+    return Path(os.path.realpath(path))
+
+
+def refusal(path: Path, root: Path) -> str | None:
+    """Why `path` must not be read (`OUTSIDE` or `LOOP`), or None: it is inside `root`, or nothing is there."""
+    return _refusal(path, real(root))
+
+
+def _refusal(path: Path, root_real: Path) -> str | None:
+    try:
+        target = Path(os.path.realpath(path, strict=True))
+    except OSError as exc:
+        return LOOP if exc.errno == errno.ELOOP else None
+    return None if target.is_relative_to(root_real) else OUTSIDE
+
+
+def is_inside(path: Path, root: Path) -> bool:
+    """True when the real location of `path` (which need not exist) is inside `root`; False for a loop."""
+    root_real = real(root)
+    return _refusal(path, root_real) != LOOP and real(path).is_relative_to(root_real)
+
+
+def safe_input(path: Path, root: Path) -> Path | None:
+    """`path` when it is a regular file obs may read, else None (missing, not a file, or a refused link).
+
+    Silent on purpose: discovery has named every refused link already, once.
+    """
+    try:
+        os.lstat(path)  # the common case, a name that is not there, costs one call
+    except OSError:
+        return None
+    if refusal(path, root) is not None or not path.is_file():
+        return None
+    return path
+
+
+@dataclass
+class Listing:
+    """One folder's visible entries (hidden names skipped): readable files, folders to enter, refused links."""
+
+    files: list[Path] = field(default_factory=list)
+    dirs: list[Path] = field(default_factory=list)
+    refused: list[tuple[Path, str]] = field(default_factory=list)
+
+    @property
+    def names(self) -> set[str]:
+        return {p.name for p in self.files}
+
+
+def list_folder(folder: Path, root: Path) -> Listing:
+    """The entries of `folder`, sorted. Only links are resolved (an entry that is not a link stays in place)."""
+    out = Listing()
+    root_real = real(root)
+    here = real(folder)
+    if not here.is_relative_to(root_real):
+        return out
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        path = folder / entry.name
+        if entry.is_symlink():
+            reason = _refusal(path, root_real)
+            if reason is None and path.is_dir() and here.is_relative_to(real(path)):
+                reason = CYCLE
+            if reason is not None:
+                out.refused.append((path, reason))
+                continue
+        try:
+            if entry.is_dir():
+                out.dirs.append(path)
+            elif entry.is_file():
+                out.files.append(path)
+        except OSError:
+            continue
+    return out
+
+
+def walk_files(folder: Path, root: Path, *, recursive: bool = True) -> list[Path]:
+    """Every readable file of `folder` (and below it), sorted; each real folder is listed once."""
+    out: list[Path] = []
+    seen: set[Path] = set()
+    stack = [folder]
+    while stack:
+        current = stack.pop()
+        where = real(current)
+        if where in seen:
+            continue
+        seen.add(where)
+        listing = list_folder(current, root)
+        out.extend(listing.files)
+        if recursive:
+            stack.extend(listing.dirs)
+    return sorted(out)
+
+
+def report_refused(diags: Diagnostics, refused: list[tuple[Path, str]]) -> None:
+    """One warning per refused link, under the link's own name (not its target's)."""
+    for path, reason in refused:
+        diags.items.append(Diagnostic(_shown(path, diags.root), None, "warning", reason))
+
+
+def _shown(path: Path, root: Path | None) -> str:
+    """The link's path as diagnostics show paths (relative to the source's parent), its folder resolved only."""
+    placed = real(path.parent) / path.name
+    if root is not None:
+        try:
+            return str(placed.relative_to(real(root).parent))
+        except ValueError:
+            pass
+    return str(path)
+
+
+def is_obs_site(folder: Path, listing: Listing) -> bool:
+    """A site obs built (its `index.json` says `"generator": "obs"`): pages, not runs, if found in the sources."""
+    if "index.json" not in listing.names:
+        return False
+    marker = folder / "index.json"
+    try:
+        if marker.stat().st_size > MAX_SITE_MARKER_BYTES:
+            return False
+        data = json.loads(marker.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("generator") == "obs"
