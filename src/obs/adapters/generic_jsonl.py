@@ -125,11 +125,13 @@ class GenericJsonlAdapter:
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         path = source.path / source.key if source.key else source.files[0]
         run = new_run(source, ctx, title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name)
-        read_log_into(run, path, ctx.diags, root=ctx.root)
+        read_log_into(run, path, ctx.diags, root=ctx.root, same_step=ctx.config.same_step)
         return run
 
 
-def read_log_into(run: Run, path: Path, diags: Diagnostics, *, step_key: str | None = None, root: Path) -> None:
+def read_log_into(
+    run: Run, path: Path, diags: Diagnostics, *, step_key: str | None = None, root: Path, same_step: str = "mean"
+) -> None:
     """Read one log file (JSONL streamed, or a JSON document) into `run`: metrics or probe cases."""
     try:
         if path.stat().st_size == 0:
@@ -150,7 +152,7 @@ def read_log_into(run: Run, path: Path, diags: Diagnostics, *, step_key: str | N
     stream = itertools.chain(head, records)
     id_key = None if step_key else _per_item_id(head)
     if id_key is None:
-        build_log_metrics(run, stream, path, diags, step_key=step_key)
+        build_log_metrics(run, stream, path, diags, step_key=step_key, same_step=same_step)
         if run.metrics is not None and not run.metrics.series:
             diags.warning(path, "no numeric metrics found")
         return

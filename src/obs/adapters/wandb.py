@@ -28,7 +28,7 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import Run
 from obs.safeyaml import load_mapping
-from obs.series_builder import STAGE_KEYS, SeriesBuilder
+from obs.series_builder import SeriesBuilder
 from obs.sourcetree import safe_input
 
 CONFIG = "config.yaml"
@@ -116,12 +116,12 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
     _read_metadata(run, safe_input(files_dir / METADATA, ctx.root), diags)
     history = safe_input(files_dir / HISTORY, ctx.root)
     if history is not None:
-        builder = SeriesBuilder(history, diags, step_key=None)
+        builder = SeriesBuilder(history, diags, step_key=None, same_step=ctx.config.same_step)
         cleaner = RecordCleaner(history, diags)
         for line, rec in iter_jsonl(history, diags, partial_last_is_normal=True):
             builder.add(cleaner.clean(rec, line), line)
         run.metrics = builder.finish()
-        cleaner.report(run, ignore=STAGE_KEYS)
+        cleaner.report(run, ignore=[run.metrics.stage_key] if run.metrics.stage_key else ())
     else:
         binary = sorted(p.name for p in folder.glob("*.wandb"))
         where = f" ({binary[0]})" if binary else ""
