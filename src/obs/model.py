@@ -17,7 +17,8 @@ from obs.diagnostics import Diagnostics
 
 Verdict = Literal["promote", "reject", "repair", "branch"]
 VERDICTS: tuple[str, ...] = ("promote", "reject", "repair", "branch")
-STATUSES: tuple[str, ...] = ("queued", "running", "finished", "failed", "crashed")
+STATUSES: tuple[str, ...] = ("queued", "running", "finished", "failed", "crashed", "unknown")
+UNKNOWN = "unknown"  # no source says: never shown as a green "finished" (DESIGN.md §9, "never invent")
 
 
 @dataclass
@@ -192,7 +193,7 @@ class Run:
     campaign: str | None = None
     revision: str | None = None
     date: str | None = None
-    status: str = "finished"
+    status: str = UNKNOWN
     baseline: str | None = None
     primary_axis: str | None = None
     primary_metric: str | None = None

@@ -554,8 +554,9 @@ RUN_YAML = Schema(
         Field(
             "status",
             Choice(STATUSES),
-            "lifecycle",
-            default="finished",
+            "lifecycle; without it the run's format decides when its files say (an MLflow status, a trainer "
+            "state that reached `max_steps`), else the status is `unknown`",
+            default_doc="`unknown`",
         ),
         Field("baseline", _TEXT, "id of the run this one is compared with"),
         Field(

@@ -206,6 +206,10 @@ def load_trainer_state(run: Run, path: Path, diags: Diagnostics, same_step: str 
             f"This trainer state stops at step {global_step} of {max_steps}: a checkpoint taken during training, "
             "or a run that stopped early."
         )
+    elif (
+        is_number(max_steps) and is_number(global_step) and 0 < max_steps <= global_step
+    ) or "train_runtime" in run.summary:
+        run.status = "finished"  # the state reached max_steps, or Trainer logged its end-of-training summary
 
 
 def _state_fields(run: Run, state: dict[str, Any], path: Path) -> None:

@@ -148,6 +148,8 @@ def load_results(run: Run, path: Path, diags: Diagnostics) -> None:
     if not run.evals:
         diags.warning(path, "no numeric task metrics in 'results'")
     _run_fields(run, data, path)
+    if doc.ok:
+        run.status = "finished"  # the harness writes its results file once, when the evaluation is done
 
 
 def _mapping(data: dict[str, Any], key: str) -> dict[str, Any]:

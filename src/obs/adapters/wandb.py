@@ -190,5 +190,14 @@ def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
     if isinstance(args, list) and all(isinstance(a, str) for a in args):
         run.provenance["args"] = " ".join(args)
     state = meta.get("state")
-    if isinstance(state, str) and state.lower() in ("running", "finished", "failed", "crashed"):
-        run.status = state.lower()
+    if not isinstance(state, str) or state.lower() not in ("running", "finished", "failed", "crashed"):
+        return
+    runtime = run.summary.get("_runtime")
+    if state.lower() == "running" and runtime is not None:
+        # wandb-metadata.json is written when the run starts; a summary with a runtime was written later
+        run.notices.append(
+            f"wandb-metadata.json says 'running' (written when the run started), but the summary records "
+            f"{runtime:g} s of runtime: how the run ended is not recorded, so its status is unknown."
+        )
+        return
+    run.status = state.lower()
