@@ -478,8 +478,14 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
         diags.error(path, "file is empty; expected a JSON document")
         return None
     text = decode_text(raw, path, diags)
+    constants: list[str] = []
+
+    def constant(name: str) -> float:
+        constants.append(name)
+        return float(name.replace("Infinity", "inf"))
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as exc:
         truncated = exc.pos >= len(text.rstrip()) - 1
         hint = "; the file looks truncated (cut off before its end)" if truncated else ""
@@ -488,9 +494,25 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
     except RecursionError:
         diags.error(path, "JSON nested too deeply")
         return JsonDoc(None, text, False)
-    if "NaN" in text or "Infinity" in text:
-        diags.warning(path, "uses bare NaN/Infinity, which is not JSON; the values were kept")
+    if constants:  # real bare constants, not the text "NaN" inside a string
+        line = _first_bare_constant_line(text)
+        diags.warning(
+            path,
+            f"uses bare {'/'.join(sorted(set(constants)))} ({len(constants)} value(s), first at line {line}), "
+            "which is not JSON; the values were kept",
+            line,
+        )
     return JsonDoc(data, text, True)
+
+
+_STRING_OR_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _first_bare_constant_line(text: str) -> int | None:
+    for m in _STRING_OR_CONSTANT.finditer(text):
+        if m.group(1):
+            return text.count("\n", 0, m.start()) + 1
+    return None
 
 
 def read_json_object(

@@ -19,7 +19,9 @@ import numpy as np
 from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
 from obs.analysis.scoreboard import order_checks, split_sort_key
 from obs.analysis.stats import Interval, PairedComparison, paired_comparison, paired_comparisons, recommendation
+from obs.numbers import num
 from obs.numbers import step as step_text
+from obs.sitemodel import nonfinite_of
 
 BOOTSTRAP_SEED = 20260322
 RESAMPLES = 10_000
@@ -190,7 +192,8 @@ class Headline:
     def as_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric,
-            "value": _num(self.value),
+            "value": self.value if self.value is None or math.isfinite(self.value) else None,
+            "nonfinite": nonfinite_of(self.value),
             "kind": self.kind,
             "detail": self.detail,
             "higher_is_better": self.higher_is_better,
@@ -305,6 +308,17 @@ def _headline_for(
             hib(name),
             n=len(values),
         )
+    end = digest.ends_nonfinite.get(name)
+    if end is not None:  # the run ended diverged: say so, never average it away
+        value, at = end
+        return Headline(
+            name,
+            value,
+            "series",
+            f"last logged value of {name} (step {step_text(at)}) is {num(value)}: not a number to average",
+            hib(name),
+            n=1,
+        )
     stat = digest.finals.get(name)
     if stat is not None:
         what = "last logged value" if stat.n == 1 else f"mean of the last {stat.n} logged values"
@@ -317,7 +331,9 @@ def _headline_for(
             n=stat.n,
         )
     if name in digest.summary:
-        return Headline(name, digest.summary[name], "summary", f"{name} from the run's final summary", hib(name))
+        value = digest.summary[name]
+        said = "" if math.isfinite(value) else f" is {num(value)}"
+        return Headline(name, value, "summary", f"{name} from the run's final summary{said}", hib(name))
     if name in digest.evals:
         value, stderr = digest.evals[name]
         return Headline(name, value, "eval", f"{name} (evaluation result)", hib(name), stderr=stderr)
