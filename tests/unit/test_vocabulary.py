@@ -116,3 +116,19 @@ def test_property_direction_and_stage_are_decided_by_whole_tokens(words: list[st
         w in {"elapsed", "remaining", "duration", "runtime", "eta", "took", "spent", "left", "uptime", "walltime"}
         for w in words
     )
+
+
+def test_a_primary_metric_that_does_not_exist_is_an_error_listing_the_ones_that_do(tmp_path: Path) -> None:
+    from obs.pipeline import SourceTree, load_report
+
+    write(tmp_path / "r" / "run.yaml", "primary_metric: eval_acuracy\n")
+    rows = [{"step": i, "loss": 1.0, "eval_accuracy": 0.5} for i in range(3)]
+    write(tmp_path / "r" / "metrics.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    loaded = load_report(SourceTree.open(tmp_path), "r")
+    headline = loaded.report.headline
+    assert headline.metric is None and headline.value is None  # no silent fall back to eval_accuracy or loss
+    (error,) = [d for d in loaded.report.run.diagnostics.items if d.severity == "error"]
+    assert error.path.endswith("r/run.yaml")
+    assert "primary_metric 'eval_acuracy' (run.yaml) is not a metric of this run; it has: eval_accuracy, loss" in (
+        error.message
+    )

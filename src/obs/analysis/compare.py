@@ -179,6 +179,7 @@ class Headline:
     higher_is_better: bool = True
     n: int | None = None
     stderr: float | None = None
+    missing: str | None = None  # a primary metric was named and the run does not have it: why there is no number
 
     @property
     def is_rate(self) -> bool:
@@ -269,16 +270,37 @@ BOOKKEEPING = re.compile(
 OUTCOME_HINT = re.compile(r"acc|exact|match|f1|pass|correct|reward|win|score|bleu|rouge|loss|nll|perplex", re.I)
 
 
+def available_metrics(digest: RunDigest) -> list[str]:
+    """Every name a headline can be: probe checks, logged series, final-summary values, evaluation results."""
+    checks = {c for o in (digest.probe or {}).values() for c in o.checks}
+    return sorted(checks | set(digest.finals) | set(digest.ends_nonfinite) | set(digest.summary) | set(digest.evals))
+
+
 def resolve_headline(
     digest: RunDigest,
     preferred: list[str],
     higher_is_better: Callable[[str], bool],
     window: int,
+    required: tuple[str, str] | None = None,
 ) -> Headline:
-    """The first preferred metric the run actually has; else a sensible fallback; else nothing."""
+    """The first preferred metric the run actually has; else a sensible fallback; else nothing.
+
+    `required` is (metric, where it was named) when a run.yaml, spec or campaign names the primary
+    metric: a name the run does not have is then no headline and says which metrics there are,
+    never a silent fall back to another metric (a typo would rank the run by something else).
+    """
     checks_present: list[str] = []
     if digest.probe:
         checks_present = order_checks({c for o in digest.probe.values() for c in o.checks})
+    if required is not None:
+        name, where = required
+        found = _headline_for(digest, name, higher_is_better, window, checks_present)
+        if found is not None:
+            return found
+        have = available_metrics(digest)
+        shown = ", ".join(have[:30]) + (f" (+{len(have) - 30} more)" if len(have) > 30 else "")
+        message = f"primary_metric '{name}' ({where}) is not a metric of this run; it has: {shown or 'none'}"
+        return Headline(None, None, None, message, missing=message)
     candidates = [p for p in preferred if p]
     outcome_names = [n for n in [*digest.finals, *digest.summary] if not BOOKKEEPING.search(n)]
     fallbacks = [
