@@ -90,6 +90,32 @@
     apply();
   }
 
+  // The Configuration section: a search over every key and value; groups with a hit are opened.
+  function makeRowSearch(form) {
+    var box = document.getElementById(form.getAttribute("data-rows"));
+    var input = form.querySelector("input");
+    var count = form.querySelector("[data-count]");
+    if (!box || !input) return;
+    var rows = box.querySelectorAll("tbody tr");
+    function apply() {
+      var text = input.value.trim().toLowerCase();
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (row) {
+        var ok = !text || row.textContent.toLowerCase().indexOf(text) !== -1;
+        row.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      Array.prototype.forEach.call(box.querySelectorAll("details"), function (d) {
+        var hits = d.querySelectorAll("tbody tr:not([hidden])").length;
+        if (text) d.open = hits > 0;
+      });
+      if (count) count.textContent = text ? shown + " of " + rows.length + " keys" : "";
+    }
+    input.addEventListener("input", apply);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    form.hidden = false;
+  }
+
   // A box that scrolls (a wide table, a long model output) must be reachable from the keyboard, or
   // its hidden part cannot be read without a mouse. Only boxes that really scroll get a tab stop,
   // and the check is redone when the layout can change (fonts, images, resize, <details> opened).
@@ -115,6 +141,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), makeFilterable);
+    Array.prototype.forEach.call(document.querySelectorAll("form.config-search"), makeRowSearch);
     markScrollable();
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(markSoon);
   });

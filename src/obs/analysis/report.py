@@ -18,6 +18,7 @@ from obs.analysis.compare import (
     headline_delta,
     resolve_headline,
 )
+from obs.analysis.config_view import ConfigView, config_view
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -62,6 +63,7 @@ class RunReport:
     findings: list[Finding]
     suggestion: Suggestion
     reward: RewardHealth | None = None
+    config: ConfigView | None = None
 
     @property
     def n_failing(self) -> int:
@@ -95,6 +97,7 @@ class RunReport:
                 "disagree": self.disagrees,
             },
             "final_values": {k: v.as_dict() for k, v in sorted(self.digest.finals.items())},
+            "configuration": self.config.as_dict() if self.config else None,
         }
 
 
@@ -180,4 +183,5 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         findings=findings,
         suggestion=suggestion,
         reward=reward,
+        config=config_view(run, held),
     )

@@ -36,6 +36,7 @@ SECTIONS: list[tuple[str, str]] = [
     ("failures", "Failure gallery"),
     ("lessons", "Lessons"),
     ("decision", "Decision"),
+    ("config", "Configuration"),
 ]
 
 
