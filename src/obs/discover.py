@@ -228,7 +228,7 @@ def _paired_entry(
     if not isinstance(entry, dict) or "a" not in entry or "b" not in entry:
         diags.warning(path, f"{where} should be a mapping with 'a' and 'b' (result files); skipped", line)
         return None
-    keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key")}
+    keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key", "pair_by")}
     sides = []
     for side in ("a", "b"):
         read = _paired_side(folder, entry[side], keys, f"{where}.{side}", path, line, diags)
@@ -236,6 +236,20 @@ def _paired_entry(
             return None
         sides.append(read)
     (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+    if keys.get("pair_by") == "position" and a is not None and b is not None:
+        n_a, n_b = len(a.outcomes) + a.skipped, len(b.outcomes) + b.skipped
+        if n_a != n_b:
+            message = (
+                f"{where}: pair_by: position needs two files of the same length; '{file_a}' has {n_a} records "
+                f"and '{file_b}' {n_b}: not compared"
+            )
+            diags.error(path, message, line)
+            a = b = None
+            prob_a = [*prob_a, message]
+    elif keys.get("pair_by") not in (None, "id"):
+        diags.warning(
+            path, f"{where}.pair_by should be 'id' or 'position', got {keys['pair_by']!r}; paired by id", line
+        )
     claim = entry.get("claim_pp")
     if claim is not None and (not isinstance(claim, int | float) or isinstance(claim, bool) or claim < 0):
         diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
@@ -308,6 +322,7 @@ def _read_item_file(
             id_key=text_options.get("id_key"),
             correct_key=text_options.get("correct_key"),
             items_key=text_options.get("items_key"),
+            by_position=text_options.get("pair_by") == "position",
         )
     except ItemFileError as exc:
         message = f"{where}: '{rel}': {exc}"

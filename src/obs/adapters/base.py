@@ -47,6 +47,7 @@ class RunSource:
     spec: str | None = None
     campaign: str | None = None
     base: RunSource | None = None
+    record: int | None = None  # one record (0-based) of a file that lists runs, one per record
 
 
 @dataclass
