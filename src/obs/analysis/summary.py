@@ -55,7 +55,8 @@ def comparable_set(report: RunReport) -> tuple[str, str | None]:
     probe = None
     if headline.kind == "probe" and headline.n is not None:
         version = run.contract.get("probe") if isinstance(run.contract, dict) else None
-        probe = f"{f'probe {version} · ' if version else ''}{headline.n} cases"
+        named = f"{version}" if str(version).lower().startswith("probe") else f"probe {version}"
+        probe = f"{named + ' · ' if version else ''}{headline.n} cases"
     return f"{metric} · {family}", probe
 
 
