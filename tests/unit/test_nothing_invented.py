@@ -63,3 +63,20 @@ def test_wandb_start_time_running_is_not_trusted_against_a_later_summary(tmp_pat
     crashed = WANDB / "tsebaka__T-Lab-2024-LLM-Alignment" / "wandb" / "run-20241216_111704-k5u8xpy9"
     shutil.copytree(crashed, tmp_path / "c" / crashed.name)
     assert _only(tmp_path / "c").status == "unknown"  # a summary of only {"_wandb": {"runtime": 436}}
+
+
+def test_wandb_summary_values_that_are_not_numbers_are_announced(tmp_path: Path) -> None:
+    files = tmp_path / "wandb" / "run-20240101_000000-abc123" / "files"
+    summary = {
+        "loss": 0.5,
+        "samples": {"_type": "table-file", "path": "media/table/x.json"},
+        "img": {"_type": "image-file", "path": "media/images/a.png"},
+        "status_text": "converged",
+        "_wandb": {"runtime": 3},
+    }
+    write(files / "wandb-summary.json", json.dumps(summary))
+    run = _only(tmp_path)
+    assert run.summary["loss"] == 0.5
+    (notice,) = [n for n in run.notices if "not numbers" in n]
+    assert "3 value(s)" in notice and "samples (table-file)" in notice and "img (image-file)" in notice
+    assert "status_text (text 'converged')" in notice

@@ -160,11 +160,43 @@ def _read_summary(run: Run, path: Path | None, diags: Diagnostics) -> None:
         return
     for key, value in numeric_leaves(summary, skip=SUMMARY_SKIP):
         run.summary[key] = value
+    others = not_numbers(summary)
+    if others:
+        shown = ", ".join(f"{k} ({what})" for k, what in others[:12]) + (
+            f" and {len(others) - 12} more" if len(others) > 12 else ""
+        )
+        run.notices.append(
+            f"The W&B summary also holds {len(others)} value(s) that are not numbers, not shown here as final values: "
+            f"{shown}."
+        )
     runtime = summary.get("_wandb", {}).get("runtime") if isinstance(summary.get("_wandb"), dict) else None
     if is_number(runtime) and "_runtime" not in run.summary:
         run.summary["_runtime"] = float(runtime)
     if not [k for k in run.summary if not k.startswith("_")]:
         run.notices.append("The W&B summary holds no metric: the run logged nothing, or stopped before its first log.")
+
+
+def not_numbers(data: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(key, what) of every summary value that is not a number: W&B media and tables (`_type`), text, lists."""
+    out: list[tuple[str, str]] = []
+    if not isinstance(data, dict):
+        return out
+    for key, value in data.items():
+        if key in SUMMARY_SKIP:
+            continue
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            if "_type" in value:
+                out.append((name, str(value["_type"])))
+            else:
+                out.extend(not_numbers(value, f"{name}/"))
+        elif isinstance(value, str):
+            out.append((name, f"text '{value[:40]}'" + ("…" if len(value) > 40 else "")))
+        elif isinstance(value, list):
+            out.append((name, f"a list of {len(value)}"))
+        elif value is None:
+            out.append((name, "null"))
+    return out
 
 
 def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
