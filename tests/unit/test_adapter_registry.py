@@ -26,7 +26,16 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def test_registration_order() -> None:
-    assert [a.name for a in ADAPTERS] == ["native", "hf_trainer", "mlflow", "lm_eval", "wandb", "generic_jsonl"]
+    assert [a.name for a in ADAPTERS] == [
+        "native",
+        "hf_trainer",
+        "mlflow",
+        "lm_eval",
+        "wandb",
+        "tensorboard",
+        "csv_logs",
+        "generic_jsonl",
+    ]
 
 
 def test_every_adapter_module_is_registered() -> None:

@@ -26,7 +26,7 @@ def test_nan_inside_a_string_is_not_a_bare_nan(tmp_path: Path) -> None:
     diags = Diagnostics()
     read_json_document(bare, diags)
     (d,) = diags.items
-    assert d.severity == "warning" and d.line == 3 and "bare NaN (1 value(s), first at line 3)" in d.message
+    assert d.severity == "warning" and d.line == 3 and "bare NaN/Infinity (1 value(s), first at line 3)" in d.message
 
 
 def test_a_nan_in_a_log_is_named_with_key_step_and_line_and_kept(tmp_path: Path) -> None:

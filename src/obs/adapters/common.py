@@ -498,7 +498,7 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
         line = _first_bare_constant_line(text)
         diags.warning(
             path,
-            f"uses bare {'/'.join(sorted(set(constants)))} ({len(constants)} value(s), first at line {line}), "
+            f"uses bare NaN/Infinity ({len(constants)} value(s), first at line {line}), "
             "which is not JSON; the values were kept",
             line,
         )

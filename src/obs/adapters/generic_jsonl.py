@@ -18,34 +18,29 @@ module's reader the log it names with `metrics_file:` (and `step_key:`).
 from __future__ import annotations
 
 import itertools
-import math
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     JsonDoc,
-    ProbeCollector,
     build_log_metrics,
     element_lines,
     is_number,
     new_run,
-    probe_case_from_record,
     read_head,
     read_json_document,
     run_id_for_file,
     salvage_array,
     unread_note,
 )
-from obs.adapters.shapes import Shape, classify, get_path, leaves
+from obs.adapters.shapes import Shape, classify, leaves, read_items_into
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
-from obs.model import EvalResult, Run
+from obs.model import Run
 from obs.sourcetree import safe_input
 from obs.vocabulary import is_stage_key
 
@@ -66,11 +61,6 @@ NOT_LOGS = {
     "manifest.json",
 }
 ID_KEYS = ("id", "doc_id", "task_id", "question_id", "sample_id", "item_id", "uid", "idx", "index", "i")
-TEXT_ROLES = {
-    "prompt": ("prompt", "question", "query", "input", "instruction", "problem"),
-    "expected": ("expected", "gold", "target", "answer", "reference", "label", "ground_truth"),
-    "actual": ("actual", "pred", "prediction", "output", "response", "completion", "generated", "model_answer"),
-}
 SNIFF_RECORDS = 50
 RUNS_SNIFF_BYTES = 4 << 20  # a file is checked for records-that-are-runs (in the claim) only up to this size
 MAX_RECORD_RUNS = 500
@@ -186,49 +176,6 @@ def read_log_into(
     read_items_into(run, stream, shape, path, diags, root=root)
 
 
-def read_items_into(
-    run: Run,
-    records: Iterable[tuple[int | None, dict[str, Any]]],
-    shape: Shape,
-    path: Path,
-    diags: Diagnostics,
-    *,
-    root: Path,
-) -> None:
-    """Per-item records -> probe cases; the headline is the file's own accuracy (or mean score)."""
-    collector = ProbeCollector(path, diags)
-    scores: dict[str, list[float]] = {s: [] for s in shape.scores}
-    for index, (line, rec) in enumerate(records, 1):
-        for s in shape.scores:
-            value = get_path(rec, s)
-            if is_number(value) and math.isfinite(value):
-                scores[s].append(float(value))
-        collector.add(_case(rec, shape, index, line, path, run.source_dir, root, diags), line)
-    run.probe = collector.probe()
-    checks = sorted({c for case in collector.cases for c in case.checks})
-    ids = f"id from '{shape.id_key}'" if shape.id_key else "no id field: items are numbered in file order"
-    if shape.main in checks:
-        run.primary_metric = shape.main
-        hits = sum(1 for c in collector.cases if c.checks.get(shape.main) is True)
-        n = sum(1 for c in collector.cases if shape.main in c.checks)
-        said = f"the headline is the share of items where '{shape.main}' is true ({hits} of {n})"
-    else:
-        said = "no true/false outcome: the headline is the mean score over the items"
-    for s, values in scores.items():
-        if values:
-            mean = float(np.mean(values))
-            stderr = float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else None
-            run.evals.append(EvalResult(task=path.stem, metric=s, value=mean, stderr=stderr, n=len(values)))
-            if shape.main == s:
-                run.primary_metric = f"{path.stem}/{s}"
-    run.notices.append(
-        f"{path.name} holds per-item results, not a time series ({shape.why}): each of its {len(collector.cases)} "
-        f"records is a case ({ids}); checks: {', '.join(checks) or 'none'}"
-        + (f"; scores: {', '.join(shape.scores)}" if shape.scores else "")
-        + f"; {said}."
-    )
-
-
 def record_runs(path: Path) -> list[str] | None:
     """The run names of a file whose records are runs (one per record), else None. Small files only."""
     try:
@@ -288,63 +235,6 @@ def read_record_run(run: Run, path: Path, index: int, diags: Diagnostics) -> Non
         f"This run is record {index + 1} of {path.name}, which lists {len(records)} runs, one per record "
         f"(named by '{shape.id_key}'): its numbers are final values, not curves."
     )
-
-
-def _case(
-    rec: dict[str, Any],
-    shape: Shape,
-    index: int,
-    line: int | None,
-    path: Path,
-    run_dir: Path,
-    root: Path,
-    diags: Diagnostics,
-) -> Any:
-    id_key = shape.id_key or ""
-    rec = _outcomes_on_top(rec, shape)
-    shaped: dict[str, Any] = {}
-    used: set[str] = {id_key}
-    nested = [v for v in rec.values() if isinstance(v, dict)]
-    for role, keys in TEXT_ROLES.items():
-        if role in rec:
-            continue
-        for key in keys:
-            if key != id_key and _is_text(rec.get(key)):
-                shaped[role] = rec[key]
-                used.add(key)
-                break
-        else:  # one level down, e.g. tau-bench's {"task": {"query": ...}}
-            found = next((d[k] for k in keys for d in nested if _is_text(d.get(k))), None)
-            if found is not None:
-                shaped[role] = found
-    if id_key in rec:
-        shaped["id"] = rec[id_key]
-    elif not id_key:
-        shaped["id"] = index  # no id field: the position in the file (so files of the same items pair by position)
-    for key, value in rec.items():
-        if key in used:
-            continue
-        if key == "id" and id_key != "id":
-            shaped["source_id"] = value
-            continue
-        shaped[key] = value
-    return probe_case_from_record(shaped, line or 0, path, run_dir, root, diags)
-
-
-def _outcomes_on_top(rec: dict[str, Any], shape: Shape) -> dict[str, Any]:
-    """Outcomes as top-level true/false fields: 0/1 numbers as booleans, nested ones by their dotted path."""
-    out = dict(rec)
-    for path in shape.outcomes:
-        value = get_path(rec, path)
-        if is_number(value) and value in (0, 1):
-            out[path] = bool(value)
-        elif isinstance(value, bool) and path not in rec:
-            out[path] = value
-    return out
-
-
-def _is_text(value: Any) -> bool:
-    return isinstance(value, str | int | float) and not isinstance(value, bool)
 
 
 def _document_records(run: Run, path: Path, diags: Diagnostics) -> Iterable[tuple[int | None, dict[str, Any]]]:

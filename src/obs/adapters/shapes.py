@@ -18,10 +18,16 @@ shape):
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from obs.adapters.common import ProbeCollector, is_number, probe_case_from_record
+from obs.diagnostics import Diagnostics
+from obs.model import EvalResult, Run
 from obs.series_builder import STEP_KEYS
 from obs.vocabulary import tokens
 
@@ -229,3 +235,112 @@ def _main(outcomes: Sequence[str]) -> str | None:
         if _named(path, OUTCOME_TOKENS):
             return path
     return outcomes[0] if outcomes else None
+
+
+# --------------------------------------------------------------------------- per-item records -> probe cases
+
+TEXT_ROLES = {
+    "prompt": ("prompt", "question", "query", "input", "instruction", "problem"),
+    "expected": ("expected", "gold", "target", "answer", "reference", "label", "ground_truth"),
+    "actual": ("actual", "pred", "prediction", "output", "response", "completion", "generated", "model_answer"),
+}
+
+
+def read_items_into(
+    run: Run,
+    records: Iterable[tuple[int | None, dict[str, Any]]],
+    shape: Shape,
+    path: Path,
+    diags: Diagnostics,
+    *,
+    root: Path,
+) -> None:
+    """Per-item records -> probe cases; the headline is the file's own accuracy (or mean score)."""
+    collector = ProbeCollector(path, diags)
+    scores: dict[str, list[float]] = {s: [] for s in shape.scores}
+    for index, (line, rec) in enumerate(records, 1):
+        for s in shape.scores:
+            value = get_path(rec, s)
+            if is_number(value) and math.isfinite(value):
+                scores[s].append(float(value))
+        collector.add(_case(rec, shape, index, line, path, run.source_dir, root, diags), line)
+    run.probe = collector.probe()
+    checks = sorted({c for case in collector.cases for c in case.checks})
+    ids = f"id from '{shape.id_key}'" if shape.id_key else "no id field: items are numbered in file order"
+    if shape.main in checks:
+        run.primary_metric = shape.main
+        hits = sum(1 for c in collector.cases if c.checks.get(shape.main) is True)
+        n = sum(1 for c in collector.cases if shape.main in c.checks)
+        said = f"the headline is the share of items where '{shape.main}' is true ({hits} of {n})"
+    else:
+        said = "no true/false outcome: the headline is the mean score over the items"
+    for s, values in scores.items():
+        if values:
+            mean = float(np.mean(values))
+            stderr = float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else None
+            run.evals.append(EvalResult(task=path.stem, metric=s, value=mean, stderr=stderr, n=len(values)))
+            if shape.main == s:
+                run.primary_metric = f"{path.stem}/{s}"
+    run.notices.append(
+        f"{path.name} holds per-item results, not a time series ({shape.why}): each of its {len(collector.cases)} "
+        f"records is a case ({ids}); checks: {', '.join(checks) or 'none'}"
+        + (f"; scores: {', '.join(shape.scores)}" if shape.scores else "")
+        + f"; {said}."
+    )
+
+
+def _case(
+    rec: dict[str, Any],
+    shape: Shape,
+    index: int,
+    line: int | None,
+    path: Path,
+    run_dir: Path,
+    root: Path,
+    diags: Diagnostics,
+) -> Any:
+    id_key = shape.id_key or ""
+    rec = _outcomes_on_top(rec, shape)
+    shaped: dict[str, Any] = {}
+    used: set[str] = {id_key}
+    nested = [v for v in rec.values() if isinstance(v, dict)]
+    for role, keys in TEXT_ROLES.items():
+        if role in rec:
+            continue
+        for key in keys:
+            if key != id_key and _is_text(rec.get(key)):
+                shaped[role] = rec[key]
+                used.add(key)
+                break
+        else:  # one level down, e.g. tau-bench's {"task": {"query": ...}}
+            found = next((d[k] for k in keys for d in nested if _is_text(d.get(k))), None)
+            if found is not None:
+                shaped[role] = found
+    if id_key in rec:
+        shaped["id"] = rec[id_key]
+    elif not id_key:
+        shaped["id"] = index  # no id field: the position in the file (so files of the same items pair by position)
+    for key, value in rec.items():
+        if key in used:
+            continue
+        if key == "id" and id_key != "id":
+            shaped["source_id"] = value
+            continue
+        shaped[key] = value
+    return probe_case_from_record(shaped, line or 0, path, run_dir, root, diags)
+
+
+def _outcomes_on_top(rec: dict[str, Any], shape: Shape) -> dict[str, Any]:
+    """Outcomes as top-level true/false fields: 0/1 numbers as booleans, nested ones by their dotted path."""
+    out = dict(rec)
+    for path in shape.outcomes:
+        value = get_path(rec, path)
+        if is_number(value) and value in (0, 1):
+            out[path] = bool(value)
+        elif isinstance(value, bool) and path not in rec:
+            out[path] = value
+    return out
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)

@@ -22,6 +22,7 @@ from obs.analysis.stats import Interval, PairedComparison, paired_comparison, pa
 from obs.numbers import num
 from obs.numbers import step as step_text
 from obs.sitemodel import nonfinite_of
+from obs.vocabulary import tokens
 
 BOOTSTRAP_SEED = 20260322
 RESAMPLES = 10_000
@@ -248,6 +249,11 @@ FALLBACK_METRICS: tuple[str, ...] = (
     "reward",
     "eval_accuracy",
     "eval_acc",
+    "val_accuracy",  # Keras CSVLogger, Lightning
+    "val_acc",
+    "validation_accuracy",
+    "test_accuracy",
+    "test_acc",
     "accuracy",
     "acc",
     "eval_exact_match",
@@ -276,6 +282,19 @@ def available_metrics(digest: RunDigest) -> list[str]:
     return sorted(checks | set(digest.finals) | set(digest.ends_nonfinite) | set(digest.summary) | set(digest.evals))
 
 
+def is_bookkeeping(name: str) -> bool:
+    """Mechanics, not outcomes (runtime, lr, step counts, ...); Keras' `epoch_loss`, `epoch_accuracy` are outcomes."""
+    return BOOKKEEPING.search(re.sub(r"(^|/)epoch_(?=.)", r"\1", name)) is not None
+
+
+HELD_OUT = frozenset({"eval", "val", "valid", "validation", "test", "dev", "holdout"})
+
+
+def held_out_first(name: str) -> tuple[bool, str]:
+    """Sort key: metrics measured on held-out data (`eval/accuracy`, `validation/epoch_accuracy`) before the rest."""
+    return (not any(t in HELD_OUT for t in tokens(name)), name)
+
+
 def resolve_headline(
     digest: RunDigest,
     preferred: list[str],
@@ -302,12 +321,12 @@ def resolve_headline(
         message = f"primary_metric '{name}' ({where}) is not a metric of this run; it has: {shown or 'none'}"
         return Headline(None, None, None, message, missing=message)
     candidates = [p for p in preferred if p]
-    outcome_names = [n for n in [*digest.finals, *digest.summary] if not BOOKKEEPING.search(n)]
+    outcome_names = [n for n in [*digest.finals, *digest.summary] if not is_bookkeeping(n)]
     fallbacks = [
         *checks_present[:1],
         *FALLBACK_METRICS,
         *sorted(digest.evals),  # an evaluation run's first task metric
-        *sorted(n for n in outcome_names if OUTCOME_HINT.search(n)),  # eval_f1, train/accuracy, ...
+        *sorted((n for n in outcome_names if OUTCOME_HINT.search(n)), key=held_out_first),  # eval_f1, val/acc, ...
         *sorted(outcome_names),
     ]
     for name in [*candidates, *fallbacks]:
