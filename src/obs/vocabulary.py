@@ -175,3 +175,10 @@ def alias_table() -> list[tuple[str, str, str]]:
             "drawn as one band, read by the reward-health panel",
         ),
     ]
+
+
+def markdown_table() -> str:
+    """The alias table as docs/adapters.md prints it (tests/unit/test_vocabulary.py checks the docs hold it)."""
+    rows = ["| what | names | meaning |", "|---|---|---|"]
+    rows += [f"| {what} | {names} | {meaning} |" for what, names, meaning in alias_table()]
+    return "\n".join(rows) + "\n"

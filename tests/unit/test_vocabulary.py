@@ -132,3 +132,10 @@ def test_a_primary_metric_that_does_not_exist_is_an_error_listing_the_ones_that_
     assert "primary_metric 'eval_acuracy' (run.yaml) is not a metric of this run; it has: eval_accuracy, loss" in (
         error.message
     )
+
+
+def test_the_docs_print_the_vocabulary() -> None:
+    from obs.vocabulary import markdown_table
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "adapters.md").read_text(encoding="utf-8")
+    assert markdown_table() in docs, "docs/adapters.md's vocabulary table differs from obs.vocabulary"
