@@ -83,6 +83,8 @@ OUTCOME_TOKENS = frozenset(
         "ok",
     }
 )
+# ... and never under a name that says it is a fraction (`output_match_rate` may be 0.5 for another item)
+FRACTION_TOKENS = frozenset({"rate", "ratio", "fraction", "share", "pct", "percent", "frac"})
 SCORE_TOKENS = frozenset({"score", "f1", "bleu", "rouge", "rougel", "similarity", "reward", "grade", "judge"})
 # the outcome that is "the file's own accuracy", in this order, when several are present
 MAIN_OUTCOMES = (

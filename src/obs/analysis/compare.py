@@ -22,7 +22,7 @@ from obs.analysis.stats import Interval, PairedComparison, paired_comparison, pa
 from obs.numbers import num
 from obs.numbers import step as step_text
 from obs.sitemodel import nonfinite_of
-from obs.vocabulary import tokens
+from obs.vocabulary import lower_is_better, tokens
 
 BOOTSTRAP_SEED = 20260322
 RESAMPLES = 10_000
@@ -290,9 +290,10 @@ def is_bookkeeping(name: str) -> bool:
 HELD_OUT = frozenset({"eval", "val", "valid", "validation", "test", "dev", "holdout"})
 
 
-def held_out_first(name: str) -> tuple[bool, str]:
-    """Sort key: metrics measured on held-out data (`eval/accuracy`, `validation/epoch_accuracy`) before the rest."""
-    return (not any(t in HELD_OUT for t in tokens(name)), name)
+def held_out_first(name: str) -> tuple[bool, bool, str]:
+    """Sort key: metrics measured on held-out data (`eval/accuracy`, `validation/epoch_accuracy`) before the rest,
+    and outcomes (accuracy, F1, ...) before losses."""
+    return (not any(t in HELD_OUT for t in tokens(name)), lower_is_better(name), name)
 
 
 def resolve_headline(
