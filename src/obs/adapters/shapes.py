@@ -193,7 +193,9 @@ def classify(records: Sequence[dict[str, Any]]) -> Shape:
 
     bools = [p for p, c in common.items() if c.bools == c.present]
     zero_one = [
-        p for p, c in common.items() if c.numbers == c.present and c.zero_one == c.present and _named(p, OUTCOME_TOKENS)
+        p
+        for p, c in common.items()
+        if c.numbers == c.present == c.zero_one and _named(p, OUTCOME_TOKENS) and not _named(p, FRACTION_TOKENS)
     ]
     scores = [p for p, c in common.items() if c.numbers == c.present and p not in zero_one and _named(p, SCORE_TOKENS)]
     top_level = [p for p in bools + zero_one if "." not in p]
@@ -212,7 +214,7 @@ def classify(records: Sequence[dict[str, Any]]) -> Shape:
             outcomes=tuple(sorted(outcomes)),
             scores=tuple(sorted(s for s in scores if s not in outcomes)),
             main=main,
-            why=f"each record has an outcome ({', '.join(sorted(outcomes or scores)[:3])})",
+            why=f"each record has an outcome: {', '.join(sorted(outcomes or scores)[:3])}",
         )
     return Shape("metrics", why="no step, no per-item outcome: read as a log in record order")
 
