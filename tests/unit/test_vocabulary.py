@@ -139,3 +139,25 @@ def test_the_docs_print_the_vocabulary() -> None:
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "adapters.md").read_text(encoding="utf-8")
     assert markdown_table() in docs, "docs/adapters.md's vocabulary table differs from obs.vocabulary"
+
+
+def test_headline_fallback_prefers_a_held_out_outcome_logged_to_the_end() -> None:
+    from obs.analysis.compare import resolve_headline
+    from obs.analysis.digest import make_digest
+    from obs.model import Run
+
+    steps = np.arange(10, dtype=float)
+    run = Run(id="r", source_dir=Path("."))
+    run.metrics = Metrics(
+        series={
+            "env/pass_rate": Series(steps, np.linspace(0.2, 0.6, 10)),  # training, to the end
+            "test/pass_rate": Series(steps[:1], np.array([0.1])),  # an eval at step 0 only: stale
+            "val/loss": Series(steps, np.linspace(2, 1, 10)),
+            "val/accuracy": Series(steps, np.linspace(0.3, 0.7, 10)),
+        }
+    )
+    h = resolve_headline(make_digest(run, 3), [], SiteConfig().metric_higher_is_better, 3)
+    assert h.metric == "val/accuracy"  # held out, an outcome (not the loss), logged to the end
+    del run.metrics.series["val/accuracy"], run.metrics.series["val/loss"]
+    h = resolve_headline(make_digest(run, 3), [], SiteConfig().metric_higher_is_better, 3)
+    assert h.metric == "env/pass_rate"  # not the step-0-only test metric

@@ -323,11 +323,18 @@ def resolve_headline(
         return Headline(None, None, None, message, missing=message)
     candidates = [p for p in preferred if p]
     outcome_names = [n for n in [*digest.finals, *digest.summary] if not is_bookkeeping(n)]
+    last = max((st.last_step for st in digest.finals.values()), default=0.0)
+
+    def stale(name: str) -> bool:
+        """Logged only early in the run (an eval at step 0 only): not what the run ended with."""
+        stat = digest.finals.get(name)
+        return stat is not None and last > 0 and stat.last_step < 0.5 * last
+
     fallbacks = [
         *checks_present[:1],
         *FALLBACK_METRICS,
         *sorted(digest.evals),  # an evaluation run's first task metric
-        *sorted((n for n in outcome_names if OUTCOME_HINT.search(n)), key=held_out_first),  # eval_f1, val/acc, ...
+        *sorted((n for n in outcome_names if OUTCOME_HINT.search(n)), key=lambda n: (stale(n), *held_out_first(n))),
         *sorted(outcome_names),
     ]
     for name in [*candidates, *fallbacks]:
