@@ -36,7 +36,7 @@ def test_a_running_smaller_probe_is_marked_and_kept_apart() -> None:
     assert len({groups[s.id].group for s in done}) == 1
     assert groups["live"].group != groups["r0"].group
     assert groups["live"].marks == (
-        "other probe: 50 cases (the others: 160 cases)",
+        "ranked apart: 50 cases; the others: 160 cases",
         "running: not ranked with finished runs",
     )
 

@@ -40,7 +40,7 @@ def rank_groups(summaries: Sequence[RunSummary]) -> dict[str, RankGroup]:
             group, marks = name, []
             if s.probe_key and usual and s.probe_key != usual:
                 group += f" · {s.probe_key}"
-                marks.append(f"other probe: {s.probe_key} (the others: {usual})")
+                marks.append(f"ranked apart: {s.probe_key}; the others: {usual}")
             if s.status in NOT_FINISHED:
                 group += " · not finished"
                 marks.append(f"{s.status}: not ranked with finished runs")
