@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-SUMMARY_SCHEMA_VERSION = 2  # the cached and exchanged form of RunSummary; bump on any field change
+SUMMARY_SCHEMA_VERSION = 3  # the cached and exchanged form of RunSummary; bump on any field change
 
 
 class SummaryError(ValueError):
@@ -64,7 +64,8 @@ class DeltaSummary:
     p_value: float | None
     method: str
     n: int | None
-    verdict: str
+    verdict: str  # a stats.Recommendation; "not_tested" when there are no replicates (one run each)
+    unit: str = "none"  # the unit of replication of `ci` and `p_value` (`n` of them)
 
 
 @dataclass(frozen=True)

@@ -130,6 +130,7 @@ def delta_summary(d: HeadlineDelta) -> DeltaSummary:
         d.method,
         d.n,
         d.verdict,
+        d.unit,
     )
 
 
