@@ -266,7 +266,7 @@ def test_gate_exits_0_for_promote_and_says_why(gate_tree: Path, capsys: pytest.C
     assert main(["gate", "good", str(gate_tree)]) == 0
     out = capsys.readouterr().out
     assert "suggested promote; recorded reject (they disagree)" in out
-    assert "[pass] headline improves significantly (95% CI above zero): exact: +20.0 pp, 95% CI [" in out
+    assert "[pass] headline improves (p < 0.05, 95% CI above zero): exact: +20.0 pp, 95% CI [" in out
     assert "n = 160 (probe cases, paired by id): significant improvement" in out
 
 

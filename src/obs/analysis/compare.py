@@ -220,6 +220,7 @@ class HeadlineDelta:
     n: int | None = None
     verdict: str = "insufficient_statistical_evidence"
     unit: str = "none"
+    baseline_subset: str | None = None  # set when `baseline_value` is over fewer cases than the baseline has
 
     @property
     def better(self) -> bool | None:
@@ -241,6 +242,7 @@ class HeadlineDelta:
             "n": self.n,
             "unit": self.unit,
             "verdict": self.verdict,
+            "baseline_subset": self.baseline_subset,
         }
 
 
@@ -354,7 +356,7 @@ def headline_delta(
     if name is None or headline.value is None:
         return None
     if headline.kind == "probe" and comparison is not None and name in comparison.overall.checks:
-        return _probe_delta(comparison.overall.checks[name], base.id, is_negative(name))
+        return _subset(_probe_delta(comparison.overall.checks[name], base.id, is_negative(name)), base, name)
     if headline.kind == "probe" and here.probe and base.probe:
         shared = sorted(
             i
@@ -368,7 +370,7 @@ def headline_delta(
         (pc,) = paired_comparisons(
             [(a, b)], higher_is_better=[not is_negative(name)], alpha=alpha, min_effect=min_effect
         )
-        return _probe_delta(pc, base.id, is_negative(name))
+        return _subset(_probe_delta(pc, base.id, is_negative(name)), base, name)
     if headline.kind == "series" and name in here.finals and name in base.finals:
         return _series_delta(here.finals[name], base.finals[name], base.id)
     if headline.kind == "summary" and name in base.summary:
@@ -405,6 +407,14 @@ def headline_delta(
             base.id, value_b, delta, None, None, "no standard error reported: no test", verdict=NOT_TESTED
         )
     return HeadlineDelta(base.id, None, None, None, None, f"the baseline has no {name}")
+
+
+def _subset(delta: HeadlineDelta, base: RunDigest, name: str) -> HeadlineDelta:
+    """Say so when the baseline's rate is over the shared cases only, not over all of the baseline's."""
+    total = sum(1 for o in (base.probe or {}).values() if name in o.checks)
+    if delta.n is not None and total != delta.n:
+        delta.baseline_subset = f"on the {delta.n} cases shared with this run (the baseline has {total})"
+    return delta
 
 
 def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> HeadlineDelta:

@@ -33,6 +33,7 @@ from obs.analysis.stats import (
     IMPROVEMENT,
     NEGLIGIBLE,
     NOT_TESTED,
+    OUTCOME_WORDS,
     PairedComparison,
     holm_adjust,
     score_tests,
@@ -349,15 +350,10 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             p.seed_level_hint or "",
         )
     checks: list[RuleCheck] = []
-    words: dict[str, str] = {
-        IMPROVEMENT: "significant improvement",
-        DEGRADATION: "significant degradation",
-        NEGLIGIBLE: "significant, but smaller than the minimum effect",
-    }
-    word = words.get(d.verdict, "not significant")
+    word = OUTCOME_WORDS.get(d.verdict, d.verdict)
     checks.append(
         RuleCheck(
-            f"headline improves significantly (95% CI above zero){_effect(p)}",
+            f"headline improves (p < {p.alpha:g}, 95% CI above zero){_effect(p)}",
             d.verdict == IMPROVEMENT,
             f"{name}: {_change(d, p.headline_is_rate)}: {word}",
         )

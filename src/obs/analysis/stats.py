@@ -56,6 +56,7 @@ __all__ = [
     "INSUFFICIENT",
     "NEGLIGIBLE",
     "NOT_TESTED",
+    "OUTCOME_WORDS",
     "Alternative",
     "Interval",
     "PairedComparison",
@@ -96,6 +97,15 @@ INSUFFICIENT: Recommendation = "insufficient_statistical_evidence"
 DEGRADATION: Recommendation = "significant_degradation"
 NEGLIGIBLE: Recommendation = "significant_below_min_effect"  # significant, smaller than the minimum effect
 NOT_TESTED: Recommendation = "not_tested"  # no replicates: described, never tested
+
+# How each outcome reads, the same on every page, PR comment and `obs gate` line.
+OUTCOME_WORDS: dict[str, str] = {
+    IMPROVEMENT: "significant improvement",
+    DEGRADATION: "significant degradation",
+    NEGLIGIBLE: "significant, below the minimum effect",
+    INSUFFICIENT: "not significant",
+    NOT_TESTED: "not tested",
+}
 
 FloatArray = npt.NDArray[np.float64]
 
