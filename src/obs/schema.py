@@ -778,8 +778,15 @@ THRESHOLDS = Schema(
         _threshold("zero_std_window", 10, "points in the rolling means of reward health"),
         _threshold("reward_std_drop", 0.25, "rolling reward_std staying at or below this share of its peak: collapse"),
         _threshold("repair_broken_cases", 1, "cases the repair pass turns from right to wrong before it is flagged"),
-        _threshold("regression_tolerance", 0.02, "a split or family may lose at most this much of the headline rate"),
-        _threshold("family_gain", 0.1, "a family whose headline rate rose this much counts as fixed"),
+        _threshold(
+            "regression_tolerance",
+            0.02,
+            "a split or family regresses when shown to be worse than the baseline by more than this (one-sided "
+            "score test, Holm over the cells)",
+        ),
+        _threshold(
+            "family_gain", 0.1, "a family whose headline rate rose significantly, by at least this, counts as fixed"
+        ),
         _threshold("repairable_share", 0.5, "share of the raw misses the repair pass fixes for mostly repairable"),
     ),
     unknown="unknown threshold '{key}' (known: {known})",
