@@ -18,6 +18,7 @@ from obs.analysis.compare import (
     headline_delta,
     resolve_headline,
 )
+from obs.analysis.config_view import ConfigView, config_view
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -36,6 +37,7 @@ class RunContext:
     """What the run's surroundings say: spec/campaign headline choices and the baseline."""
 
     preferred_metrics: list[str] = field(default_factory=list)
+    preferred_from: list[str] = field(default_factory=list)  # where each preferred metric was named (spec.yaml, ...)
     final_window: int = 10
     baseline_id: str | None = None
     baseline: RunDigest | None = None
@@ -65,6 +67,7 @@ class RunReport:
     reward: RewardHealth | None = None
     seed_level: str | None = None  # where the seed-level comparison of this run's group lives, if any
     passk: list[PassK] = field(default_factory=list)  # one per positive check, when cases were sampled
+    config: ConfigView | None = None
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -104,13 +107,18 @@ class RunReport:
                 "disagree": self.disagrees,
             },
             "final_values": {k: v.as_dict() for k, v in sorted(self.digest.finals.items())},
+            "configuration": self.config.as_dict() if self.config else None,
         }
 
 
 def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     digest = make_digest(run, ctx.final_window)
     preferred = [m for m in [run.primary_metric, *ctx.preferred_metrics, cfg.primary_metric] if m]
-    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window)
+    named = [(run.primary_metric, "run.yaml")] if run.primary_metric else []
+    froms = ctx.preferred_from or ["spec or campaign"] * len(ctx.preferred_metrics)
+    named += list(zip(ctx.preferred_metrics, froms, strict=False))
+    required = next(((m, w) for m, w in named if m), None)
+    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window, required)
     is_negative = cfg.is_negative_check
 
     scoreboard = build_scoreboard(run.probe.cases, is_negative) if run.probe and run.probe.cases else None
@@ -192,6 +200,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         reward=reward,
         seed_level=seed_level,
         passk=passk,
+        config=config_view(run, held),
     )
 
 

@@ -40,6 +40,7 @@ class SitePages:
     specs: dict[str, Spec]
     campaigns: dict[str, Campaign]
     layout: urls.SiteLayout
+    not_read: tuple[str, ...] = ()  # files of the source no format read
 
 
 def render_site_pages(
@@ -98,6 +99,7 @@ def render_site_pages(
         arm_groups=arm_groups,
         diff_pairs=across.diff_pairs(summaries, cfg),
         seed_levels=seed_levels,
+        not_read=site.not_read,
     ).encode()
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
