@@ -189,9 +189,10 @@ def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Pro
     collector = ProbeCollector(path, diags)
     for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
         collector.add(probe_case_from_record(rec, line, path, run_dir, root, diags), line)
-    if not collector.cases:
+    probe = collector.finish()
+    if not probe.cases:
         diags.warning(path, "no probe cases found")
-    return Probe(cases=collector.cases, source_file=str(path))
+    return probe
 
 
 def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:
