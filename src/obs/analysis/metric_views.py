@@ -4,7 +4,7 @@ The campaign and arms pages plot and test one metric; a mechanism check often ne
 (entropy across conditions, the loss of each arm). For every metric the runs logged, this gives
 each condition's (or arm's) mean curve over its seeds with the 95% t band and ± 1 sd
 (`campaign_view.condition_curve`, the primary metric's own function) and the seed-level
-statistics of `campaign.campaign_stats` (permutation test over seeds, bootstrap CI, Cohen's d,
+statistics of `campaign.campaign_stats` (Welch's t-test over seeds and its interval, Hedges' g,
 Holm across candidates, seeds for 80% power) on each run's final-window value of that metric.
 Nothing is tested differently: the primary metric's entry is the page's own result, and another
 metric is the same computation with that metric in its place.
