@@ -317,7 +317,7 @@ def test_metric_picker_on_the_campaign_page(
     assert page.is_visible(f"[data-metric-block='{other}']")
     assert not page.is_visible("[data-metric-block='correct_rate']")
     block = page.inner_text(f"[data-metric-block='{other}']")
-    assert f"Seed-level statistics: {other}" in block and "Permutation p" in block
+    assert f"Seed-level statistics: {other}" in block and "Welch p" in block
 
     hover(page, "#chart-conditions", 0.6)
     view = data["metrics"][other]
