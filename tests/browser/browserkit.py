@@ -174,7 +174,10 @@ def settle(page: Page) -> None:
     # two frames first: IntersectionObserver reports (which start chart loads) come after a rendering step,
     # so a check made at once can pass before the first load has even begun (seen as ERR_ABORTED on
     # uPlot when the test moved to the next page)
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    # (a timer too: a page in the background gets no animation frames, and evaluate() has no timeout)
+    page.evaluate(
+        "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); })"
+    )
     page.wait_for_function("() => !(window.obsCharts && window.obsCharts.busy())")
 
 
