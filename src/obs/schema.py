@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from obs.diagnostics import Severity
 from obs.fields import YamlFields
 from obs.gate_language import GateError, parse_gate
 from obs.model import STATUSES, VERDICTS
+from obs.sanitize import int_in_range
+from obs.textbounds import bound_markdown
 
 CONTRACT_VERSIONS = (1,)
 
@@ -42,6 +45,9 @@ class Invalid(Exception):
         super().__init__(expected)
         self.expected = expected
         self.say = say
+
+
+_DIGITS = re.compile(r"-?[0-9]{1,18}")  # what int() takes and a 64-bit integer holds ('²' is a digit too)
 
 
 def _is_number(value: Any) -> bool:
@@ -96,17 +102,23 @@ class Text(Kind):
 
 
 class Markdown(Kind):
-    """Markdown text, or a list of strings written as a bullet list."""
+    """Markdown text, or a list of strings written as a bullet list; cut to what a page can render
+    (`obs.textbounds`), each cut a warning on the field's line."""
 
     expected = "Markdown text or a list of strings"
     type_doc = "Markdown or list of strings"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if isinstance(value, str):
-            return value
-        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-            return "\n".join(f"- {v}" for v in value)
-        raise Invalid
+            text = value
+        elif isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            text = "\n".join(f"- {v}" for v in value)
+        else:
+            raise Invalid
+        bounded, cuts = bound_markdown(text)
+        for line, message in cuts:
+            at.say("warning", key, f"'{at.name(key)}', line {line} of the text: {message}")
+        return bounded
 
 
 class Integer(Kind):
@@ -128,9 +140,9 @@ class Integer(Kind):
         self.text = text
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        if self.text and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        if self.text and isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
             value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not isinstance(value, int) or isinstance(value, bool) or not int_in_range(value):
             raise Invalid
         if self.minimum is not None and value < self.minimum:
             raise Invalid
@@ -138,7 +150,7 @@ class Integer(Kind):
 
 
 class Number(Kind):
-    """A number (as a float), optionally strictly between `above` and `below`."""
+    """A finite number (as a float), optionally strictly between `above` and `below`."""
 
     expected = "a number"
     type_doc = "number"
@@ -156,7 +168,7 @@ class Number(Kind):
         self.below = below
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        if not _is_number(value):
+        if not _is_number(value) or not math.isfinite(value):
             raise Invalid
         if (self.above is not None and value <= self.above) or (self.below is not None and value >= self.below):
             raise Invalid

@@ -4,7 +4,9 @@ Every log format obs reads (native metrics.jsonl, HF `log_history`, generic JSON
 sequence of `{step, key: value, ...}` records; this module is the one place that decides what a
 value means: numbers become series points, `null` means "not logged", a string in a numeric
 column is reported (once per key, with its line), nested objects are flattened with `/`, and a
-duplicated step keeps its last value.
+duplicated step keeps its last value. A finite number too large to compute with (beyond ±1e150,
+`obs.sanitize`) is read as infinity, like the `Infinity` a log may hold, and reported; a step that
+large is no step, and its record is skipped.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from obs.decimate import decimate
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series, Stage
+from obs.sanitize import FLOAT_LIMIT, as_logged
 
 STEP_KEYS: tuple[str, ...] = ("step", "global_step", "iteration", "current_steps", "_step", "steps")
 STAGE_KEYS: tuple[str, ...] = ("stage", "phase")
@@ -133,6 +136,8 @@ class SeriesBuilder:
     _reduced: dict[str, ReducedColumn] = field(default_factory=dict)
     _late_points: int = 0
     _duplicates: int = 0
+    _huge_values: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (first line, count)
+    _huge_steps: list[int] = field(default_factory=list)
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -148,6 +153,10 @@ class SeriesBuilder:
                 self._index += 1
                 return
             step = float(raw)
+            if not -FLOAT_LIMIT <= step <= FLOAT_LIMIT:
+                self._huge_steps.append(line if line is not None else self._index + 1)
+                self._index += 1
+                return
         self._index += 1
         for name, value in _flatten(record):
             if name == key or name in self.ignore_keys:
@@ -185,18 +194,23 @@ class SeriesBuilder:
         if isinstance(value, bool):
             value = float(value)
         if isinstance(value, int | float):
+            number = float(value)
+            if not -FLOAT_LIMIT <= number <= FLOAT_LIMIT and math.isfinite(number):
+                first, count = self._huge_values.get(name, (line or 0, 0))
+                self._huge_values[name] = (first, count + 1)
+                number = as_logged(number)
             col = self._columns.get(name)
             if col is None:
                 col = self._columns[name] = _Column()
             col.steps.append(step)
-            col.values.append(float(value))
+            col.values.append(number)
             if len(col.steps) >= self.spill_points:
                 self._spill(name, col)
             return
         if isinstance(value, str):
-            number = _parse_number_string(value)
-            if number is not None:
-                self._add_value(name, number, step, line)
+            parsed = _parse_number_string(value)
+            if parsed is not None:
+                self._add_value(name, parsed, step, line)
                 return
             first, count = self._string_keys.get(name, (line or 0, 0))
             self._string_keys[name] = (first, count + 1)
@@ -210,6 +224,21 @@ class SeriesBuilder:
                 f"{len(self._missing_step_lines)} record(s) have no numeric '{source}' "
                 f"(first at line {first}); they were skipped",
                 first,
+            )
+        if self._huge_steps:
+            first = self._huge_steps[0]
+            self.diags.warning(
+                self.path,
+                f"{len(self._huge_steps)} record(s) have a '{source}' beyond ±{FLOAT_LIMIT:g}, too large to be a step "
+                f"(first at line {first}); they were skipped",
+                first,
+            )
+        for name, (first, count) in sorted(self._huge_values.items()):
+            self.diags.warning(
+                self.path,
+                f"'{name}' has {count} value(s) beyond ±{FLOAT_LIMIT:g}, too large to compute with "
+                f"(first at line {first}); they were read as infinity",
+                first or None,
             )
         for name, (first, count) in sorted(self._string_keys.items()):
             if name in self._columns:

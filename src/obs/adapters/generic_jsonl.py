@@ -136,7 +136,7 @@ def read_log_into(run: Run, path: Path, diags: Diagnostics, *, step_key: str | N
             diags.error(path, "file is empty; expected JSON records")
             return
     except OSError as exc:
-        diags.error(path, f"cannot be read: {exc.strerror}")
+        diags.unreadable(path, exc)
         return
     records: Iterator[tuple[int | None, dict[str, Any]]]
     if path.name.lower().endswith(".json"):

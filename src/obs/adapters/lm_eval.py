@@ -10,6 +10,7 @@ documents are compared case by case.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -160,8 +161,8 @@ def task_evals(task: str, metrics: dict[str, Any], n_samples: Any, hib: Any) -> 
     n: int | None = None
     if isinstance(n_samples, dict):
         eff = n_samples.get("effective", n_samples.get("original"))
-        n = int(eff) if is_number(eff) else None
-    elif is_number(n_samples):
+        n = int(eff) if is_number(eff) and math.isfinite(eff) else None
+    elif is_number(n_samples) and math.isfinite(n_samples):
         n = int(n_samples)
     out = []
     for key, value in metrics.items():
