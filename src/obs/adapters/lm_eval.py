@@ -51,7 +51,11 @@ SAMPLE_TEXT_KEYS = ("arguments", "target", "resps", "filtered_resps", "doc", "fi
 
 
 def is_results_file(path: Path) -> bool:
-    """`results*.json` with a `results` key (or empty: reported when read); other names need the full layout."""
+    """`results*.json` with a `results` key (or empty: reported when read), `results_<date>.json` whatever it
+    holds (the harness's own name: a damaged one is reported when read, not skipped without a word); other
+    names need the full layout."""
+    if RESULTS_NAME.match(path.name) and RESULTS_DATE.search(path.stem):
+        return True
     head = read_head(path, 1 << 20)
     if RESULTS_NAME.match(path.name):
         return b'"results"' in head or not head.strip()
