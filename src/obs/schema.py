@@ -28,7 +28,7 @@ from obs.diagnostics import Severity
 from obs.fields import YamlFields
 from obs.gate_language import GateError, parse_gate
 from obs.model import STATUSES, VERDICTS
-from obs.sanitize import int_in_range
+from obs.sanitize import int_in_range, out_of_range
 from obs.textbounds import bound_markdown
 
 CONTRACT_VERSIONS = (1,)
@@ -150,7 +150,8 @@ class Integer(Kind):
 
 
 class Number(Kind):
-    """A finite number (as a float), optionally strictly between `above` and `below`."""
+    """A finite number (as a float) within ±1e150 (obs.sanitize: beyond it, no arithmetic is safe), optionally
+    strictly between `above` and `below`."""
 
     expected = "a number"
     type_doc = "number"
@@ -170,6 +171,8 @@ class Number(Kind):
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not _is_number(value) or not math.isfinite(value):
             raise Invalid
+        if out_of_range(value):
+            raise Invalid(say=f"'{at.name(key)}' is {value:g}, too large to compute with (at most ±1e150)")
         if (self.above is not None and value <= self.above) or (self.below is not None and value >= self.below):
             raise Invalid
         return float(value)
