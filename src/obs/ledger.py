@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 
 from obs.diagnostics import Diagnostics
-from obs.jsonl import bounded_lines, lenient_loads, too_deep
+from obs.jsonl import bounded_lines, lenient_loads, repeated_keys, too_deep
 from obs.model import VERDICTS, Decision, Run
 from obs.sanitize import Findings, clean_tree, json_may_hold_unsafe
 from obs.sourcetree import safe_input
@@ -202,6 +202,8 @@ def _parse(path: Path, size: int) -> tuple[Ledger, list[tuple[int, str]]]:
                         (number, "half-written last line; ignored" if last else "not valid JSON; line ignored")
                     )
                     continue
+                for key in repeated_keys(raw, rec)[:1]:  # JSON parsers keep the last value silently
+                    problems.append((number, f"key '{key}' is written twice in one record; the last value was kept"))
                 entry, problem = parse_entry(rec, number)
                 if entry is None:
                     problems.append((number, f"{problem}; line ignored"))
