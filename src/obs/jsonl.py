@@ -72,9 +72,17 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def lenient_decoder(findings: Findings, line: int | None = None) -> json.JSONDecoder:
+def lenient_decoder(
+    findings: Findings, line: int | None = None, constants: list[str] | None = None
+) -> json.JSONDecoder:
     """The stdlib parser, which accepts NaN/Infinity, with integers read as orjson reads them (beyond 64 bits: a
-    float, never int() of thousands of digits) and numbers past the float range counted (they become infinity)."""
+    float, never int() of thousands of digits) and numbers past the float range counted (they become infinity).
+    `constants` collects the bare NaN/Infinity it met (not "NaN" in a string)."""
+
+    def constant(name: str) -> float:
+        if constants is not None:
+            constants.append(name)
+        return float(name.replace("Infinity", "inf"))
 
     def number(text: str) -> float:
         value = float(text)
@@ -88,11 +96,11 @@ def lenient_decoder(findings: Findings, line: int | None = None) -> json.JSONDec
             findings.saw_big_number(line, digits_text(text))
         return value
 
-    return json.JSONDecoder(parse_int=integer, parse_float=number)
+    return json.JSONDecoder(parse_int=integer, parse_float=number, parse_constant=constant)
 
 
-def lenient_loads(text: str, findings: Findings, line: int | None = None) -> Any:
-    return lenient_decoder(findings, line).decode(text)
+def lenient_loads(text: str, findings: Findings, line: int | None = None, constants: list[str] | None = None) -> Any:
+    return lenient_decoder(findings, line, constants).decode(text)
 
 
 def key_count(value: Any) -> int:
@@ -248,17 +256,14 @@ def _second_chance(raw: bytes, lineno: int, st: JsonlStats) -> tuple[Any, str | 
     except UnicodeDecodeError:
         text = raw.decode("utf-8", errors="replace")
         st.bad_utf8.append(lineno)
+    constants: list[str] = []
     try:
-        obj = lenient_loads(text, st.findings, lineno)
+        obj = lenient_loads(text, st.findings, lineno, constants)
     except json.JSONDecodeError as exc:
         snippet = clean_text(text[:60]) + ("…" if len(text) > 60 else "")
         return None, f"malformed JSON ({exc.msg} at column {exc.colno}): {snippet!r}; line skipped"
     except RecursionError:
         return None, f"JSON nested more than {MAX_DEPTH} levels deep; line skipped"
-    if _has_nonstandard_number(text):
+    if constants:
         st.nonstandard_numbers.append(lineno)
     return obj, None
-
-
-def _has_nonstandard_number(text: str) -> bool:
-    return "NaN" in text or "Infinity" in text

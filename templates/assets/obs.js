@@ -10,6 +10,11 @@
     return raw !== null ? raw : cell.textContent.trim();
   }
 
+  function groupOf(row, index) {
+    var cell = row.cells[index];
+    return (cell && cell.getAttribute("data-group")) || "";
+  }
+
   function compare(a, b, numeric) {
     if (numeric) {
       var x = parseFloat(a), y = parseFloat(b);
@@ -36,9 +41,15 @@
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
         rows.sort(function (r1, r2) {
+          // a cell may name its comparable set (data-group): rows are ranked within their set only
+          var g1 = groupOf(r1, index), g2 = groupOf(r2, index);
+          if (g1 !== g2) return g1.localeCompare(g2, undefined, { numeric: true, sensitivity: "base" });
           var v1 = cellValue(r1, index), v2 = cellValue(r2, index);
-          var missing1 = v1 === "", missing2 = v2 === "";
+          // missing, NaN and infinite values sink to the bottom in both directions
+          var missing1 = v1 === "" || (numeric && !isFinite(parseFloat(v1)));
+          var missing2 = v2 === "" || (numeric && !isFinite(parseFloat(v2)));
           if (missing1 !== missing2) return missing1 ? 1 : -1;
+          if (missing1) return 0;
           var c = compare(v1, v2, numeric);
           return dir === "ascending" ? c : -c;
         });
@@ -79,6 +90,32 @@
     apply();
   }
 
+  // The Configuration section: a search over every key and value; groups with a hit are opened.
+  function makeRowSearch(form) {
+    var box = document.getElementById(form.getAttribute("data-rows"));
+    var input = form.querySelector("input");
+    var count = form.querySelector("[data-count]");
+    if (!box || !input) return;
+    var rows = box.querySelectorAll("tbody tr");
+    function apply() {
+      var text = input.value.trim().toLowerCase();
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (row) {
+        var ok = !text || row.textContent.toLowerCase().indexOf(text) !== -1;
+        row.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      Array.prototype.forEach.call(box.querySelectorAll("details"), function (d) {
+        var hits = d.querySelectorAll("tbody tr:not([hidden])").length;
+        if (text) d.open = hits > 0;
+      });
+      if (count) count.textContent = text ? shown + " of " + rows.length + " keys" : "";
+    }
+    input.addEventListener("input", apply);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    form.hidden = false;
+  }
+
   // A box that scrolls (a wide table, a long model output) must be reachable from the keyboard, or
   // its hidden part cannot be read without a mouse. Only boxes that really scroll get a tab stop,
   // and the check is redone when the layout can change (fonts, images, resize, <details> opened).
@@ -104,6 +141,7 @@
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), makeFilterable);
+    Array.prototype.forEach.call(document.querySelectorAll("form.config-search"), makeRowSearch);
     markScrollable();
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(markSoon);
   });

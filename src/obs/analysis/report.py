@@ -18,6 +18,7 @@ from obs.analysis.compare import (
     headline_delta,
     resolve_headline,
 )
+from obs.analysis.config_view import ConfigView, config_view
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -35,6 +36,7 @@ class RunContext:
     """What the run's surroundings say: spec/campaign headline choices and the baseline."""
 
     preferred_metrics: list[str] = field(default_factory=list)
+    preferred_from: list[str] = field(default_factory=list)  # where each preferred metric was named (spec.yaml, ...)
     final_window: int = 10
     baseline_id: str | None = None
     baseline: RunDigest | None = None
@@ -61,6 +63,7 @@ class RunReport:
     findings: list[Finding]
     suggestion: Suggestion
     reward: RewardHealth | None = None
+    config: ConfigView | None = None
 
     @property
     def n_failing(self) -> int:
@@ -94,13 +97,18 @@ class RunReport:
                 "disagree": self.disagrees,
             },
             "final_values": {k: v.as_dict() for k, v in sorted(self.digest.finals.items())},
+            "configuration": self.config.as_dict() if self.config else None,
         }
 
 
 def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     digest = make_digest(run, ctx.final_window)
     preferred = [m for m in [run.primary_metric, *ctx.preferred_metrics, cfg.primary_metric] if m]
-    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window)
+    named = [(run.primary_metric, "run.yaml")] if run.primary_metric else []
+    froms = ctx.preferred_from or ["spec or campaign"] * len(ctx.preferred_metrics)
+    named += list(zip(ctx.preferred_metrics, froms, strict=False))
+    required = next(((m, w) for m, w in named if m), None)
+    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window, required)
     is_negative = cfg.is_negative_check
 
     scoreboard = build_scoreboard(run.probe.cases, is_negative) if run.probe and run.probe.cases else None
@@ -175,4 +183,5 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         findings=findings,
         suggestion=suggestion,
         reward=reward,
+        config=config_view(run, held),
     )

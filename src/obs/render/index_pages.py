@@ -38,6 +38,7 @@ class SitePages:
     specs: dict[str, Spec]
     campaigns: dict[str, Campaign]
     layout: urls.SiteLayout
+    not_read: tuple[str, ...] = ()  # files of the source no format read
 
 
 def render_site_pages(
@@ -87,6 +88,7 @@ def render_site_pages(
         prov_attrs={s.id: across.provenance_attrs(s, facets) for s in summaries},
         arm_groups=arm_groups,
         diff_pairs=across.diff_pairs(summaries, cfg),
+        not_read=site.not_read,
     ).encode()
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
