@@ -192,9 +192,9 @@ def test_a_50_mb_line_in_every_file_type(tmp_path: Path) -> None:
     proc, cpu, peak = build(source, tmp_path / "site")
     assert proc.returncode in (0, 1)
     assert "Traceback" not in proc.stderr, proc.stderr[-5000:]
-    assert peak < PEAK_MB, f"peak {peak:.0f} MB"
-    assert cpu < 60 * len(cases)
     check_site(tmp_path / "site")
     lines = proc.stderr.splitlines()
     problems = [f"{c.folder}: {p}" for c in cases if (p := check_case(c, source, lines))]
     assert not problems, "\n".join(problems)
+    assert cpu < 60 * len(cases)
+    assert peak < PEAK_MB, f"peak {peak:.0f} MB"  # still fails: 868 MB measured (a 50 MB line is held whole somewhere)
