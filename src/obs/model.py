@@ -123,14 +123,23 @@ class ProbeCase:
     note: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     line: int | None = None
+    sample: int | None = None  # the sample index, when a case was generated several times (pass@k)
+    selected: bool | None = None  # the sample a selector (reranker, verifier) picked, when one did
 
 
 @dataclass
 class Probe:
-    """The cases of one probe file (raw or repaired)."""
+    """The cases of one probe file (raw or repaired).
+
+    `cases` has one case per id. When a case was sampled several times (records sharing an id with a
+    `sample` index, or a record whose checks are lists), `samples[id]` holds every sample in index
+    order and the case in `cases` is the one the selector picked (`selected: true`), else sample 0:
+    the scoreboard, the comparison and the gallery read that one, pass@k reads them all.
+    """
 
     cases: list[ProbeCase]
     source_file: str = ""
+    samples: dict[str, list[ProbeCase]] = field(default_factory=dict)
 
 
 @dataclass
@@ -239,6 +248,7 @@ class Spec:
     contract: dict[str, Any] = field(default_factory=dict)
     baseline: str | None = None
     primary_metric: str | None = None
+    min_effect: float | None = None
 
 
 @dataclass
@@ -263,6 +273,7 @@ class Campaign:
     seeds: list[int] = field(default_factory=list)
     final_window: int = 10
     alpha: float = 0.05
+    min_effect: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
     litmus: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)

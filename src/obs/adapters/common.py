@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -648,8 +648,13 @@ def probe_case_from_record(
     checks: dict[str, bool] = {}
     extra: dict[str, Any] = {}
     texts: dict[str, str | None] = {}
+    sample = rec.get("sample")
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 0):
+        diags.warning(path, f"'sample' should be a whole number >= 0 (the sample index); got {sample!r}, ignored", line)
+        sample = None
+    selected = rec.get("selected")
     for key, value in rec.items():
-        if key == "id":
+        if key == "id" or (key == "sample" and sample is not None) or (key == "selected" and isinstance(value, bool)):
             continue
         if isinstance(value, bool):
             checks[key] = value
@@ -678,6 +683,8 @@ def probe_case_from_record(
         note=texts.get("note"),
         extra=extra,
         line=line,
+        sample=sample,
+        selected=selected if isinstance(selected, bool) else None,
     )
 
 
@@ -699,25 +706,97 @@ def checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int
     return real(target).relative_to(real(run_dir)).as_posix()
 
 
+def _sample_lists(case: ProbeCase) -> dict[str, list[bool]]:
+    """The checks of a record given as lists of booleans (one per sample: HumanEval-style results)."""
+    out: dict[str, list[bool]] = {}
+    for key, value in case.extra.items():
+        if (
+            isinstance(value, list)
+            and value
+            and all(isinstance(v, bool) or (isinstance(v, int | float) and v in (0, 1)) for v in value)
+        ):
+            out[key] = [bool(v) for v in value]
+    return out
+
+
 @dataclass
 class ProbeCollector:
-    """Cases in input order; a repeated id is reported and skipped, as in a native probe file."""
+    """Cases in input order; a repeated id is reported and skipped, as in a native probe file, unless
+    the records are samples of one case (a `sample` index, or checks given as lists of booleans)."""
 
     path: Path
     diags: Diagnostics
     cases: list[ProbeCase] = field(default_factory=list)
     seen: dict[str, int] = field(default_factory=dict)
+    samples: dict[str, list[ProbeCase]] = field(default_factory=dict)
 
     def add(self, case: ProbeCase | None, line: int | None) -> None:
         if case is None:
             return
+        lists = _sample_lists(case)
+        if lists:
+            self._add_lists(case, lists, line)
+            return
         if case.id in self.seen:
+            known = self.samples.get(case.id)
+            if case.sample is not None and known is not None:
+                if any(s.sample == case.sample for s in known):
+                    self.diags.warning(
+                        self.path, f"case id '{case.id}' sample {case.sample} already read; this one skipped", line
+                    )
+                    return
+                known.append(case)
+                return
             self.diags.warning(
                 self.path, f"case id '{case.id}' already used at line {self.seen[case.id]}; this one skipped", line
             )
             return
         self.seen[case.id] = line or 0
         self.cases.append(case)
+        if case.sample is not None:
+            self.samples[case.id] = [case]
+
+    def _add_lists(self, case: ProbeCase, lists: dict[str, list[bool]], line: int | None) -> None:
+        sizes = {len(v) for v in lists.values()}
+        if len(sizes) != 1:
+            self.diags.warning(
+                self.path, f"case id '{case.id}': its lists of sample results differ in length; skipped", line
+            )
+            return
+        if case.id in self.seen:
+            self.diags.warning(
+                self.path, f"case id '{case.id}' already used at line {self.seen[case.id]}; this one skipped", line
+            )
+            return
+        picked = case.extra.get("selected")  # with lists, `selected` may name the picked sample's index
+        extra = {k: v for k, v in case.extra.items() if k not in lists and k != "selected"}
+        samples = [
+            replace(
+                case,
+                checks={**case.checks, **{k: v[i] for k, v in lists.items()}},
+                extra=extra,
+                sample=i,
+                selected=(i == picked) if isinstance(picked, int) and not isinstance(picked, bool) else None,
+            )
+            for i in range(sizes.pop())
+        ]
+        self.seen[case.id] = line or 0
+        self.cases.append(samples[0])
+        self.samples[case.id] = samples
+
+    def finish(self) -> Probe:
+        """The probe: one case per id (the selected sample, else sample 0) and every sample of each."""
+        samples = {}
+        cases = []
+        for case in self.cases:
+            group = self.samples.get(case.id)
+            if group is None or len(group) < 2:
+                cases.append(group[0] if group else case)
+                continue
+            group = sorted(group, key=lambda s: s.sample or 0)
+            samples[case.id] = group
+            cases.append(next((s for s in group if s.selected), group[0]))
+        return Probe(cases=cases, source_file=str(self.path), samples=samples)
 
     def probe(self) -> Probe | None:
-        return Probe(cases=self.cases, source_file=str(self.path)) if self.cases else None
+        return self.finish() if self.cases else None

@@ -192,9 +192,10 @@ def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Pro
     collector = ProbeCollector(path, diags)
     for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
         collector.add(probe_case_from_record(rec, line, path, run_dir, root, diags), line)
-    if not collector.cases and str(path) not in diags.unread:
+    probe = collector.finish()
+    if not probe.cases and str(path) not in diags.unread:
         diags.warning(path, "no probe cases found")
-    return Probe(cases=collector.cases, source_file=str(path))
+    return probe
 
 
 def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from obs.analysis.held_constant import run_fields
-from obs.model import Probe, Run
+from obs.model import Probe, ProbeCase, Run
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class CaseOutcome:
     split: str | None
     family: str | None
     failure_class: str | None = None
+    # when the case was sampled several times: check -> (samples, samples where the check is true)
+    samples: dict[str, tuple[int, int]] | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,22 @@ def nonfinite_text(value: float) -> str:
 def _outcomes(probe: Probe | None) -> dict[str, CaseOutcome] | None:
     if probe is None:
         return None
-    return {c.id: CaseOutcome(dict(c.checks), c.split, c.family, c.failure_class) for c in probe.cases}
+    return {
+        c.id: CaseOutcome(dict(c.checks), c.split, c.family, c.failure_class, sample_counts(probe.samples.get(c.id)))
+        for c in probe.cases
+    }
+
+
+def sample_counts(samples: list[ProbeCase] | None) -> dict[str, tuple[int, int]] | None:
+    """check -> (samples that have it, samples where it is true), over the samples of one case."""
+    if not samples:
+        return None
+    out: dict[str, tuple[int, int]] = {}
+    for s in samples:
+        for check, value in s.checks.items():
+            n, c = out.get(check, (0, 0))
+            out[check] = (n + 1, c + int(value))
+    return out
 
 
 def window_stat(values: np.ndarray, steps: np.ndarray, window: int) -> WindowStat | None:
@@ -120,7 +137,10 @@ def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
     def outcomes(probe: dict[str, CaseOutcome] | None) -> dict[str, Any] | None:
         if probe is None:
             return None
-        return {k: [o.checks, o.split, o.family, o.failure_class] for k, o in probe.items()}
+        return {
+            k: [o.checks, o.split, o.family, o.failure_class, {c: list(v) for c, v in (o.samples or {}).items()}]
+            for k, o in probe.items()
+        }
 
     return {
         "id": digest.id,
@@ -143,7 +163,10 @@ def digest_from_dict(data: dict[str, Any]) -> RunDigest:
     def outcomes(raw: dict[str, Any] | None) -> dict[str, CaseOutcome] | None:
         if raw is None:
             return None
-        return {k: CaseOutcome(dict(v[0]), v[1], v[2], v[3]) for k, v in raw.items()}
+        return {
+            k: CaseOutcome(dict(v[0]), v[1], v[2], v[3], {c: (int(x[0]), int(x[1])) for c, x in v[4].items()} or None)
+            for k, v in raw.items()
+        }
 
     return RunDigest(
         id=data["id"],
