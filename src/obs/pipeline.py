@@ -270,6 +270,7 @@ def render_files(tree: SourceTree, planned: PlannedRun, report: RunReport, rende
         links_for(tree, report.run),
         source_rel=tree.source_rel(planned),
         max_points=tree.cfg.max_points,
+        slug=planned.slug,
     )
     return output.files
 

@@ -34,6 +34,7 @@ ARMS = "arms"
 ANALYSIS = "analysis.json"
 DIFF = "vs-baseline.html"
 CAMPAIGN_FIGURE = "fig-conditions.svg"
+CURVES = "curves.js"  # a run's chart data (obs.render.chartdata); campaign and arms pages have one too
 
 
 def slugify(name: str) -> str:
@@ -85,6 +86,11 @@ def run_page(slug: str) -> str:
 def run_file(slug: str, name: str) -> str:
     """A file of a run's folder in the site (its analysis.json, figures, renders)."""
     return f"{RUNS}/{slug}/{name}"
+
+
+def run_curves(slug: str) -> str:
+    """The run's chart data, loaded by its page and by compare.html's overlay."""
+    return run_file(slug, CURVES)
 
 
 def run_analysis(slug: str) -> str:

@@ -120,8 +120,17 @@
   // its hidden part cannot be read without a mouse. Only boxes that really scroll get a tab stop,
   // and the check is redone when the layout can change (fonts, images, resize, <details> opened).
   function markScrollable() {
+    // Measure every box first, then change attributes: a change between two measurements makes
+    // the browser lay the page out again. Boxes in a section not drawn yet (content-visibility:
+    // auto) are measured when it is: asking for their size now would make the browser lay each
+    // such section out on its own (77 layouts on a run page's load).
+    var boxes = [];
     Array.prototype.forEach.call(document.querySelectorAll(".table-wrap, pre.text"), function (el) {
-      var scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      if (el.checkVisibility && !el.checkVisibility({ contentVisibilityAuto: true })) return;
+      boxes.push([el, el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1]);
+    });
+    boxes.forEach(function (box) {
+      var el = box[0], scrolls = box[1];
       if (scrolls && !el.hasAttribute("tabindex")) {
         el.setAttribute("tabindex", "0");
         el.setAttribute("data-scroll-focus", "");
@@ -138,7 +147,28 @@
     window.requestAnimationFrame(function () { pending = false; markScrollable(); });
   }
 
+  // The leaderboard's pick boxes: the button opens compare.html with the picked runs overlaid.
+  function wirePicks(go) {
+    var boxes = document.querySelectorAll("input.pick");
+    function picked() {
+      return Array.prototype.filter.call(boxes, function (b) { return b.checked; })
+        .map(function (b) { return encodeURIComponent(b.value); });
+    }
+    function update() {
+      var n = picked().length;
+      go.disabled = n === 0;
+      go.textContent = n ? "Overlay curves of " + n + " picked run" + (n === 1 ? "" : "s") : "Overlay curves of picked runs";
+    }
+    Array.prototype.forEach.call(boxes, function (b) { b.addEventListener("change", update); });
+    go.addEventListener("click", function () {
+      location.href = go.getAttribute("data-href") + "?runs=" + picked().join(",") + "#overlay";
+    });
+    update();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    var go = document.querySelector("[data-overlay-go]");
+    if (go) wirePicks(go);
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), makeFilterable);
     Array.prototype.forEach.call(document.querySelectorAll("form.config-search"), makeRowSearch);
@@ -148,4 +178,6 @@
   window.addEventListener("load", markScrollable);
   window.addEventListener("resize", markSoon);
   document.addEventListener("toggle", markSoon, true);
+  // sections drawn only near the viewport (content-visibility: auto) have no size until then
+  document.addEventListener("contentvisibilityautostatechange", markSoon, true);
 })();
