@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from obs.adapters.lm_eval import LmEvalAdapter, task_evals
 from obs.model import EvalResult, Run
+from obs.sanitize import clean_text
 
 CORPUS = DATA_CORPUS / "lm_eval"
 
@@ -252,5 +253,6 @@ def test_property_every_well_formed_sample_is_a_case(tmp_path: Path, rows: list,
     (run, _) = next(iter(load_all(tmp_path).values()))
     cases = run.probe.cases if run.probe else []
     assert [(c.id, c.checks["acc"], c.actual) for c in cases] == [
-        (f"t/{i}", ok, text) for i, (ok, text) in enumerate(rows)
+        (f"t/{i}", ok, clean_text(text))
+        for i, (ok, text) in enumerate(rows)  # as obs.sanitize makes text safe
     ]
