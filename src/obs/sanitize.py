@@ -30,8 +30,9 @@ REPLACEMENT = "\ufffd"
 # C0 controls but tab, newline and carriage return; DEL; C1 controls; lone surrogates
 UNSAFE_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 # What in the bytes of a JSON document can turn into unsafe text once parsed: a \u escape of a control
-# character or a surrogate, a raw DEL or C1 control. (A false alarm only costs a walk of the value.)
-UNSAFE_JSON = re.compile(rb"\\u(?:00[01]|00[89]|007[fF]|[dD][89a-fA-F])|\x7f|\xc2[\x80-\x9f]")
+# character or a surrogate, the short escapes \b and \f (backspace, form feed: what json.dumps writes for
+# them), a raw DEL or C1 control. (A false alarm, e.g. an escaped backslash before a b, only costs a walk.)
+UNSAFE_JSON = re.compile(rb"\\u(?:00[01]|00[89]|007[fF]|[dD][89a-fA-F])|\\[bf]|\x7f|\xc2[\x80-\x9f]")
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 FLOAT_LIMIT = 1e150  # its square is still a double
 MAX_SHOWN_DIGITS = 40
