@@ -188,7 +188,9 @@ def test_every_root_level_case(tmp_path: Path) -> None:
         check_site(tree / "site")
         lines = result["stderr"].splitlines()
         problems += [f"{c.folder}: {p}" for c in group if (p := check_case(c, tree / "src", lines))]
-    assert max(r["peak_mb"] for r in results) < PEAK_MB
+    peaks = [(r["peak_mb"], r["source"]) for r in results]  # the process's peak so far, after each build
+    top, where = max(peaks)
+    assert top < PEAK_MB, f"peak {top:.0f} MB, first reached by {where}; all: {[round(p) for p, _ in peaks]}"
     assert time.perf_counter() - start < 60 * len(groups)
     assert not problems, "\n".join(problems)
 
