@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from obs.analysis.curves import plan_curves
-from obs.analysis.sweeps import numeric_axis, tick_text
+from obs.analysis.sweeps import distinct_labels, numeric_axis, tick_text
 from obs.model import Metrics, Series, Stage
 from obs.render import figures
 
@@ -129,3 +129,12 @@ def test_tick_text_is_exact_to_its_resolution() -> None:
     assert [tick_text(x, 1e-5) for x in (0.00101, 0.00102)] == ["1.01e-3", "1.02e-3"]
     assert [tick_text(x, 2500) for x in (0, 2500, 5000, 12500)] == ["0", "2500", "5000", "12.5k"]
     assert tick_text(0.25, 0.05) == "0.25" and tick_text(0.3, 0.05) == "0.30"
+
+
+def test_sweep_ticks_of_huge_and_non_finite_values_read_as_numbers() -> None:
+    """Past a billion a tick is a power of ten (never "1e+14M"); near the largest double never "infM"."""
+    assert tick_text(1.7e308) == "1.7e308"
+    assert tick_text(2.5e12, 5e11) == "2.5e12"
+    assert distinct_labels([1e20, 1.5e20, 2e20], 5e19) == ["1.0e20", "1.5e20", "2.0e20"]
+    assert [tick_text(v) for v in (float("inf"), float("-inf"), float("nan"))] == ["∞", "−∞", "NaN"]
+    assert tick_text(1.5e6, 5e5) == "1.5M"  # millions keep their suffix

@@ -167,6 +167,14 @@ def tick_text(x: float, resolution: float | None = None) -> str:
     a = abs(x)
     if a == 0:
         return "0"
+    if not math.isfinite(x):
+        return "NaN" if math.isnan(x) else ("∞" if x > 0 else "−∞")
+    if a >= 1e9:  # powers of ten past millions: "1.2e12", never "1200000M" (or "infM" near 1.8e308)
+        power = math.floor(math.log10(a))
+        scale = 10.0**power
+        if resolution is None or not resolution > 0:
+            return f"{x / scale:.3g}e{power}"
+        return f"{x / scale:.{_decimals(resolution / scale)}f}e{power}"
     if resolution is None or not resolution > 0:
         if a >= 1e6:
             return f"{x / 1e6:.3g}M"
