@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from obs.diagnostics import Diagnostics
+
+if TYPE_CHECKING:
+    from obs.probetable import ProbeTable
 
 Verdict = Literal["promote", "reject", "repair", "branch"]
 VERDICTS: tuple[str, ...] = ("promote", "reject", "repair", "branch")
@@ -96,10 +99,20 @@ class ProbeCase:
 
 @dataclass
 class Probe:
-    """The cases of one probe file (raw or repaired)."""
+    """The cases of one probe file (raw or repaired), held by column (`obs.probetable`): a probe
+    of a million cases stays small, its texts kept aside until a page shows them."""
 
-    cases: list[ProbeCase]
+    table: ProbeTable
     source_file: str = ""
+
+    @property
+    def size(self) -> int:
+        return len(self.table)
+
+    @property
+    def cases(self) -> list[ProbeCase]:
+        """Every case as an object, texts included (built on each call: for small probes and tests)."""
+        return self.table.cases()
 
 
 @dataclass

@@ -15,7 +15,7 @@ settings (its campaign's final window, ...), whether the build cached it or it w
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -209,8 +209,11 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
     )
 
 
-def render_files(tree: SourceTree, planned: PlannedRun, report: RunReport, renderer: Renderer) -> dict[str, bytes]:
-    """The run's folder in the site: page, analysis.json, figures and renders (paths inside the folder)."""
+def render_files(
+    tree: SourceTree, planned: PlannedRun, report: RunReport, renderer: Renderer
+) -> Iterator[tuple[str, bytes]]:
+    """The run's folder in the site: page, analysis.json, figures, renders and the case browser's data
+    (paths inside the folder), made one file at a time as they are written."""
     output = render_run(
         report,
         renderer,
@@ -218,7 +221,7 @@ def render_files(tree: SourceTree, planned: PlannedRun, report: RunReport, rende
         source_rel=tree.source_rel(planned),
         max_points=tree.cfg.max_points,
     )
-    return output.files
+    return output.all_files()
 
 
 # ---------------------------------------------------------------------------- one run in a build
@@ -248,7 +251,7 @@ def build_run(
     run = load_run(tree, planned)
     report = analyse(tree, run, baseline)
     files = []
-    for rel, data in sorted(render_files(tree, planned, report, renderer).items()):
+    for rel, data in render_files(tree, planned, report, renderer):
         path = run_file(planned.slug, rel)
         write(path, data)
         files.append(path)

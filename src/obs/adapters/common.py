@@ -21,6 +21,7 @@ from typing import Any, TypeGuard
 from obs.adapters.base import LoadContext, RunSource
 from obs.diagnostics import Diagnostics, Severity
 from obs.model import Probe, ProbeCase, Run
+from obs.probetable import ProbeTableBuilder
 from obs.series_builder import STAGE_KEYS, STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real
 
@@ -572,25 +573,32 @@ def checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int
     return real(target).relative_to(real(run_dir)).as_posix()
 
 
-@dataclass
 class ProbeCollector:
-    """Cases in input order; a repeated id is reported and skipped, as in a native probe file."""
+    """Cases in input order, held by column (`obs.probetable`); a repeated id is reported and
+    skipped, as in a native probe file. Set `path` before adding the cases of another file."""
 
-    path: Path
-    diags: Diagnostics
-    cases: list[ProbeCase] = field(default_factory=list)
-    seen: dict[str, int] = field(default_factory=dict)
+    def __init__(self, path: Path, diags: Diagnostics) -> None:
+        self.builder = ProbeTableBuilder(path, diags)
+        self.first_path = path
+
+    @property
+    def path(self) -> Path:
+        return self.builder.path
+
+    @path.setter
+    def path(self, value: Path) -> None:
+        self.builder.path = value
+
+    def __len__(self) -> int:
+        return len(self.builder)
+
+    @property
+    def check_names(self) -> list[str]:
+        return sorted(self.builder.check_names)
 
     def add(self, case: ProbeCase | None, line: int | None) -> None:
-        if case is None:
-            return
-        if case.id in self.seen:
-            self.diags.warning(
-                self.path, f"case id '{case.id}' already used at line {self.seen[case.id]}; this one skipped", line
-            )
-            return
-        self.seen[case.id] = line or 0
-        self.cases.append(case)
+        if case is not None:
+            self.builder.add(case, line)
 
     def probe(self) -> Probe | None:
-        return Probe(cases=self.cases, source_file=str(self.path)) if self.cases else None
+        return Probe(table=self.builder.finish(), source_file=str(self.path)) if len(self) else None

@@ -158,7 +158,7 @@ def read_log_into(run: Run, path: Path, diags: Diagnostics, *, step_key: str | N
     for line, rec in stream:
         collector.add(_case(rec, id_key, line, path, run.source_dir, root, diags), line)
     run.probe = collector.probe()
-    checks = sorted({c for case in collector.cases for c in case.checks})
+    checks = collector.check_names
     run.notices.append(
         f"{path.name} holds per-item results: each record is a case (id from '{id_key}'), "
         f"checks: {', '.join(checks) or 'none'}."

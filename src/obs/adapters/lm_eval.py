@@ -236,11 +236,11 @@ def load_samples(paths: list[Path], run_dir: Path, root: Path, diags: Diagnostic
             _sample_into(merged, rec, suffix)
             if first is None:
                 cases[case_id] = (line, merged)
-        before = len(collector.cases)
+        before = len(collector)
         for line, merged in cases.values():
             collector.path = path
             collector.add(probe_case_from_record(merged, line, path, run_dir, root, diags), line)
-        if len(collector.cases) == before:
+        if len(collector) == before:
             diags.warning(path, "no per-sample cases found")
     return collector.probe()
 

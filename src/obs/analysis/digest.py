@@ -16,14 +16,18 @@ import numpy as np
 
 from obs.analysis.held_constant import run_fields
 from obs.model import Probe, Run
+from obs.probetable import CaseOutcome, CaseOutcomes
 
-
-@dataclass(frozen=True)
-class CaseOutcome:
-    checks: dict[str, bool]
-    split: str | None
-    family: str | None
-    failure_class: str | None = None
+__all__ = [
+    "CaseOutcome",
+    "CaseOutcomes",
+    "RunDigest",
+    "WindowStat",
+    "digest_from_dict",
+    "digest_to_dict",
+    "make_digest",
+    "window_stat",
+]
 
 
 @dataclass(frozen=True)
@@ -48,10 +52,13 @@ class WindowStat:
 
 @dataclass
 class RunDigest:
+    """`probe` and `probe_repaired` hold every case's outcome by column; a mapping of case id to
+    `CaseOutcome` (as tests write them) is turned into that on the way in."""
+
     id: str
     fields: dict[str, Any] = field(default_factory=dict)
-    probe: dict[str, CaseOutcome] | None = None
-    probe_repaired: dict[str, CaseOutcome] | None = None
+    probe: CaseOutcomes | None = None
+    probe_repaired: CaseOutcomes | None = None
     finals: dict[str, WindowStat] = field(default_factory=dict)
     summary: dict[str, float] = field(default_factory=dict)
     evals: dict[str, tuple[float, float | None]] = field(default_factory=dict)
@@ -61,11 +68,15 @@ class RunDigest:
     data: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.probe is not None:
+            self.probe = CaseOutcomes.of(self.probe)
+        if self.probe_repaired is not None:
+            self.probe_repaired = CaseOutcomes.of(self.probe_repaired)
 
-def _outcomes(probe: Probe | None) -> dict[str, CaseOutcome] | None:
-    if probe is None:
-        return None
-    return {c.id: CaseOutcome(dict(c.checks), c.split, c.family, c.failure_class) for c in probe.cases}
+
+def _outcomes(probe: Probe | None) -> CaseOutcomes | None:
+    return probe.table.outcomes if probe is not None else None
 
 
 def window_stat(values: np.ndarray, steps: np.ndarray, window: int) -> WindowStat | None:
@@ -105,10 +116,8 @@ def make_digest(run: Run, window: int) -> RunDigest:
 def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
     """Plain data for the build cache (and for hashing: a dependant's page depends on it)."""
 
-    def outcomes(probe: dict[str, CaseOutcome] | None) -> dict[str, Any] | None:
-        if probe is None:
-            return None
-        return {k: [o.checks, o.split, o.family, o.failure_class] for k, o in probe.items()}
+    def outcomes(probe: CaseOutcomes | None) -> dict[str, Any] | None:
+        return probe.to_json() if probe is not None else None
 
     return {
         "id": digest.id,
@@ -127,10 +136,8 @@ def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
 
 
 def digest_from_dict(data: dict[str, Any]) -> RunDigest:
-    def outcomes(raw: dict[str, Any] | None) -> dict[str, CaseOutcome] | None:
-        if raw is None:
-            return None
-        return {k: CaseOutcome(dict(v[0]), v[1], v[2], v[3]) for k, v in raw.items()}
+    def outcomes(raw: dict[str, Any] | None) -> CaseOutcomes | None:
+        return CaseOutcomes.from_json(raw) if raw is not None else None
 
     return RunDigest(
         id=data["id"],

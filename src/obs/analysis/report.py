@@ -28,6 +28,7 @@ from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
 from obs.config import SiteConfig
 from obs.model import Run
+from obs.probetable import CaseOutcomes
 
 
 @dataclass
@@ -61,6 +62,7 @@ class RunReport:
     findings: list[Finding]
     suggestion: Suggestion
     reward: RewardHealth | None = None
+    baseline_probe: CaseOutcomes | None = None  # the baseline's case outcomes (the case browser shows both)
 
     @property
     def n_failing(self) -> int:
@@ -103,16 +105,16 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window)
     is_negative = cfg.is_negative_check
 
-    scoreboard = build_scoreboard(run.probe.cases, is_negative) if run.probe and run.probe.cases else None
+    scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
     scoreboard_rep = (
-        build_scoreboard(run.probe_repaired.cases, is_negative)
-        if run.probe_repaired and run.probe_repaired.cases
+        build_scoreboard(run.probe_repaired.table, is_negative)
+        if run.probe_repaired and run.probe_repaired.size
         else None
     )
     checks_order = scoreboard.checks if scoreboard else []
-    failures = group_failures(run.probe.cases, is_negative, checks_order) if run.probe else []
+    failures = group_failures(run.probe.table, is_negative, checks_order) if run.probe else []
     failures_rep = (
-        group_failures(run.probe_repaired.cases, is_negative, scoreboard_rep.checks)
+        group_failures(run.probe_repaired.table, is_negative, scoreboard_rep.checks)
         if run.probe_repaired and scoreboard_rep
         else []
     )
@@ -175,4 +177,5 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         findings=findings,
         suggestion=suggestion,
         reward=reward,
+        baseline_probe=base.probe if base is not None else None,
     )

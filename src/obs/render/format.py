@@ -70,6 +70,31 @@ def verdict_words(verdict: Any) -> str:
     }.get(str(verdict), str(verdict))
 
 
+_AFTER_SEPARATOR = re.compile(r"(?<=[._/:=,|@+\\-])(?=[^._/:=,|@+\\-])")
+LONG_TOKEN = 24
+SHORT_IDENT = 20  # fits any column, phones included: no break opportunity needed
+
+
+def ident(value: Any) -> Markup:
+    """An identifier (run id, config key, path, case id) that breaks only at its separators:
+    `config.train.lr` may wrap after a dot, never inside `train`. A segment too long for any line (a
+    hash) may still break anywhere (`.tok`). Short identifiers are left whole."""
+    text = "" if value is None else str(value)
+    if len(text) <= SHORT_IDENT:
+        return Markup('<span class="ident">') + escape(text) + Markup("</span>")
+    out = []
+    for part in _AFTER_SEPARATOR.split(text):
+        piece = str(escape(part))
+        out.append(f'<span class="tok">{piece}</span>' if len(part) > LONG_TOKEN else piece)
+    return Markup('<span class="ident">' + "<wbr>".join(out) + "</span>")
+
+
+def day(value: Any) -> Markup:
+    """A date as its day (2026-03-21), never broken across lines."""
+    text = str(value)[:10] if value else "—"
+    return Markup(f'<span class="date">{escape(text)}</span>')
+
+
 def css_token(text: Any) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", str(text).lower()).strip("-") or "x"
 
@@ -156,6 +181,8 @@ FILTERS = {
     "tile_class": tile_class,
     "verdict_words": verdict_words,
     "css_token": css_token,
+    "ident": ident,
+    "day": day,
     "capitalize_first": capitalize_first,
     "text_info": text_info,
     "flat_items": flat_items,
