@@ -253,7 +253,7 @@ def test_leaderboard_filters_by_corpus_hash(demo_site: Path, demo_source: Path) 
     options = {o["value"] for o in select.find_all("option") if o["value"]}
     assert options == hashes
     for tr in soup.select("#runs-table tbody tr"):
-        rid = tr.find("td").get_text(" ", strip=True).split()[0]
+        rid = tr.find("td").find("a").get_text()  # the id may carry <wbr> break points
         assert tr["data-prov-corpus-hash"] == (docs[rid].get("provenance") or {}).get("corpus_hash", "")
 
 
@@ -292,7 +292,7 @@ def test_gate_strip_matches_hand_computed_expectations(demo_site: Path, demo_sou
     assert headers[-1].startswith("Gates")
     seen = 0
     for tr in soup.select("#runs-table tbody tr"):
-        rid = tr.find("td").get_text(" ", strip=True).split()[0]
+        rid = tr.find("td").find("a").get_text()  # the id may carry <wbr> break points
         marks = tr.select("td.gates .gate-strip > span")
         assert [m.get_text() for m in marks] == expected_gates(docs[rid]), rid
         for m in marks:  # a text alternative on every mark, not colour alone

@@ -1,0 +1,85 @@
+"""The leaderboard of a very large site: every run as data, for the index page's script.
+
+Up to `leaderboard_rows` runs (obs.yaml) the index page holds every row and its script filters and
+sorts them in place. Past that, the page holds the newest `leaderboard_rows` (what a reader without
+JavaScript sees) and `leaderboard.js` holds every run: what a row shows, already formatted here (the
+script never formats a number), its sort keys and its filter values. Measured on 10,000 runs in
+docs/performance.md. Like the other data files, it appends one JSON value to `OBS_DATA`, which a
+page opened from disk can load and a strict policy allows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from obs import urls
+from obs.analysis.gates import GateResult
+from obs.render.format import direction, summary_ci, summary_delta, summary_value, verdict_words
+from obs.sitemodel import RunSummary
+
+SCHEMA = "obs.leaderboard/1"
+PREFIX = b"(self.OBS_DATA=self.OBS_DATA||[]).push("
+SUFFIX = b");\n"
+
+
+def _gates(gates: list[GateResult]) -> tuple[list[list[str]], str, int]:
+    passed = sum(1 for g in gates if g.status == "pass")
+    na = sum(1 for g in gates if g.status == "na")
+    text = "none applies" if na == len(gates) else f"{passed}/{len(gates) - na} pass" + (f" · {na} n/a" if na else "")
+    return [[g.status, g.label, g.detail] for g in gates], text, passed
+
+
+def run_record(
+    s: RunSummary, gates: list[GateResult] | None, spec_links: dict[str, str], prov: dict[str, str]
+) -> dict[str, Any]:
+    """One run as the script's row builder (assets/obs.js `buildRow`) reads it."""
+    d = s.delta if s.delta and s.delta.delta is not None else None
+    ch = s.changed if s.changed and s.changed.state != "same" else None
+    cond = ""
+    if s.campaign and s.condition:
+        cond = s.condition + (f" · seed {s.seed}" if s.seed is not None else "")
+    flag = f"rules suggest {s.suggested_verdict}" if s.disagrees else None
+    suggested = f"suggested: {s.suggested_verdict}" if not s.verdict and s.suggested_verdict and not flag else None
+    gate_cells, gates_text, passed = _gates(gates) if gates is not None else ([], "", 0)
+    head = summary_value(s)
+    rec: dict[str, Any] = {
+        "id": s.id,
+        "href": urls.run_page(s.slug),
+        "title": s.title or None,
+        "tags": list(s.tags),
+        "changed": [ch.state, f"{urls.CHANGES}#run-{s.slug}", ", ".join(ch.what)] if ch else None,
+        "spec": s.spec,
+        "specHref": spec_links.get(s.spec) if s.spec else None,
+        "campaign": s.campaign,
+        "cond": cond,
+        "date": s.date,
+        "status": s.status,
+        "head": head,
+        "headSort": s.headline.value,
+        "metric": s.headline.metric,
+        "delta": summary_delta(s) if d else None,
+        "deltaSort": d.delta if d else None,
+        "ci": summary_ci(s) if d else "",
+        "dir": direction(d.verdict) if d else "flat",
+        "verdictWords": verdict_words(d.verdict) if d else "",
+        "verdict": s.verdict,
+        "flag": flag,
+        "suggested": suggested,
+        "gates": gate_cells if gates is not None else None,
+        "gatesText": gates_text,
+        "gatesPassed": passed,
+        "facets": {"status": s.status, "verdict": s.verdict or "none", "spec": s.spec or "", **prov},
+    }
+    words = [s.id, s.title, " ".join(f"#{t}" for t in s.tags), s.spec, s.campaign, cond, s.date, s.status]
+    words += [head, s.headline.metric, rec["delta"], rec["ci"], s.verdict, flag, suggested, gates_text]
+    rec["search"] = " ".join(str(w) for w in words if w)
+    sort_spec = " ".join(x for x in (s.spec, s.campaign, cond) if x)
+    delta = d.delta if d else None
+    rec["keys"] = [s.id, sort_spec, s.date or "", s.status, s.headline.value, delta, s.verdict or "", passed]
+    return rec
+
+
+def leaderboard_data(records: list[dict[str, Any]]) -> bytes:
+    return PREFIX + orjson.dumps({"schema": SCHEMA, "runs": records}) + SUFFIX
