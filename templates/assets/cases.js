@@ -27,6 +27,16 @@
 
   // ------------------------------------------------------------------------------ data files
 
+  // A data file's value: its `gz` (base64 of gzip of JSON) inflated by the browser (obs.render.datafile).
+  function inflate(item) {
+    if (!item || item.gz === undefined) return Promise.resolve(item ? item.data : undefined);
+    var bin = atob(item.gz), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
+
   function Loader(spec) {
     this.spec = spec;
     this.cache = {};
@@ -45,7 +55,7 @@
           if (item && item.schema === SCHEMA && item.kind === kind && item.page === page && item.run === spec.run) {
             list.splice(i, 1);
             script.remove();
-            resolve(item.data);
+            inflate(item).then(resolve, reject);
             return;
           }
         }
@@ -454,6 +464,132 @@
     window.addEventListener("hashchange", function () { fromHash(true); });
     if (!fromHash(true)) this.apply();
   };
+
+  // ------------------------------------------------------------- two systems, item by item
+  // A campaign's `paired:` systems: every item with A's and B's outcome, from the pair's data file
+  // (paired-<k>.js beside the page), filtered by agreement ("where they disagree" first) and by id.
+
+  function loadItems(spec) {
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = spec.file;
+      script.onload = function () {
+        var list = self.OBS_DATA || [];
+        for (var i = list.length - 1; i >= 0; i--) {
+          if (list[i] && list[i].schema === "obs.paired/1" && list[i].key === spec.key) {
+            inflate(list.splice(i, 1)[0]).then(resolve, reject);
+            script.remove();
+            return;
+          }
+        }
+        reject(new Error("no items in " + script.src));
+      };
+      script.onerror = function () { reject(new Error("could not load " + script.src)); };
+      document.head.appendChild(script);
+    });
+  }
+
+  function outcomeCell(label, value) {
+    var td = el("td");
+    td.setAttribute("data-label", label);
+    if (value === null) {
+      td.appendChild(el("span", "note", "not in this file"));
+      return td;
+    }
+    var chip = el("span", "chip " + (value ? "pass" : "fail"));
+    chip.appendChild(el("span", null, value ? "✓ " : "✗ ")).setAttribute("aria-hidden", "true");
+    chip.appendChild(document.createTextNode(value ? "right" : "wrong"));
+    td.appendChild(chip);
+    return td;
+  }
+
+  function PairedView(root, spec) {
+    this.root = root;
+    this.spec = spec;
+    this.form = root.querySelector("form.paired-filters");
+    this.status = root.querySelector(".case-status");
+    this.table = root.querySelector("table.paired-items");
+    this.body = this.table.tBodies[0];
+    this.more = root.querySelector("[data-more]");
+    this.items = [];
+  }
+
+  PairedView.prototype.keep = function (row, q, agree) {
+    if (q && String(row[0]).toLowerCase().indexOf(q) === -1) return false;
+    var a = row[1], b = row[2], paired = a !== null && b !== null;
+    switch (agree) {
+      case "differ": return paired && a !== b;
+      case "onlyA": return paired && a === 1 && b === 0;
+      case "onlyB": return paired && a === 0 && b === 1;
+      case "both": return paired && a === 1 && b === 1;
+      case "neither": return paired && a === 0 && b === 0;
+      case "unpaired": return !paired;
+      default: return true;
+    }
+  };
+
+  PairedView.prototype.apply = function () {
+    var q = this.form.elements.q.value.trim().toLowerCase(), agree = this.form.elements.agree.value, self_ = this;
+    this.found = this.items.filter(function (row) { return self_.keep(row, q, agree); });
+    this.shown = 0;
+    this.body.textContent = "";
+    this.render(SHOW * 2);
+  };
+
+  PairedView.prototype.render = function (more) {
+    var spec = this.spec, upto = Math.min(this.found.length, this.shown + more), frag = document.createDocumentFragment();
+    for (var i = this.shown; i < upto; i++) {
+      var row = this.found[i], tr = document.createElement("tr");
+      var id = el("th", null, row[0]);
+      id.scope = "row";
+      tr.appendChild(id);
+      tr.appendChild(outcomeCell("A · " + spec.labelA, row[1]));
+      tr.appendChild(outcomeCell("B · " + spec.labelB, row[2]));
+      frag.appendChild(tr);
+    }
+    this.body.appendChild(frag);
+    this.shown = upto;
+    this.table.hidden = this.found.length === 0;
+    this.status.textContent = this.found.length
+      ? "Showing " + fmt(this.shown) + " of " + fmt(this.found.length) + " item" + (this.found.length === 1 ? "" : "s") + " (of " + fmt(spec.n) + ")."
+      : "No item matches.";
+    this.more.hidden = this.shown >= this.found.length;
+  };
+
+  PairedView.prototype.start = function () {
+    var self_ = this, timer = null;
+    loadItems(this.spec).then(function (items) {
+      self_.items = items;
+      self_.form.hidden = false;
+      var nojs = self_.root.querySelector(".case-nojs");
+      if (nojs) nojs.hidden = true;
+      self_.form.addEventListener("submit", function (e) { e.preventDefault(); });
+      self_.form.elements.q.addEventListener("input", function () {
+        clearTimeout(timer);
+        timer = setTimeout(function () { self_.apply(); }, 150);
+      });
+      self_.form.elements.agree.addEventListener("change", function () { self_.apply(); });
+      self_.more.addEventListener("click", function () { self_.render(SHOW * 5); });
+      self_.apply();
+      self_.root.setAttribute("data-ready", "");
+    }, function (err) {
+      self_.status.textContent = "The items could not be loaded (" + err.message + ").";
+      self_.root.setAttribute("data-ready", "");
+    });
+  };
+
+  document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-paired-view]"), function (root) {
+      var data = root.querySelector("script.paired-spec");
+      var spec;
+      try {
+        spec = JSON.parse(data.textContent);
+      } catch (e) {
+        return;
+      }
+      if (spec && spec.schema === "obs.paired/1") new PairedView(root, spec).start();
+    });
+  });
 
   document.addEventListener("DOMContentLoaded", function () {
     var root = document.querySelector("[data-case-browser]");

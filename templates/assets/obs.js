@@ -60,6 +60,16 @@
 
   var PAGE_ROWS = 100;
 
+  // A data file's value: its `gz` (base64 of gzip of JSON) inflated by the browser (obs.render.datafile).
+  function inflate(item) {
+    if (!item || item.gz === undefined) return Promise.resolve(item ? item.data : undefined);
+    var bin = atob(item.gz), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
+  }
+
+
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -78,7 +88,7 @@
 
   function ident(text) {
     var span = el("span", "ident");
-    if (String(text).length <= 20) {
+    if (String(text).length <= 12) {
       span.textContent = String(text);
       return span;
     }
@@ -333,8 +343,7 @@
         var list = self.OBS_DATA || [];
         for (var i = list.length - 1; i >= 0; i--) {
           if (list[i] && list[i].schema === "obs.leaderboard/1") {
-            var data = list.splice(i, 1)[0];
-            resolve(data.runs);
+            inflate(list.splice(i, 1)[0]).then(resolve, reject);
             return;
           }
         }

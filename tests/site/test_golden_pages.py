@@ -14,7 +14,8 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from obs.render.cases import PREFIX, SUFFIX, TEXT_CAP_CHARS, TEXT_ROWS_PER_FILE
+from obs.render.cases import TEXT_CAP_CHARS, TEXT_ROWS_PER_FILE
+from obs.render.datafile import read_data_file
 from obs.render.run_page import SECTIONS
 
 SECTION_IDS = [sid for sid, _ in SECTIONS]
@@ -173,9 +174,7 @@ def test_failure_gallery_groups_and_long_outputs_collapse(demo_site: Path, demo_
 
 def case_data(run_dir: Path, kind: str, page: int) -> Any:
     """One data file of the case browser (cases/<kind>-<page>.js), as the JSON it carries."""
-    raw = (run_dir / "cases" / f"{kind}-{page}.js").read_bytes()
-    assert raw.startswith(PREFIX) and raw.endswith(SUFFIX)
-    return json.loads(raw[len(PREFIX) : -len(SUFFIX)])["data"]
+    return read_data_file((run_dir / "cases" / f"{kind}-{page}.js").read_bytes())[1]
 
 
 def test_decision_section_shows_recorded_and_suggested(demo_site: Path) -> None:

@@ -133,6 +133,9 @@ class SingleFileOptions:
     missing: list[str] = field(default_factory=list)  # filled: references that could not be inlined
 
 
+DROPPED_SCRIPTS = frozenset({"assets/cases.js"})
+
+
 def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: Path | None = None) -> bytes:
     """`files` is what `render_run` made for the run (its page, figures, renders)."""
     assets = assets or templates_dir() / "assets"
@@ -162,6 +165,11 @@ def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: P
             if close != tag.end:
                 raise InlineError("a <script src> element has content")
             end = close + len("</script>")
+            if _site_path(opts.page_dir, a["src"] or "") in DROPPED_SCRIPTS:
+                # the case browser reads data files beside the page, which a single file has not: its
+                # no-script note stays, and the failure groups above it are plain HTML
+                edits.append((tag.start, _eat_newline(page, end), ""))
+                continue
             if _site_path(opts.page_dir, a["src"] or "") != "assets/obs.js":
                 raise InlineError(f"unexpected script {a.get('src')}")
             if opts.with_script:

@@ -10,9 +10,9 @@ case, with its outcome here and in the baseline, lives in data files next to the
     cases/text-<k>.js   TEXT_ROWS_PER_FILE cases each: prompt, expected, actual, note, other fields
 
 `assets/cases.js` loads them page by page (a million cases are read a few thousand at a time, and
-only as far as a filter needs). They are `.js` files appending one JSON value to `OBS_DATA`, for
-the reason given in `obs.render.chartdata`: a page opened from disk cannot fetch() a file, but may
-load a script from its own folder; orjson escapes every string, so no case text can become code.
+only as far as a filter needs). They are `.js` files appending one JSON value to `OBS_DATA`, their
+data compressed (obs.render.datafile): a page opened from disk cannot fetch() a file, but may load a
+script from its own folder; orjson escapes every string, so no case text can become code.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import orjson
 
 from obs.analysis.failures import FailureGroup, FailurePattern
 from obs.analysis.report import RunReport
 from obs.probetable import ABSENT, TRUE, CaseOutcomes, CaseText, ProbeTable, align, ids_list
+from obs.render.datafile import data_file
 from obs.render.format import show_value
 from obs.render.textdiff import token_diff
 
@@ -37,8 +37,6 @@ PATTERNS_SHOWN = 6  # per group on the page; the rest are counted in one line
 PATTERNS_IN_SPEC = 600  # patterns the browser can name; others read "other"
 IDS_SHOWN = 24  # of a long list of ids (flips, unpaired cases) on the page
 SCHEMA = "obs.cases/1"
-PREFIX = b"(self.OBS_DATA=self.OBS_DATA||[]).push("
-SUFFIX = b");\n"
 DIR = "cases"
 
 
@@ -211,8 +209,7 @@ def browser(report: RunReport, baseline_href: str | None) -> Browser | None:
 
 
 def _file(kind: str, run: str, page: int, body: Any) -> bytes:
-    payload = orjson.dumps({"schema": SCHEMA, "kind": kind, "run": run, "page": page, "data": body})
-    return PREFIX + payload + SUFFIX
+    return data_file({"schema": SCHEMA, "kind": kind, "run": run, "page": page}, body)
 
 
 def _group_codes(report: RunReport, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -72,7 +72,7 @@ def verdict_words(verdict: Any) -> str:
 
 _AFTER_SEPARATOR = re.compile(r"(?<=[._/:=,|@+\\-])(?=[^._/:=,|@+\\-])")
 LONG_TOKEN = 24
-SHORT_IDENT = 20  # fits any column, phones included: no break opportunity needed
+SHORT_IDENT = 12  # fits any column, phones included: no break opportunity needed
 
 
 def ident(value: Any) -> Markup:

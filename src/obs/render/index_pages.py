@@ -14,11 +14,13 @@ from typing import Any
 from obs import urls
 from obs.analysis.campaign import metric_is_rate
 from obs.analysis.campaign_view import CampaignView, campaign_view
+from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.render import across_pages as across
 from obs.render.leaderboard import leaderboard_data, run_record
+from obs.render.paired_items import paired_views
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
 
@@ -150,6 +152,9 @@ def campaign_pages(
         pages[urls.campaign_file(slug, urls.CAMPAIGN_FIGURE)] = figure
     ctx["has_figure"] = figure is not None
     pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
+    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
+    pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
     page = urls.campaign_page(slug)
     pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
     return pages

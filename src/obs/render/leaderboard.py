@@ -12,16 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from obs import urls
 from obs.analysis.gates import GateResult
+from obs.render.datafile import data_file
 from obs.render.format import direction, summary_ci, summary_delta, summary_value, verdict_words
 from obs.sitemodel import RunSummary
 
 SCHEMA = "obs.leaderboard/1"
-PREFIX = b"(self.OBS_DATA=self.OBS_DATA||[]).push("
-SUFFIX = b");\n"
 
 
 def _gates(gates: list[GateResult]) -> tuple[list[list[str]], str, int]:
@@ -82,4 +79,4 @@ def run_record(
 
 
 def leaderboard_data(records: list[dict[str, Any]]) -> bytes:
-    return PREFIX + orjson.dumps({"schema": SCHEMA, "runs": records}) + SUFFIX
+    return data_file({"schema": SCHEMA, "kind": "runs"}, records)
