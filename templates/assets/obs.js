@@ -406,6 +406,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    document.documentElement.setAttribute("data-obs-js", "");
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), function (form) {
       var table = document.getElementById(form.getAttribute("data-table"));
       if (table) {
