@@ -457,11 +457,31 @@
     function fromHash(scroll) {
       var values = hashValues();
       if (!values) return false;
-      self_.apply(values);
-      if (scroll) self_.root.focus();
+      var done = self_.apply(values);
+      if (scroll) {
+        // the browser's heading at the top of the window (focus alone scrolls it just into view), once
+        // the first cases are in: scrolled there first, the list filling in would move what is in view
+        self_.root.focus({ preventScroll: true });
+        done.then(function () { self_.root.scrollIntoView({ block: "start" }); });
+      }
       return true;
     }
     window.addEventListener("hashchange", function () { fromHash(true); });
+    // links into the browser (a group, a pattern, one case) carry their filter in data-cases and lead
+    // to the browser's heading without the script; with it they become #cases?<filter>, so they can be
+    // copied or opened in a new tab, and a plain click applies the filter even when the hash is already
+    // that one (no hashchange then)
+    Array.prototype.forEach.call(document.querySelectorAll("a[data-cases]"), function (link) {
+      link.setAttribute("href", "#cases?" + link.getAttribute("data-cases"));
+    });
+    document.addEventListener("click", function (e) {
+      if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+      var link = e.target.closest ? e.target.closest("a[data-cases]") : null;
+      if (!link) return;
+      e.preventDefault();
+      history.pushState(null, "", link.getAttribute("href"));
+      fromHash(true);
+    });
     if (!fromHash(true)) this.apply();
   };
 

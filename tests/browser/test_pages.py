@@ -29,7 +29,7 @@ PAGE_FACTS = """() => {
 }"""
 
 BROKEN_ANCHORS = """() => [...document.querySelectorAll('a[href^="#"]')]
-  .map(a => decodeURIComponent(a.getAttribute('href').slice(1)))
+  .map(a => decodeURIComponent(a.getAttribute('href').slice(1).split('?')[0]))  // #cases?group=2: state
   .filter(id => id && !document.getElementById(id))"""
 
 OUTSIDE_LINKS = """(base) => [...document.querySelectorAll('a[href], link[href], script[src], img[src]')]

@@ -61,7 +61,7 @@ def test_a_flipped_case_link_opens_that_case_in_the_case_browser(
     """A case listed in "right -> wrong" links to the case browser, filtered to that one case."""
     page.goto(served_demo.url(GALLERY_RUN))
     settle(page)
-    link = page.locator('.flips a.cid[href^="#cases?id="]').first
+    link = page.locator('.flips a.cid[data-cases^="id="]').first
     case_id = link.inner_text()
     link.click()
     page.wait_for_function(IN_VIEW, arg="cases")
