@@ -62,6 +62,7 @@ class BuildResult:
     changed: bool = True
     diagnostics: list[Diagnostic] = field(default_factory=list)
     summaries: list[RunSummary] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # files of the source no format read (relative to it)
 
     @property
     def errors(self) -> int:
@@ -205,6 +206,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
     tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
+    result.unread = tree.found.unread_rel()
     for plugin in plugins:
         plugin.on_tree(tree)
     sched = _Scheduler(tree, cache, environment_key(tree.cfg), out)
@@ -270,6 +272,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
                 campaigns=tree.found.campaigns,
                 errors=result.errors,
                 warnings=result.warnings,
+                not_read=result.unread,
             ),
         )
         staging.commit(runs=result.runs, force=opts.force)
@@ -296,6 +299,7 @@ def _remember(
         {
             "runs": result.runs,
             "diagnostics": [d.as_dict() for d in result.diagnostics],
+            "unread": result.unread,
         },
     )
 
@@ -428,6 +432,7 @@ def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree) -> s
             sorted(campaigns),
             [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],
             tree.cfg.title,
+            tree.found.unread_rel(),
         ]
     )
 
@@ -462,7 +467,10 @@ def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: s
             return made
 
         pages = render_site_pages(
-            result.summaries, SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout), renderer, memo
+            result.summaries,
+            SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout, tuple(tree.found.unread_rel())),
+            renderer,
+            memo,
         )
         for rel, data in pages.items():
             staging.write(rel, data)

@@ -32,6 +32,14 @@ def _print_diagnostics(items: list[Diagnostic], quiet: bool) -> None:
         print(d.format(), file=sys.stderr)
 
 
+def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
+    """One line naming the files no adapter read (the site lists them all), or None when every file was read."""
+    if not unread:
+        return None
+    names = ", ".join(unread[:shown]) + (f" (+{len(unread) - shown} more)" if len(unread) > shown else "")
+    return f"obs {command}: {len(unread)} file{'s' if len(unread) != 1 else ''} not read by any format: {names}"
+
+
 def _counts(items: list[Diagnostic]) -> tuple[int, int]:
     return sum(d.severity == "error" for d in items), sum(d.severity == "warning" for d in items)
 
@@ -61,6 +69,9 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> i
         return None
     diagnostics = [Diagnostic(**d) for d in previous["result"]["diagnostics"]]
     _print_diagnostics(diagnostics, args.quiet)
+    line = unread_line("build", previous["result"].get("unread", []))
+    if line:
+        print(line, file=sys.stderr)
     errors, warnings = _counts(diagnostics)
     runs = previous["result"]["runs"]
     print(f"obs build: {runs} runs, nothing changed, {errors} errors, {warnings} warnings -> {out}")
@@ -121,6 +132,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
     _print_diagnostics(result.diagnostics, args.quiet)
+    line = unread_line("build", result.unread)
+    if line:
+        print(line + " (listed on the site's index page)", file=sys.stderr)
     what = (
         f"{result.runs} runs ({result.built} built, {result.reused} reused), {result.pages} pages written"
         if result.changed
@@ -155,6 +169,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     for planned in plan.runs:  # read each run as a build reads it, and drop it
         items.extend(load_run(tree, planned).diagnostics.items)
     _print_diagnostics(items, args.quiet)
+    line = unread_line("check", found.unread_rel())
+    if line:
+        print(line)
     errors, warnings = _counts(items)
     print(
         f"obs check: {len(plan.runs)} runs, {len(found.specs)} specs, {len(found.campaigns)} campaigns: "

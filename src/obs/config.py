@@ -21,16 +21,13 @@ from obs.schema import ARMS, OBS_YAML, SWEEPS, THRESHOLDS, TRENDS, Reading
 from obs.schema import DEFAULT_AXES as DEFAULT_AXES  # re-exported: declared in obs.schema
 from obs.schema import SWEEP_GROUPINGS as SWEEP_GROUPINGS
 from obs.sourcetree import safe_input
+from obs.vocabulary import lower_is_better
 
 CONFIG_FILE = "obs.yaml"
 
 # Names of checks whose `true` means a problem (truncated, special_token_leak, ...).
 DEFAULT_NEGATIVE_PATTERN = re.compile(r"truncat|leak|error|^missing_|^duplicate_", re.IGNORECASE)
 
-# Metric names for which lower is better when nothing says otherwise.
-LOWER_IS_BETTER_PATTERN = re.compile(
-    r"loss|nll|perplexity|ppl|error|wer|cer|bpb|bits_per|regret|latency", re.IGNORECASE
-)
 
 # The defaults are declared with the fields, in obs.schema; these names are what the rest of obs imports.
 DEFAULT_THRESHOLDS: dict[str, float] = THRESHOLDS.defaults()
@@ -57,6 +54,8 @@ class SiteConfig:
     axes: dict[str, list[str]] = field(default_factory=lambda: _default("axes"))
     thresholds: dict[str, float] = field(default_factory=lambda: _default("thresholds"))
     higher_is_better: dict[str, bool] = field(default_factory=lambda: _default("higher_is_better"))
+    metrics: dict[str, dict[str, str]] = field(default_factory=lambda: _default("metrics"))
+    same_step: str = field(default_factory=lambda: _default("same_step"))
     gates: list[dict[str, str]] = field(default_factory=list)  # name, label, expr (obs.analysis.gates)
     sweeps: dict[str, Any] = field(default_factory=lambda: _default("sweeps"))
     trends: dict[str, int] = field(default_factory=lambda: _default("trends"))
@@ -69,11 +68,15 @@ class SiteConfig:
         return name in self.negative_checks or _named_like_a_failure(name)
 
     def metric_higher_is_better(self, name: str) -> bool:
+        """obs.yaml `metrics: {name: {better: ...}}`, then `higher_is_better`, then the vocabulary (obs.vocabulary)."""
+        setting = self.metrics.get(name)
+        if setting is not None:
+            return setting.get("better") != "lower"
         if name in self.higher_is_better:
             return self.higher_is_better[name]
         if self.is_negative_check(name):
             return False
-        return not LOWER_IS_BETTER_PATTERN.search(name)
+        return not lower_is_better(name)
 
     def threshold(self, name: str) -> float:
         return float(self.thresholds.get(name, DEFAULT_THRESHOLDS[name]))

@@ -44,6 +44,36 @@ class Discovery:
     campaigns: dict[str, Campaign] = field(default_factory=dict)
     claims: list[FolderClaim] = field(default_factory=list)
     diags: Diagnostics = field(default_factory=Diagnostics)
+    files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths)
+    unread: list[Path] = field(default_factory=list)  # ... that no run, spec, campaign or setting reads
+
+    def unread_rel(self) -> list[str]:
+        """The files no adapter read, relative to the source root, for `obs check`, `obs build` and the site."""
+        out = []
+        for path in self.unread:
+            try:
+                out.append(path.relative_to(real(self.root)).as_posix())
+            except ValueError:
+                out.append(str(path))
+        return out
+
+
+SITE_FILES = frozenset({"obs.yaml", SPEC_FILE, CAMPAIGN_FILE, "decisions.jsonl"})
+
+
+def not_read(found: Discovery) -> list[Path]:
+    """Files of the tree that nothing reads: not a run's input, not a campaign's paired file, not obs' own
+    settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
+    read = {real(f) for source in found.runs for f in source.files}
+    for source in found.runs:
+        if source.base is not None:
+            read.update(real(f) for f in source.base.files)
+    for campaign in found.campaigns.values():
+        for pair in campaign.extra.get("paired", []) or []:
+            for rel in (getattr(pair, "file_a", None), getattr(pair, "file_b", None)):
+                if rel:
+                    read.add(real(campaign.source_dir / rel))
+    return sorted(f for f in found.files if f not in read and f.name not in SITE_FILES)
 
 
 def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
@@ -55,6 +85,7 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
     root = root.resolve()
     found = Discovery(root=root, diags=Diagnostics(root=root))
     _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
+    found.unread = not_read(found)
     return found
 
 
@@ -74,6 +105,7 @@ class _Walk:
         self.seen.add(where)
         listing = list_folder(folder, self.root)
         report_refused(self.found.diags, listing.refused)
+        self.found.files.update(real(f) for f in listing.files)
         return listing
 
     def folder(self, folder: Path, spec: str | None, campaign: str | None) -> None:
@@ -82,6 +114,7 @@ class _Walk:
             return
         if is_obs_site(folder, listing):
             self.found.diags.info(folder, "a site built by obs (its index.json says so): skipped, not read as runs")
+            self.found.files.difference_update(real(f) for f in listing.files)
             return
         if SPEC_FILE in listing.names:
             spec = self.spec(folder) or spec
@@ -228,7 +261,7 @@ def _paired_entry(
     if not isinstance(entry, dict) or "a" not in entry or "b" not in entry:
         diags.warning(path, f"{where} should be a mapping with 'a' and 'b' (result files); skipped", line)
         return None
-    keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key")}
+    keys = {k: entry.get(k) for k in ("id_key", "correct_key", "items_key", "pair_by")}
     sides = []
     for side in ("a", "b"):
         read = _paired_side(folder, entry[side], keys, f"{where}.{side}", path, line, diags)
@@ -236,6 +269,20 @@ def _paired_entry(
             return None
         sides.append(read)
     (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+    if keys.get("pair_by") == "position" and a is not None and b is not None:
+        n_a, n_b = len(a.outcomes) + a.skipped, len(b.outcomes) + b.skipped
+        if n_a != n_b:
+            message = (
+                f"{where}: pair_by: position needs two files of the same length; '{file_a}' has {n_a} records "
+                f"and '{file_b}' {n_b}: not compared"
+            )
+            diags.error(path, message, line)
+            a = b = None
+            prob_a = [*prob_a, message]
+    elif keys.get("pair_by") not in (None, "id"):
+        diags.warning(
+            path, f"{where}.pair_by should be 'id' or 'position', got {keys['pair_by']!r}; paired by id", line
+        )
     claim = entry.get("claim_pp")
     if claim is not None and (not isinstance(claim, int | float) or isinstance(claim, bool) or claim < 0):
         diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
@@ -308,6 +355,7 @@ def _read_item_file(
             id_key=text_options.get("id_key"),
             correct_key=text_options.get("correct_key"),
             items_key=text_options.get("items_key"),
+            by_position=text_options.get("pair_by") == "position",
         )
     except ItemFileError as exc:
         message = f"{where}: '{rel}': {exc}"

@@ -20,13 +20,13 @@ import orjson
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series
 from obs.series_builder import (
-    STAGE_KEYS,
     STEP_KEYS,
     ReducedColumn,
     stage_change_points,
     stages_from_points,
     to_series,
 )
+from obs.vocabulary import is_stage_key
 
 SAMPLE_ROWS = 200
 FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast, and polars' import is saved
@@ -68,6 +68,8 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
     if columns is None:
         return None
     steps, series_values, stage_values = columns
+    if np.unique(steps).size != steps.size:
+        return None  # several rows at one step: the tolerant reader aggregates them (obs.yaml same_step) and says so
     if partial:
         lineno = raw.count(b"\n") + 1
         diags.info(path, "last line is incomplete (the run may still be writing); it was skipped", lineno)
@@ -84,7 +86,20 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
     stage_points: list[tuple[float, str]] = []
     for labels in stage_values:
         stage_points.extend(_stage_change_points(steps, labels))
-    return Metrics(series=series, stages=stages_from_points(stage_points), step_source=key, source_file=str(path))
+    return Metrics(
+        series=series,
+        stages=stages_from_points(stage_points),
+        step_source=key,
+        source_file=str(path),
+        stage_key=_stage_column(frame, key),
+    )
+
+
+def _stage_column(frame: Any, key: str) -> str | None:
+    """The text column read as stage labels (the one `_columns` took), if any."""
+    import polars as pl
+
+    return next((n for n in frame.columns if n != key and frame[n].dtype == pl.String and is_stage_key(n)), None)
 
 
 def _stage_change_points(steps: np.ndarray, labels: list[Any]) -> list[tuple[float, str]]:
@@ -144,7 +159,7 @@ def _columns(frame: Any, key: str) -> tuple[np.ndarray, dict[str, np.ndarray], l
             continue
         if dtype.is_numeric() or dtype == pl.Boolean:
             values[name] = col.cast(pl.Float64).fill_null(np.nan).to_numpy()
-        elif dtype == pl.String and name in STAGE_KEYS:
+        elif dtype == pl.String and is_stage_key(name) and not stages:
             stages.append(col.to_list())
         else:
             return None  # text, nested objects, lists: the tolerant path flattens and reports them
@@ -157,6 +172,7 @@ def read_metrics_streamed(path: Path, diags: Diagnostics, step_key: str | None) 
     steps (the common case for long logs); anything else goes to the other readers."""
     reduced: dict[str, ReducedColumn] = {}
     stage_points: list[tuple[float, str]] = []
+    stage_key: str | None = None
     key = step_key
     schema: dict[str, Any] | None = None
     last_step = -np.inf
@@ -193,12 +209,19 @@ def read_metrics_streamed(path: Path, diags: Diagnostics, step_key: str | None) 
                 reduced.setdefault(name, ReducedColumn()).add(steps, vals)
             for labels in stages:
                 stage_points.extend(_stage_change_points(steps, labels))
+            stage_key = stage_key or _stage_column(frame, key)
     if key is None:
         return None
     if carry.strip():
         diags.info(path, "last line is incomplete (the run may still be writing); it was skipped", newlines + 1)
     series = {name: r.finish() for name, r in sorted(reduced.items()) if r.logged}
-    return Metrics(series=series, stages=stages_from_points(stage_points), step_source=key, source_file=str(path))
+    return Metrics(
+        series=series,
+        stages=stages_from_points(stage_points),
+        step_source=key,
+        source_file=str(path),
+        stage_key=stage_key,
+    )
 
 
 def _first_object(body: bytes) -> dict[str, Any] | None:

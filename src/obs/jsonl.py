@@ -31,8 +31,15 @@ class JsonlStats:
     partial_last_line: bool = False
 
 
-def _lenient_loads(text: str) -> Any:
-    return json.loads(text)
+def _lenient_loads(text: str, seen: list[str] | None = None) -> Any:
+    """stdlib json, which accepts bare NaN/Infinity; `seen` collects the ones it met (not "NaN" in a string)."""
+
+    def constant(name: str) -> float:
+        if seen is not None:
+            seen.append(name)
+        return float(name.replace("Infinity", "inf"))
+
+    return json.loads(text, parse_constant=constant)
 
 
 def iter_jsonl(
@@ -104,17 +111,14 @@ def _second_chance(raw: bytes, lineno: int, st: JsonlStats) -> tuple[Any, str | 
     except UnicodeDecodeError:
         text = raw.decode("utf-8", errors="replace")
         st.bad_utf8.append(lineno)
+    constants: list[str] = []
     try:
-        obj = _lenient_loads(text)
+        obj = _lenient_loads(text, constants)
     except json.JSONDecodeError as exc:
         snippet = text[:60] + ("…" if len(text) > 60 else "")
         return None, f"malformed JSON ({exc.msg} at column {exc.colno}): {snippet!r}; line skipped"
     except RecursionError:
         return None, "JSON nested too deeply; line skipped"
-    if _has_nonstandard_number(text):
+    if constants:
         st.nonstandard_numbers.append(lineno)
     return obj, None
-
-
-def _has_nonstandard_number(text: str) -> bool:
-    return "NaN" in text or "Infinity" in text

@@ -54,6 +54,7 @@ def manifest(
     campaigns: Iterable[str],
     errors: int,
     warnings: int,
+    not_read: Iterable[str] = (),
 ) -> bytes:
     doc = {
         "schema_version": MANIFEST_SCHEMA_VERSION,
@@ -64,5 +65,6 @@ def manifest(
         "specs": sorted(specs),
         "campaigns": sorted(campaigns),
         "diagnostics": {"errors": errors, "warnings": warnings},
+        "not_read": list(not_read),  # files of the source that no format read (relative to the source)
     }
     return dumps(doc)

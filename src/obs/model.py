@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 Verdict = Literal["promote", "reject", "repair", "branch"]
 VERDICTS: tuple[str, ...] = ("promote", "reject", "repair", "branch")
-STATUSES: tuple[str, ...] = ("queued", "running", "finished", "failed", "crashed")
+STATUSES: tuple[str, ...] = ("queued", "running", "finished", "failed", "crashed", "unknown")
+UNKNOWN = "unknown"  # no source says: never shown as a green "finished" (DESIGN.md §9, "never invent")
 
 
 @dataclass
@@ -29,11 +30,18 @@ class Series:
 
     A very long log is kept reduced (min/max per bucket plus an exact tail): `logged` then says
     how many points the log really had; None means every logged point is stored.
+
+    Several values logged at one step are aggregated (obs.yaml `same_step`, default `mean`): then
+    `values` holds their mean and `lo`, `hi`, `n` the min, max and count per step (None when no
+    step had more than one value).
     """
 
     steps: np.ndarray
     values: np.ndarray
     logged: int | None = None
+    lo: np.ndarray | None = None
+    hi: np.ndarray | None = None
+    n: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.steps.shape[0])
@@ -45,7 +53,28 @@ class Series:
 
     def finite(self) -> Series:
         keep = np.isfinite(self.values)
-        return Series(self.steps[keep], self.values[keep], self.logged)
+        if self.n is None or self.lo is None or self.hi is None:
+            return Series(self.steps[keep], self.values[keep], self.logged)
+        return Series(self.steps[keep], self.values[keep], self.logged, self.lo[keep], self.hi[keep], self.n[keep])
+
+    @property
+    def aggregated(self) -> bool:
+        """Some step held several values (shown as their mean with a min–max band)."""
+        return self.n is not None and bool(np.any(self.n > 1))
+
+    def extremes(self) -> tuple[float, float] | None:
+        """The smallest and largest finite value logged (not only of the means)."""
+        lo = self.values if self.lo is None else self.lo
+        hi = self.values if self.hi is None else self.hi
+        lo, hi = lo[np.isfinite(lo)], hi[np.isfinite(hi)]
+        if lo.size == 0 or hi.size == 0:
+            return None
+        return float(lo.min()), float(hi.max())
+
+    def nonfinite(self) -> list[tuple[float, float]]:
+        """(step, value) of every point whose value is NaN or ±∞ (drawn as markers, never dropped silently)."""
+        bad = ~np.isfinite(self.values)
+        return [(float(s), float(v)) for s, v in zip(self.steps[bad], self.values[bad], strict=True)]
 
 
 @dataclass
@@ -69,6 +98,8 @@ class Metrics:
     stages: list[Stage] = field(default_factory=list)
     step_source: str = "step"
     source_file: str = ""
+    stage_key: str | None = None  # the text column the stages were read from
+    dropped: list[str] = field(default_factory=list)  # what the page says was not drawn, and why
 
     def get(self, name: str) -> Series | None:
         return self.series.get(name)
@@ -175,7 +206,7 @@ class Run:
     campaign: str | None = None
     revision: str | None = None
     date: str | None = None
-    status: str = "finished"
+    status: str = UNKNOWN
     baseline: str | None = None
     primary_axis: str | None = None
     primary_metric: str | None = None

@@ -154,9 +154,13 @@ def final_window(tree: SourceTree, run: Run) -> int:
 def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunContext:
     """What the run's surroundings say: its spec's and campaign's headline choices, the baseline."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)
-    preferred = [m for m in (spec.primary_metric if spec else None, campaign.primary_metric if campaign else None) if m]
+    named = [
+        (spec.primary_metric if spec else None, f"spec {spec.id if spec else ''}"),
+        (campaign.primary_metric if campaign else None, f"campaign {campaign.id if campaign else ''}"),
+    ]
     rc = RunContext(
-        preferred_metrics=preferred,
+        preferred_metrics=[m for m, _ in named if m],
+        preferred_from=[w for m, w in named if m],
         final_window=final_window(tree, run),
         baseline_id=run.baseline,
         baseline=baseline,
@@ -172,7 +176,17 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
 
 
 def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport:
-    return analyse_run(run, run_context(tree, run, baseline), tree.cfg)
+    report = analyse_run(run, run_context(tree, run, baseline), tree.cfg)
+    if report.headline.missing:  # a primary metric named in run.yaml, spec.yaml or campaign.yaml that is not there
+        spec, campaign = tree.spec_of(run), tree.campaign_of(run)
+        if run.primary_metric:
+            where = run.source_dir / "run.yaml"
+        elif spec and spec.primary_metric:
+            where = spec.source_dir / "spec.yaml"
+        else:
+            where = campaign.source_dir / "campaign.yaml" if campaign else run.source_dir
+        run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}")
+    return report
 
 
 def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_hash: str) -> RunSummary:

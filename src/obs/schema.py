@@ -302,6 +302,34 @@ class Gates(Kind):
         return gates
 
 
+class MetricSettings(Kind):
+    """obs.yaml `metrics:`: metric name -> `{better: higher|lower}`; a bad entry is reported and skipped."""
+
+    expected = "a mapping of metric name to {better: higher or lower}"
+    type_doc = "mapping of metric → `{better: higher|lower}`"
+    OPTIONS = ("higher", "lower")
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, dict):
+            raise Invalid
+        out: dict[str, dict[str, str]] = {}
+        for name, entry in value.items():
+            better = entry.get("better") if isinstance(entry, dict) else None
+            if not isinstance(better, str) or better.lower() not in self.OPTIONS:
+                at.say(
+                    "warning",
+                    key,
+                    f"'{at.name(key)}.{name}' should be a mapping {{better: higher or lower}}, got {entry!r:.40}; "
+                    "skipped",
+                )
+                continue
+            unknown = sorted(str(k) for k in entry if k != "better")
+            if unknown:
+                at.say("warning", key, f"'{at.name(key)}.{name}': unknown key(s) {', '.join(unknown)} (known: better)")
+            out[str(name)] = {"better": better.lower()}
+        return out
+
+
 class ContractVersion(Integer):
     """`obs_contract`: a version this obs reads; another one is an error, and the file is read as version 1."""
 
@@ -526,8 +554,9 @@ RUN_YAML = Schema(
         Field(
             "status",
             Choice(STATUSES),
-            "lifecycle",
-            default="finished",
+            "lifecycle; without it the run's format decides when its files say (an MLflow status, a trainer "
+            "state that reached `max_steps`), else the status is `unknown`",
+            default_doc="`unknown`",
         ),
         Field("baseline", _TEXT, "id of the run this one is compared with"),
         Field(
@@ -899,6 +928,20 @@ OBS_YAML = Schema(
             Mapping_(values=Boolean(), expected="a mapping of metric name to true/false", type_doc="mapping"),
             "metric name → `true`/`false`, for metrics whose name does not say (`loss`, `error`, ... are lower-better)",
             default={},
+        ),
+        Field(
+            "metrics",
+            MetricSettings(),
+            "per metric: `{better: higher|lower}`, for names whose direction obs cannot tell from the vocabulary "
+            "(docs/adapters.md); wins over `higher_is_better`",
+            default={},
+        ),
+        Field(
+            "same_step",
+            Choice(("mean", "last", "all"), fold_case=True),
+            "several values of a series logged at one step: their `mean` (drawn with its min–max band and count), "
+            "the `last` one, or `all` of them",
+            default="mean",
         ),
         Field(
             "gates",

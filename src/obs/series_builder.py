@@ -3,15 +3,17 @@
 Every log format obs reads (native metrics.jsonl, HF `log_history`, generic JSONL) ends up as a
 sequence of `{step, key: value, ...}` records; this module is the one place that decides what a
 value means: numbers become series points, `null` means "not logged", a string in a numeric
-column is reported (once per key, with its line), nested objects are flattened with `/`, and a
-duplicated step keeps its last value.
+column is reported (once per key, with its line), nested objects are flattened with `/`, a text
+column named like a stage (obs.vocabulary) labels stages, non-finite values are kept and reported
+with their key, step and line, and several values at one step are aggregated by the obs.yaml
+`same_step` policy: `mean` (default; min, max and count kept for the band), `last` or `all`.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,9 +23,14 @@ import numpy as np
 from obs.decimate import decimate
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series, Stage
+from obs.numbers import num
+from obs.numbers import step as step_text
+from obs.vocabulary import is_stage_key
 
 STEP_KEYS: tuple[str, ...] = ("step", "global_step", "iteration", "current_steps", "_step", "steps")
-STAGE_KEYS: tuple[str, ...] = ("stage", "phase")
+STAGE_KEYS: tuple[str, ...] = ("stage", "phase")  # the usual names; any text column obs.vocabulary.is_stage_key
+SAME_STEP_POLICIES: tuple[str, ...] = ("mean", "last", "all")
+MAX_NONFINITE_KEYS = 8  # keys named one by one in the non-finite warnings; the rest counted
 POINTS_PER_CHUNK = 4000  # min/max-decimated points kept per chunk and series (plots use ~2,000)
 EXACT_TAIL = 2000  # the last points of every series stay exact: final-window values need them
 SPILL_POINTS = 250_000  # a column longer than this is reduced as it grows (see ReducedColumn)
@@ -106,6 +113,16 @@ class ReducedColumn:
 
 
 @dataclass
+class _KeyNotes:
+    """Per key, for one diagnostic each: non-finite values and steps logged more than once."""
+
+    nonfinite: int = 0
+    first_bad: tuple[float, float, int | None] | None = None  # step, value, line
+    repeat_line: int | None = None  # first line whose step is not after the key's previous one
+    last_step: float = -math.inf
+
+
+@dataclass
 class _Column:
     steps: list[float] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
@@ -130,9 +147,13 @@ class SeriesBuilder:
     _index: int = 0
     _missing_step_lines: list[int] = field(default_factory=list)
     spill_points: int = SPILL_POINTS
+    same_step: str = "mean"
+    key_path: Callable[[str], Path] | None = None  # a file per key (MLflow): where a key's diagnostic points
     _reduced: dict[str, ReducedColumn] = field(default_factory=dict)
     _late_points: int = 0
     _duplicates: int = 0
+    _stage_key: str | None = None
+    _notes: dict[str, _KeyNotes] = field(default_factory=dict)
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -152,17 +173,23 @@ class SeriesBuilder:
         for name, value in _flatten(record):
             if name == key or name in self.ignore_keys:
                 continue
-            if name in STAGE_KEYS and isinstance(value, str):
+            if isinstance(value, str) and self._is_stage(name):
                 self._add_stage_point(step, value)
                 continue
             self._add_value(name, value, step, line)
+
+    def _is_stage(self, name: str) -> bool:
+        """The first text column named like a stage is the stage labels; another one stays text."""
+        if self._stage_key is None and is_stage_key(name):
+            self._stage_key = name
+        return name == self._stage_key
 
     def _add_stage_point(self, step: float, label: str) -> None:
         self._stage_points.add(step, label)
 
     def _spill(self, name: str, col: _Column) -> None:
         """Move a long column's points into its reduced form, so memory stays bounded."""
-        series, dups = _to_series(col)  # sorted, last value of a repeated step kept
+        series, dups = _to_series(col, "last" if self.same_step == "all" else self.same_step)  # no band kept
         reduced = self._reduced.setdefault(name, ReducedColumn())
         late = series.steps <= reduced.last_step
         self._late_points += int(late.sum())
@@ -188,15 +215,26 @@ class SeriesBuilder:
             col = self._columns.get(name)
             if col is None:
                 col = self._columns[name] = _Column()
+            number = float(value)
+            notes = self._notes.get(name)
+            if notes is None:
+                notes = self._notes[name] = _KeyNotes()
+            if not math.isfinite(number):
+                notes.nonfinite += 1
+                if notes.first_bad is None:
+                    notes.first_bad = (step, number, line)
+            if step <= notes.last_step and notes.repeat_line is None:
+                notes.repeat_line = line
+            notes.last_step = step
             col.steps.append(step)
-            col.values.append(float(value))
+            col.values.append(number)
             if len(col.steps) >= self.spill_points:
                 self._spill(name, col)
             return
         if isinstance(value, str):
-            number = _parse_number_string(value)
-            if number is not None:
-                self._add_value(name, number, step, line)
+            parsed = _parse_number_string(value)
+            if parsed is not None:
+                self._add_value(name, parsed, step, line)
                 return
             first, count = self._string_keys.get(name, (line or 0, 0))
             self._string_keys[name] = (first, count + 1)
@@ -221,6 +259,7 @@ class SeriesBuilder:
                 )
         series: dict[str, Series] = {}
         duplicates = self._duplicates
+        repeated: dict[str, int] = {}
         for name in sorted(self._columns):
             col = self._columns[name]
             if name in self._reduced:
@@ -228,8 +267,10 @@ class SeriesBuilder:
                     self._spill(name, col)
                 series[name] = self._reduced[name].finish()
                 continue
-            s, dups = _to_series(col)
+            s, dups = _to_series(col, self.same_step)
             duplicates = max(duplicates, dups)
+            if dups:
+                repeated[name] = dups
             series[name] = s
         if self._late_points:
             self.diags.warning(
@@ -238,16 +279,73 @@ class SeriesBuilder:
                 f"{self.spill_points:,} points earlier; this log is too long to keep whole, so the "
                 "first value of each was kept",
             )
-        if duplicates:
+        dropped: list[str] = []
+        if repeated:
+            dropped.append(self._report_repeats(repeated, series))
+        elif duplicates:  # only in the reduced columns of a very long log
             self.diags.warning(
                 self.path, f"{duplicates} step(s) are logged more than once; the last value of each was kept"
             )
+        dropped += self._report_nonfinite()
+        if self._string_keys:
+            mixed = sorted(k for k in self._string_keys if k in self._columns)
+            if mixed:
+                dropped.append(f"text values in numeric columns were skipped: {', '.join(mixed)}")
+        if self._missing_step_lines:
+            dropped.append(f"{len(self._missing_step_lines)} record(s) without a numeric '{source}' were skipped")
         return Metrics(
             series=series,
             stages=stages_from_points(self._stage_points.change_points()),
             step_source=source,
             source_file=str(self.path),
+            stage_key=self._stage_key,
+            dropped=dropped,
         )
+
+    def _report_repeats(self, repeated: dict[str, int], series: dict[str, Series]) -> str:
+        """One diagnostic for the keys logged more than once at a step, saying what was done with them."""
+        names = sorted(repeated)
+        steps = max(repeated.values())
+        lines = [n.repeat_line for n in (self._notes.get(k) for k in names) if n and n.repeat_line]
+        first = min(lines) if lines else None
+        where = f" (first at line {first})" if first else ""
+        shown = ", ".join(names[:MAX_NONFINITE_KEYS]) + (
+            f" and {len(names) - MAX_NONFINITE_KEYS} more" if len(names) > MAX_NONFINITE_KEYS else ""
+        )
+        done = {
+            "mean": "each step shows the mean of its values, with their min–max band and count",
+            "last": "the last value of each step was kept (obs.yaml same_step: last)",
+            "all": "every value is kept (obs.yaml same_step: all)",
+        }[self.same_step if self.same_step in SAME_STEP_POLICIES else "mean"]
+        at = self.path
+        if self.key_path is not None:
+            lines_of = {k: n.repeat_line for k in names if (n := self._notes.get(k)) is not None}
+            at = self.key_path(next((k for k in names if lines_of.get(k) == first), names[0]))
+        self.diags.info(at, f"{shown}: up to {steps} step(s) logged more than once{where}; {done}", first)
+        return f"{shown}: several values at one step ({steps} step(s) at most per key); {done}"
+
+    def _report_nonfinite(self) -> list[str]:
+        """One warning per key holding NaN or ±∞, naming the first one's step and line; they stay in the data."""
+        bad = sorted((k, n) for k, n in self._notes.items() if n.nonfinite)
+        out = []
+        for name, notes in bad[:MAX_NONFINITE_KEYS]:
+            assert notes.first_bad is not None
+            at_step, value, line = notes.first_bad
+            where = f"line {line}, " if line else ""
+            more = f" ({notes.nonfinite} in all)" if notes.nonfinite > 1 else ""
+            self.diags.warning(
+                self.key_path(name) if self.key_path is not None else self.path,
+                f"'{name}' is {num(value)} at step {step_text(at_step)} ({where}first non-finite value){more}; "
+                "kept and drawn as a marker",
+                line,
+            )
+            first_at = f"first {num(value)} at step {step_text(at_step)}"
+            out.append(f"{name}: {notes.nonfinite} non-finite value(s), {first_at}")
+        if len(bad) > MAX_NONFINITE_KEYS:
+            rest = len(bad) - MAX_NONFINITE_KEYS
+            self.diags.warning(self.path, f"{rest} more key(s) hold NaN or infinite values; kept and drawn as markers")
+            out.append(f"{rest} more key(s) with non-finite values")
+        return out
 
 
 def build_metrics(
@@ -255,8 +353,9 @@ def build_metrics(
     path: Path,
     diags: Diagnostics,
     step_key: str | None = None,
+    same_step: str = "mean",
 ) -> Metrics:
-    builder = SeriesBuilder(path, diags, step_key=step_key)
+    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
     for line, record in records:
         builder.add(record, line)
     return builder.finish()
@@ -292,22 +391,38 @@ def _parse_number_string(text: str) -> float | None:
         return None
 
 
-def _to_series(col: _Column) -> tuple[Series, int]:
-    return to_series(np.asarray(col.steps, dtype=np.float64), np.asarray(col.values, dtype=np.float64))
+def _to_series(col: _Column, same_step: str) -> tuple[Series, int]:
+    return to_series(np.asarray(col.steps, dtype=np.float64), np.asarray(col.values, dtype=np.float64), same_step)
 
 
-def to_series(steps: np.ndarray, values: np.ndarray) -> tuple[Series, int]:
-    """Sort by step (stable) and keep the last value of a repeated step; also return the repeat count."""
-    if steps.size > 1 and np.any(np.diff(steps) <= 0):
-        order = np.argsort(steps, kind="stable")
-        steps, values = steps[order], values[order]
-        # keep the last occurrence of each step: reverse, unique (first), reverse back
-        rev_steps = steps[::-1]
-        _, first_idx = np.unique(rev_steps, return_index=True)
-        keep = np.sort(steps.size - 1 - first_idx)
-        dups = int(steps.size - keep.size)
-        return Series(steps[keep], values[keep]), dups
-    return Series(steps, values), 0
+def to_series(steps: np.ndarray, values: np.ndarray, same_step: str = "last") -> tuple[Series, int]:
+    """Sort by step (stable); several values at one step by `same_step`. Also return how many steps repeat.
+
+    `last` keeps the last value logged at a step; `all` keeps every value; `mean` keeps the mean of
+    the finite values (a step with none keeps its first non-finite value), with their min, max and
+    the count of values in `lo`, `hi`, `n`.
+    """
+    if not (steps.size > 1 and np.any(np.diff(steps) <= 0)):
+        return Series(steps, values), 0
+    order = np.argsort(steps, kind="stable")
+    steps, values = steps[order], values[order]
+    uniq, start, counts = np.unique(steps, return_index=True, return_counts=True)
+    dups = int(np.count_nonzero(counts > 1))
+    if dups == 0 or same_step == "all":
+        return Series(steps, values), dups
+    if same_step != "mean":
+        return Series(uniq, values[start + counts - 1]), dups  # the last occurrence of each step
+    finite = np.isfinite(values)
+    safe = np.where(finite, values, 0.0)
+    n_finite = np.add.reduceat(finite.astype(np.int64), start)
+    sums = np.add.reduceat(safe, start)
+    lo = np.minimum.reduceat(np.where(finite, values, np.inf), start)
+    hi = np.maximum.reduceat(np.where(finite, values, -np.inf), start)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n_finite > 0, sums / np.maximum(n_finite, 1), values[start])
+    lo = np.where(n_finite > 0, lo, np.nan)
+    hi = np.where(n_finite > 0, hi, np.nan)
+    return Series(uniq, mean, None, lo, hi, counts.astype(np.int64)), dups
 
 
 def stages_from_points(points: list[tuple[float, str]]) -> list[Stage]:

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-SUMMARY_SCHEMA_VERSION = 2  # the cached and exchanged form of RunSummary; bump on any field change
+SUMMARY_SCHEMA_VERSION = 3  # the cached and exchanged form of RunSummary; bump on any field change
 
 
 class SummaryError(ValueError):
@@ -51,6 +51,16 @@ class HeadlineSummary:
     higher_is_better: bool = True
     n: int | None = None
     stderr: float | None = None
+    # JSON has no NaN or ∞: such a headline is `value: null` with `nonfinite: "nan" | "inf" | "-inf"`,
+    # so a diverged run never reads as "no metric" (index.json, the leaderboard, its sort)
+    nonfinite: str | None = None
+
+
+def nonfinite_of(value: float | None) -> str | None:
+    """'nan', 'inf' or '-inf' for a non-finite number, None otherwise."""
+    if value is None or math.isfinite(value):
+        return None
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
 @dataclass(frozen=True)
@@ -187,6 +197,10 @@ class RunSummary:
     # added by the site step (publish plugins), never by the per-run pipeline
     ledger: LedgerView | None = None
     changed: ChangeState | None = None
+    # which runs may be ranked together: the headline metric and the run's family (spec, campaign,
+    # MLflow experiment, else the folder that holds it); for a probe headline, its version and size
+    comparable: str = ""
+    probe_key: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the cache and for hashing (a page's inputs)."""

@@ -12,14 +12,21 @@
     return raw !== null ? raw : cell.textContent.trim();
   }
 
-  // Missing values ("") sink to the bottom in both directions; numbers compare as numbers, text in
-  // natural order ("r2" before "r10"), ignoring case.
-  function sortKeys(keys, numeric, dir) {
+  function groupOf(row, index) {
+    var cell = row.cells[index];
+    return (cell && cell.getAttribute("data-group")) || "";
+  }
+
+  // Missing values (""), NaN and infinities sink to the bottom in both directions; numbers compare as
+  // numbers, text in natural order ("r2" before "r10"), ignoring case. A cell may name its comparable
+  // set (data-group; `groups`, one per key): rows are ranked within their set only.
+  function sortKeys(keys, numeric, dir, groups) {
     var order = keys.map(function (k, i) { return i; });
     var nums = numeric ? keys.map(function (k) { return k === "" ? NaN : parseFloat(k); }) : null;
     order.sort(function (i, j) {
+      if (groups && groups[i] !== groups[j]) return collator.compare(groups[i], groups[j]);
       var a = keys[i], b = keys[j];
-      var ma = a === "" || (numeric && isNaN(nums[i])), mb = b === "" || (numeric && isNaN(nums[j]));
+      var ma = a === "" || (numeric && !isFinite(nums[i])), mb = b === "" || (numeric && !isFinite(nums[j]));
       if (ma !== mb) return ma ? 1 : -1;
       if (ma) return i - j;
       var c = numeric ? nums[i] - nums[j] : collator.compare(a, b);
@@ -43,7 +50,8 @@
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
         var keys = rows.map(function (r) { return cellValue(r, index); });
-        var order = sortKeys(keys, th.getAttribute("data-type") === "number", dir);
+        var groups = rows.map(function (r) { return groupOf(r, index); });
+        var order = sortKeys(keys, th.getAttribute("data-type") === "number", dir, groups);
         var frag = document.createDocumentFragment();
         order.forEach(function (i) { frag.appendChild(rows[i]); });
         body.appendChild(frag);
@@ -101,6 +109,8 @@
   }
 
   // One run of leaderboard.js as the table row the page template writes (see templates/index.html).
+  var HEADLINE_COL = 4; // leaderboard.js `keys`: run, spec, date, status, headline, delta, verdict, gates
+
   function buildRow(r, spec) {
     var tr = document.createElement("tr");
     var f = r.facets || {};
@@ -157,7 +167,9 @@
     head.setAttribute("data-sort", r.headSort === null ? "" : String(r.headSort));
     head.setAttribute("data-label", "Headline");
     head.appendChild(document.createTextNode(r.head));
+    if (r.group) head.setAttribute("data-group", r.group);
     if (r.metric) head.appendChild(el("span", "sub")).appendChild(ident(r.metric));
+    (r.marks || []).forEach(function (mark) { head.appendChild(el("span", "sub flag", mark)); });
     tr.appendChild(head);
     var delta = el("td", "num");
     delta.setAttribute("data-sort", r.deltaSort === null ? "" : String(r.deltaSort));
@@ -226,6 +238,10 @@
     if (!(col in item.keys)) item.keys[col] = cellValue(item.tr, col);
     return item.keys[col];
   };
+  Leaderboard.prototype.group = function (item, col) {
+    if (item.data) return col === HEADLINE_COL ? item.data.group || "" : "";
+    return groupOf(item.tr, col);
+  };
   Leaderboard.prototype.row = function (item) {
     if (!item.tr) item.tr = buildRow(item.data, { gates: this.headers.length > 7 });
     return item.tr;
@@ -283,7 +299,8 @@
       var col = this.sort[0], th = this.headers[col];
       th.setAttribute("aria-sort", this.sort[1]);
       var keys = shown.map(function (item) { return self_.key(item, col); });
-      var order = sortKeys(keys, th.getAttribute("data-type") === "number", this.sort[1]);
+      var groups = shown.map(function (item) { return self_.group(item, col); });
+      var order = sortKeys(keys, th.getAttribute("data-type") === "number", this.sort[1], groups);
       shown = order.map(function (i) { return shown[i]; });
     }
     if (!keepPage) this.page = 1;
@@ -383,6 +400,32 @@
     else ready();
   };
 
+  // The Configuration section: a search over every key and value; groups with a hit are opened.
+  function makeRowSearch(form) {
+    var box = document.getElementById(form.getAttribute("data-rows"));
+    var input = form.querySelector("input");
+    var count = form.querySelector("[data-count]");
+    if (!box || !input) return;
+    var rows = box.querySelectorAll("tbody tr");
+    function apply() {
+      var text = input.value.trim().toLowerCase();
+      var shown = 0;
+      Array.prototype.forEach.call(rows, function (row) {
+        var ok = !text || row.textContent.toLowerCase().indexOf(text) !== -1;
+        row.hidden = !ok;
+        if (ok) shown += 1;
+      });
+      Array.prototype.forEach.call(box.querySelectorAll("details"), function (d) {
+        var hits = d.querySelectorAll("tbody tr:not([hidden])").length;
+        if (text) d.open = hits > 0;
+      });
+      if (count) count.textContent = text ? shown + " of " + rows.length + " keys" : "";
+    }
+    input.addEventListener("input", apply);
+    form.addEventListener("submit", function (e) { e.preventDefault(); });
+    form.hidden = false;
+  }
+
   // A box that scrolls (a wide table, a long model output) must be reachable from the keyboard, or
   // its hidden part cannot be read without a mouse. Only boxes that really scroll get a tab stop,
   // and the check is redone when the layout can change (fonts, images, resize, <details> opened).
@@ -415,6 +458,7 @@
       }
     });
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable:not([data-board])"), function (t) { makeSortable(t); });
+    Array.prototype.forEach.call(document.querySelectorAll("form.config-search"), makeRowSearch);
     markScrollable();
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(markSoon);
   });

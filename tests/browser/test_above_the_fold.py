@@ -1,6 +1,7 @@
 """Above the fold: on every run page, in a 1366x768 window, the headline metric, its delta vs the
-baseline, the recorded decision and the way into the failure gallery are on screen without
-scrolling. Checked on the element boxes (not on text), which must lie wholly inside the viewport.
+baseline, the recorded decision and the failures tile (with the way into the failure gallery when
+the run has a probe; without one there is no gallery to open, and no link to it) are on screen
+without scrolling. Checked on the element boxes (not on text), which must lie wholly inside the viewport.
 """
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from __future__ import annotations
 from browserkit import DESKTOP, PageWatch, ServedSite, add_css_rule, run_pages, settle
 from playwright.sync_api import Page
 
-BOXES = ["#headline-metric", "#headline-delta", "#recorded-decision", "#failures-link a"]
+BOXES = ["#headline-metric", "#headline-delta", "#recorded-decision", "#failures-link"]
+GALLERY_LINK = "#failures-link a"
 
 BOX_FACTS = """(selectors) => selectors.map(sel => {
   const el = document.querySelector(sel);
@@ -33,7 +35,10 @@ def test_key_facts_are_above_the_fold_on_every_run_page(page: Page, watch: PageW
         page.goto(served_demo.url(rel))
         settle(page)
         assert page.evaluate("scrollY") == 0
-        for box in page.evaluate(BOX_FACTS, BOXES):
+        has_probe = "of" in page.inner_text("#failures-link .big")  # "12 of 160 cases"
+        if not has_probe:
+            assert page.locator(GALLERY_LINK).count() == 0, f"{rel}: a gallery link without a probe"
+        for box in page.evaluate(BOX_FACTS, [*BOXES, GALLERY_LINK] if has_probe else BOXES):
             if box.get("missing"):
                 problems.append(f"{rel}: {box['sel']} is missing")
             elif box["hidden"] or box["width"] < 1 or box["height"] < 1:

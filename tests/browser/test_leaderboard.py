@@ -26,6 +26,7 @@ ROWS = """() => [...document.querySelectorAll('#runs-table tbody tr')].filter(r 
   text: r.textContent.toLowerCase(),
   status: r.dataset.status, verdict: r.dataset.verdict, spec: r.dataset.spec,
   keys: [...r.cells].map(c => c.dataset.sort !== undefined ? c.dataset.sort : c.textContent.trim()),
+  groups: [...r.cells].map(c => c.dataset.group || ""),
 }))"""
 
 COLUMNS = {"Run": (0, "text"), "Date": (2, "text"), "Headline": (4, "number"), "Δ vs baseline": (5, "number")}
@@ -42,18 +43,25 @@ def rows(page: Page) -> list[dict[str, Any]]:
     return page.evaluate(ROWS)
 
 
-def expected_order(before: list[dict[str, Any]], col: int, kind: str, descending: bool) -> list[str]:
-    """Missing values sink to the bottom in both directions; ties keep no particular order."""
-    present = [r for r in before if r["keys"][col] != ""]
-    missing = [r for r in before if r["keys"][col] == ""]
+def expected_order(before: list[dict[str, Any]], col: int, kind: str, descending: bool) -> list[tuple[str, str]]:
+    """(group, value) in order: rows are ranked within their comparable set (a cell's `data-group`, sets in
+    name order whatever the direction); missing values sink to the bottom of their set in both directions."""
+
+    def natural(v: str) -> list[Any]:
+        return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", v)]
 
     def key(r: dict[str, Any]) -> Any:
         v = r["keys"][col]
-        if kind == "number":
-            return float(v)
-        return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", v)]
+        return float(v) if kind == "number" else natural(v)
 
-    return [r["keys"][col] for r in sorted(present, key=key, reverse=descending)] + [r["keys"][col] for r in missing]
+    out: list[tuple[str, str]] = []
+    for group in sorted({r["groups"][col] for r in before}, key=natural):
+        members = [r for r in before if r["groups"][col] == group]
+        present = [r for r in members if r["keys"][col] != ""]
+        missing = [r for r in members if r["keys"][col] == ""]
+        ordered = sorted(present, key=key, reverse=descending) + missing
+        out += [(group, r["keys"][col]) for r in ordered]
+    return out
 
 
 @pytest.mark.parametrize("header", list(COLUMNS))
@@ -68,15 +76,18 @@ def test_sorting_orders_rows_and_toggles_direction(index: Page, header: str) -> 
         after = rows(index)
         assert th.get_attribute("aria-sort") == ("descending" if descending else "ascending")
         assert sorted(r["id"] for r in after) == sorted(r["id"] for r in before), "sorting lost or added rows"
-        assert [r["keys"][col] for r in after] == expected_order(before, col, kind, descending)
+        assert [(r["groups"][col], r["keys"][col]) for r in after] == expected_order(before, col, kind, descending)
     assert index.locator("#runs-table th[aria-sort]").count() == 1
 
 
 def test_sorting_works_from_the_keyboard(index: Page) -> None:
     index.get_by_role("button", name="Headline", exact=True).focus()
     index.keyboard.press("Enter")
-    values = [float(r["keys"][4]) for r in rows(index) if r["keys"][4] != ""]
-    assert values == sorted(values) and len(values) >= 10
+    ranked = [(r["groups"][4], float(r["keys"][4])) for r in rows(index) if r["keys"][4] != ""]
+    assert len(ranked) >= 10
+    for group in {g for g, _ in ranked}:  # ranked within each comparable set
+        values = [v for g, v in ranked if g == group]
+        assert values == sorted(values), group
 
 
 def test_text_filter_shows_matching_rows_and_counts_them(index: Page) -> None:

@@ -1,6 +1,6 @@
 """Golden tests of the HTML contract: every run page of the demo site, parsed with an HTML parser.
 
-These guard what the report promises a reader: the 11 sections in order, each with its anchor, and
+These guard what the report promises a reader: the 12 sections in order, each with its anchor, and
 the right values in the right places (computed independently from the source files here).
 """
 
@@ -31,6 +31,7 @@ EXPECTED_IDS = [
     "failures",
     "lessons",
     "decision",
+    "config",  # the run's complete configuration (issue 16)
 ]
 
 
@@ -58,7 +59,7 @@ def test_contract_order_is_the_designed_one() -> None:
     assert SECTION_IDS == EXPECTED_IDS
 
 
-def test_every_run_page_has_the_eleven_sections_in_order(demo_site: Path) -> None:
+def test_every_run_page_has_the_twelve_sections_in_order(demo_site: Path) -> None:
     pages = run_pages(demo_site)
     assert len(pages) == 23
     for page in pages:

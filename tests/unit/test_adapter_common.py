@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -65,16 +66,16 @@ def test_property_helpers_never_raise_on_any_text(text: str, key: str | None) ->
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.dictionaries(st.sampled_from("abc"), st.integers(0, 3))), max_size=12))
-def test_property_merge_keeps_the_last_value_of_each_key_per_run_of_steps(rows: list) -> None:
+def test_property_merge_keeps_every_value_and_merges_only_what_does_not_conflict(rows: list) -> None:
+    """Same-step rows are merged unless a key would get a second value: then both rows go on to the
+    series builder, which aggregates them (obs.yaml same_step); no value is ever lost."""
     records = [(i + 1, {"step": step, **values}) for i, (step, values) in enumerate(rows)]
-    merged = list(merge_same_step(records, "step", Path("x"), Diagnostics()))
-    expected: list[dict] = []
-    for _, rec in records:
-        if expected and expected[-1]["step"] == rec["step"]:
-            expected[-1].update(rec)
-        else:
-            expected.append(dict(rec))
-    assert [m for _, m in merged] == expected
+    merged = [m for _, m in merge_same_step(records, "step", Path("x"), Diagnostics())]
+    triples = {(r["step"], k, v) for _, r in records for k, v in r.items() if k != "step"}
+    assert {(m["step"], k, v) for m in merged for k, v in m.items() if k != "step"} == triples
+    for a, b in itertools.pairwise(merged):
+        if a["step"] == b["step"]:
+            assert any(k in a and a[k] != v for k, v in b.items()), (a, b)  # split only on a conflict
 
 
 def test_merge_does_not_modify_the_callers_records() -> None:

@@ -7,6 +7,7 @@ import math
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from adapterkit import DATA_CORPUS, at, load_all, messages, write
 from hypothesis import HealthCheck, given, settings
@@ -43,16 +44,36 @@ def test_hf_on_log_dump_eval_rows_and_final_summary_row() -> None:
     assert not [t for t in messages(diags) if "warning" in t]  # train + eval rows at one step are not duplicates
 
 
-def test_duplicated_steps_keep_the_last_value() -> None:
+def test_same_step_rows_are_aggregated_with_their_band_and_count() -> None:
+    """Defect: several rows at one step kept only the last, so min/max differed from the file."""
     run, diags = only(CORPUS / "akawslearn-ai__slm_training")
-    first_lines = (CORPUS / "akawslearn-ai__slm_training/metrics.jsonl").read_text().splitlines()[:4]
-    assert [json.loads(x)["step"] for x in first_lines] == [20, 20, 40, 20]  # logged twice, then a restart
-    assert at(run, "loss", 20) == json.loads(first_lines[3])["loss"]
-    assert at(run, "usd", 20) == 0.6195
+    lines = (CORPUS / "akawslearn-ai__slm_training/metrics.jsonl").read_text().splitlines()
+    first = [json.loads(x) for x in lines[:4]]
+    assert [r["step"] for r in first] == [20, 20, 40, 20]  # logged twice, then a restart
+    at20 = [r["loss"] for r in (json.loads(x) for x in lines) if r["step"] == 20]
+    loss = run.metrics.series["loss"]  # type: ignore[union-attr]
+    i = int(np.flatnonzero(loss.steps == 20)[0])
+    assert loss.values[i] == pytest.approx(np.mean(at20))
+    assert (loss.lo[i], loss.hi[i], loss.n[i]) == (min(at20), max(at20), len(at20))  # type: ignore[index]
+    every = [json.loads(x)["loss"] for x in lines]
+    assert loss.extremes() == (min(every), max(every))  # the table's min/max are the file's
     assert at(run, "loss", 7760) == 2.2009329944849014
-    warnings = [t for t in messages(diags) if ": warning: " in t]
-    assert any("metrics.jsonl:2: warning:" in t and "twice at the same step" in t for t in warnings)
-    assert any("9 step(s) are logged more than once" in t for t in warnings)
+    assert not [t for t in messages(diags) if ": warning: " in t]  # a known, announced aggregation
+    infos = messages(diags, "info")
+    assert any("metrics.jsonl:2: info:" in t and "logged more than once" in t and "mean" in t for t in infos)
+    assert any("several values at one step" in d for d in run.metrics.dropped)  # type: ignore[union-attr]
+
+
+def test_same_step_policy_last_and_all(tmp_path: Path) -> None:
+    log = write(
+        tmp_path / "r" / "log.jsonl",
+        "".join(json.dumps({"step": s, "loss": v}) + "\n" for s, v in [(1, 1.0), (1, 3.0), (2, 2.0)]),
+    )
+    for policy, steps, values in (("last", [1, 2], [3.0, 2.0]), ("all", [1, 1, 2], [1.0, 3.0, 2.0])):
+        run = Run(id="r", source_dir=log.parent)
+        read_log_into(run, log, Diagnostics(), root=tmp_path, same_step=policy)
+        s = run.metrics.series["loss"]  # type: ignore[union-attr]
+        assert list(s.steps) == steps and list(s.values) == values and s.n is None
 
 
 def test_llama_factory_current_steps_and_durations() -> None:

@@ -7,6 +7,7 @@ import math
 import shutil
 from pathlib import Path
 
+import pytest
 from adapterkit import DATA_CORPUS, at, load_all, messages
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -178,18 +179,21 @@ def test_several_eval_datasets_and_conflicting_duplicate(tmp_path: Path) -> None
         {"step": 10, "epoch": 0.1, "eval_squad_loss": 1.9, "eval_squad_runtime": 3.0},
         {"step": 10, "epoch": 0.1, "eval_trivia_loss": 2.1},
         {"step": 20, "epoch": 0.2, "loss": 1.8},
-        {"step": 20, "epoch": 0.2, "loss": 1.7},  # a real duplicate: last value kept, reported
+        {"step": 20, "epoch": 0.2, "loss": 1.7},  # a real duplicate: aggregated (mean, band, count), said
         {"step": 20, "epoch": 0.2, "train_runtime": 9.0, "train_loss": 1.9, "total_flos": 1.0},
     ]
     write_state(tmp_path / "r", history, global_step=20)
     run, diags = one(tmp_path, "r")
     assert at(run, "eval_squad_loss", 10) == 1.9
     assert at(run, "eval_trivia_loss", 10) == 2.1
-    assert at(run, "loss", 20) == 1.7
+    assert at(run, "loss", 20) == pytest.approx(1.75)
+    loss = run.metrics.series["loss"]  # type: ignore[union-attr]
+    assert (loss.lo[-1], loss.hi[-1], loss.n[-1]) == (1.7, 1.8, 2)  # type: ignore[index]
     assert run.summary["train_loss"] == 1.9
-    warnings = messages(diags, "warning")
-    assert len(warnings) == 1 and "trainer_state.json:" in warnings[0] and "twice at the same step" in warnings[0]
-    line = diags.items[0].line
+    assert not messages(diags, "warning")
+    said = [d for d in diags.items if "logged more than once" in d.message]
+    assert len(said) == 1 and said[0].path.endswith("trainer_state.json") and "mean" in said[0].message
+    line = said[0].line
     text = (tmp_path / "r" / "trainer_state.json").read_text().splitlines()
     assert line is not None and '"step": 20' in "\n".join(text[line - 1 : line + 4])
 

@@ -6,6 +6,7 @@ import math
 import shutil
 from pathlib import Path
 
+import pytest
 from adapterkit import DATA_CORPUS, at, load_all, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -120,7 +121,13 @@ def test_nested_metric_names_parent_runs_inf_nan_trash(tmp_path: Path) -> None:
     assert run.provenance["mlflow_tags"] == {"team": "vision"}
     assert run.notes == "# Notes\nwhy"
     assert run.tags == ["experiment:sweeps"]
-    assert not [d for d in diags.items if d.severity != "info"]
+    warned = sorted(d.format() for d in diags.items if d.severity != "info")
+    assert len(warned) == 2  # each non-finite value named with its file, line, key and step
+    assert (
+        "metrics/train/loss:2: warning: 'train/loss' is ∞ at step 1 (line 2, first non-finite value) (2 in all)"
+        in (warned[0])
+    )
+    assert "metrics/val/acc:2: warning: 'val/acc' is −∞ at step 1" in warned[1]
 
 
 def test_bad_metric_lines_reported_with_line_and_rest_kept(tmp_path: Path) -> None:
@@ -137,7 +144,8 @@ def test_bad_metric_lines_reported_with_line_and_rest_kept(tmp_path: Path) -> No
     (run, diags) = next(iter(load_all(tmp_path).values()))
     loss = run.metrics.series["loss"]  # type: ignore[union-attr]
     assert list(loss.steps) == [0, 3, 4]
-    assert at(run, "loss", 3) == 0.45  # duplicated step: last value kept
+    assert at(run, "loss", 3) == pytest.approx(0.475)  # duplicated step: the mean, with its band
+    assert run.metrics.series["loss"].n.tolist() == [1, 2, 1]  # type: ignore[union-attr]
     assert list(run.metrics.series["old"].values) == [0.1, 0.2]  # type: ignore[union-attr]
     text = [d.format() for d in diags.items]
     assert any("metrics/loss:2: warning: expected 'timestamp value [step]'" in t for t in text)

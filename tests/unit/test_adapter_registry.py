@@ -9,7 +9,7 @@ import obs.adapters
 from obs.adapters import ADAPTERS
 
 PACKAGE = Path(obs.adapters.__file__).parent
-SHARED = {"__init__", "base", "common"}  # the registry, the interface and the shared helpers
+SHARED = {"__init__", "base", "common", "shapes"}  # the registry, the interface and the shared helpers
 ADAPTER_MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in SHARED)
 
 
@@ -26,7 +26,16 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def test_registration_order() -> None:
-    assert [a.name for a in ADAPTERS] == ["native", "hf_trainer", "mlflow", "lm_eval", "wandb", "generic_jsonl"]
+    assert [a.name for a in ADAPTERS] == [
+        "native",
+        "hf_trainer",
+        "mlflow",
+        "lm_eval",
+        "wandb",
+        "tensorboard",
+        "csv_logs",
+        "generic_jsonl",
+    ]
 
 
 def test_every_adapter_module_is_registered() -> None:
@@ -42,5 +51,5 @@ def test_no_adapter_module_imports_another() -> None:
 
 def test_shared_modules_import_no_adapter() -> None:
     others = {f"obs.adapters.{name}" for name in ADAPTER_MODULES}
-    for name in ("base", "common"):
+    for name in ("base", "common", "shapes"):
         assert imported_modules(PACKAGE / f"{name}.py") & others == set(), name

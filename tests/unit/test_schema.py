@@ -108,8 +108,8 @@ def test_run_yaml_fields_are_converted_as_declared(tmp_path: Path) -> None:
 
 def test_one_bad_run_yaml_field_is_a_warning_on_its_line_and_the_rest_is_kept(tmp_path: Path) -> None:
     run, said = load_run(tmp_path, "id: r9\ntitle: T\nstatus: done\nmodel: 3\nseed: x\nbaselin: r0\nobs_contract: 2\n")
-    assert (run.id, run.title, run.status, run.model, run.seed) == ("r9", "T", "finished", {}, None)
-    statuses = "queued, running, finished, failed, crashed"
+    assert (run.id, run.title, run.status, run.model, run.seed) == ("r9", "T", "unknown", {}, None)  # nothing says
+    statuses = "queued, running, finished, failed, crashed, unknown"
     assert f"r/run.yaml:3: warning: 'status' is 'done'; expected one of {statuses}; ignored" in said
     assert "r/run.yaml:4: warning: 'model' should be a mapping, got 3; ignored" in said
     assert "r/run.yaml:5: warning: 'seed' should be an integer, got 'x'; ignored" in said

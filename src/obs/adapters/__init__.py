@@ -16,21 +16,57 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from obs.adapters import native
+from obs.adapters import native, tensorboard
 from obs.adapters.base import Adapter, Claim, LoadContext, RunSource
 from obs.adapters.common import new_run
+from obs.adapters.csv_logs import CsvLogAdapter
 from obs.adapters.generic_jsonl import GenericJsonlAdapter, read_log_into
 from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.lm_eval import LmEvalAdapter
 from obs.adapters.mlflow import MlflowAdapter
+from obs.adapters.tensorboard import TensorboardAdapter
 from obs.adapters.wandb import WandbAdapter
 from obs.model import Run
 
+
+class HfTrainerWithEvents:
+    """HF Trainer output folders, with the TensorBoard events its callback writes (`runs/<date>/`) merged in:
+    one run, its configuration from the events' `args` and `model_config`, every tag the state lacks."""
+
+    name = HfTrainerAdapter.name
+
+    def __init__(self) -> None:
+        self.hf = HfTrainerAdapter()
+
+    def claim(self, folder: Path, root: Path) -> Claim | None:
+        claim = self.hf.claim(folder, root)
+        if claim is None or len(claim.runs) != 1:
+            return claim
+        dirs = tensorboard.event_dirs_below(folder, root)
+        if not dirs:
+            return claim
+        (source,) = claim.runs
+        files = tuple(f for d in dirs for f in tensorboard.event_files(d, root))
+        events = RunSource(TensorboardAdapter.name, folder, files, default_id=source.default_id)
+        where = ", ".join(sorted({d.relative_to(folder).as_posix() + "/" for d in dirs}))
+        note = f"TensorBoard events merged into this run: {len(files)} file(s) in {where}"
+        merged = replace(source, files=(*source.files, *files), extras=(events,))
+        return Claim(runs=(merged,), owned_dirs=claim.owned_dirs, notes=(*claim.notes, note))
+
+    def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        run = self.hf.load(source, ctx)
+        for extra in source.extras:
+            tensorboard.merge_into(run, extra, ctx)
+        return run
+
+
 OTHER_FORMATS: tuple[Adapter, ...] = (
-    HfTrainerAdapter(),
+    HfTrainerWithEvents(),
     MlflowAdapter(),
     LmEvalAdapter(),
     WandbAdapter(),
+    TensorboardAdapter(),
+    CsvLogAdapter(),
     GenericJsonlAdapter(),
 )
 

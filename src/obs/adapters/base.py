@@ -47,6 +47,8 @@ class RunSource:
     spec: str | None = None
     campaign: str | None = None
     base: RunSource | None = None
+    record: int | None = None  # one record (0-based) of a file that lists runs, one per record
+    extras: tuple[RunSource, ...] = ()  # other formats' files in this run's folder, merged in by the registry
 
 
 @dataclass

@@ -22,8 +22,9 @@ from obs.adapters.base import LoadContext, RunSource
 from obs.diagnostics import Diagnostics, Severity
 from obs.model import Probe, ProbeCase, Run
 from obs.probetable import ProbeTableBuilder
-from obs.series_builder import STAGE_KEYS, STEP_KEYS, SeriesBuilder
+from obs.series_builder import STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real
+from obs.vocabulary import names_a_duration
 
 # ---------------------------------------------------------------------------------------------------------------
 # run ids and file accounting
@@ -90,12 +91,26 @@ _DURATION = re.compile(r"^\s*(?:(\d+)\s+days?,\s*)?(\d+):(\d{1,2}):(\d{1,2}(?:\.
 
 
 def parse_duration(text: str) -> float | None:
-    """'0:13:09' or '3 days, 17:51:32' (Python's timedelta text) as seconds, else None."""
+    """'0:13:09' or '3 days, 17:51:32' (Python's timedelta text) as seconds, else None.
+
+    Which columns hold durations is `duration_value`'s call: '14:23:05' can be a wall-clock time.
+    """
     m = _DURATION.match(text)
     if m is None:
         return None
     days, hours, minutes, seconds = m.groups()
     return int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+
+
+def duration_value(key: str, text: str) -> float | None:
+    """Seconds, when `key` names a duration (`elapsed_time`, obs.vocabulary) or the text says days ('3 days, 1:02:03').
+
+    A wall-clock `time` column ('14:23:05') looks like a duration and is not one: it stays text.
+    """
+    seconds = parse_duration(text)
+    if seconds is None:
+        return None
+    return seconds if names_a_duration(key) or "day" in text else None
 
 
 def is_number(value: Any) -> TypeGuard[int | float]:
@@ -216,7 +231,7 @@ class RecordCleaner:
         for key, value in record.items():
             if not isinstance(value, str):
                 continue
-            seconds = parse_duration(value)
+            seconds = duration_value(key, value)
             if seconds is None:
                 self.text_keys.setdefault(key, line or 0)
                 continue
@@ -241,6 +256,8 @@ class RecordCleaner:
                 f"{', '.join(text_only)}: text values, not metrics (first at line {first}); not plotted",
                 first or None,
             )
+            if run.metrics is not None:
+                run.metrics.dropped.append(f"text columns, not plotted: {', '.join(text_only)}")
 
 
 def merge_same_step(
@@ -252,38 +269,31 @@ def merge_same_step(
     """Merge consecutive records logged at the same step (a train row and an eval row, say).
 
     Trainer logs train metrics and eval metrics as separate entries with the same step, each
-    carrying `epoch`: they are one point of the curve, not a duplicate. A key logged twice at the
-    same step with a different value *is* a duplicate: the last value is kept and it is reported.
+    carrying `epoch`: they are one point of the curve, not a duplicate. A record that logs a key
+    again at that step with another value is not merged: both values go on to the series builder,
+    which applies the obs.yaml `same_step` policy (the mean with its band, by default) and says so.
     """
     pending: dict[str, Any] | None = None
     pending_line: int | None = None
-    conflicts = 0
-    first_conflict: int | None = None
     copied = False  # `pending` is the caller's record until a merge needs to change it
     for line, record in records:
         step = record.get(step_key)
-        if pending is not None and step is not None and pending.get(step_key) == step:
+        same = pending is not None and step is not None and pending.get(step_key) == step
+        if same and pending is not None and not _conflicts(pending, record):
             if not copied:
                 pending, copied = dict(pending), True
-            for key, value in record.items():
-                if key in pending and pending[key] != value and not _both_nan(pending[key], value):
-                    conflicts += 1
-                    if first_conflict is None:
-                        first_conflict = line
-                pending[key] = value
+            pending.update(record)
             continue
         if pending is not None:
             yield pending_line, pending
         pending, pending_line, copied = record, line, False
     if pending is not None:
         yield pending_line, pending
-    if conflicts:
-        diags.warning(
-            path,
-            f"{conflicts} value(s) logged twice at the same step with different values "
-            f"(first at line {first_conflict}); the last value of each was kept",
-            first_conflict,
-        )
+
+
+def _conflicts(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """`b` logs a key of `a` again with another value (epoch, the same in both, does not count)."""
+    return any(k in a and a[k] != v and not _both_nan(a[k], v) for k, v in b.items())
 
 
 def _both_nan(a: Any, b: Any) -> bool:
@@ -296,6 +306,7 @@ def build_log_metrics(
     path: Path,
     diags: Diagnostics,
     step_key: str | None,
+    same_step: str = "mean",
 ) -> None:
     """Trainer-style records -> `run.metrics` (streamed: records may come from a multi-GB log).
 
@@ -316,7 +327,7 @@ def build_log_metrics(
                 key_holder.append(next((k for k in STEP_KEYS if k in rec), "line index"))
             yield line, trl_aliases(cleaner.clean(rec, line))
 
-    builder = SeriesBuilder(path, diags, step_key=step_key)
+    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
     stream = prepared()
     first = next(stream, None)
     if first is not None:
@@ -326,7 +337,7 @@ def build_log_metrics(
         for line, record in chained:
             builder.add(record, line)
     run.metrics = builder.finish()
-    cleaner.report(run, ignore=STAGE_KEYS)
+    cleaner.report(run, ignore=[run.metrics.stage_key] if run.metrics.stage_key else ())
     if run.metrics.step_source == "line index" and run.metrics.series:
         run.notices.append(
             f"{path.name} has no step column (looked for {', '.join(STEP_KEYS)}): "
@@ -468,8 +479,14 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
         diags.error(path, "file is empty; expected a JSON document")
         return None
     text = decode_text(raw, path, diags)
+    constants: list[str] = []
+
+    def constant(name: str) -> float:
+        constants.append(name)
+        return float(name.replace("Infinity", "inf"))
+
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=constant)
     except json.JSONDecodeError as exc:
         truncated = exc.pos >= len(text.rstrip()) - 1
         hint = "; the file looks truncated (cut off before its end)" if truncated else ""
@@ -478,9 +495,25 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
     except RecursionError:
         diags.error(path, "JSON nested too deeply")
         return JsonDoc(None, text, False)
-    if "NaN" in text or "Infinity" in text:
-        diags.warning(path, "uses bare NaN/Infinity, which is not JSON; the values were kept")
+    if constants:  # real bare constants, not the text "NaN" inside a string
+        line = _first_bare_constant_line(text)
+        diags.warning(
+            path,
+            f"uses bare NaN/Infinity ({len(constants)} value(s), first at line {line}), "
+            "which is not JSON; the values were kept",
+            line,
+        )
     return JsonDoc(data, text, True)
+
+
+_STRING_OR_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _first_bare_constant_line(text: str) -> int | None:
+    for m in _STRING_OR_CONSTANT.finditer(text):
+        if m.group(1):
+            return text.count("\n", 0, m.start()) + 1
+    return None
 
 
 def read_json_object(

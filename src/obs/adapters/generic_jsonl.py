@@ -1,13 +1,18 @@
 """Generic logs: a folder with a JSON-lines log (`*.jsonl`) or a JSON array of records, and no run.yaml.
 
-Each log file is one run. Records that carry a step (`step`, `global_step`, `iteration`,
-`current_steps`, `_step`, ...) or no id are **metrics**: every numeric key a curve, `null` "not
-logged", durations written as `H:MM:SS` read as seconds, other text reported. Records that carry
-an id (`id`, `doc_id`, `task_id`, `i`, ...) and at least one true/false field and no step are
-**per-item results**: each record is a probe case, its booleans the checks, so two systems
-evaluated on the same items are compared case by case. A run.yaml beside such a file is read as a
-native run; the registry (`obs.adapters`) hands this module's reader the log it names with
-`metrics_file:` (and `step_key:`).
+Each log file is one run, except a file whose records are runs. What the records are is decided
+by `obs.adapters.shapes` from the first ones (DESIGN.md §9, "outcomes are not curves"):
+
+* **metrics** (records carry a step, or training quantities): every numeric key a curve, `null`
+  "not logged", durations written as `H:MM:SS` read as seconds, other text reported;
+* **per-item results** (every record has an outcome: true/false, a 0/1 under an outcome name, a
+  score; ids optional, nested outcomes by dotted path): each record is a probe case, so two systems
+  evaluated on the same items are compared case by case, and the headline is the file's own
+  accuracy (the share of items whose main outcome is true), never the mean of the last lines;
+* **runs** (every record names a different run and carries metrics): one run per record.
+
+A run.yaml beside such a file is read as a native run; the registry (`obs.adapters`) hands this
+module's reader the log it names with `metrics_file:` (and `step_key:`).
 """
 
 from __future__ import annotations
@@ -21,24 +26,23 @@ from typing import Any
 from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     JsonDoc,
-    ProbeCollector,
     build_log_metrics,
     element_lines,
     is_number,
     new_run,
-    probe_case_from_record,
     read_head,
     read_json_document,
     run_id_for_file,
     salvage_array,
     unread_note,
 )
+from obs.adapters.shapes import Shape, classify, leaves, read_items_into
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
 from obs.model import Run
-from obs.series_builder import STEP_KEYS
 from obs.sourcetree import safe_input
+from obs.vocabulary import is_stage_key
 
 LOG_SUFFIXES = (".jsonl", ".ndjson")
 NOT_LOGS = {
@@ -57,12 +61,9 @@ NOT_LOGS = {
     "manifest.json",
 }
 ID_KEYS = ("id", "doc_id", "task_id", "question_id", "sample_id", "item_id", "uid", "idx", "index", "i")
-TEXT_ROLES = {
-    "prompt": ("prompt", "question", "query", "input", "instruction", "problem"),
-    "expected": ("expected", "gold", "target", "answer", "reference", "label", "ground_truth"),
-    "actual": ("actual", "pred", "prediction", "output", "response", "completion", "generated", "model_answer"),
-}
-SNIFF_RECORDS = 20
+SNIFF_RECORDS = 50
+RUNS_SNIFF_BYTES = 4 << 20  # a file is checked for records-that-are-runs (in the claim) only up to this size
+MAX_RECORD_RUNS = 500
 _ARRAY_START = re.compile(rb"^\[\s*(\{|\])")
 _RECORDS_KEY = re.compile(rb'"([^"\\]{1,64})"\s*:\s*\[\s*\{')
 
@@ -109,10 +110,18 @@ class GenericJsonlAdapter:
         if not logs and not used_by_campaign:
             return None
         several = len(logs) + len(used_by_campaign) > 1  # ids do not change when a campaign names a file
-        sources = tuple(
-            RunSource(self.name, folder, (log,), key=log.name, default_id=run_id_for_file(folder, root, log, several))
-            for log in logs
-        )
+        sources_list: list[RunSource] = []
+        for log in logs:
+            file_id = run_id_for_file(folder, root, log, several)
+            runs = record_runs(log)
+            if runs is None:
+                sources_list.append(RunSource(self.name, folder, (log,), key=log.name, default_id=file_id))
+                continue
+            for i, name in enumerate(runs):
+                sources_list.append(
+                    RunSource(self.name, folder, (log,), key=log.name, default_id=f"{file_id}/{name}", record=i)
+                )
+        sources = tuple(sources_list)
         notes = []
         if used_by_campaign:
             names = ", ".join(f.name for f in used_by_campaign)
@@ -124,12 +133,18 @@ class GenericJsonlAdapter:
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         path = source.path / source.key if source.key else source.files[0]
+        if source.record is not None:
+            run = new_run(source, ctx, title=source.default_id.rsplit("/", 1)[-1])
+            read_record_run(run, path, source.record, ctx.diags)
+            return run
         run = new_run(source, ctx, title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name)
-        read_log_into(run, path, ctx.diags, root=ctx.root)
+        read_log_into(run, path, ctx.diags, root=ctx.root, same_step=ctx.config.same_step)
         return run
 
 
-def read_log_into(run: Run, path: Path, diags: Diagnostics, *, step_key: str | None = None, root: Path) -> None:
+def read_log_into(
+    run: Run, path: Path, diags: Diagnostics, *, step_key: str | None = None, root: Path, same_step: str = "mean"
+) -> None:
     """Read one log file (JSONL streamed, or a JSON document) into `run`: metrics or probe cases."""
     try:
         if path.stat().st_size == 0:
@@ -148,67 +163,78 @@ def read_log_into(run: Run, path: Path, diags: Diagnostics, *, step_key: str | N
         diags.warning(path, "no JSON records found")
         return
     stream = itertools.chain(head, records)
-    id_key = None if step_key else _per_item_id(head)
-    if id_key is None:
-        build_log_metrics(run, stream, path, diags, step_key=step_key)
+    shape = classify([rec for _, rec in head]) if not step_key else Shape("metrics")
+    if not shape.is_items:
+        if shape.kind == "runs":
+            run.notices.append(
+                f"{path.name} lists runs, one per record ({shape.why}); read here as one log in record order."
+            )
+        build_log_metrics(run, stream, path, diags, step_key=step_key, same_step=same_step)
         if run.metrics is not None and not run.metrics.series:
             diags.warning(path, "no numeric metrics found")
         return
-    collector = ProbeCollector(path, diags)
-    for line, rec in stream:
-        collector.add(_case(rec, id_key, line, path, run.source_dir, root, diags), line)
-    run.probe = collector.probe()
-    checks = collector.check_names
-    run.notices.append(
-        f"{path.name} holds per-item results: each record is a case (id from '{id_key}'), "
-        f"checks: {', '.join(checks) or 'none'}."
+    read_items_into(run, stream, shape, path, diags, root=root)
+
+
+def record_runs(path: Path) -> list[str] | None:
+    """The run names of a file whose records are runs (one per record), else None. Small files only."""
+    try:
+        if path.stat().st_size > RUNS_SNIFF_BYTES:
+            return None
+    except OSError:
+        return None
+    records = [rec for _, rec in _quiet_records(path)]
+    if len(records) < 2 or len(records) > MAX_RECORD_RUNS:
+        return None
+    shape = classify(records)
+    if shape.kind != "runs" or shape.id_key is None:
+        return None
+    return [_safe_name(str(rec.get(shape.id_key))) for rec in records]
+
+
+def _safe_name(text: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9._+=@-]+", "-", text).strip("-.")
+    return cleaned[:80] or "run"
+
+
+def _quiet_records(path: Path) -> list[tuple[int | None, dict[str, Any]]]:
+    """Records of a log, problems not reported (the claim only sniffs; loading reports them)."""
+    quiet = Diagnostics()
+    if path.name.lower().endswith(".json"):
+        return list(_document_records(Run(id="", source_dir=path.parent), path, quiet))
+    return list(iter_jsonl(path, quiet, partial_last_is_normal=True))
+
+
+def read_record_run(run: Run, path: Path, index: int, diags: Diagnostics) -> None:
+    """One record of a file that lists runs: its numbers are the run's final values, its text its settings."""
+    records = (
+        _quiet_records(path)
+        if path.name.lower().endswith(".json")
+        else list(iter_jsonl(path, diags, partial_last_is_normal=True))
     )
-
-
-def _per_item_id(head: list[tuple[int | None, dict[str, Any]]]) -> str | None:
-    first = head[0][1]
-    if any(k in first for k in STEP_KEYS):
-        return None
-    id_key = next((k for k in ID_KEYS if k in first and isinstance(first[k], str | int)), None)
-    if id_key is None:
-        return None
-    if not any(isinstance(v, bool) for _, rec in head for v in rec.values()):
-        return None
-    return id_key
-
-
-def _case(
-    rec: dict[str, Any], id_key: str, line: int | None, path: Path, run_dir: Path, root: Path, diags: Diagnostics
-) -> Any:
-    shaped: dict[str, Any] = {}
-    used: set[str] = {id_key}
-    nested = [v for v in rec.values() if isinstance(v, dict)]
-    for role, keys in TEXT_ROLES.items():
-        if role in rec:
-            continue
-        for key in keys:
-            if key != id_key and _is_text(rec.get(key)):
-                shaped[role] = rec[key]
-                used.add(key)
-                break
-        else:  # one level down, e.g. tau-bench's {"task": {"query": ...}}
-            found = next((d[k] for k in keys for d in nested if _is_text(d.get(k))), None)
-            if found is not None:
-                shaped[role] = found
-    if id_key in rec:
-        shaped["id"] = rec[id_key]
-    for key, value in rec.items():
-        if key in used:
-            continue
-        if key == "id" and id_key != "id":
-            shaped["source_id"] = value
-            continue
-        shaped[key] = value
-    return probe_case_from_record(shaped, line or 0, path, run_dir, root, diags)
-
-
-def _is_text(value: Any) -> bool:
-    return isinstance(value, str | int | float) and not isinstance(value, bool)
+    if index >= len(records):
+        diags.error(path, f"record {index + 1} is gone (the file has {len(records)} records now)")
+        return
+    line, rec = records[index]
+    shape = classify([r for _, r in records])
+    for name, value in leaves(rec):
+        if isinstance(value, bool):
+            run.config[name] = value
+        elif is_number(value):
+            run.summary[name] = float(value)
+        elif isinstance(value, str) and name != shape.id_key:
+            if len(value) <= 500:
+                run.config[name] = value
+        elif value is not None:
+            run.other_fields[name] = value
+    stage = next((run.config[k] for k in run.config if is_stage_key(k) and isinstance(run.config[k], str)), None)
+    if stage:
+        run.tags.append(f"stage:{stage}")
+    run.provenance["record"] = f"{path.name}" + (f", line {line}" if line else f", record {index + 1}")
+    run.notices.append(
+        f"This run is record {index + 1} of {path.name}, which lists {len(records)} runs, one per record "
+        f"(named by '{shape.id_key}'): its numbers are final values, not curves."
+    )
 
 
 def _document_records(run: Run, path: Path, diags: Diagnostics) -> Iterable[tuple[int | None, dict[str, Any]]]:

@@ -17,6 +17,7 @@ from typing import Any
 from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     ProbeCollector,
+    folder_id,
     is_number,
     iso_from_timestamp,
     new_run,
@@ -64,7 +65,7 @@ class LmEvalAdapter:
         files = visible_files(folder, root)
         results = [f for f in files if f.suffix == ".json" and is_results_file(f)]
         if not results:
-            return None
+            return samples_only_claim(self.name, folder, root, files)
         samples = [f for f in files if SAMPLES_NAME.match(f.name)]
         several = len(results) > 1
         sources = []
@@ -88,6 +89,8 @@ class LmEvalAdapter:
         return Claim(runs=tuple(sources), owned_dirs=(), notes=tuple(notes))
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        if not source.key:  # per-sample files without their results file
+            return load_samples_only(source, ctx)
         results_path = source.path / source.key if source.key else source.files[0]
         run = new_run(source, ctx, title=results_path.stem)
         load_results(run, results_path, ctx.diags)
@@ -95,6 +98,52 @@ class LmEvalAdapter:
         if samples:
             run.probe = load_samples(samples, source.path, ctx.root, ctx.diags)
         return run
+
+
+def samples_only_claim(name: str, folder: Path, root: Path, files: list[Path]) -> Claim | None:
+    """`samples_<task>_<date>.jsonl` alone in a folder (no results file): one evaluation run per date stamp,
+    read from its samples. Without this they were a generic log: a curve over the line index."""
+    samples = [f for f in files if SAMPLES_NAME.match(f.name)]
+    if not samples:
+        return None
+    stamps: dict[str, list[Path]] = {}
+    for f in samples:
+        m = SAMPLES_NAME.match(f.name)
+        stamps.setdefault((m.group("date") if m else None) or "", []).append(f)
+    several = len(stamps) > 1
+    sources = tuple(
+        RunSource(
+            name,
+            folder,
+            tuple(group),
+            key="",
+            default_id=f"{folder_id(folder, root)}/samples_{stamp}" if several and stamp else folder_id(folder, root),
+        )
+        for stamp, group in sorted(stamps.items())
+    )
+    notes = [f"per-sample files without a results file: {len(samples)} file(s), {len(stamps)} run(s)"]
+    note = unread_note([f for f in files if f not in samples], folder, "not lm-eval output")
+    if note:
+        notes.append(note)
+    return Claim(runs=sources, owned_dirs=(), notes=tuple(notes))
+
+
+def load_samples_only(source: RunSource, ctx: LoadContext) -> Run:
+    """An evaluation run known from its per-sample files: each document a case, each metric a check."""
+    files = sorted(source.files)
+    tasks = sorted({m.group("task") for f in files if (m := SAMPLES_NAME.match(f.name))})
+    run = new_run(source, ctx, title=" + ".join(tasks) or source.path.name)
+    run.probe = load_samples(files, source.path, ctx.root, ctx.diags)
+    m = SAMPLES_NAME.match(files[0].name)
+    if m and m.group("date"):
+        run.date = m.group("date")
+    n = run.probe.size if run.probe else 0
+    run.notices.append(
+        "An evaluation run (lm-evaluation-harness) read from its per-sample files "
+        f"({', '.join(f.name for f in files)}) without their results file: {n} documents, each a case; "
+        "the headline is the share of documents a metric marks correct, not a curve."
+    )
+    return run
 
 
 def samples_for(results: Path, samples: list[Path], several: bool) -> list[Path]:
@@ -148,6 +197,8 @@ def load_results(run: Run, path: Path, diags: Diagnostics) -> None:
     if not run.evals:
         diags.warning(path, "no numeric task metrics in 'results'")
     _run_fields(run, data, path)
+    if doc.ok:
+        run.status = "finished"  # the harness writes its results file once, when the evaluation is done
 
 
 def _mapping(data: dict[str, Any], key: str) -> dict[str, Any]:

@@ -271,8 +271,10 @@ def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
     tags = _read_value_files(run_dir / "tags", ctx.root, diags)
     _apply_tags(run, tags, run_dir, ctx.root)
 
-    builder = SeriesBuilder(run_dir / "metrics", diags, step_key="step")
     metrics_dir = run_dir / "metrics"
+    builder = SeriesBuilder(
+        metrics_dir, diags, step_key="step", same_step=ctx.config.same_step, key_path=lambda key: metrics_dir / key
+    )
     for path in walk_files(metrics_dir, ctx.root):
         key = path.relative_to(metrics_dir).as_posix()
         if path.stat().st_size == 0:

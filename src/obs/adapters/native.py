@@ -38,7 +38,9 @@ RUN_FILE = "run.yaml"
 class LogReader(Protocol):
     """Reads a log named by `metrics_file:` into a run (the registry passes the generic reader)."""
 
-    def __call__(self, run: Run, path: Path, diags: Diagnostics, *, step_key: str | None, root: Path) -> None: ...
+    def __call__(
+        self, run: Run, path: Path, diags: Diagnostics, *, step_key: str | None, root: Path, same_step: str = "mean"
+    ) -> None: ...
 
 
 def claim(folder: Path, root: Path) -> Claim | None:
@@ -140,14 +142,16 @@ def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadConte
     if not named or named == "metrics.jsonl":  # the native log keeps the native reader
         path = safe_input(folder / "metrics.jsonl", ctx.root)
         if path is not None:
-            run.metrics = read_metrics_jsonl(path, diags, step_key=step_key, running=run.status == "running")
+            run.metrics = read_metrics_jsonl(
+                path, diags, step_key=step_key, running=run.status == "running", same_step=ctx.config.same_step
+            )
         return
     inside = safe_child(folder, named, ctx.root, diags, run_yaml)
     if inside is None:
         return
     path = safe_input(inside, ctx.root)
     if path is not None:
-        read_log(run, path, diags, step_key=step_key, root=ctx.root)
+        read_log(run, path, diags, step_key=step_key, root=ctx.root, same_step=ctx.config.same_step)
     elif reading is not None:
         diags.warning(run_yaml, f"metrics_file '{named}' does not exist", reading.line("metrics_file"))
 
@@ -161,7 +165,9 @@ def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer:
     return candidate
 
 
-def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, running: bool) -> Metrics:
+def read_metrics_jsonl(
+    path: Path, diags: Diagnostics, *, step_key: str | None, running: bool, same_step: str = "mean"
+) -> Metrics:
     """Large clean logs take the native-code fast path; everything else the tolerant reader."""
     metrics = None
     try:
@@ -171,7 +177,7 @@ def read_metrics_jsonl(path: Path, diags: Diagnostics, *, step_key: str | None, 
     if large:
         metrics = read_metrics_fast(path, diags, step_key)
     if metrics is None:
-        builder = SeriesBuilder(path, diags, step_key=step_key)
+        builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
         for line, record in iter_jsonl(path, diags, partial_last_is_normal=True):
             builder.add(record, line)
         metrics = builder.finish()

@@ -28,7 +28,7 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import Run
 from obs.safeyaml import load_mapping
-from obs.series_builder import STAGE_KEYS, SeriesBuilder
+from obs.series_builder import SeriesBuilder
 from obs.sourcetree import safe_input
 
 CONFIG = "config.yaml"
@@ -116,12 +116,12 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
     _read_metadata(run, safe_input(files_dir / METADATA, ctx.root), diags)
     history = safe_input(files_dir / HISTORY, ctx.root)
     if history is not None:
-        builder = SeriesBuilder(history, diags, step_key=None)
+        builder = SeriesBuilder(history, diags, step_key=None, same_step=ctx.config.same_step)
         cleaner = RecordCleaner(history, diags)
         for line, rec in iter_jsonl(history, diags, partial_last_is_normal=True):
             builder.add(cleaner.clean(rec, line), line)
         run.metrics = builder.finish()
-        cleaner.report(run, ignore=STAGE_KEYS)
+        cleaner.report(run, ignore=[run.metrics.stage_key] if run.metrics.stage_key else ())
     else:
         binary = sorted(p.name for p in folder.glob("*.wandb"))
         where = f" ({binary[0]})" if binary else ""
@@ -160,11 +160,43 @@ def _read_summary(run: Run, path: Path | None, diags: Diagnostics) -> None:
         return
     for key, value in numeric_leaves(summary, skip=SUMMARY_SKIP):
         run.summary[key] = value
+    others = not_numbers(summary)
+    if others:
+        shown = ", ".join(f"{k} ({what})" for k, what in others[:12]) + (
+            f" and {len(others) - 12} more" if len(others) > 12 else ""
+        )
+        run.notices.append(
+            f"The W&B summary also holds {len(others)} value(s) that are not numbers, not shown here as final values: "
+            f"{shown}."
+        )
     runtime = summary.get("_wandb", {}).get("runtime") if isinstance(summary.get("_wandb"), dict) else None
     if is_number(runtime) and "_runtime" not in run.summary:
         run.summary["_runtime"] = float(runtime)
     if not [k for k in run.summary if not k.startswith("_")]:
         run.notices.append("The W&B summary holds no metric: the run logged nothing, or stopped before its first log.")
+
+
+def not_numbers(data: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """(key, what) of every summary value that is not a number: W&B media and tables (`_type`), text, lists."""
+    out: list[tuple[str, str]] = []
+    if not isinstance(data, dict):
+        return out
+    for key, value in data.items():
+        if key in SUMMARY_SKIP:
+            continue
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            if "_type" in value:
+                out.append((name, str(value["_type"])))
+            else:
+                out.extend(not_numbers(value, f"{name}/"))
+        elif isinstance(value, str):
+            out.append((name, f"text '{value[:40]}'" + ("…" if len(value) > 40 else "")))
+        elif isinstance(value, list):
+            out.append((name, f"a list of {len(value)}"))
+        elif value is None:
+            out.append((name, "null"))
+    return out
 
 
 def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
@@ -190,5 +222,14 @@ def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
     if isinstance(args, list) and all(isinstance(a, str) for a in args):
         run.provenance["args"] = " ".join(args)
     state = meta.get("state")
-    if isinstance(state, str) and state.lower() in ("running", "finished", "failed", "crashed"):
-        run.status = state.lower()
+    if not isinstance(state, str) or state.lower() not in ("running", "finished", "failed", "crashed"):
+        return
+    runtime = run.summary.get("_runtime")
+    if state.lower() == "running" and runtime is not None:
+        # wandb-metadata.json is written when the run starts; a summary with a runtime was written later
+        run.notices.append(
+            f"wandb-metadata.json says 'running' (written when the run started), but the summary records "
+            f"{runtime:g} s of runtime: how the run ended is not recorded, so its status is unknown."
+        )
+        return
+    run.status = state.lower()

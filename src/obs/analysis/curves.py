@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from obs.model import Metrics
+from obs.vocabulary import stat_groups
 
 LOSS_KEYS = ("loss", "train_loss", "train/loss", "train_mean_nll", "train/nll", "nll", "train/loss_mean")
 GRAD_KEYS = ("grad_norm", "gradient_norm", "train/grad_norm", "optim/grad_norm", "grad_norm/total")
@@ -41,6 +42,8 @@ class CurvePlan:
     lr: str | None = None
     bands: list[Band] = field(default_factory=list)
     others: list[str] = field(default_factory=list)
+    loss_not_drawn: list[str] = field(default_factory=list)  # loss series past MAX_LOSS_OVERLAYS: in the table only
+    bands_not_drawn: list[str] = field(default_factory=list)
 
     @property
     def has_training_panel(self) -> bool:
@@ -55,23 +58,15 @@ def _first(names: set[str], candidates: tuple[str, ...]) -> str | None:
 
 
 def find_bands(names: set[str]) -> list[Band]:
-    """`x_mean`/`x_std`, `x/mean`/`x/std` and TRL's `reward`/`reward_std` pairs."""
+    """Mean ± std pairs in any spelling obs.vocabulary knows (`x_mean`/`x_std`, `x/mean`/`x/std`,
+    `mean_x`/`std_x`, ...) and TRL's `reward`/`reward_std` (a plain name with a std beside it)."""
     bands: list[Band] = []
-    for name in sorted(names):
-        for mean_suffix, std_suffix, min_s, max_s in (
-            ("_mean", "_std", "_min", "_max"),
-            ("/mean", "/std", "/min", "/max"),
-        ):
-            if name.endswith(mean_suffix):
-                base = name[: -len(mean_suffix)]
-                std = base + std_suffix
-                if std in names:
-                    lo, hi = base + min_s, base + max_s
-                    bands.append(Band(base, name, std, lo if lo in names else None, hi if hi in names else None))
-        if name.endswith("_std") and not name.endswith(("_mean_std",)):
-            base = name[: -len("_std")]
-            if base in names and f"{base}_mean" not in names:
-                bands.append(Band(base, base, name, None, None))
+    for base, stats in sorted(stat_groups(frozenset(names)).items()):
+        std = stats.get("std")
+        mean = stats.get("mean") or (base if base in names else None)
+        if std is None or mean is None:
+            continue
+        bands.append(Band(base, mean, std, stats.get("min"), stats.get("max")))
     return bands
 
 
@@ -90,8 +85,11 @@ def plan_curves(metrics: Metrics) -> CurvePlan:
         plan.loss, overlays = overlays[0], overlays[1:]
         used.add(plan.loss)
     plan.loss_overlays = overlays[:MAX_LOSS_OVERLAYS]
+    plan.loss_not_drawn = overlays[MAX_LOSS_OVERLAYS:]
     used.update(plan.loss_overlays)
-    plan.bands = find_bands(names - used)[:MAX_BANDS]
+    bands = find_bands(names - used)
+    plan.bands = bands[:MAX_BANDS]
+    plan.bands_not_drawn = [b.label for b in bands[MAX_BANDS:]]
     for band in plan.bands:
         used.update(n for n in (band.mean, band.std, band.min, band.max) if n)
     plan.others = sorted(names - used)

@@ -67,6 +67,14 @@ class RunDigest:
     contract: dict[str, Any] = field(default_factory=dict)
     data: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
+    # series whose last logged value is NaN or ±∞: name -> (that value, its step). The final window
+    # mean is taken over finite points; a run that ended diverged is said so, not averaged away.
+    ends_nonfinite: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+def nonfinite_text(value: float) -> str:
+    """'nan', 'inf' or '-inf': how a non-finite value travels through JSON (which has none)."""
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
     def __post_init__(self) -> None:
         if self.probe is not None:
@@ -91,11 +99,14 @@ def window_stat(values: np.ndarray, steps: np.ndarray, window: int) -> WindowSta
 
 def make_digest(run: Run, window: int) -> RunDigest:
     finals: dict[str, WindowStat] = {}
+    ends: dict[str, tuple[float, float]] = {}
     if run.metrics is not None:
         for name, series in run.metrics.series.items():
             stat = window_stat(series.values, series.steps, window)
             if stat is not None:
                 finals[name] = stat
+            if len(series) and not math.isfinite(float(series.values[-1])):
+                ends[name] = (float(series.values[-1]), float(series.steps[-1]))
     evals = {f"{e.task}/{e.metric}": (e.value, e.stderr) for e in run.evals}
     return RunDigest(
         id=run.id,
@@ -110,6 +121,7 @@ def make_digest(run: Run, window: int) -> RunDigest:
         contract=run.contract,
         data=run.data,
         provenance=run.provenance,
+        ends_nonfinite=ends,
     )
 
 
@@ -132,6 +144,7 @@ def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
         "contract": digest.contract,
         "data": digest.data,
         "provenance": digest.provenance,
+        "ends_nonfinite": {k: [nonfinite_text(v), s] for k, (v, s) in digest.ends_nonfinite.items()},
     }
 
 
@@ -155,4 +168,5 @@ def digest_from_dict(data: dict[str, Any]) -> RunDigest:
         contract=data["contract"],
         data=data["data"],
         provenance=data["provenance"],
+        ends_nonfinite={k: (float(v), float(s)) for k, (v, s) in data.get("ends_nonfinite", {}).items()},
     )

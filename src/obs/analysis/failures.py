@@ -108,7 +108,8 @@ def group_failures(
     order = rows_failing[np.argsort(key_code[rows_failing], kind="stable")]
     codes = key_code[order]
     starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if order.size else np.array([], dtype=np.intp)
-    for s, e in zip(starts, [*starts[1:], order.size], strict=True):
+    ends = [*starts[1:], order.size] if order.size else []  # no failing case (scores only): no group
+    for s, e in zip(starts, ends, strict=True):
         groups.setdefault(key_names[int(codes[s])], []).append(order[s:e])
     out = []
     for (key, source), parts in groups.items():

@@ -183,7 +183,12 @@ def _as_outcome(value: Any) -> bool | None:
 
 
 def parse_item_results(
-    data: bytes, *, id_key: str | None = None, correct_key: str | None = None, items_key: str | None = None
+    data: bytes,
+    *,
+    id_key: str | None = None,
+    correct_key: str | None = None,
+    items_key: str | None = None,
+    by_position: bool = False,
 ) -> ItemResults:
     """Outcome per item id from a JSON or JSON Lines result file.
 
@@ -194,9 +199,15 @@ def parse_item_results(
     or 0/1. Records without a usable id or outcome are skipped and counted, never guessed; a
     repeated id keeps the last record (counted as a duplicate), as re-runs append.
 
+    With ``by_position`` (campaign.yaml ``pair_by: position``) the id of a record is its position
+    in the file (1, 2, ...): for two files of the same items in the same order that carry no id.
+
     Raises :class:`ItemFileError` when nothing usable is in the file.
     """
     raw, bad_lines = _load_records(data, items_key)
+    if by_position:
+        raw = [{**r, "#": i} if isinstance(r, dict) else r for i, r in enumerate(raw, 1)]
+        id_key = "#"
     problems: list[str] = []
     if bad_lines:
         shown = ", ".join(str(n) for n in bad_lines[:5]) + (", …" if len(bad_lines) > 5 else "")

@@ -18,6 +18,7 @@ from obs.analysis.compare import (
     headline_delta,
     resolve_headline,
 )
+from obs.analysis.config_view import ConfigView, config_view
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -36,6 +37,7 @@ class RunContext:
     """What the run's surroundings say: spec/campaign headline choices and the baseline."""
 
     preferred_metrics: list[str] = field(default_factory=list)
+    preferred_from: list[str] = field(default_factory=list)  # where each preferred metric was named (spec.yaml, ...)
     final_window: int = 10
     baseline_id: str | None = None
     baseline: RunDigest | None = None
@@ -63,6 +65,7 @@ class RunReport:
     suggestion: Suggestion
     reward: RewardHealth | None = None
     baseline_probe: CaseOutcomes | None = None  # the baseline's case outcomes (the case browser shows both)
+    config: ConfigView | None = None
 
     @property
     def n_failing(self) -> int:
@@ -96,13 +99,18 @@ class RunReport:
                 "disagree": self.disagrees,
             },
             "final_values": {k: v.as_dict() for k, v in sorted(self.digest.finals.items())},
+            "configuration": self.config.as_dict() if self.config else None,
         }
 
 
 def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     digest = make_digest(run, ctx.final_window)
     preferred = [m for m in [run.primary_metric, *ctx.preferred_metrics, cfg.primary_metric] if m]
-    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window)
+    named = [(run.primary_metric, "run.yaml")] if run.primary_metric else []
+    froms = ctx.preferred_from or ["spec or campaign"] * len(ctx.preferred_metrics)
+    named += list(zip(ctx.preferred_metrics, froms, strict=False))
+    required = next(((m, w) for m, w in named if m), None)
+    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window, required)
     is_negative = cfg.is_negative_check
 
     scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
@@ -178,4 +186,5 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         suggestion=suggestion,
         reward=reward,
         baseline_probe=base.probe if base is not None else None,
+        config=config_view(run, held),
     )

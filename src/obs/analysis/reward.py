@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from obs.model import Metrics, Series
+from obs.vocabulary import stat_groups
 
 # Names as logged by common trainers, most specific first. A `train/` prefix (W&B exports) is accepted.
 MEAN_NAMES = ("reward_mean", "rewards_mean", "reward/mean", "rewards/mean", "reward", "mean_reward")
@@ -31,7 +32,10 @@ ADV_MEAN_NAMES = ("advantage_mean", "advantages_mean", "advantage/mean", "advant
 ADV_STD_NAMES = ("advantage_std", "advantages_std", "advantage/std", "advantages/std")
 # Per-reward-function components: TRL logs `rewards/<fn>/mean` and `/std` (older: `rewards/<fn>`).
 COMPONENT = re.compile(r"^rewards?/(?P<fn>[^/]+?)(?:/(?P<stat>mean|std))?$")
-NOT_COMPONENTS = frozenset({"mean", "std", "min", "max"})
+# DPO/ORPO's rewards/chosen|rejected|margins|accuracies are implicit rewards of a preference pair, not
+# reward functions of a policy-gradient run: no reward-health panel for them.
+NOT_COMPONENTS = frozenset({"mean", "std", "min", "max", "chosen", "rejected", "margins", "accuracies"})
+REWARD_BASES = ("reward", "rewards")
 PREFIX = "train/"
 
 
@@ -253,10 +257,18 @@ def _names(metrics: Metrics) -> dict[str, str]:
     return out
 
 
-def _pick(names: dict[str, str], candidates: tuple[str, ...]) -> str | None:
+def _pick(names: dict[str, str], candidates: tuple[str, ...], stat: str | None = None) -> str | None:
+    """The first of `candidates` logged; else any name obs.vocabulary reads as that statistic of the reward
+    (`std_reward`, `reward_stdev`, `mean/reward`, ...)."""
     for c in candidates:
         if c in names:
             return names[c]
+    if stat is not None:
+        groups = stat_groups(frozenset(names))
+        for base in REWARD_BASES:
+            logged = groups.get(base, {}).get(stat)
+            if logged is not None:
+                return names[logged]
     return None
 
 
@@ -291,10 +303,10 @@ def reward_health(metrics: Metrics | None, threshold: Callable[[str], float]) ->
     names = _names(metrics)
     window = max(1, int(threshold("zero_std_window")))
     keys = {
-        "mean": _pick(names, MEAN_NAMES),
-        "std": _pick(names, STD_NAMES),
-        "min": _pick(names, MIN_NAMES),
-        "max": _pick(names, MAX_NAMES),
+        "mean": _pick(names, MEAN_NAMES, "mean"),
+        "std": _pick(names, STD_NAMES, "std"),
+        "min": _pick(names, MIN_NAMES, "min"),
+        "max": _pick(names, MAX_NAMES, "max"),
         "zero_std": _pick(names, ZERO_STD_NAMES),
         "adv_mean": _pick(names, ADV_MEAN_NAMES),
         "adv_std": _pick(names, ADV_STD_NAMES),

@@ -25,6 +25,7 @@ from obs.sitemodel import (
     RunSummary,
     WindowSummary,
     finite_or_none,
+    nonfinite_of,
 )
 
 CURVE_POINTS = 400
@@ -32,6 +33,31 @@ ARM_CURVE_POINTS = 200  # per metric, for the ablation-arm overlay (runs with an
 ARM_CURVE_METRICS = 4
 MAX_FINALS = 80
 TAIL_POINTS = 256  # exact last points of the campaign metric: trend windows within the run
+
+
+def comparable_set(report: RunReport) -> tuple[str, str | None]:
+    """(metric · family, probe version · cases): runs are ranked against each other only inside one set.
+
+    The family is what says two runs answer the same question: a spec, a campaign, an MLflow
+    experiment, else the folder holding the run (runs side by side). A DPO loss and a speech-to-text
+    loss are both "loss" and still different sets.
+    """
+    run, headline = report.run, report.headline
+    if run.spec:
+        family = f"spec {run.spec}"
+    elif run.campaign:
+        family = f"campaign {run.campaign}"
+    elif run.provenance.get("mlflow_experiment"):
+        family = f"MLflow experiment {run.provenance['mlflow_experiment']}"
+    else:
+        family = run.id.rpartition("/")[0] or "top level"
+    metric = headline.metric or "no metric"
+    probe = None
+    if headline.kind == "probe" and headline.n is not None:
+        version = run.contract.get("probe") if isinstance(run.contract, dict) else None
+        named = f"{version}" if str(version).lower().startswith("probe") else f"probe {version}"
+        probe = f"{named + ' · ' if version else ''}{headline.n} cases"
+    return f"{metric} · {family}", probe
 
 
 def summarize(
@@ -109,12 +135,21 @@ def summarize(
         campaign_tail=campaign_tail,
         completions=completions,
         completions_final=completions_final,
+        comparable=comparable_set(report)[0],
+        probe_key=comparable_set(report)[1],
     )
 
 
 def headline_summary(h: Headline) -> HeadlineSummary:
     return HeadlineSummary(
-        h.metric, finite_or_none(h.value), h.kind, h.detail, h.higher_is_better, h.n, finite_or_none(h.stderr)
+        h.metric,
+        finite_or_none(h.value),
+        h.kind,
+        h.detail,
+        h.higher_is_better,
+        h.n,
+        finite_or_none(h.stderr),
+        nonfinite_of(h.value),
     )
 
 

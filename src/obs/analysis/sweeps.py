@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from obs.analysis.ranking import rank_groups
 from obs.analysis.trends import metric_value
 from obs.sitemodel import RunSummary
 
@@ -361,12 +362,20 @@ def build_sweep(
 
 
 def sweep_groups(summaries: Sequence[RunSummary], group_by: str) -> list[tuple[str, list[RunSummary]]]:
-    """Runs grouped for one chart each: by headline metric (default), spec, campaign, or all together."""
+    """Runs grouped for one chart each: by comparable set (default `metric`: the headline metric within one
+    family, see obs.analysis.ranking, so unrelated runs that both log "loss" are never ranked together),
+    spec, campaign, or all together."""
     if group_by == "all":
         return [("all runs", list(summaries))]
     groups: dict[str, list[RunSummary]] = {}
+    if group_by == "metric":
+        ranks = rank_groups(summaries)
+        for s in summaries:
+            if s.headline.metric:
+                groups.setdefault(ranks[s.id].group, []).append(s)
+        return sorted(groups.items())
     for s in summaries:
-        label = s.headline.metric if group_by == "metric" else s.value_of(group_by)
+        label = s.value_of(group_by)
         if label:
             groups.setdefault(str(label), []).append(s)
     return sorted(groups.items())
@@ -388,14 +397,12 @@ def build_sweeps(
         if len(runs) < min_runs:
             skipped.append(f"{label}: {len(runs)} run{'s' if len(runs) != 1 else ''} (fewer than {min_runs})")
             continue
-        metric = label if group_by == "metric" else None
-        if metric is None:
-            counts: dict[str, int] = {}
-            for r in runs:
-                m = r.headline.metric
-                if m:
-                    counts[m] = counts.get(m, 0) + 1
-            metric = max(sorted(counts), key=lambda m: counts[m]) if counts else None
+        counts: dict[str, int] = {}  # the group's most common headline metric colours the chart
+        for r in runs:
+            m = r.headline.metric
+            if m:
+                counts[m] = counts.get(m, 0) + 1
+        metric = max(sorted(counts), key=lambda m: counts[m]) if counts else None
         sweep = build_sweep(label, slugify(label), runs, settings, higher_is_better, metric)
         if sweep is None:
             skipped.append(f"{label}: no setting varies across its {len(runs)} runs")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +20,7 @@ from obs import urls
 from obs.analysis import arms as arms_mod
 from obs.analysis.config_diff import diff_fields, field_table, what_varies
 from obs.analysis.gates import GateResult, evaluate_gates, gate_specs_from
+from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
 from obs.config import SiteConfig
@@ -42,11 +43,13 @@ class IndexRow:
 
     s: RunSummary
     gates: list[GateResult]
+    rank: RankGroup = field(default_factory=lambda: RankGroup(""))
 
 
 def with_gates(summaries: list[RunSummary], cfg: SiteConfig) -> list[IndexRow]:
     specs = gate_specs_from(cfg.gates)
-    return [IndexRow(s, evaluate_gates(specs, s)) for s in summaries]
+    groups = rank_groups(summaries)
+    return [IndexRow(s, evaluate_gates(specs, s), groups[s.id]) for s in summaries]
 
 
 # ----------------------------------------------------------------------------------- provenance

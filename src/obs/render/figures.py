@@ -9,6 +9,7 @@ hash salt and no date so the same input gives the same bytes.
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -131,16 +132,61 @@ def _wants_log(values: np.ndarray) -> bool:
     return positive.size == values.size and positive.size > 1 and positive.max() / positive.min() > 1e3
 
 
+NONFINITE = "#b91c1c"
+MAX_MARKERS = 200
+
+
 def _plot_line(ax: Axes, series: Series, max_points: int, **kwargs: object) -> bool:
+    """The series' finite points as a line; where several values shared a step, their min–max band;
+    NaN and ±∞ as markers at their step (top edge for NaN and +∞, bottom for −∞), never dropped."""
+    _mark_nonfinite(ax, series)
     x, y = _finite(series)
     if x.size == 0:
         return False
+    _draw_spread(ax, series, max_points, kwargs.get("color"))
     x, y = decimate(x, y, max_points)
     if x.size == 1:
         ax.plot(x, y, marker="o", markersize=3, **kwargs)  # type: ignore[arg-type]
     else:
         ax.plot(x, y, **kwargs)  # type: ignore[arg-type]
     return True
+
+
+def _draw_spread(ax: Axes, series: Series, max_points: int, color: object) -> None:
+    if not series.aggregated or series.lo is None or series.hi is None:
+        return
+    ok = np.isfinite(series.lo) & np.isfinite(series.hi)
+    if not ok.any():
+        return
+    lo, hi = series.lo[ok], series.hi[ok]
+    xs, mid, half = decimate_band(series.steps[ok], (lo + hi) / 2, (hi - lo) / 2, max_points)
+    ax.fill_between(
+        xs, mid - half, mid + half, color=color if isinstance(color, str) else PALETTE[0], alpha=0.18, linewidth=0
+    )
+
+
+def _mark_nonfinite(ax: Axes, series: Series) -> None:
+    bad = series.nonfinite()
+    if not bad:
+        return
+    trans = ax.get_xaxis_transform()
+    for kind, y, marker in (("nan", 1.0, "x"), ("+inf", 1.0, "^"), ("-inf", 0.0, "v")):
+        xs = [
+            s for s, v in bad if (math.isnan(v) if kind == "nan" else v == (math.inf if kind == "+inf" else -math.inf))
+        ]
+        if xs:
+            xs = xs[:: max(1, len(xs) // MAX_MARKERS)]
+            ax.plot(
+                xs,
+                [y] * len(xs),
+                linestyle="none",
+                marker=marker,
+                markersize=5,
+                color=NONFINITE,
+                transform=trans,
+                clip_on=False,
+                zorder=4,
+            )
 
 
 def _draw_stages(ax: Axes, stages: Sequence[Stage], label: bool) -> None:

@@ -145,7 +145,9 @@ def safe_hint(text: str) -> Markup:
 
 
 def summary_value(summary: RunSummary, value: Any = None) -> str:
-    """A run summary's headline-metric value (rates as percentages)."""
+    """A run summary's headline-metric value (rates as percentages); a non-finite one as ∞ / −∞ / NaN."""
+    if value is None and summary.headline.nonfinite:
+        return num(float(summary.headline.nonfinite))
     v = summary.headline.value if value is None else value
     if v is None:
         return "—"

@@ -41,6 +41,7 @@ class SitePages:
     specs: dict[str, Spec]
     campaigns: dict[str, Campaign]
     layout: urls.SiteLayout
+    not_read: tuple[str, ...] = ()  # files of the source no format read
 
 
 def render_site_pages(
@@ -76,7 +77,9 @@ def render_site_pages(
     prov_attrs = {s.id: across.provenance_attrs(s, facets) for s in summaries}
     shown_rows = rows[: cfg.leaderboard_rows]
     if len(rows) > len(shown_rows):  # a very large site: the page holds the newest, the script loads the rest
-        records = [run_record(r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id]) for r in rows]
+        records = [
+            run_record(r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank) for r in rows
+        ]
         pages[urls.LEADERBOARD_DATA] = leaderboard_data(records)
     pages[urls.INDEX] = renderer.render(
         "index.html",
@@ -98,6 +101,7 @@ def render_site_pages(
         prov_attrs=prov_attrs,
         arm_groups=arm_groups,
         diff_pairs=across.diff_pairs(summaries, cfg),
+        not_read=site.not_read,
     ).encode()
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]

@@ -14,6 +14,7 @@ from typing import Any
 
 from obs import urls
 from obs.analysis.gates import GateResult
+from obs.analysis.ranking import RankGroup
 from obs.render.datafile import data_file
 from obs.render.format import direction, summary_ci, summary_delta, summary_value, verdict_words
 from obs.sitemodel import RunSummary
@@ -29,7 +30,11 @@ def _gates(gates: list[GateResult]) -> tuple[list[list[str]], str, int]:
 
 
 def run_record(
-    s: RunSummary, gates: list[GateResult] | None, spec_links: dict[str, str], prov: dict[str, str]
+    s: RunSummary,
+    gates: list[GateResult] | None,
+    spec_links: dict[str, str],
+    prov: dict[str, str],
+    rank: RankGroup | None = None,
 ) -> dict[str, Any]:
     """One run as the script's row builder (assets/obs.js `buildRow`) reads it."""
     d = s.delta if s.delta and s.delta.delta is not None else None
@@ -56,6 +61,8 @@ def run_record(
         "head": head,
         "headSort": s.headline.value,
         "metric": s.headline.metric,
+        "group": rank.group if rank else "",  # the headline is ranked only within this comparable set
+        "marks": list(rank.marks) if rank else [],
         "delta": summary_delta(s) if d else None,
         "deltaSort": d.delta if d else None,
         "ci": summary_ci(s) if d else "",

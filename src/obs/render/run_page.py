@@ -19,6 +19,7 @@ from obs import urls
 from obs.analysis.report import RunReport
 from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
+from obs.model import Metrics
 from obs.numbers import num
 from obs.render import cases
 from obs.render.site import Renderer
@@ -36,6 +37,7 @@ SECTIONS: list[tuple[str, str]] = [
     ("failures", "Failure gallery"),
     ("lessons", "Lessons"),
     ("decision", "Decision"),
+    ("config", "Configuration"),
 ]
 
 
@@ -113,7 +115,13 @@ def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
             + (", grad norm" if plan.grad else "")
             + (", learning rate" if plan.lr else "")
             + "."
+            + _caption_notes(metrics, parts)
         )
+        if plan.loss_not_drawn:
+            caption += (
+                f" {len(plan.loss_not_drawn)} more loss series not drawn here (at most {1 + len(plan.loss_overlays)} "
+                f"per chart): {', '.join(plan.loss_not_drawn)}; see the table below."
+            )
         out.append(FigureFile("fig-training.svg", svg, alt, caption, _svg_height(svg)))
     in_reward_figure = reward_keys(report)
     for i, band in enumerate(b for b in plan.bands if b.mean not in in_reward_figure):
@@ -128,7 +136,25 @@ def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
                 _svg_height(svg),
             )
         )
+    if plan.bands_not_drawn:
+        run_notes = report.run.metrics.dropped if report.run.metrics is not None else []
+        note = f"mean ± std pairs not drawn as bands (at most {len(plan.bands)}): {', '.join(plan.bands_not_drawn)}"
+        if note not in run_notes:
+            run_notes.append(note)
     return out
+
+
+def _caption_notes(metrics: Metrics, names: list[str]) -> str:
+    """What the figure shows beyond the lines: bands of same-step values, markers of non-finite values."""
+    series = [metrics.series[n] for n in names if n in metrics.series]
+    notes = ""
+    if any(s.aggregated for s in series):
+        notes += " Shaded: the min–max of several values logged at one step (the line is their mean)."
+    bad = [(n, len(s.nonfinite())) for n, s in zip(names, series, strict=False) if s.nonfinite()]
+    if bad:
+        which = ", ".join(f"{n} ({k})" for n, k in bad)
+        notes += f" Red markers at the edge: NaN (×) or infinite (▲ ▼) values at their step: {which}."
+    return notes
 
 
 def reward_keys(report: RunReport) -> set[str]:
@@ -173,17 +199,25 @@ def series_table(report: RunReport) -> list[dict[str, Any]]:
     if metrics is None:
         return rows
     for name, s in sorted(metrics.series.items()):
-        finite = s.values[np.isfinite(s.values)]
+        extremes = s.extremes()
+        bad = s.nonfinite()
+        notes = []
+        if bad:
+            first_step, first_value = bad[0]
+            notes.append(f"{len(bad)} non-finite ({num(first_value)} first at step {num(first_step)})")
+        if s.aggregated and s.n is not None:
+            notes.append(f"{int(np.count_nonzero(s.n > 1))} steps with several values (mean shown)")
         rows.append(
             {
                 "name": name,
                 "spark": sparkline_points(s),
-                "points": s.count,
+                "points": s.count if s.n is None else int(s.n.sum()),
                 "first": float(s.values[0]) if len(s) else None,
-                "min": float(finite.min()) if finite.size else None,
-                "max": float(finite.max()) if finite.size else None,
+                "min": extremes[0] if extremes else None,
+                "max": extremes[1] if extremes else None,
                 "last": float(s.values[-1]) if len(s) else None,
                 "last_step": float(s.steps[-1]) if len(s) else None,
+                "note": "; ".join(notes),
             }
         )
     return rows
