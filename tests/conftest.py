@@ -35,6 +35,18 @@ def demo_site(demo_build: tuple[Path, BuildResult]) -> Path:
 
 
 @pytest.fixture(scope="session")
+def shapes_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """tests/comparisons.py's tree (every comparison shape) and the site built from it."""
+    from comparisons import make_tree
+
+    source = make_tree(tmp_path_factory.mktemp("shapes") / "src")
+    site = tmp_path_factory.mktemp("shapes-site") / "site"
+    result = build_published(BuildOptions(source=source, out=site, quiet=True))
+    assert result.errors == 0
+    return source, site
+
+
+@pytest.fixture(scope="session")
 def single_file_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`obs build --single-file spec03-r2` of a private copy of the demo."""
     from obs.cli import main

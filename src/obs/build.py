@@ -98,8 +98,8 @@ def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | N
             baseline_digest,
             sorted(tree.layout.specs.items()),
             sorted(tree.layout.campaigns.items()),
-            [spec.primary_metric] if spec else None,
-            [campaign.primary_metric, campaign.final_window, campaign.alpha] if campaign else None,
+            [spec.primary_metric, spec.min_effect] if spec else None,
+            [campaign.primary_metric, campaign.final_window, campaign.alpha, campaign.min_effect] if campaign else None,
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
         ]
     )

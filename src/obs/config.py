@@ -48,6 +48,7 @@ class SiteConfig:
     title: str = field(default_factory=lambda: _default("title"))
     base_url: str = field(default_factory=lambda: _default("base_url"))
     primary_metric: str = field(default_factory=lambda: _default("primary_metric"))
+    min_effect: float = field(default_factory=lambda: _default("min_effect"))
     negative_checks: list[str] = field(default_factory=lambda: _default("negative_checks"))
     max_points: int = field(default_factory=lambda: _default("max_points"))
     final_window: int = field(default_factory=lambda: _default("final_window"))

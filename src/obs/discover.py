@@ -197,6 +197,7 @@ def read_spec(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> 
         contract=f.get("contract"),
         baseline=f.get("baseline"),
         primary_metric=f.get("primary_metric"),
+        min_effect=f.get("min_effect"),
     )
 
 
@@ -218,6 +219,7 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
         seeds=f.get("seeds"),
         final_window=f.get("final_window"),
         alpha=f.get("alpha"),
+        min_effect=f.get("min_effect"),
         evidence=_given(f, "evidence"),
         litmus=_given(f, "litmus"),
         extra=f.unknown,

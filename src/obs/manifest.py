@@ -16,7 +16,7 @@ from obs.jsonutil import dumps
 from obs.sitemodel import ManifestRecord, RunSummary
 from obs.urls import run_analysis, run_page
 
-MANIFEST_SCHEMA_VERSION = 1
+MANIFEST_SCHEMA_VERSION = 2
 
 
 def manifest_record(s: RunSummary) -> ManifestRecord:

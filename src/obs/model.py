@@ -126,15 +126,25 @@ class ProbeCase:
     note: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     line: int | None = None
+    sample: int | None = None  # the sample index, when a case was generated several times (pass@k)
+    selected: bool | None = None  # the sample a selector (reranker, verifier) picked, when one did
 
 
 @dataclass
 class Probe:
     """The cases of one probe file (raw or repaired), held by column (`obs.probetable`): a probe
-    of a million cases stays small, its texts kept aside until a page shows them."""
+    of a million cases stays small, its texts kept aside until a page shows them.
+
+    The table has one row per case id. When a case was sampled several times (records sharing an id
+    with a `sample` index, or a record whose checks are lists), `samples[id]` holds every sample in
+    index order and the table's row is the one the selector picked (`selected: true`), else sample 0:
+    the scoreboard, the comparison, the failure groups and the case browser read that one, pass@k
+    reads them all. `samples` is empty for a probe sampled once per case.
+    """
 
     table: ProbeTable
     source_file: str = ""
+    samples: dict[str, list[ProbeCase]] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -142,8 +152,17 @@ class Probe:
 
     @property
     def cases(self) -> list[ProbeCase]:
-        """Every case as an object, texts included (built on each call: for small probes and tests)."""
-        return self.table.cases()
+        """Every case as an object, texts included (built on each call: for small probes and tests);
+        a sampled case is its chosen sample (with its `sample` index and `selected` flag)."""
+        cases = self.table.cases()
+        if not self.samples:
+            return cases
+        return [chosen_sample(self.samples[c.id]) if c.id in self.samples else c for c in cases]
+
+
+def chosen_sample(group: list[ProbeCase]) -> ProbeCase:
+    """The sample that stands for a sampled case: the one a selector picked, else the first."""
+    return next((s for s in group if s.selected), group[0])
 
 
 @dataclass
@@ -252,6 +271,7 @@ class Spec:
     contract: dict[str, Any] = field(default_factory=dict)
     baseline: str | None = None
     primary_metric: str | None = None
+    min_effect: float | None = None
 
 
 @dataclass
@@ -276,6 +296,7 @@ class Campaign:
     seeds: list[int] = field(default_factory=list)
     final_window: int = 10
     alpha: float = 0.05
+    min_effect: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
     litmus: dict[str, float] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -37,7 +37,7 @@ from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
 from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
 from obs.sitemodel import RunSummary
-from obs.urls import SiteLayout, relative, root_of, run_file, run_page
+from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
@@ -165,6 +165,7 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
         baseline_id=run.baseline,
         baseline=baseline,
         alpha=campaign.alpha if campaign else 0.05,
+        min_effect=min_effect_of(tree, run),
     )
     if run.baseline and baseline is None:
         rc.baseline_problem = (
@@ -173,6 +174,15 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
             else f"baseline {run.baseline} is not in this source tree"
         )
     return rc
+
+
+def min_effect_of(tree: SourceTree, run: Run) -> float:
+    """The smallest headline change worth acting on: the spec's, else the campaign's, else obs.yaml's."""
+    spec, campaign = tree.spec_of(run), tree.campaign_of(run)
+    for value in (spec.min_effect if spec else None, campaign.min_effect if campaign else None):
+        if value is not None:
+            return value
+    return tree.cfg.min_effect
 
 
 def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport:
@@ -215,11 +225,22 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
     baseline = tree.layout.run(run.baseline)
     spec = tree.layout.spec(run.spec)
     campaign = tree.layout.campaign(run.campaign)
+    # where the seed-level comparison of the run's group is made (from summaries, after the runs): the
+    # campaign page for a condition, the spec page (which lists its arm groups) or the index for an arm
+    seed_level = seed_label = None
+    if campaign and run.condition:
+        seed_level, seed_label = relative(page, campaign) + "#significance", f"campaign {run.campaign}"
+    elif run.arm:
+        target = spec or INDEX
+        seed_level = relative(page, target) + ("#ladder" if spec else "#arms")
+        seed_label = f"ablation arms ({f'spec {run.spec}' if spec else 'index'})"
     return RunPageLinks(
         root=root_of(page),
         baseline=relative(page, baseline) if baseline else None,
         spec=relative(page, spec) if spec else None,
         campaign=relative(page, campaign) if campaign else None,
+        seed_level=seed_level,
+        seed_level_label=seed_label,
     )
 
 

@@ -224,6 +224,11 @@ class CategoricalBuilder:
             self.labels.append(value)
         self.codes.append(code)
 
+    def set(self, row: int, value: str | None) -> None:
+        """Change one row's value (appending and taking the code back keeps one way of coding)."""
+        self.add(value)
+        self.codes[row] = self.codes.pop()
+
     def finish(self) -> Categorical:
         return Categorical(self.labels, np.frombuffer(self.codes, dtype=np.int32).copy())
 
@@ -244,6 +249,15 @@ class CheckColumnsBuilder:
             column.append(ABSENT if value is None else (TRUE if value else FALSE))
         self.n += 1
 
+    def set(self, row: int, checks: Mapping[str, bool]) -> None:
+        """Change one row's checks (a check new here is absent for every other row)."""
+        for name in checks:
+            if name not in self.columns:
+                self.columns[name] = array("b", [ABSENT]) * self.n
+        for name, column in self.columns.items():
+            value = checks.get(name)
+            column[row] = ABSENT if value is None else (TRUE if value else FALSE)
+
     def finish(self) -> dict[str, npt.NDArray[np.int8]]:
         return {name: np.frombuffer(col, dtype=np.int8).copy() for name, col in self.columns.items()}
 
@@ -259,17 +273,26 @@ class CaseOutcome:
     split: str | None
     family: str | None
     failure_class: str | None = None
+    # when the case was sampled several times: check -> (samples, samples where the check is true)
+    samples: dict[str, tuple[int, int]] | None = None
+
+
+SampleCounts = dict[str, tuple[int, int]]
 
 
 @dataclass
 class CaseOutcomes:
-    """Every case's checks, split, family and failure class, by column (what comparisons need)."""
+    """Every case's checks, split, family and failure class, by column (what comparisons need).
+
+    `samples` is a side table for the few cases sampled several times (pass@k): case id -> check ->
+    (samples, samples where the check is true); the columns hold the chosen sample's outcome."""
 
     ids: IdArray
     checks: dict[str, npt.NDArray[np.int8]]
     split: Categorical
     family: Categorical
     failure_class: Categorical
+    samples: dict[str, SampleCounts] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.ids.shape[0])
@@ -291,7 +314,8 @@ class CaseOutcomes:
 
     def outcome(self, i: int) -> CaseOutcome:
         checks = {name: bool(col[i] == TRUE) for name, col in self.checks.items() if col[i] >= 0}
-        return CaseOutcome(checks, self.split.value(i), self.family.value(i), self.failure_class.value(i))
+        counts = self.samples.get(self.id(i)) if self.samples else None
+        return CaseOutcome(checks, self.split.value(i), self.family.value(i), self.failure_class.value(i), counts)
 
     def get(self, case_id: str) -> CaseOutcome | None:
         """One case by id (a scan: for tests and small look-ups, not for loops)."""
@@ -307,19 +331,23 @@ class CaseOutcomes:
             self.split.take(rows),
             self.family.take(rows),
             self.failure_class.take(rows),
+            self.samples,
         )
 
     def to_json(self) -> dict[str, Any]:
         """Plain, compact data for the build cache: columns as base64 of their bytes (ids too, when
         they are stored as bytes: a million ids never become a million Python strings)."""
         ids: Any = self.ids_list() if self.ids.dtype.kind != "S" else [self.ids.dtype.itemsize, _b64(self.ids)]
-        return {
+        out: dict[str, Any] = {
             "ids": ids,
             "checks": {k: _b64(v) for k, v in self.checks.items()},
             "split": self.split.to_json(),
             "family": self.family.to_json(),
             "failure_class": self.failure_class.to_json(),
         }
+        if self.samples:
+            out["samples"] = {i: {c: list(v) for c, v in counts.items()} for i, counts in self.samples.items()}
+        return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CaseOutcomes:
@@ -334,6 +362,10 @@ class CaseOutcomes:
             Categorical.from_json(data["split"]),
             Categorical.from_json(data["family"]),
             Categorical.from_json(data["failure_class"]),
+            {
+                str(i): {str(c): (int(v[0]), int(v[1])) for c, v in counts.items()}
+                for i, counts in data.get("samples", {}).items()
+            },
         )
 
     @classmethod
@@ -341,13 +373,16 @@ class CaseOutcomes:
         ids = IdColumnBuilder()
         checks = CheckColumnsBuilder()
         split, family, fclass = CategoricalBuilder(), CategoricalBuilder(), CategoricalBuilder()
+        samples: dict[str, SampleCounts] = {}
         for case_id, o in outcomes.items():
+            if o.samples:
+                samples[case_id] = dict(o.samples)
             ids.add(case_id)
             checks.add(o.checks)
             split.add(o.split)
             family.add(o.family)
             fclass.add(o.failure_class)
-        return cls(ids.finish(), checks.finish(), split.finish(), family.finish(), fclass.finish())
+        return cls(ids.finish(), checks.finish(), split.finish(), family.finish(), fclass.finish(), samples)
 
     @classmethod
     def of(cls, value: CaseOutcomes | Mapping[str, CaseOutcome]) -> CaseOutcomes:
@@ -568,6 +603,8 @@ class ProbeTableBuilder:
         self.lines = array("q")
         self.texts = TextStore(spill_bytes)
         self.check_names: set[str] = set()
+        self.text_rows: dict[int, int] = {}  # row -> text record, for rows set again (`set_row`)
+        self.kept: npt.NDArray[np.intp] | None = None  # after `finish`: rows kept, when a repeat was dropped
 
     @property
     def path(self) -> Path:
@@ -593,17 +630,37 @@ class ProbeTableBuilder:
         self.lines.append(line or 0)
         self.texts.append(CaseText(case.prompt, case.expected, case.actual, case.render, case.note, case.extra))
 
+    def set_row(self, row: int, case: ProbeCase, line: int | None) -> None:
+        """Put another case with the same id in an added row (a sampled case: the selected sample
+        is known only once every sample is read)."""
+        self.checks.set(row, case.checks)
+        self.check_names.update(case.checks)
+        self.split.set(row, case.split)
+        self.family.set(row, case.family)
+        self.failure_class.set(row, case.failure_class)
+        self.pattern.set(row, failure_pattern(case.expected, case.actual, case.note))
+        self.lines[row] = line or 0
+        self.text_rows[row] = len(self.texts)
+        self.texts.append(CaseText(case.prompt, case.expected, case.actual, case.render, case.note, case.extra))
+
     def finish(self) -> ProbeTable:
         ids = self.ids.finish()
         outcomes = CaseOutcomes(
             ids, self.checks.finish(), self.split.finish(), self.family.finish(), self.failure_class.finish()
         )
         lines = np.frombuffer(self.lines, dtype=np.int64).copy()
-        table = ProbeTable(outcomes, self.pattern.finish(), lines, self.texts)
+        text_rows: npt.NDArray[np.int64] | None = None
+        if self.text_rows:
+            text_rows = np.arange(len(lines), dtype=np.int64)
+            for row, record in self.text_rows.items():
+                text_rows[row] = record
+        table = ProbeTable(outcomes, self.pattern.finish(), lines, self.texts, text_rows)
         keep = self._first_of_each_id(ids, lines)
+        self.kept = keep
         if keep is None:
             return table
-        return ProbeTable(outcomes.take(keep), table.pattern.take(keep), lines[keep], self.texts, keep.astype(np.int64))
+        rows = text_rows[keep] if text_rows is not None else keep.astype(np.int64)
+        return ProbeTable(outcomes.take(keep), table.pattern.take(keep), lines[keep], self.texts, rows)
 
     def _first_of_each_id(self, ids: IdArray, lines: npt.NDArray[np.int64]) -> npt.NDArray[np.intp] | None:
         """Rows to keep when an id repeats (None when none does); each repeat is reported."""

@@ -138,7 +138,7 @@ class Integer(Kind):
 
 
 class Number(Kind):
-    """A number (as a float), optionally strictly between `above` and `below`."""
+    """A number (as a float), optionally strictly between `above` and `below`, and at least `minimum`."""
 
     expected = "a number"
     type_doc = "number"
@@ -148,17 +148,21 @@ class Number(Kind):
         *,
         above: float | None = None,
         below: float | None = None,
+        minimum: float | None = None,
         expected: str | None = None,
         type_doc: str | None = None,
     ) -> None:
         super().__init__(expected=expected, type_doc=type_doc)
         self.above = above
         self.below = below
+        self.minimum = minimum
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        if not _is_number(value):
+        if not _is_number(value) or value != value or value in (float("inf"), float("-inf")):
             raise Invalid
         if (self.above is not None and value <= self.above) or (self.below is not None and value >= self.below):
+            raise Invalid
+        if self.minimum is not None and value < self.minimum:
             raise Invalid
         return float(value)
 
@@ -634,6 +638,7 @@ RUN_YAML = Schema(
 # spec.yaml and campaign.yaml
 
 _TITLE = Field("title", _TEXT, "title", default="")
+_MIN_EFFECT = Number(minimum=0.0, expected="a number >= 0", type_doc="number ≥ 0")
 
 SPEC_YAML = Schema(
     "spec.yaml",
@@ -645,6 +650,13 @@ SPEC_YAML = Schema(
         Field("contract", Mapping_(), "the frozen contract versions of the line", default={}),
         Field("baseline", _TEXT, "the run id of the frozen baseline (the last promoted run)"),
         Field("primary_metric", _TEXT, "the headline metric of the runs in the spec"),
+        Field(
+            "min_effect",
+            _MIN_EFFECT,
+            "smallest change of the headline worth acting on, in its units (`0.03` = 3 pp for a rate): a "
+            "significant change smaller than this is reported as such and is not promoted",
+            default_doc="`obs.yaml`'s `min_effect`",
+        ),
     ),
 )
 
@@ -665,7 +677,7 @@ LITMUS = Schema(
         Field(
             "min_delta",
             Number(),
-            "smallest improvement of the mean, in the metric's units, that counts (in the better direction)",
+            "older name of the campaign's `min_effect` (used when `min_effect` is not set)",
         ),
     ),
     unknown="unknown litmus threshold '{key}' (known: {known}); not used",
@@ -716,6 +728,13 @@ CAMPAIGN_YAML = Schema(
             Nested(EVIDENCE),
             "minimums for a litmus verdict, checked for each candidate and the baseline condition",
             default={},
+        ),
+        Field(
+            "min_effect",
+            _MIN_EFFECT,
+            "smallest difference of the mean worth acting on, in the metric's units: a significant difference "
+            "smaller than this is its own outcome and never CONFIRMED (`litmus.min_delta` is its older name)",
+            default_doc="`litmus.min_delta`, else 0",
         ),
         Field("litmus", Nested(LITMUS), "thresholds of the litmus verdict", default={}),
         Field(
@@ -788,8 +807,15 @@ THRESHOLDS = Schema(
         _threshold("zero_std_window", 10, "points in the rolling means of reward health"),
         _threshold("reward_std_drop", 0.25, "rolling reward_std staying at or below this share of its peak: collapse"),
         _threshold("repair_broken_cases", 1, "cases the repair pass turns from right to wrong before it is flagged"),
-        _threshold("regression_tolerance", 0.02, "a split or family may lose at most this much of the headline rate"),
-        _threshold("family_gain", 0.1, "a family whose headline rate rose this much counts as fixed"),
+        _threshold(
+            "regression_tolerance",
+            0.02,
+            "a split or family regresses when shown to be worse than the baseline by more than this (one-sided "
+            "score test, Holm over the cells)",
+        ),
+        _threshold(
+            "family_gain", 0.1, "a family whose headline rate rose significantly, by at least this, counts as fixed"
+        ),
         _threshold("repairable_share", 0.5, "share of the raw misses the repair pass fixes for mostly repairable"),
     ),
     unknown="unknown threshold '{key}' (known: {known})",
@@ -886,6 +912,13 @@ OBS_YAML = Schema(
         Field("title", Text(numbers=False), "the site's title", default="Run observatory"),
         Field("base_url", Text(numbers=False), "where the site is published (used in PR summaries)", default=""),
         Field("primary_metric", Text(numbers=False), "the default headline metric", default="exact"),
+        Field(
+            "min_effect",
+            _MIN_EFFECT,
+            "smallest headline change worth acting on, in the metric's units (`0.03` = 3 pp for a rate); a spec's "
+            "or campaign's own `min_effect` wins. `0`: any significant change counts",
+            default=0.0,
+        ),
         Field(
             "negative_checks",
             Strings(single=False, numbers=False, expected="a list of check names"),

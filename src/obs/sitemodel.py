@@ -74,7 +74,8 @@ class DeltaSummary:
     p_value: float | None
     method: str
     n: int | None
-    verdict: str
+    verdict: str  # a stats.Recommendation; "not_tested" when there are no replicates (one run each)
+    unit: str = "none"  # the unit of replication of `ci` and `p_value` (`n` of them)
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,7 @@ def test_leaderboard_lists_every_run_with_verdicts(demo_site: Path) -> None:
 
 def test_manifest(demo_site: Path) -> None:
     manifest = json.loads((demo_site / "index.json").read_text(encoding="utf-8"))
-    assert manifest["schema_version"] == 1
+    assert manifest["schema_version"] == 2
     assert manifest["generator"] == "obs"
     ids = [r["id"] for r in manifest["runs"]]
     assert ids == sorted(ids) and len(ids) == 23

@@ -60,7 +60,8 @@ def write_run(folder: Path, run_id: str, cases: list[dict[str, object]], **field
 def test_demo_run_summary_reads_right() -> None:
     md = summarize_run(REPORTS, "spec03-r2")
     assert md.startswith("## obs · `spec03-r2`")
-    assert "**Δ −8.8 pp** ▼ vs `spec03-r1`" in md and "95% CI [−15.6, −2.5] pp" in md
+    assert "**Δ −8.8 pp** ▼ vs `spec03-r1`" in md and "95% CI [−15.8, −2.2] pp" in md
+    assert "n = 160 paired cases" in md and ": significant degradation" in md
     assert "| Recorded | **reject**" in md and "**reject** (agrees)" in md
     for title in ("Regressions", "Top failure classes", "Against the baseline", "Scoreboard", "Curves"):
         assert f"#### {title}" in md
@@ -75,7 +76,8 @@ def test_baseline_override_and_campaign() -> None:
     md = summarize_run(REPORTS, "spec03-r3", baseline="spec03-r2")
     assert "vs `spec03-r2`" in md
     camp = summarize_campaign(REPORTS, "sepa-campaign")
-    assert "## obs · campaign `sepa-campaign`" in camp and "**INCONCLUSIVE**" in camp
+    assert "## obs · campaign `sepa-campaign`" in camp and "**CONFIRMED**" in camp and "**FAILED**" in camp
+    assert "significant improvement · **CONFIRMED**" in camp  # the same outcome as the campaign page
     assert "campaigns/sepa-campaign/index.html" in camp
     assert check_tables(camp) >= 5
 

@@ -1,9 +1,9 @@
-"""compare.py's paired comparison of a run with its baseline, checked against scipy.stats.
+"""compare.py's paired comparison of a run with its baseline, checked against scipy and statsmodels.
 
-McNemar's exact p-value must equal scipy's binomial test on the discordant cases (deterministic:
-to 1e-12); the paired-bootstrap CI must agree with scipy.stats.bootstrap(paired=True,
-method='percentile') within Monte-Carlo error. Counts, flips and unpaired cases are checked against
-a plain re-count of the same synthetic probes.
+The score (McNemar) p-value must equal statsmodels' McNemar test without continuity correction on
+the same 2x2 table in every scope (to 1e-12), and the CI must be Tango's interval of those counts.
+Counts, flips and unpaired cases are checked against a plain re-count of the same synthetic probes.
+A headline logged as a series (one run each) is described and never tested.
 """
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ import math
 import numpy as np
 import pytest
 from scipy import stats as sps
+from statsmodels.stats.contingency_tables import mcnemar
 
-from obs.analysis.compare import RESAMPLES, SCOPE_RESAMPLES, Headline, compare_probes, headline_delta
-from obs.analysis.digest import CaseOutcome, RunDigest
+from obs.analysis.compare import ONE_RUN_EACH, Headline, compare_probes, headline_delta
+from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
+from obs.analysis.stats import NOT_TESTED, tango_interval
 from obs.config import SiteConfig
 
 NEG = SiteConfig().is_negative_check
@@ -49,35 +51,8 @@ def vectors(here, base, check: str, ids: list[str]) -> tuple[np.ndarray, np.ndar
     )
 
 
-def scipy_paired_ci(a: np.ndarray, b: np.ndarray, n_resamples: int) -> tuple[float, float]:
-    res = sps.bootstrap(
-        (a, b),
-        lambda x, y, axis=-1: np.mean(x, axis=axis) - np.mean(y, axis=axis),
-        paired=True,
-        vectorized=True,
-        method="percentile",
-        n_resamples=n_resamples,
-        confidence_level=0.95,
-        random_state=np.random.default_rng(99),
-    )
-    return float(res.confidence_interval.low), float(res.confidence_interval.high)
-
-
-def mc_tolerance(a: np.ndarray, b: np.ndarray, ours: int, theirs: int) -> float:
-    """Allowed gap between two percentile-bootstrap bounds: 4 Monte-Carlo SEs plus one lattice step.
-
-    The SE of a 2.5% quantile estimated from B draws of a ~normal bootstrap distribution with sd s
-    is sqrt(q(1-q)/B) / pdf(z_q) * s = 2.67 s / sqrt(B); two independent estimates add in
-    quadrature. Binary data put the gap on a lattice of 1/n, so one step is always allowed.
-    """
-    d = a - b
-    s = float(np.std(d, ddof=0)) / math.sqrt(d.size)
-    se = 2.67 * s * math.sqrt(1 / ours + 1 / theirs)
-    return 4 * se + 1 / d.size
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_mcnemar_equals_scipy_binomtest_in_every_scope(seed: int) -> None:
+def test_score_test_equals_statsmodels_mcnemar_in_every_scope(seed: int) -> None:
     here, base = synthetic(seed)
     cmp = compare_probes(here, base, "base", NEG)
     shared = sorted(set(here) & set(base))
@@ -94,47 +69,12 @@ def test_mcnemar_equals_scipy_binomtest_in_every_scope(seed: int) -> None:
             assert (pc.only_a, pc.only_b, pc.n) == (only_a, only_b, len(ids))
             assert pc.both_correct == int(np.sum((a == 1) & (b == 1)))
             assert pc.delta == pytest.approx(a.mean() - b.mean(), abs=1e-12)
-            expected = 1.0 if only_a + only_b == 0 else sps.binomtest(only_a, only_a + only_b, 0.5).pvalue
+            both = int(np.sum((a == 1) & (b == 1)))
+            table = [[both, only_a], [only_b, len(ids) - both - only_a - only_b]]
+            expected = 1.0 if only_a + only_b == 0 else mcnemar(table, exact=False, correction=False).pvalue
             assert pc.p_value == pytest.approx(expected, abs=1e-12, rel=1e-12)
-
-
-@pytest.mark.parametrize("seed", [4, 5])
-def test_bootstrap_ci_agrees_with_scipy_paired_bootstrap(seed: int) -> None:
-    here, base = synthetic(seed)
-    cmp = compare_probes(here, base, "base", NEG)
-    shared = sorted(set(here) & set(base))
-    theirs = 20_000
-    a, b = vectors(here, base, "exact", shared)
-    lo, hi = scipy_paired_ci(a, b, theirs)
-    pc = cmp.overall.checks["exact"]
-    tol = mc_tolerance(a, b, RESAMPLES, theirs)
-    assert abs(pc.interval.low - lo) <= tol and abs(pc.interval.high - hi) <= tol
-    fam = cmp.by_family[0]
-    ids = [i for i in shared if here[i].family == fam.label]
-    a, b = vectors(here, base, "exact", ids)
-    lo, hi = scipy_paired_ci(a, b, theirs)
-    tol = mc_tolerance(a, b, SCOPE_RESAMPLES, theirs)
-    pc = fam.checks["exact"]
-    assert abs(pc.interval.low - lo) <= tol and abs(pc.interval.high - hi) <= tol
-
-
-def test_the_tolerance_is_tight_enough_to_catch_a_wrong_interval() -> None:
-    """The check above must be able to fail: an unpaired bootstrap of the same data is wider."""
-    here, base = synthetic(6)
-    shared = sorted(set(here) & set(base))
-    a, b = vectors(here, base, "exact", shared)
-    lo, hi = scipy_paired_ci(a, b, 20_000)
-    unpaired = sps.bootstrap(
-        (a, b),
-        lambda x, y, axis=-1: np.mean(x, axis=axis) - np.mean(y, axis=axis),
-        paired=False,
-        vectorized=True,
-        method="percentile",
-        n_resamples=20_000,
-        random_state=np.random.default_rng(7),
-    ).confidence_interval
-    tol = mc_tolerance(a, b, RESAMPLES, 20_000)
-    assert abs(unpaired.low - lo) > tol or abs(unpaired.high - hi) > tol
+            assert pc.interval == tango_interval(only_a, only_b, len(ids))
+            assert pc.interval.excludes_zero() == (pc.p_value < 0.05)
 
 
 def test_cases_in_only_one_run_are_counted_not_paired() -> None:
@@ -182,7 +122,7 @@ def test_negative_check_direction_in_the_recommendation() -> None:
     here = {f"c{i}": CaseOutcome({"truncated": i < 30}, None, None) for i in range(100)}
     pc = compare_probes(here, base, "base", NEG).overall.checks["truncated"]
     assert pc.delta == pytest.approx(0.3)
-    assert pc.p_value == pytest.approx(sps.binomtest(30, 30, 0.5).pvalue, rel=1e-12)
+    assert pc.p_value == pytest.approx(float(sps.chi2.sf(30.0, 1)), rel=1e-12)
     assert pc.recommendation == "significant_degradation"
 
 
@@ -206,3 +146,35 @@ def test_headline_delta_reuses_the_overall_comparison() -> None:
     pc = cmp.overall.checks["exact"]
     assert d is not None and d.delta == pc.delta and d.interval == pc.interval and d.p_value == pc.p_value
     assert d.n == 180 and f"({pc.only_a} fixed, {pc.only_b} broken)" in d.method
+
+
+def test_one_run_against_one_run_on_a_series_is_described_not_tested() -> None:
+    """Logged points of one run are not replicates: no p, no CI, no verdict but "not tested"."""
+    here = RunDigest("r", finals={"reward": WindowStat(0.52, 0.004, 10, 300.0, 300)})
+    base = RunDigest("b", finals={"reward": WindowStat(0.61, 0.004, 10, 300.0, 300)})
+    d = headline_delta(Headline("reward", 0.52, "series", "reward"), here, base, NEG, 0.05)
+    assert d is not None
+    assert d.delta == pytest.approx(-0.09) and d.baseline_value == 0.61
+    assert d.interval is None and d.p_value is None and d.n is None
+    assert d.verdict == NOT_TESTED and d.unit == "none"
+    assert d.method.startswith(ONE_RUN_EACH)
+    assert d.as_dict()["verdict"] == "not_tested"
+
+
+def test_final_summaries_and_evals_without_stderr_are_not_tested() -> None:
+    here = RunDigest("r", summary={"acc": 0.7}, evals={"t/acc": (0.7, None)})
+    base = RunDigest("b", summary={"acc": 0.6}, evals={"t/acc": (0.6, None)})
+    summary = headline_delta(Headline("acc", 0.7, "summary", "acc"), here, base, NEG, 0.05)
+    ev = headline_delta(Headline("t/acc", 0.7, "eval", "t/acc"), here, base, NEG, 0.05)
+    assert summary is not None and summary.verdict == NOT_TESTED and summary.p_value is None
+    assert ev is not None and ev.verdict == NOT_TESTED and ev.interval is None
+
+
+def test_eval_with_stderr_states_its_unit() -> None:
+    here = RunDigest("r", evals={"t/acc": (0.70, 0.01)})
+    base = RunDigest("b", evals={"t/acc": (0.65, 0.01)})
+    d = headline_delta(Headline("t/acc", 0.70, "eval", "t/acc", stderr=0.01), here, base, NEG, 0.05)
+    assert d is not None and d.interval is not None and d.p_value is not None
+    assert d.unit.startswith("evaluation items")
+    assert d.interval.excludes_zero() == (d.p_value < 0.05)
+    assert d.p_value == pytest.approx(2 * sps.norm.sf(0.05 / math.hypot(0.01, 0.01)), abs=1e-12)

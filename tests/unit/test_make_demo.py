@@ -119,6 +119,15 @@ def _probe_ids(path: Path) -> list[str]:
 def test_probe_ids_are_shared_across_the_spec_runs(tree: Path) -> None:
     ids = {run: _probe_ids(tree / "spec03" / run / "probe.jsonl") for run in SPEC_RUNS}
     for run, found in ids.items():
+        if run == "r4":  # sampled: every id 4 times, as samples 0-3 with one selected
+            records = [json.loads(x) for x in (tree / "spec03" / run / "probe.jsonl").read_text().splitlines()]
+            by_id: dict[str, list[dict]] = {}
+            for r in records:
+                by_id.setdefault(r["id"], []).append(r)
+            assert all(sorted(r["sample"] for r in group) == [0, 1, 2, 3] for group in by_id.values())
+            assert all(sum(r["selected"] for r in group) == 1 for group in by_id.values())
+            found = list(by_id)
+            ids[run] = found
         assert len(found) == len(set(found)), f"duplicate ids in {run}"
     full = set(ids["r1"])
     assert 120 <= len(full) <= 200

@@ -14,13 +14,15 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
+import numpy as np
+
 from obs.adapters.base import LoadContext, RunSource
 from obs.diagnostics import Diagnostics, Severity
-from obs.model import Probe, ProbeCase, Run
+from obs.model import Probe, ProbeCase, Run, chosen_sample
 from obs.probetable import ProbeTableBuilder
 from obs.series_builder import STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real
@@ -555,8 +557,13 @@ def probe_case_from_record(
     checks: dict[str, bool] = {}
     extra: dict[str, Any] = {}
     texts: dict[str, str | None] = {}
+    sample = rec.get("sample")
+    if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 0):
+        diags.warning(path, f"'sample' should be a whole number >= 0 (the sample index); got {sample!r}, ignored", line)
+        sample = None
+    selected = rec.get("selected")
     for key, value in rec.items():
-        if key == "id":
+        if key == "id" or (key == "sample" and sample is not None) or (key == "selected" and isinstance(value, bool)):
             continue
         if isinstance(value, bool):
             checks[key] = value
@@ -585,6 +592,8 @@ def probe_case_from_record(
         note=texts.get("note"),
         extra=extra,
         line=line,
+        sample=sample,
+        selected=selected if isinstance(selected, bool) else None,
     )
 
 
@@ -606,13 +615,33 @@ def checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int
     return real(target).relative_to(real(run_dir)).as_posix()
 
 
+def _sample_lists(case: ProbeCase) -> dict[str, list[bool]]:
+    """The checks of a record given as lists of booleans (one per sample: HumanEval-style results)."""
+    out: dict[str, list[bool]] = {}
+    for key, value in case.extra.items():
+        if (
+            isinstance(value, list)
+            and value
+            and all(isinstance(v, bool) or (isinstance(v, int | float) and v in (0, 1)) for v in value)
+        ):
+            out[key] = [bool(v) for v in value]
+    return out
+
+
 class ProbeCollector:
     """Cases in input order, held by column (`obs.probetable`); a repeated id is reported and
-    skipped, as in a native probe file. Set `path` before adding the cases of another file."""
+    skipped, as in a native probe file, unless the records are samples of one case (a `sample`
+    index, or checks given as lists of booleans). Set `path` before adding the cases of another file.
+
+    A sampled case takes one row of the table, where its first sample arrived; when every sample
+    is in, that row holds the selected sample (else sample 0), and `Probe.samples` holds them all."""
 
     def __init__(self, path: Path, diags: Diagnostics) -> None:
         self.builder = ProbeTableBuilder(path, diags)
         self.first_path = path
+        self.diags = diags
+        self.samples: dict[str, list[ProbeCase]] = {}
+        self.sample_rows: dict[str, tuple[int, ProbeCase, int | None]] = {}  # id -> (row, case in it, line)
 
     @property
     def path(self) -> Path:
@@ -630,8 +659,80 @@ class ProbeCollector:
         return sorted(self.builder.check_names)
 
     def add(self, case: ProbeCase | None, line: int | None) -> None:
-        if case is not None:
-            self.builder.add(case, line)
+        if case is None:
+            return
+        lists = _sample_lists(case)
+        if lists:
+            self._add_lists(case, lists, line)
+            return
+        if case.sample is not None:
+            known = self.samples.get(case.id)
+            if known is not None:
+                if any(s.sample == case.sample for s in known):
+                    self.diags.warning(
+                        self.path, f"case id '{case.id}' sample {case.sample} already read; this one skipped", line
+                    )
+                    return
+                known.append(case)
+                return
+            self.samples[case.id] = [case]
+            self.sample_rows[case.id] = (len(self.builder), case, line)
+        elif case.id in self.sample_rows:
+            self._repeated(case.id, line)
+            return
+        self.builder.add(case, line)
+
+    def _repeated(self, case_id: str, line: int | None) -> None:
+        first = self.sample_rows[case_id][2]
+        self.diags.warning(self.path, f"case id '{case_id}' already used at line {first or 0}; this one skipped", line)
+
+    def _add_lists(self, case: ProbeCase, lists: dict[str, list[bool]], line: int | None) -> None:
+        sizes = {len(v) for v in lists.values()}
+        if len(sizes) != 1:
+            self.diags.warning(
+                self.path, f"case id '{case.id}': its lists of sample results differ in length; skipped", line
+            )
+            return
+        if case.id in self.sample_rows:
+            self._repeated(case.id, line)
+            return
+        picked = case.extra.get("selected")  # with lists, `selected` may name the picked sample's index
+        extra = {k: v for k, v in case.extra.items() if k not in lists and k != "selected"}
+        samples = [
+            replace(
+                case,
+                checks={**case.checks, **{k: v[i] for k, v in lists.items()}},
+                extra=extra,
+                sample=i,
+                selected=(i == picked) if isinstance(picked, int) and not isinstance(picked, bool) else None,
+            )
+            for i in range(sizes.pop())
+        ]
+        self.samples[case.id] = samples
+        self.sample_rows[case.id] = (len(self.builder), samples[0], line)
+        self.builder.add(samples[0], line)
+
+    def finish(self) -> Probe:
+        """The probe: one row per id (the selected sample, else sample 0) and every sample of each
+        case sampled at least twice."""
+        samples: dict[str, list[ProbeCase]] = {}
+        for case_id, group in self.samples.items():
+            row, placed, line = self.sample_rows[case_id]
+            group = sorted(group, key=lambda s: s.sample or 0)
+            chosen = group[0] if len(group) < 2 else chosen_sample(group)
+            if chosen is not placed:
+                self.builder.set_row(row, chosen, chosen.line if chosen.line is not None else line)
+            if len(group) >= 2:
+                samples[case_id] = group
+        table = self.builder.finish()
+        if samples and self.builder.kept is not None:  # a plain record came first with a sampled case's id
+            kept = self.builder.kept
+            for case_id in list(samples):
+                row = self.sample_rows[case_id][0]
+                pos = int(np.searchsorted(kept, row))
+                if pos >= len(kept) or int(kept[pos]) != row:
+                    del samples[case_id]
+        return Probe(table=table, source_file=str(self.path), samples=samples)
 
     def probe(self) -> Probe | None:
-        return Probe(table=self.builder.finish(), source_file=str(self.path)) if len(self) else None
+        return self.finish() if len(self) else None

@@ -308,6 +308,8 @@ def _sample_into(merged: dict[str, Any], rec: dict[str, Any], suffix: str) -> No
             merged[key] = value
         elif is_number(value) and value in (0, 1):
             merged[key] = bool(value)
+        elif isinstance(value, list) and value and all(isinstance(v, bool) or v in (0, 1) for v in value):
+            merged[key] = [bool(v) for v in value]  # one result per sample (repeats): pass@k
         elif is_number(value):
             merged.setdefault("scores", {})[key] = value
     if "prompt" not in merged:

@@ -2,8 +2,8 @@
 
 Reading an ablation from separate run pages means eyeballing; here the arms of one group are put
 side by side: one metric per arm (mean over seeds ± sd, computed with numpy), and every arm compared
-with the reference arm by the campaign statistics (seeds as the unit, permutation test, bootstrap CI,
-Holm across arms). The arms are treated as the conditions of a small campaign, so the numbers and the
+with the reference arm by the campaign statistics (seeds as the unit, Welch's t-test and its dual
+interval, Holm across arms). The arms are treated as the conditions of a small campaign, so the numbers and the
 wording are exactly those of the campaign pages; nothing is re-implemented here.
 """
 
@@ -117,7 +117,9 @@ def arm_value(summary: RunSummary, metric: str) -> float | None:
     return metric_value(summary, metric)
 
 
-def arm_stats(group: ArmGroup, higher_is_better: bool, final_window: int, alpha: float = 0.05) -> CampaignStats:
+def arm_stats(
+    group: ArmGroup, higher_is_better: bool, final_window: int, alpha: float = 0.05, min_effect: float = 0.0
+) -> CampaignStats:
     """Every arm against the reference arm, with the campaign statistics (arms as conditions)."""
     campaign = Campaign(
         id=group.title,
@@ -130,6 +132,7 @@ def arm_stats(group: ArmGroup, higher_is_better: bool, final_window: int, alpha:
         seeds=group.seeds,
         final_window=final_window,
         alpha=alpha,
+        min_effect=min_effect,
     )
     finals = [
         RunFinal(

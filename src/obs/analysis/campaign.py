@@ -1,22 +1,26 @@
 """Campaign statistics: is a candidate condition really better than the baseline condition?
 
 A campaign runs each condition with several seeds. The unit of evidence is the *seed*: each run
-contributes one number, the final-window mean of the primary metric, and under "the condition has
-no effect" those numbers are exchangeable between conditions. So every candidate is compared with
-the baseline condition by
+contributes one number, the final-window mean of the primary metric (the logged points within one
+run are not replicates: they are autocorrelated and come from one seed). Every candidate is compared
+with the baseline condition by
 
-* a permutation test of the difference in means over seeds (exact enumeration whenever the number
-  of relabellings is manageable; it is also what makes "3 seeds cannot reach p < 0.05" visible),
-* a percentile-bootstrap 95% CI of that difference, Cohen's d, and the seeds per condition needed
-  for 80% power at the observed d,
-* Fisher's exact test on pooled correct/total episode counts when the metric is a rate and the
-  runs log ``completions``, shown as a secondary check: it treats every episode as independent,
-  which they are not (they cluster by seed), so it overstates the evidence,
-* Holm's correction of the permutation p-values across candidates, because with several
-  candidates one of them will look good by chance,
-* the three-way recommendation of :func:`obs.analysis.stats.recommendation` (on the Holm-adjusted
-  p) and a litmus verdict: INCONCLUSIVE while any evidence minimum of campaign.yaml is unmet
-  (each one named), otherwise CONFIRMED or FAILED against the thresholds.
+* Welch's t-test over seeds and its dual 95% t interval of the difference of means (the interval
+  excludes 0 exactly when p < α), which keeps its level at 3-10 seeds where percentile bootstraps
+  are too narrow (bench/stats_calibration.py); fewer than two seeds per condition gives "too few
+  seeds for an interval", seeds that all gave the same value "no variation observed", never a
+  zero-width interval;
+* Holm's correction of the p-values across candidates, because with several candidates one of them
+  will look good by chance; the recommendation and the litmus use the adjusted p;
+* Hedges' g (Cohen's d with its small-sample correction), and the seeds per condition needed for 80%
+  power at the Holm-adjusted α the verdict uses, for the minimum effect of interest when campaign.yaml
+  sets one (else for the observed g);
+* pooled correct/total episodes when the metric is a rate and the runs log ``completions``, shown as
+  a description only: episodes cluster by seed, so no test is run on them;
+* the recommendation of :func:`obs.analysis.stats.recommendation` (adjusted p, CI, ``min_effect``)
+  and a litmus verdict: INCONCLUSIVE while any evidence minimum of campaign.yaml is unmet (each one
+  named) or a condition's seeds are copies of one run (no spread at all), otherwise CONFIRMED or
+  FAILED against the thresholds.
 
 Pure: run summaries (or :class:`RunFinal` records) in, a :class:`CampaignStats` presentation model
 out, with ``as_dict()`` for ``campaigns/<id>/analysis.json``. The statistics come from
@@ -37,20 +41,17 @@ from obs.analysis.paired_systems import PairedSpec, PairedSystems, compare_syste
 from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
-    BootstrapResult,
+    NEGLIGIBLE,
     Recommendation,
-    TestResult,
-    bootstrap_diff_means,
-    cohens_d,
-    fisher_exact_counts,
+    WelchResult,
+    hedges_g,
     holm_adjust,
-    permutation_test_diff_means,
     recommendation,
     sample_size_for_power,
-    sample_size_two_proportions,
+    welch,
 )
 from obs.model import Campaign
-from obs.numbers import num, p_value
+from obs.numbers import num, p_text
 from obs.sitemodel import RunSummary
 
 __all__ = [
@@ -76,13 +77,6 @@ INCONCLUSIVE: Verdict = "INCONCLUSIVE"
 
 LEVEL = 0.95
 POWER = 0.8
-# Up to this many relabellings the permutation test enumerates them all (exact p); 8 vs 8 seeds
-# is 12,870, 10 vs 10 is 184,756. Beyond, a seeded Monte-Carlo test with N_PERMUTATIONS draws.
-MAX_EXACT_SPLITS = 200_000
-N_PERMUTATIONS = 20_000
-N_BOOTSTRAP = 10_000
-# Below this many seeds per condition the percentile bootstrap is known to be too narrow.
-FEW_SEEDS = 8
 # A metric whose name contains one of these is a proportion of episodes (correct / total), so
 # pooled counts make sense; a mean reward in [0, 1] is not a count of anything.
 RATE_HINTS = ("correct", "accuracy", "acc", "_rate", "pass", "exact_match", "success", "solve")
@@ -217,7 +211,8 @@ class Litmus:
 
 @dataclass(frozen=True)
 class PooledCounts:
-    """Correct/total episodes pooled over a condition's seeds, and Fisher's exact test on them."""
+    """Correct/total episodes pooled over a condition's seeds: a description, never tested (episodes
+    cluster by seed and share prompts, so they are not independent replicates)."""
 
     correct: int
     total: int
@@ -225,8 +220,6 @@ class PooledCounts:
     total_baseline: int
     rate: float
     rate_baseline: float
-    test: TestResult
-    episodes_needed: int | None
     estimated: bool
     method: str
 
@@ -242,18 +235,22 @@ class CandidateStats:
     mean: float
     mean_baseline: float
     delta: float
-    permutation: TestResult | None
+    welch: WelchResult
     p_value: float
     p_adjusted: float
-    min_attainable_p: float | None
-    bootstrap: BootstrapResult | None
-    cohens_d: float
+    hedges_g: float
     seeds_needed: int | None
+    power_for: str  # what effect the planning advice is for
     pooled: PooledCounts | None
     pooled_absent: str | None
     recommendation: Recommendation
     litmus: Litmus
     sentence: str
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def tested(self) -> bool:
+        return self.welch.p_value is not None
 
 
 @dataclass(frozen=True)
@@ -265,6 +262,7 @@ class CampaignStats:
     higher_is_better: bool
     alpha: float
     level: float
+    min_effect: float
     final_window: int
     baseline_condition: str | None
     baseline_label: str
@@ -278,13 +276,13 @@ class CampaignStats:
 
     @property
     def computed(self) -> bool:
-        return any(c.permutation is not None for c in self.candidates)
+        return any(c.tested for c in self.candidates)
 
     def as_dict(self) -> dict[str, Any]:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "paired"}
         plain: dict[str, Any] = {k: _plain(v) for k, v in out.items()}
         plain["paired"] = [p.as_dict() for p in self.paired]
-        plain["schema"] = "obs.campaign_stats/1"
+        plain["schema"] = "obs.campaign_stats/2"
         return plain
 
 
@@ -333,9 +331,9 @@ def _condition_finals(name: str, label: str, is_baseline: bool, runs: Sequence[R
 
 
 def _pooled(
-    metric: str | None, cand: Sequence[RunFinal], base: Sequence[RunFinal], alpha: float
+    metric: str | None, cand: Sequence[RunFinal], base: Sequence[RunFinal]
 ) -> tuple[PooledCounts | None, str | None]:
-    """Fisher's exact test on correct/total episodes, or why it does not apply."""
+    """Correct/total episodes pooled over seeds (described, not tested), or why there are none."""
     if not metric_is_rate(metric):
         return None, f"'{metric}' is not a proportion of episodes, so there are no correct/total counts to pool"
     used = [r for r in (*cand, *base) if r.final is not None]
@@ -360,7 +358,6 @@ def _pooled(
     bc, bt = counts(base)
     if ct == 0 or bt == 0:
         return None, "no completions in the final window"
-    test = fisher_exact_counts(cc, ct, bc, bt)
     rate, rate_b = cc / ct, bc / bt
     estimated = any(r.completions_window_estimated for r in used)
     method = "correct = round(final-window rate × completions in the window) per run, summed over seeds" + (
@@ -368,8 +365,7 @@ def _pooled(
         if estimated
         else ""
     )
-    needed = sample_size_two_proportions(rate, rate_b, alpha=alpha, power=POWER) if rate != rate_b else None
-    return PooledCounts(cc, ct, bc, bt, rate, rate_b, test, needed, estimated, method), None
+    return PooledCounts(cc, ct, bc, bt, rate, rate_b, estimated, method), None
 
 
 def _evidence(
@@ -425,72 +421,58 @@ def _evidence(
     return checks
 
 
-def _reachable(alpha: float, floor: float | None, n_tests: int, n: int, n_base: int) -> Check | None:
-    """Can this many seeds reach significance at all? If not, a non-significant result says nothing.
-
-    An exact permutation test over n vs m seeds has C(n+m, n) relabellings, so its two-sided p is
-    never below 2 / C(n+m, n) (0.10 for 3 vs 3); Holm multiplies the smallest p by the number of
-    candidates. When that floor is ≥ α the design cannot confirm anything, and calling the litmus
-    FAILED would blame the condition for the campaign's size: it is INCONCLUSIVE instead.
-    """
-    if floor is None:
-        return None
-    effective = min(1.0, floor * n_tests)
-    holm = f" (×{n_tests} after Holm)" if n_tests > 1 else ""
-    detail = (
-        f"with {n} vs {n_base} seeds the smallest attainable permutation p is {p_value(floor)}{holm}, "
-        f"{'below' if effective < alpha else 'not below'} α = {alpha:g}"
-    )
-    return Check("attainable_p", "design can reach significance", alpha, effective, effective < alpha, detail)
+def _copies(cond: ConditionFinals) -> str | None:
+    """The zero-variance guard: seeds that all gave the same value are copies of one run."""
+    if cond.n >= 2 and cond.sd == 0.0:
+        return (
+            f"the seed changed nothing in {cond.label}: its {cond.n} seeds all gave {num_na(cond.mean)}, so they are "
+            "copies of one run, not replicates (check that the seed reaches the data order, init and sampling)"
+        )
+    return None
 
 
-def _min_seeds_for_permutation(alpha: float) -> int:
-    """Smallest n (seeds per condition, n vs n) whose exact permutation test can give two-sided p < alpha.
-
-    The t-test power formula happily answers "3 seeds" for a huge effect, but 3 vs 3 seeds have only
-    20 relabellings, so the permutation test's p is never below 0.10; the seeds to ask for are the
-    larger of the two numbers.
-    """
-    n = 2
-    while 2.0 / math.comb(2 * n, n) >= alpha:
-        n += 1
-    return n
+def min_effect_of(campaign: Campaign) -> float:
+    """The campaign's minimum effect of interest: `min_effect`, else the older `litmus.min_delta`, else 0."""
+    if campaign.min_effect is not None:
+        return float(campaign.min_effect)
+    legacy = campaign.litmus.get("min_delta")
+    return float(legacy) if legacy is not None else 0.0
 
 
-def _thresholds(
-    campaign: Campaign, delta: float, rec: Recommendation, p_adj: float, ci_low: float, ci_high: float
-) -> list[Check]:
+def _thresholds(campaign: Campaign, c: CandidateStats) -> list[Check]:
     sign = 1.0 if campaign.higher_is_better else -1.0
-    gain = sign * delta
-    min_delta = campaign.litmus.get("min_delta")
-    required = 0.0 if min_delta is None else float(min_delta)
-    met = bool(not math.isnan(gain) and gain > 0.0 and gain >= required)
+    gain = sign * c.delta
+    required = min_effect_of(campaign)
     word = "improvement" if campaign.higher_is_better else "reduction"
+    met = bool(not math.isnan(gain) and gain > 0.0 and gain >= required)
     detail = (
-        f"observed {word} {_signed(gain)} vs minimum {num_na(required)}"
-        if min_delta is not None
-        else f"observed {word} {_signed(gain)}; min_delta not set, so any {word} counts"
+        f"observed {word} {_signed(gain)} vs the minimum effect {num_na(required)}"
+        if required
+        else f"observed {word} {_signed(gain)}; no minimum effect set (min_effect), so any {word} counts"
     )
-    checks = [Check("min_delta", f"{word} of the mean ≥ min_delta", required, gain, met, detail)]
-    ci = f"95% CI {_signed(ci_low)} to {_signed(ci_high)}"
+    checks = [Check("min_effect", f"{word} of the mean ≥ min_effect", required, gain, met, detail)]
+    iv = c.welch.interval
+    ci = f"95% CI {_signed(iv.low)} to {_signed(iv.high)}" if iv is not None else (c.welch.problem or "no interval")
     checks.append(
         Check(
             "significance",
-            "significant improvement (Holm-adjusted permutation p < α, CI excludes 0)",
+            "significant improvement (Holm-adjusted Welch p < α, CI excludes 0)",
             campaign.alpha,
-            p_adj,
-            rec == IMPROVEMENT,
-            f"adjusted p = {p_value(p_adj)} vs α = {campaign.alpha:g}; {ci}",
+            c.p_adjusted,
+            c.recommendation == IMPROVEMENT,
+            f"adjusted {p_text(c.p_adjusted)} vs α = {campaign.alpha:g}; {ci}",
         )
     )
     return checks
 
 
-def _litmus(evidence: list[Check], thresholds: list[Check]) -> Litmus:
+def _litmus(evidence: list[Check], thresholds: list[Check], warnings: Sequence[str]) -> Litmus:
     short = [c.detail for c in evidence if not c.met]
     failed = [c.detail for c in thresholds if not c.met]
     if short:
         return Litmus(INCONCLUSIVE, "evidence minimums not met: " + "; ".join(short), evidence, thresholds, short)
+    if warnings:
+        return Litmus(INCONCLUSIVE, "; ".join(warnings), evidence, thresholds, list(warnings))
     if failed:
         return Litmus(FAILED, "evidence sufficient, but: " + "; ".join(failed), evidence, thresholds, failed)
     reason = "all evidence minimums met and every threshold passed"
@@ -499,64 +481,58 @@ def _litmus(evidence: list[Check], thresholds: list[Check]) -> Litmus:
     return Litmus(CONFIRMED, reason, evidence, thresholds, [])
 
 
-def _sentence(
-    campaign: Campaign,
-    cand: ConditionFinals,
-    base: ConditionFinals,
-    c: CandidateStats,
-    n_tests: int,
-) -> str:
+def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, c: CandidateStats, n_tests: int) -> str:
+    """What the numbers say, in words made from those numbers (checked by tests/site/test_words_numbers.py)."""
     metric = campaign.primary_metric or "the primary metric"
-    if c.permutation is None or c.bootstrap is None:
+    alpha = campaign.alpha
+    w = c.welch
+    if cand.n == 0:
         return f"{cand.label}: not compared, no run of it has a final value of {metric}."
-    ci = c.bootstrap.interval
     direction = "higher" if campaign.higher_is_better else "lower"
     text = (
         f"{cand.label} averaged {num_na(c.mean)} {metric} over {c.n} seed{'s' if c.n != 1 else ''}, against "
         f"{num_na(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {_signed(c.delta)} "
-        f"({direction} is better; 95% bootstrap CI {_signed(ci.low)} to {_signed(ci.high)}, "
-        f"Cohen's d = {num_na(c.cohens_d)}). "
+        f"({direction} is better"
     )
-    kind = "exact" if c.permutation.exact else "Monte Carlo"
-    text += f"Permutation test over seeds: p = {p_value(c.p_value)} ({kind})"
-    text += f", Holm-adjusted over {n_tests} candidates p = {p_value(c.p_adjusted)}. " if n_tests > 1 else ". "
+    if w.interval is None or w.p_value is None:
+        return text + f"). {(w.problem or 'no test').capitalize()}: no test, no interval."
+    iv = w.interval
+    text += (
+        f"; 95% Welch CI {_signed(iv.low)} to {_signed(iv.high)}, Hedges' g = {num_na(c.hedges_g)}). "
+        f"Welch's t-test over seeds: t = {num_na(w.t)}, df = {num_na(w.df)}, {p_text(w.p_value)}"
+    )
+    text += f", Holm-adjusted over {n_tests} candidates {p_text(c.p_adjusted)}. " if n_tests > 1 else ". "
     if c.recommendation == IMPROVEMENT:
-        text += f"A statistically significant improvement at α = {campaign.alpha:g}."
+        text += f"A statistically significant improvement at α = {alpha:g}."
     elif c.recommendation == DEGRADATION:
-        text += f"A statistically significant degradation at α = {campaign.alpha:g}."
+        text += f"A statistically significant degradation at α = {alpha:g}."
+    elif c.recommendation == NEGLIGIBLE:
+        text += (
+            f"Significant at α = {alpha:g}, but smaller than the minimum effect of interest "
+            f"({num_na(min_effect_of(campaign))})."
+        )
+    elif iv.excludes_zero():
+        text += (
+            f"The 95% CI excludes 0, but after Holm's correction for {n_tests} candidates compared with the same "
+            f"baseline the adjusted p is not below α = {alpha:g}: not significant."
+        )
     else:
         text += (
-            f"Insufficient statistical evidence at α = {campaign.alpha:g}: the data are compatible with no difference."
+            f"Not significant at α = {alpha:g}: the 95% CI includes 0, so the data are compatible with no difference."
         )
-        floor = c.min_attainable_p
-        if floor is not None and floor * n_tests >= campaign.alpha:
-            holm = f" (×{n_tests} after Holm)" if n_tests > 1 else ""
-            text += (
-                f" With {c.n} vs {c.n_baseline} seeds no outcome could be significant: the smallest possible "
-                f"p is {p_value(floor)}{holm}."
-            )
-        if c.seeds_needed is not None:
-            text += (
-                f" About {c.seeds_needed} seeds per condition would give {POWER:.0%} power to detect an "
-                f"effect of this size."
-            )
+    if c.recommendation != IMPROVEMENT and c.recommendation != DEGRADATION and c.seeds_needed is not None:
+        text += (
+            f" About {c.seeds_needed} seeds per condition would give {POWER:.0%} power to detect {c.power_for} at the "
+            f"{'Holm-adjusted ' if n_tests > 1 else ''}α = {alpha / max(1, n_tests):.3g}."
+        )
     return text
 
 
-def campaign_stats(
-    campaign: Campaign,
-    runs: Sequence[RunFinal],
-    *,
-    paired: Sequence[PairedSpec] = (),
-    n_bootstrap: int = N_BOOTSTRAP,
-    n_permutations: int = N_PERMUTATIONS,
-    max_exact_splits: int = MAX_EXACT_SPLITS,
-    seed: int = 0,
-) -> CampaignStats:
+def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequence[PairedSpec] = ()) -> CampaignStats:
     """Compare every non-baseline condition of ``campaign`` with its baseline condition.
 
-    ``runs`` are the campaign's runs (:func:`finals_from_summaries`). Random procedures use
-    ``seed`` (the same for every candidate), so a rebuilt page shows the same numbers.
+    ``runs`` are the campaign's runs (:func:`finals_from_summaries`). Nothing is random: a rebuilt
+    page shows the same numbers.
     """
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
     names = [c.name for c in campaign.conditions] or sorted({r.condition for r in runs if r.condition})
@@ -576,66 +552,72 @@ def campaign_stats(
     if base is not None and base.n == 0 and not problems:
         problems.append(f"no run of the baseline condition {base.label} has a final value of {campaign.primary_metric}")
 
-    partial: list[dict[str, Any]] = []
+    min_effect = min_effect_of(campaign)
+    tests: list[tuple[ConditionFinals, WelchResult]] = []
     if not problems and base is not None:
         y = [v.value for v in base.values]
         for cond in conditions:
-            if cond.is_baseline:
-                continue
-            partial.append(
-                _compare(
-                    campaign,
-                    cond,
-                    base,
-                    y,
-                    by_cond[cond.name],
-                    by_cond[base.name],
-                    n_bootstrap,
-                    n_permutations,
-                    max_exact_splits,
-                    seed,
-                )
-            )
-    raw = [p["p_value"] for p in partial]
+            if not cond.is_baseline:
+                tests.append((cond, welch([v.value for v in cond.values], y, level=LEVEL)))
+    raw = [w.p_value if w.p_value is not None else math.nan for _, w in tests]
     adjusted = holm_adjust(raw)
     n_tests = sum(1 for p in raw if not math.isnan(p))
+    alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
     candidates: list[CandidateStats] = []
-    for part, p_adj in zip(partial, adjusted, strict=True):
-        assert base is not None  # partial is empty otherwise
-        finals: ConditionFinals = part.pop("cond")
-        boot: BootstrapResult | None = part["bootstrap"]
-        ci_low, ci_high = (boot.interval.low, boot.interval.high) if boot else (math.nan, math.nan)
-        rec = recommendation(p_adj, part["delta"], (ci_low, ci_high), campaign.alpha, campaign.higher_is_better)
-        evidence = _evidence(campaign, finals, base, [*by_cond[finals.name], *by_cond[base.name]])
-        reach = _reachable(campaign.alpha, part["min_attainable_p"], max(n_tests, 1), finals.n, base.n)
-        if reach is not None:
-            evidence.append(reach)
-        litmus = _litmus(evidence, _thresholds(campaign, part["delta"], rec, p_adj, ci_low, ci_high))
-        if part["seeds_needed"] is not None:
-            floor_n = _min_seeds_for_permutation(campaign.alpha / max(n_tests, 1))
-            part["seeds_needed"] = max(part["seeds_needed"], floor_n)
-        stats = CandidateStats(p_adjusted=p_adj, recommendation=rec, litmus=litmus, sentence="", **part)
-        sentence = _sentence(campaign, finals, base, stats, max(n_tests, 1))
-        candidates.append(dataclasses.replace(stats, sentence=sentence))
+    for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
+        assert base is not None  # tests is empty otherwise
+        x = [v.value for v in cond.values]
+        y = [v.value for v in base.values]
+        g = hedges_g(x, y) if x and y else math.nan
+        pooled, pooled_absent = _pooled(campaign.primary_metric, by_cond[cond.name], by_cond[base.name])
+        rec = (
+            recommendation(p_adj, w.estimate, w.interval, campaign.alpha, campaign.higher_is_better, min_effect)
+            if w.interval is not None
+            else recommendation(math.nan, math.nan, (math.nan, math.nan))
+        )
+        seeds_needed, power_for = _planning(x, y, g, min_effect, alpha_used)
+        warnings = [msg for msg in (_copies(base), _copies(cond)) if msg]
+        stats = CandidateStats(
+            condition=cond.name,
+            label=cond.label,
+            n=len(x),
+            n_baseline=len(y),
+            mean=cond.mean,
+            mean_baseline=base.mean,
+            delta=cond.mean - base.mean if x else math.nan,
+            welch=w,
+            p_value=p_raw,
+            p_adjusted=p_adj,
+            hedges_g=g,
+            seeds_needed=seeds_needed,
+            power_for=power_for,
+            pooled=pooled,
+            pooled_absent=pooled_absent,
+            recommendation=rec,
+            litmus=Litmus(INCONCLUSIVE, "", [], [], []),
+            sentence="",
+            warnings=warnings,
+        )
+        evidence = _evidence(campaign, cond, base, [*by_cond[cond.name], *by_cond[base.name]])
+        unusable = [] if w.interval is not None else [w.problem or "no test"]
+        litmus = _litmus(evidence, _thresholds(campaign, stats), [*warnings, *unusable])
+        stats = dataclasses.replace(stats, litmus=litmus)
+        candidates.append(dataclasses.replace(stats, sentence=_sentence(campaign, cond, base, stats, max(n_tests, 1))))
 
     if n_tests > 1:
         correction = (
-            f"Holm–Bonferroni over the {n_tests} candidate-vs-baseline permutation p-values; "
+            f"Holm–Bonferroni over the {n_tests} candidate-vs-baseline Welch p-values; "
             "the recommendation and the litmus use the adjusted p"
         )
     else:
         correction = "none needed: one candidate is compared with the baseline"
-    smallest = min((c.n for c in conditions), default=0)
-    if candidates and smallest < FEW_SEEDS:
-        notes.append(
-            f"With fewer than {FEW_SEEDS} seeds per condition the percentile-bootstrap CI is too narrow (it "
-            "ignores the small-sample variance inflation); read it together with the permutation test."
-        )
+    for cond in conditions:
+        if (msg := _copies(cond)) is not None:
+            notes.append(msg[0].upper() + msg[1:] + ".")
     if any(c.pooled is not None for c in candidates):
         notes.append(
-            "Pooled counts treat every episode as independent, but episodes cluster by seed (and share "
-            "prompts), so Fisher's p-value overstates the evidence. It is shown as a secondary check; the "
-            "recommendation rests on the seed-level permutation test."
+            "Pooled episode counts are shown as a description only: episodes cluster by seed (and share prompts), "
+            "so they are not independent replicates and no test is run on them."
         )
     ignored = sorted(k for k in campaign.litmus if k not in LITMUS_KEYS)
     ignored_e = sorted(k for k in campaign.evidence if k not in EVIDENCE_KEYS)
@@ -646,35 +628,33 @@ def campaign_stats(
     methods = {
         "final": (
             f"one value per run: the mean of the last {campaign.final_window} logged values of {metric}; "
-            "seeds are the unit of analysis"
+            "seeds are the unit of analysis (the logged points of one run are not replicates)"
         ),
-        "permutation": (
-            "two-sided permutation test of the difference in means over seeds; exact enumeration of every "
-            f"relabelling up to {max_exact_splits:,}, otherwise {n_permutations:,} random relabellings (seed {seed})"
+        "test": (
+            "Welch's two-sided t-test of the difference of means over seeds (unequal variances, Satterthwaite df); "
+            "at least 2 seeds per condition, and some spread among them, are needed"
         ),
-        "bootstrap": (
-            f"two-sample percentile bootstrap, {n_bootstrap:,} resamples (seed {seed}), of candidate minus baseline"
-        ),
-        "effect": "Cohen's d: difference of means over the pooled standard deviation of the seed values",
+        "interval": "95% Welch t interval of candidate minus baseline: the exact dual of the test",
+        "effect": "Hedges' g: difference of means over the pooled sd, times the exact small-sample correction J(df)",
         "power": (
-            f"seeds per condition for {POWER:.0%} power at the observed d: two-sided two-sample t-test at "
-            f"α = {campaign.alpha:g} (noncentral t), and never fewer than the smallest number of seeds with which "
-            "the exact permutation test (after Holm) can reach α"
+            f"seeds per condition for {POWER:.0%} power: two-sided t-test (noncentral t) at the Holm-adjusted "
+            f"α = α / candidates (the level the smallest p must reach), for the minimum effect over the pooled sd "
+            "when min_effect is set, else for the observed Hedges' g"
         ),
         "pooled": (
-            "Fisher's exact test on correct/total episodes pooled over seeds (episodes treated as independent): "
-            "per run, correct = round(final-window rate × completions in the final window), the completions in the "
-            "window estimated as total × window ÷ logged points when not logged per window (equal completions per "
-            f"logged step assumed); episodes per condition for {POWER:.0%} power from the two-proportion z-test formula"
+            "correct/total episodes pooled over seeds, described only: per run, correct = round(final-window rate × "
+            "completions in the final window), the window's completions estimated as total × window ÷ logged points "
+            "when not logged per window"
         ),
         "correction": correction,
         "recommendation": (
-            "improvement / degradation only when the adjusted p < α and the 95% CI lies entirely on that side "
-            "of 0; otherwise insufficient evidence"
+            "improvement / degradation only when the adjusted p < α, the 95% CI lies entirely on that side of 0 and "
+            "the difference is at least min_effect; a significant difference smaller than min_effect is its own "
+            "outcome; otherwise insufficient evidence"
         ),
         "litmus": (
-            "INCONCLUSIVE while any evidence minimum is unmet; else CONFIRMED if the improvement is at least "
-            "min_delta and significant, FAILED otherwise"
+            "INCONCLUSIVE while any evidence minimum is unmet or a condition's seeds are copies of one run; else "
+            "CONFIRMED if the improvement is significant and at least min_effect, FAILED otherwise"
         ),
     }
     return CampaignStats(
@@ -683,64 +663,32 @@ def campaign_stats(
         higher_is_better=campaign.higher_is_better,
         alpha=campaign.alpha,
         level=LEVEL,
+        min_effect=min_effect,
         final_window=campaign.final_window,
         baseline_condition=base_name,
         baseline_label=base_label,
         conditions=conditions,
         candidates=candidates,
         correction=correction,
-        paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL, seed=seed) for p in paired],
+        paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL) for p in paired],
         methods=methods,
         notes=notes,
         problems=problems,
     )
 
 
-def _compare(
-    campaign: Campaign,
-    cond: ConditionFinals,
-    base: ConditionFinals,
-    y: list[float],
-    cand_runs: Sequence[RunFinal],
-    base_runs: Sequence[RunFinal],
-    n_bootstrap: int,
-    n_permutations: int,
-    max_exact_splits: int,
-    seed: int,
-) -> dict[str, Any]:
-    """The per-candidate numbers that do not depend on the other candidates (everything but Holm)."""
-    x = [v.value for v in cond.values]
-    pooled, pooled_absent = _pooled(campaign.primary_metric, cand_runs, base_runs, campaign.alpha)
-    out: dict[str, Any] = {
-        "cond": cond,
-        "condition": cond.name,
-        "label": cond.label,
-        "n": len(x),
-        "n_baseline": len(y),
-        "mean": cond.mean,
-        "mean_baseline": base.mean,
-        "delta": cond.mean - base.mean if x else math.nan,
-        "permutation": None,
-        "p_value": math.nan,
-        "min_attainable_p": None,
-        "bootstrap": None,
-        "cohens_d": math.nan,
-        "seeds_needed": None,
-        "pooled": pooled,
-        "pooled_absent": pooled_absent,
-    }
-    if not x:
-        return out
-    splits = math.comb(len(x) + len(y), len(x))
-    n_res = splits if splits <= max_exact_splits else n_permutations
-    perm = permutation_test_diff_means(x, y, n_resamples=n_res, seed=seed)
-    d = cohens_d(x, y)
-    out.update(
-        permutation=perm,
-        p_value=perm.p_value,
-        min_attainable_p=min(1.0, 2.0 / splits) if perm.exact else None,
-        bootstrap=bootstrap_diff_means(x, y, level=LEVEL, n_resamples=n_bootstrap, seed=seed),
-        cohens_d=d,
-        seeds_needed=None if math.isnan(d) else sample_size_for_power(d, alpha=campaign.alpha, power=POWER),
-    )
-    return out
+def _planning(
+    x: Sequence[float], y: Sequence[float], g: float, min_effect: float, alpha: float
+) -> tuple[int | None, str]:
+    """Seeds per condition for 80% power at `alpha`: for the minimum effect when set, else the observed g."""
+    if len(x) < 2 or len(y) < 2:
+        return None, ""
+    ss = float(np.sum((np.asarray(x) - np.mean(x)) ** 2) + np.sum((np.asarray(y) - np.mean(y)) ** 2))
+    sd = math.sqrt(ss / (len(x) + len(y) - 2))
+    if min_effect > 0 and sd > 0:
+        return sample_size_for_power(min_effect / sd, alpha=alpha, power=POWER), (
+            f"the minimum effect of interest ({num_na(min_effect)}, {num_na(min_effect / sd)} pooled sd)"
+        )
+    if math.isnan(g) or math.isinf(g) or g == 0:
+        return None, ""
+    return sample_size_for_power(g, alpha=alpha, power=POWER), f"an effect of this size (Hedges' g = {num_na(g)})"

@@ -1,8 +1,15 @@
 """A run against its baseline: the headline delta and the paired probe comparison.
 
 The probe comparison pairs cases by id, so item difficulty cancels out: a 4-point gain on the same
-180 cases is judged by the cases that flipped (McNemar) and by a paired bootstrap of the gap, not
-by two independent rates. Cases present in only one run are counted and listed, never dropped.
+180 cases is judged by the cases that flipped, with Tango's score interval of the gap and the score
+(McNemar) test it inverts, not by two independent rates. Cases present in only one run are counted
+and listed, never dropped.
+
+The unit of replication is explicit in every delta (`HeadlineDelta.unit`): probe cases (paired),
+evaluation items (from reported standard errors), or none. One run against one run on a logged
+series has no replicates - its logged points are autocorrelated and trending, not independent - so
+that delta is described ("one run each: no test; seed-to-seed variation unknown") and never tested;
+the seed-level comparison, when both runs belong to seed groups, is made on the campaign or arms page.
 """
 
 from __future__ import annotations
@@ -19,16 +26,22 @@ import numpy.typing as npt
 
 from obs.analysis.digest import RunDigest, WindowStat
 from obs.analysis.scoreboard import groups_of, order_checks, split_sort_key
-from obs.analysis.stats import Interval, PairedComparison, paired_comparison, paired_comparisons, recommendation
+from obs.analysis.stats import (
+    NOT_TESTED,
+    PAIRED_METHOD,
+    Interval,
+    PairedComparison,
+    paired_comparisons,
+    recommendation,
+)
 from obs.numbers import num
 from obs.numbers import step as step_text
 from obs.probetable import ABSENT, FALSE, TRUE, CaseOutcome, CaseOutcomes, IdList, align
 from obs.sitemodel import nonfinite_of
 from obs.vocabulary import lower_is_better, tokens
 
-BOOTSTRAP_SEED = 20260322
-RESAMPLES = 10_000
-SCOPE_RESAMPLES = 4_000
+PROBE_UNIT = "probe cases, paired by id"
+ONE_RUN_EACH = "one run each: no test; seed-to-seed variation unknown"
 
 
 @dataclass
@@ -71,6 +84,7 @@ class ProbeComparison:
     only_baseline: Sequence[str] = field(default_factory=list)
     flips: list[Flips] = field(default_factory=list)
     alpha: float = 0.05
+    min_effect: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -83,9 +97,9 @@ class ProbeComparison:
             "only_in_baseline": self.only_baseline,
             "flips": [f.as_dict() for f in self.flips],
             "alpha": self.alpha,
-            "method": "paired bootstrap (percentile; 10,000 resamples for all shared cases, 4,000 per split and "
-            "family) of the rate gap on shared case ids; "
-            "exact McNemar test on discordant cases",
+            "min_effect": self.min_effect,
+            "unit": PROBE_UNIT,
+            "method": PAIRED_METHOD,
         }
 
 
@@ -95,6 +109,7 @@ def compare_probes(
     baseline_id: str,
     is_negative: Callable[[str], bool],
     alpha: float = 0.05,
+    min_effect: float = 0.0,
 ) -> ProbeComparison:
     here, base = CaseOutcomes.of(here), CaseOutcomes.of(base)
     matched = align(here, base)
@@ -111,7 +126,7 @@ def compare_probes(
     scopes += [("family", f, family_rows[f]) for f in families]
     # each check's outcomes on the shared cases, here and in the baseline (-1: the case lacks it)
     pairs_of = {c: (here.checks[c][ih], base.checks[c][ib]) for c in checks}
-    # every (scope, check) pair in one vectorised bootstrap
+    # every (scope, check) pair in one vectorised interval search
     cells: list[tuple[int, str]] = []
     pairs: list[tuple[np.ndarray, np.ndarray]] = []
     for k, (_, _, pos) in enumerate(scopes):
@@ -121,20 +136,8 @@ def compare_probes(
             if bool(np.any(both)):
                 cells.append((k, check))
                 pairs.append((h[both] == TRUE, b[both] == TRUE))
-    # all shared cases: 10,000 resamples; each split and family: 4,000 (Monte-Carlo error of a CI
-    # bound about 0.04 sd of the gap, far below the width of those smaller scopes' intervals)
     hib = [c not in negative for _, c in cells]
-    n_overall = sum(1 for k, _ in cells if k == 0)
-    results = paired_comparisons(
-        pairs[:n_overall], higher_is_better=hib[:n_overall], alpha=alpha, n_resamples=RESAMPLES, seed=BOOTSTRAP_SEED
-    )
-    results += paired_comparisons(
-        pairs[n_overall:],
-        higher_is_better=hib[n_overall:],
-        alpha=alpha,
-        n_resamples=SCOPE_RESAMPLES,
-        seed=BOOTSTRAP_SEED,
-    )
+    results = paired_comparisons(pairs, higher_is_better=hib, alpha=alpha, min_effect=min_effect)
     per_scope: list[dict[str, PairedComparison]] = [{} for _ in scopes]
     for (k, check), result in zip(cells, results, strict=True):
         per_scope[k][check] = result
@@ -159,6 +162,7 @@ def compare_probes(
         only_baseline=IdList(matched.only_base),
         flips=flips,
         alpha=alpha,
+        min_effect=min_effect,
     )
 
 
@@ -199,6 +203,12 @@ class Headline:
 
 @dataclass
 class HeadlineDelta:
+    """The headline against the baseline, with its unit of replication (`unit`) and its size (`n`).
+
+    `verdict` is a `stats.Recommendation`; "not_tested" when there are no replicates to test with
+    (one run each on a logged series, final summaries only): the delta is then descriptive.
+    """
+
     baseline_id: str
     baseline_value: float | None
     delta: float | None
@@ -207,6 +217,8 @@ class HeadlineDelta:
     method: str
     n: int | None = None
     verdict: str = "insufficient_statistical_evidence"
+    unit: str = "none"
+    baseline_subset: str | None = None  # set when `baseline_value` is over fewer cases than the baseline has
 
     @property
     def better(self) -> bool | None:
@@ -226,7 +238,9 @@ class HeadlineDelta:
             "p_value": _num(self.p_value),
             "method": self.method,
             "n": self.n,
+            "unit": self.unit,
             "verdict": self.verdict,
+            "baseline_subset": self.baseline_subset,
         }
 
 
@@ -390,8 +404,9 @@ def headline_delta(
     is_negative: Callable[[str], bool],
     alpha: float,
     comparison: ProbeComparison | None = None,
+    min_effect: float = 0.0,
 ) -> HeadlineDelta | None:
-    """Delta of the headline metric vs the baseline, always with its uncertainty when one exists.
+    """Delta of the headline metric vs the baseline, with its uncertainty where replicates exist.
 
     A probe headline reuses the run's paired comparison when it is given, so the number at the
     top of the page and the one in the probe table are the same computation.
@@ -400,7 +415,7 @@ def headline_delta(
     if name is None or headline.value is None:
         return None
     if headline.kind == "probe" and comparison is not None and name in comparison.overall.checks:
-        return _probe_delta(comparison.overall.checks[name], base.id, is_negative(name))
+        return _subset(_probe_delta(comparison.overall.checks[name], base.id, is_negative(name)), base, name)
     if headline.kind == "probe" and here.probe and base.probe:
         matched = align(here.probe, base.probe)
         h = here.probe.checks[name][matched.here] if name in here.probe.checks else np.array([], dtype=np.int8)
@@ -410,17 +425,12 @@ def headline_delta(
         if not bool(np.any(both)):
             return HeadlineDelta(base.id, None, None, None, None, "no shared probe cases with the baseline")
         a, b = h[both] == TRUE, b_all[both] == TRUE
-        pc = paired_comparison(
-            a,
-            b,
-            alpha=alpha,
-            n_resamples=RESAMPLES,
-            seed=BOOTSTRAP_SEED,
-            higher_is_better=not is_negative(name),
+        (pc,) = paired_comparisons(
+            [(a, b)], higher_is_better=[not is_negative(name)], alpha=alpha, min_effect=min_effect
         )
-        return _probe_delta(pc, base.id, is_negative(name))
+        return _subset(_probe_delta(pc, base.id, is_negative(name)), base, name)
     if headline.kind == "series" and name in here.finals and name in base.finals:
-        return _welch_delta(name, here.finals[name], base.finals[name], base.id, headline.higher_is_better, alpha)
+        return _series_delta(here.finals[name], base.finals[name], base.id)
     if headline.kind == "summary" and name in base.summary:
         return HeadlineDelta(
             base.id,
@@ -428,16 +438,17 @@ def headline_delta(
             headline.value - base.summary[name],
             None,
             None,
-            "final summaries only: no uncertainty available",
+            f"{ONE_RUN_EACH} (final summary values)",
+            verdict=NOT_TESTED,
         )
     if headline.kind == "eval" and name in base.evals:
         value_b, se_b = base.evals[name]
         se_a = headline.stderr
         delta = headline.value - value_b
-        if se_a is not None and se_b is not None:
+        if se_a is not None and se_b is not None and math.hypot(se_a, se_b) > 0:
             se = math.hypot(se_a, se_b)
             z = NormalDist().inv_cdf(0.975)
-            p = 2 * (1 - NormalDist().cdf(abs(delta) / se)) if se > 0 else math.nan
+            p = 2 * (1 - NormalDist().cdf(abs(delta) / se))
             ci = Interval(delta - z * se, delta + z * se, 0.95)
             return HeadlineDelta(
                 base.id,
@@ -445,11 +456,24 @@ def headline_delta(
                 delta,
                 ci,
                 p,
-                "normal approximation from reported stderr",
-                verdict=_verdict(delta, ci, p, alpha, headline.higher_is_better),
+                "normal approximation from the standard errors over items each evaluation reported (two "
+                "independent samples: conservative when the items are shared)",
+                verdict=_verdict(delta, ci, p, alpha, headline.higher_is_better, min_effect),
+                unit="evaluation items (from the reported standard errors; n not reported)",
             )
-        return HeadlineDelta(base.id, value_b, delta, None, None, "no stderr reported: no uncertainty available")
+        return HeadlineDelta(
+            base.id, value_b, delta, None, None, "no standard error reported: no test", verdict=NOT_TESTED
+        )
     return HeadlineDelta(base.id, None, None, None, None, f"the baseline has no {name}")
+
+
+def _subset(delta: HeadlineDelta, base: RunDigest, name: str) -> HeadlineDelta:
+    """Say so when the baseline's rate is over the shared cases only, not over all of the baseline's."""
+    column = base.probe.checks.get(name) if base.probe is not None else None
+    total = int(np.count_nonzero(column >= 0)) if column is not None else 0
+    if delta.n is not None and total != delta.n:
+        delta.baseline_subset = f"on the {delta.n} cases shared with this run (the baseline has {total})"
+    return delta
 
 
 def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> HeadlineDelta:
@@ -460,36 +484,32 @@ def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> Head
         pc.delta,
         pc.interval,
         pc.p_value,
-        f"paired on {pc.n} shared cases: bootstrap 95% CI, exact McNemar ({fixed} fixed, {broken} broken)",
+        f"paired on {pc.n} shared cases ({fixed} fixed, {broken} broken): Tango score 95% CI and the score "
+        "(McNemar) test it inverts",
         pc.n,
         pc.recommendation,
+        PROBE_UNIT,
     )
 
 
-def _verdict(delta: float, ci: Interval, p: float, alpha: float, higher_is_better: bool) -> str:
-    return str(recommendation(p, delta, ci, alpha=alpha, higher_is_better=higher_is_better))
+def _verdict(delta: float, ci: Interval, p: float, alpha: float, higher_is_better: bool, min_effect: float) -> str:
+    return str(recommendation(p, delta, ci, alpha=alpha, higher_is_better=higher_is_better, min_effect=min_effect))
 
 
-def _welch_delta(
-    name: str, a: WindowStat, b: WindowStat, baseline_id: str, higher_is_better: bool, alpha: float
-) -> HeadlineDelta:
-    delta = a.mean - b.mean
-    method = (
-        f"difference of final-window means ({a.n} vs {b.n} points); Welch 95% CI from variation "
-        "within the window (one seed each: seed-to-seed variation is not included)"
-    )
-    if a.n < 2 or b.n < 2 or math.isnan(a.sd) or math.isnan(b.sd):
-        return HeadlineDelta(baseline_id, b.mean, delta, None, None, "single final values: no uncertainty available")
-    va, vb = a.sd**2 / a.n, b.sd**2 / b.n
-    se = math.sqrt(va + vb)
-    if se == 0:
-        return HeadlineDelta(baseline_id, b.mean, delta, Interval(delta, delta, 0.95), None, method)
-    from scipy import stats as sps  # only for metric-series headlines; scipy costs ~0.8 s to import
+def _series_delta(a: WindowStat, b: WindowStat, baseline_id: str) -> HeadlineDelta:
+    """One run against one run on a logged series: a description, never a test.
 
-    df = (va + vb) ** 2 / ((va**2) / (a.n - 1) + (vb**2) / (b.n - 1))
-    t = float(sps.t.ppf(0.975, df))
-    ci = Interval(delta - t * se, delta + t * se, 0.95)
-    p = float(2 * sps.t.sf(abs(delta) / se, df))
+    The logged points of one run are autocorrelated and still trending, and they all come from one
+    seed: a test over them measures how smooth the curve is, not whether the change is real (two
+    seeds of the same condition come out "significant" most of the time; bench/stats_calibration.py).
+    """
+    points = f"{a.n} vs {b.n} logged points" if (a.n, b.n) != (1, 1) else "last logged values"
     return HeadlineDelta(
-        baseline_id, b.mean, delta, ci, p, method, a.n, _verdict(delta, ci, p, alpha, higher_is_better)
+        baseline_id,
+        b.mean,
+        a.mean - b.mean,
+        None,
+        None,
+        f"{ONE_RUN_EACH} (difference of the final-window means, {points})",
+        verdict=NOT_TESTED,
     )

@@ -9,23 +9,25 @@ picklable and JSON-friendly, so it can also be cached between builds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from obs.analysis.held_constant import run_fields
-from obs.model import Probe, Run
-from obs.probetable import CaseOutcome, CaseOutcomes
+from obs.model import Probe, ProbeCase, Run
+from obs.probetable import CaseOutcome, CaseOutcomes, SampleCounts
 
 __all__ = [
     "CaseOutcome",
     "CaseOutcomes",
     "RunDigest",
+    "SampleCounts",
     "WindowStat",
     "digest_from_dict",
     "digest_to_dict",
     "make_digest",
+    "sample_counts",
     "window_stat",
 ]
 
@@ -71,11 +73,6 @@ class RunDigest:
     # mean is taken over finite points; a run that ended diverged is said so, not averaged away.
     ends_nonfinite: dict[str, tuple[float, float]] = field(default_factory=dict)
 
-
-def nonfinite_text(value: float) -> str:
-    """'nan', 'inf' or '-inf': how a non-finite value travels through JSON (which has none)."""
-    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
-
     def __post_init__(self) -> None:
         if self.probe is not None:
             self.probe = CaseOutcomes.of(self.probe)
@@ -83,8 +80,31 @@ def nonfinite_text(value: float) -> str:
             self.probe_repaired = CaseOutcomes.of(self.probe_repaired)
 
 
+def nonfinite_text(value: float) -> str:
+    """'nan', 'inf' or '-inf': how a non-finite value travels through JSON (which has none)."""
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
 def _outcomes(probe: Probe | None) -> CaseOutcomes | None:
-    return probe.table.outcomes if probe is not None else None
+    if probe is None:
+        return None
+    outcomes = probe.table.outcomes
+    if not probe.samples:
+        return outcomes
+    counts = {i: c for i, group in probe.samples.items() if (c := sample_counts(group))}
+    return replace(outcomes, samples=counts)
+
+
+def sample_counts(samples: list[ProbeCase] | None) -> SampleCounts | None:
+    """check -> (samples that have it, samples where it is true), over the samples of one case."""
+    if not samples:
+        return None
+    out: SampleCounts = {}
+    for s in samples:
+        for check, value in s.checks.items():
+            n, c = out.get(check, (0, 0))
+            out[check] = (n + 1, c + int(value))
+    return out
 
 
 def window_stat(values: np.ndarray, steps: np.ndarray, window: int) -> WindowStat | None:

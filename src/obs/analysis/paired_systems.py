@@ -2,10 +2,11 @@
 
 A campaign can name pairs of per-item result files (``paired:`` in campaign.yaml), e.g. the
 COLLAB and INDEP pipelines each answering the 1,524 BIRD-dev questions right or wrong. Because the
-items are shared, the honest comparison is *paired*: the gap in accuracy with a paired-bootstrap
-CI (resampling items, keeping each item's two outcomes together) and McNemar's exact test on the
-items where the systems disagree. A claim such as "A beats B by ≥ 1 pp" is supported only when
-the CI's lower bound is at least 1 pp; a point estimate above 1 pp is not enough.
+items are shared, the honest comparison is *paired*: items are the unit, each item's two outcomes
+stay together, and the evidence is in the items where the systems disagree. The gap gets Tango's
+score interval and the score (McNemar) test it inverts, so the interval excludes 0 exactly when the
+test is significant. A claim such as "A beats B by ≥ 1 pp" is supported only when the CI's lower
+bound is at least 1 pp (and above 0); a point estimate above 1 pp is not enough.
 
 This module is pure: :func:`parse_item_results` turns the bytes of a result file (read by
 discovery) into outcomes per item id, :func:`compare_systems` turns two of those into a
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from obs.analysis.stats import PairedComparison, paired_comparison, sample_size_two_proportions
+from obs.analysis.stats import PAIRED_METHOD, PairedComparison, paired_comparison, paired_items_needed
 from obs.numbers import p_text, pct, pp
 
 __all__ = [
@@ -262,20 +263,17 @@ def _sort_ids(ids: set[str]) -> list[str]:
     return sorted(ids, key=lambda s: (0, int(s), "") if s.lstrip("-").isdigit() else (1, 0, s))
 
 
-def compare_systems(
-    spec: PairedSpec, *, alpha: float = 0.05, level: float = 0.95, n_resamples: int = 10_000, seed: int = 0
-) -> PairedSystems:
+def compare_systems(spec: PairedSpec, *, alpha: float = 0.05, level: float = 0.95) -> PairedSystems:
     """Compare system A with system B on the items both files contain.
 
     Items present in only one file are counted and listed (first ids), never silently dropped
     from view; the statistics use the shared items only, since an item without both outcomes
-    carries no paired information. ``claim_supported`` is ``lower CI bound ≥ claim_pp / 100``
-    (``None`` when no claim is set or nothing could be compared).
+    carries no paired information. ``claim_supported`` is ``lower CI bound ≥ claim_pp / 100`` and
+    above 0 (``None`` when no claim is set or nothing could be compared): a system compared with
+    itself supports no claim. ``items_needed`` is the paired (Connor 1987) number of items for 80%
+    power at the observed discordance and gap.
     """
-    method = (
-        f"{level:.0%} paired percentile bootstrap of the accuracy gap over shared items "
-        f"({n_resamples:,} resamples, seed {seed}); exact McNemar test on the discordant items"
-    )
+    method = f"{level:.0%} {PAIRED_METHOD}; items are the unit, pairs kept"
     problems = list(spec.problems)
     a_out = spec.a.outcomes if spec.a else {}
     b_out = spec.b.outcomes if spec.b else {}
@@ -296,14 +294,15 @@ def compare_systems(
             [b_out[i] for i in shared_ids],
             level=level,
             alpha=alpha,
-            n_resamples=n_resamples,
-            seed=seed,
         )
-        if comparison.rate_a != comparison.rate_b:
-            items_needed = sample_size_two_proportions(comparison.rate_a, comparison.rate_b, alpha=alpha)
+        if comparison.only_a != comparison.only_b:
+            items_needed = paired_items_needed(
+                comparison.discordant / comparison.n, comparison.delta, alpha=alpha, power=0.8
+            )
         sentence = _sentence(spec, comparison)
         if spec.claim_pp is not None:
-            claim_supported = bool(comparison.interval.low >= spec.claim_pp / 100.0)
+            low = comparison.interval.low
+            claim_supported = bool(low >= spec.claim_pp / 100.0 and low > 0.0)
             bound = pp_na(comparison.interval.low)
             verb = "is supported" if claim_supported else "is not supported"
             sentence += (
@@ -337,9 +336,9 @@ def _sentence(spec: PairedSpec, c: PairedComparison) -> str:
     ci = f"{c.interval.level:.0%} CI {pp_na(c.interval.low)} to {pp_na(c.interval.high)}"
     text = (
         f"On {c.n:,} shared items {spec.label_a} scored {pct_na(c.rate_a)} and {spec.label_b} {pct_na(c.rate_b)}: "
-        f"a gap of {pp_na(c.delta)} ({ci}). They disagree on {c.only_a + c.only_b:,} items "
+        f"a gap of {pp_na(c.delta)} ({ci}, items as the unit). They disagree on {c.only_a + c.only_b:,} items "
         f"({c.only_a:,} only {spec.label_a} right, {c.only_b:,} only {spec.label_b} right; "
-        f"exact McNemar {p_text(c.p_value)})."
+        f"McNemar score test {p_text(c.p_value)})."
     )
     if c.recommendation == "statistically_significant_improvement":
         text += f" {spec.label_a} is significantly better at α = {c.alpha:g}."

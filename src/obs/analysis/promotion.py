@@ -1,11 +1,21 @@
 """Promotion rules: the verdict the evidence suggests, shown beside the one a human recorded.
 
-Promote only when the headline improves with a CI above zero, the run changed one axis, and no split
-or family regresses beyond its tolerance. Everything else is reject, repair or branch, with each
-rule's outcome spelled out, so a disagreement with the recorded decision is visible and explainable.
-The rules (docs/reading-a-report.md) follow the domain's promotion discipline: gate every run
-against the frozen baseline, reject runs that moved several axes at once, and route mostly-repairable
-misses to deterministic decode/repair instead of another training run.
+Promote only when the headline improves significantly (its 95% CI above zero, and by at least the
+minimum effect of interest when one is set), the run changed one axis, and no split or family shows
+*evidence* of being worse than the baseline by more than the tolerance. Everything else is reject,
+repair or branch, with each rule's outcome spelled out, so a disagreement with the recorded decision
+is visible and explainable. The rules (docs/reading-a-report.md) follow the domain's promotion
+discipline: gate every run against the frozen baseline, reject runs that moved several axes at once,
+and route mostly-repairable misses to deterministic decode/repair instead of another training run.
+
+A verdict rule is judged by its error rates (docs/statistics.md, bench/stats_calibration.py). A
+160-case probe has 3 splits x 5 families x 3 checks: some thirty scope-check cells, a family of 32
+cases moves 3.1 pp per case. "No point estimate below -2 pp" fails by chance almost every time, and
+thirty uncorrected tests find something nearly as often. So a cell regresses only when a one-sided
+score test says it is worse than the baseline by more than the tolerance, with Holm's correction over
+every cell tested; a cell so small that even losing every case it passed could not be evidence says so
+("too small to judge") instead of failing. Under no true change the rule stays quiet (about 3% false
+alarms), and a real family collapse is still caught.
 """
 
 from __future__ import annotations
@@ -14,10 +24,21 @@ from collections.abc import Callable, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from obs.analysis.compare import HeadlineDelta, ProbeComparison
 from obs.analysis.held_constant import HeldConstant
-from obs.analysis.stats import DEGRADATION, PairedComparison
-from obs.numbers import pp
+from obs.analysis.stats import (
+    DEGRADATION,
+    IMPROVEMENT,
+    NEGLIGIBLE,
+    NOT_TESTED,
+    OUTCOME_WORDS,
+    PairedComparison,
+    holm_adjust,
+    score_tests,
+)
+from obs.numbers import delta_text, num, p_text, pct, pp
 
 
 @dataclass(frozen=True)
@@ -42,19 +63,22 @@ class RuleCheck:
 
 @dataclass(frozen=True)
 class Regression:
-    """A split or family that regressed by the promotion rules (the one rule every output reads).
+    """A split or family (or another check overall) that is worse than the baseline by more than the
+    tolerance, with evidence: the one rule every output reads (run page, `obs gate`, `obs summary`).
 
-    `why` is "tolerance" (the headline check lost more than the tolerance in this scope) or
-    "significant" (another check got significantly worse here: McNemar p and CI below zero).
+    `p_value` is the one-sided score test of "worse by at most the tolerance", `p_adjusted` its
+    Holm-adjusted value over the `m` scope-check cells tested.
     """
 
     scope: str  # all | split | family
     label: str
     check: str
     negative: bool  # the check's `true` means a problem (truncated, ...)
-    why: str
     result: PairedComparison
     tolerance: float
+    p_value: float
+    p_adjusted: float
+    m: int
 
     @property
     def where(self) -> str:
@@ -73,15 +97,13 @@ class Regression:
 
     def text(self) -> str:
         pc = self.result
-        if self.why == "tolerance":
-            broke, fixed = self.broke_fixed
-            return (
-                f"{self.where}: {self.check} {100 * pc.rate_b:.1f}% → {100 * pc.rate_a:.1f}% ({pp(pc.delta)}, "
-                f"{broke} broken / {fixed} fixed; tolerance {100 * self.tolerance:.1f} pp)"
-            )
+        broke, fixed = self.broke_fixed
+        iv = pc.interval
         return (
-            f"{self.where}: {self.check} {pp(pc.delta)}, significantly worse "
-            f"(McNemar p = {pc.p_value:.3g}, CI below zero)"
+            f"{self.where}: {self.check} {pct(pc.rate_b)} → {pct(pc.rate_a)} ({pp(pc.delta)}, 95% CI "
+            f"[{pp(iv.low, False)}, {pp(iv.high, False)}] pp, n = {pc.n} paired cases; {broke} broken / {fixed} "
+            f"fixed): worse by more than {pp(self.tolerance, False)} pp, one-sided score test {p_text(self.p_value)}, "
+            f"Holm-adjusted over {self.m} cells {p_text(self.p_adjusted)}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -89,11 +111,37 @@ class Regression:
             "scope": self.scope,
             "label": self.label,
             "check": self.check,
-            "why": self.why,
             "delta": self.result.delta,
-            "p_value": self.result.p_value,
+            "ci": self.result.interval.as_dict(),
+            "n": self.result.n,
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
+            "tests": self.m,
+            "tolerance": self.tolerance,
             "text": self.text(),
         }
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """A scope-check cell too small to show a regression: even if every case it got right in the
+    baseline broke, the one-sided test could not pass the strictest Holm step (alpha over the number of
+    cells that had something to lose)."""
+
+    scope: str
+    label: str
+    check: str
+    n: int
+    passed_before: int
+    best_p: float
+
+    def text(self) -> str:
+        where = "all shared cases" if self.scope == "all" else f"{self.scope} {self.label}"
+        case = "case" if self.passed_before == 1 else "cases"
+        return (
+            f"{where}: {self.check}, {self.n} paired cases: too small to judge (even losing all {self.passed_before} "
+            f"{case} it got right in the baseline would give {p_text(self.best_p)}, short of the Holm level)"
+        )
 
 
 @dataclass
@@ -102,9 +150,18 @@ class Suggestion:
     reasons: list[str] = field(default_factory=list)
     checks: list[RuleCheck] = field(default_factory=list)
     regressions: list[Regression] = field(default_factory=list)
+    unjudged: list[Unjudged] = field(default_factory=list)
+    tests: int = 0  # scope-check cells tested for a regression (the Holm family)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "reasons": self.reasons, "checks": [c.as_dict() for c in self.checks]}
+        return {
+            "verdict": self.verdict,
+            "reasons": self.reasons,
+            "checks": [c.as_dict() for c in self.checks],
+            "regressions": [r.as_dict() for r in self.regressions],
+            "too_small_to_judge": [u.text() for u in self.unjudged],
+            "regression_tests": self.tests,
+        }
 
 
 @dataclass
@@ -118,6 +175,9 @@ class PromotionInput:
     held: HeldConstant | None = None
     signal_lost_at: float | None = None  # RL: the step from which the reward signal vanished
     headline_is_rate: bool = False
+    alpha: float = 0.05
+    min_effect: float = 0.0
+    seed_level_hint: str | None = None  # where a seed-level comparison of this run lives, if any
 
 
 def _count(items: Sized, noun: str) -> str:
@@ -125,18 +185,17 @@ def _count(items: Sized, noun: str) -> str:
 
 
 def _change(delta: HeadlineDelta, is_rate: bool) -> str:
-    """The headline change with its CI: in percentage points for rates, as a number otherwise."""
-
-    def show(x: float) -> str:
-        return (f"{100 * x:+.1f}" if is_rate else f"{x:+.4g}").replace("-", "−")
-
-    unit = " pp" if is_rate else ""
-    text = f"{show(delta.delta or 0.0)}{unit}"
+    """The headline change with its CI, p, n and unit, from the numbers themselves."""
+    text = delta_text(delta.delta, is_rate)
     iv = delta.interval
-    text += f", 95% CI [{show(iv.low)}, {show(iv.high)}]{unit}" if iv is not None else ", no CI available"
+    if iv is not None:
+        lo, hi = (pp(iv.low, False), pp(iv.high, False)) if is_rate else (num(iv.low), num(iv.high))
+        text += f", 95% CI [{lo}, {hi}]{' pp' if is_rate else ''}"
     if delta.p_value is not None:
-        text += f", p = {delta.p_value:.3g}"
-    return text
+        text += f", {p_text(delta.p_value)}"
+    if delta.n:
+        text += f", n = {delta.n}"
+    return text + f" ({delta.unit})" if delta.unit != "none" else text
 
 
 def _headline_check(p: PromotionInput) -> str | None:
@@ -147,37 +206,98 @@ def _headline_check(p: PromotionInput) -> str | None:
     return p.headline_metric
 
 
-def regressions(p: PromotionInput) -> list[Regression]:
-    """Splits and families that lost more than the tolerance on the headline check, and any
-    significant degradation (CI below zero) of another check in any scope."""
+def _cells(p: PromotionInput) -> list[tuple[str, str, str, PairedComparison]]:
+    """Every scope-check cell judged for a regression: splits and families on every check, and all
+    shared cases on the checks other than the headline (the headline rule judges that one)."""
     c = p.comparison
     if c is None:
         return []
-    tolerance = p.threshold("regression_tolerance")
     head = _headline_check(p)
-    out: list[Regression] = []
+    out = []
     for scope in [c.overall, *c.by_split, *c.by_family]:
         for check, pc in scope.checks.items():
-            negative = check in c.negative
-            worse = -pc.delta if negative else pc.delta  # < 0 means worse, in the check's own polarity
-            if check == head and scope.scope != "all" and worse < -tolerance:
-                out.append(Regression(scope.scope, scope.label, check, negative, "tolerance", pc, tolerance))
-            elif check != head and pc.recommendation == DEGRADATION:
-                out.append(Regression(scope.scope, scope.label, check, negative, "significant", pc, tolerance))
+            if scope.scope == "all" and check == head:
+                continue
+            if pc.n:
+                out.append((scope.scope, scope.label, check, pc))
     return out
 
 
+def regression_tests(p: PromotionInput) -> tuple[list[Regression], list[Unjudged], int]:
+    """(regressions, cells too small to judge, number of cells tested): one-sided score tests of
+    "worse by more than the tolerance", Holm-adjusted over every cell that could show it."""
+    c = p.comparison
+    if c is None:
+        return [], [], 0
+    tolerance = p.threshold("regression_tolerance")
+    cells = _cells(p)
+    if not cells:
+        return [], [], 0
+    neg = np.array([check in c.negative for _, _, check, _ in cells])
+    n = np.array([pc.n for *_, pc in cells], dtype=np.float64)
+    only_a = np.array([pc.only_a for *_, pc in cells], dtype=np.float64)
+    only_b = np.array([pc.only_b for *_, pc in cells], dtype=np.float64)
+    both = np.array([pc.both_correct for *_, pc in cells], dtype=np.float64)
+    # cases right in the baseline, in the check's polarity: what could break
+    passed_before = np.where(neg, n - both - only_b, both + only_b)
+    # worse = a negative check more often true (delta > +tol), a positive one less often (delta < -tol);
+    # a negative check's cells are mirrored (b <-> c) so both read as "is delta below -tol?"
+    b = np.where(neg, only_b, only_a)
+    c_ = np.where(neg, only_a, only_b)
+    p_one = score_tests(b, c_, n, -tolerance, "less")
+    best = score_tests(np.zeros_like(n), passed_before, n, -tolerance, "less")
+    judged: list[tuple[str, str, str, PairedComparison, float]] = []
+    unjudged: list[Unjudged] = []
+    # the strictest Holm step a cell's p must pass, over every cell that had something to lose
+    strictest = p.alpha / max(1, int(np.count_nonzero(passed_before)))
+    for k, (scope, label, check, pc) in enumerate(cells):
+        if passed_before[k] == 0:
+            continue  # nothing was right before: nothing can regress
+        if not best[k] < strictest:
+            unjudged.append(Unjudged(scope, label, check, pc.n, int(passed_before[k]), float(best[k])))
+            continue
+        judged.append((scope, label, check, pc, float(p_one[k])))
+    adjusted = holm_adjust([j[4] for j in judged])
+    m = len(judged)
+    regs = [
+        Regression(scope, label, check, check in c.negative, pc, tolerance, p_one, p_adj, m)
+        for (scope, label, check, pc, p_one), p_adj in zip(judged, adjusted, strict=True)
+        if p_adj < p.alpha
+    ]
+    return regs, unjudged, m
+
+
+def regressions(p: PromotionInput) -> list[Regression]:
+    """The regressions of the promotion rule (see :func:`regression_tests`)."""
+    return regression_tests(p)[0]
+
+
 def gained_families(p: PromotionInput) -> list[str]:
-    """Families whose headline rate rose by at least `family_gain`: the slices the run fixed."""
+    """Families whose headline rate rose significantly (one-sided score test, Holm over the families)
+    by at least `family_gain`: the slices the run fixed."""
     c, head = p.comparison, _headline_check(p)
     if c is None or head is None:
         return []
     gain = p.threshold("family_gain")
-    sign = -1.0 if head in c.negative else 1.0
+    negative = head in c.negative
+    fams = [(s.label, s.checks[head]) for s in c.by_family if head in s.checks and s.checks[head].n]
+    if not fams:
+        return []
+    raw = [
+        float(v)
+        for v in score_tests(
+            [pc.only_a for _, pc in fams],
+            [pc.only_b for _, pc in fams],
+            [pc.n for _, pc in fams],
+            0.0,
+            "less" if negative else "greater",
+        )
+    ]
+    sign = -1.0 if negative else 1.0
     return [
-        f"{s.label} {pp(s.checks[head].delta)}"
-        for s in c.by_family
-        if head in s.checks and sign * s.checks[head].delta >= gain
+        f"{label} {pp(pc.delta)}"
+        for (label, pc), adj in zip(fams, holm_adjust(raw), strict=True)
+        if adj < p.alpha and sign * pc.delta >= gain
     ]
 
 
@@ -197,27 +317,45 @@ def repairable_share(p: PromotionInput) -> tuple[float, int, int] | None:
     return fixed / misses, fixed, misses
 
 
+def _effect(p: PromotionInput) -> str:
+    if not p.min_effect:
+        return ""
+    shown = pp(p.min_effect, False) + " pp" if p.headline_is_rate else num(p.min_effect)
+    return f" by at least the minimum effect ({shown})"
+
+
 def suggest_verdict(p: PromotionInput) -> Suggestion:
-    regs = regressions(p)  # reported whether or not a verdict can be suggested
+    regs, unjudged, m = regression_tests(p)  # reported whether or not a verdict can be suggested
+
+    def nothing(*reasons: str) -> Suggestion:
+        return Suggestion(None, [r for r in reasons if r], regressions=regs, unjudged=unjudged, tests=m)
+
     if p.status in ("running", "queued"):
-        return Suggestion(None, ["the run has not finished: the rules judge it when it has"], regressions=regs)
+        return nothing("the run has not finished: the rules judge it when it has")
     if p.delta is None:
-        reasons = ["no baseline to compare with: promotion is judged against a frozen baseline (set `baseline:`)"]
-        if p.signal_lost_at is not None:
-            reasons.append(f"the diagnosis found the reward signal vanished from step {p.signal_lost_at:g}")
-        return Suggestion(None, reasons, regressions=regs)
+        lost = p.signal_lost_at
+        return nothing(
+            "no baseline to compare with: promotion is judged against a frozen baseline (set `baseline:`)",
+            f"the diagnosis found the reward signal vanished from step {lost:g}" if lost is not None else "",
+        )
     if p.delta.delta is None:
-        return Suggestion(None, [p.delta.method], regressions=regs)
+        return nothing(p.delta.method)
 
     name = p.headline_metric or "the headline"
     d = p.delta
-    better = d.better
+    if d.verdict == NOT_TESTED:
+        return nothing(
+            f"{name}: {delta_text(d.delta, p.headline_is_rate)} against the baseline, {d.method}; the promotion "
+            "rules need replicates (paired probe cases, or seeds) and do not judge one run against one run",
+            p.seed_level_hint or "",
+        )
     checks: list[RuleCheck] = []
+    word = OUTCOME_WORDS.get(d.verdict, d.verdict)
     checks.append(
         RuleCheck(
-            "headline improves with a 95% CI above zero",
-            better is True,
-            f"{name}: {_change(d, p.headline_is_rate)} ({d.verdict.replace('_', ' ')})",
+            f"headline improves (p < {p.alpha:g}, 95% CI above zero){_effect(p)}",
+            d.verdict == IMPROVEMENT,
+            f"{name}: {_change(d, p.headline_is_rate)}: {word}",
         )
     )
     held_ok: bool | None = None
@@ -228,12 +366,24 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     if p.comparison is not None:
         checks.append(
             RuleCheck(
-                f"no split or family regresses beyond {100 * tolerance:.1f} pp",
+                f"no split or family worse by more than {pp(tolerance, False)} pp (one-sided score test, "
+                f"Holm over {m} cell{'s' if m != 1 else ''})",
                 not regs,
-                "none" if not regs else f"{len(regs)} regression{'s' if len(regs) != 1 else ''}:",
+                "none" if not regs else f"{_count(regs, 'regression')}:",
                 items=tuple(r.text() for r in regs),
             )
         )
+        if unjudged:
+            checks.append(
+                RuleCheck(
+                    "cells too small to judge",
+                    None,
+                    f"{len(unjudged)} scope-check cell{'s' if len(unjudged) != 1 else ''} cannot show a regression "
+                    "at this size (not counted as passing or failing):",
+                    gate=False,
+                    items=tuple(u.text() for u in unjudged),
+                )
+            )
     share = repairable_share(p)
     limit = p.threshold("repairable_share")
     if share is not None:
@@ -248,7 +398,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     gains = gained_families(p)
 
     def done(verdict: str, *reasons: str) -> Suggestion:
-        return Suggestion(verdict, [r for r in reasons if r], checks, regs)
+        return Suggestion(verdict, [r for r in reasons if r], checks, regs, unjudged, m)
 
     if held_ok is False:
         return done(
@@ -256,21 +406,33 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             f"{p.held.verdict_text() if p.held else ''}: whatever the numbers say, they cannot be attributed",
             f"it did move {', '.join(gains)}: worth re-testing on one axis" if gains else "",
         )
-    if better is True and not regs:
-        return done("promote", f"{name} improved with a 95% CI above zero and nothing regressed beyond tolerance")
-    if better is True:
+    if d.verdict == IMPROVEMENT and not regs:
+        return done(
+            "promote", f"{name} improved significantly{_effect(p)} and no split or family regressed beyond tolerance"
+        )
+    if d.verdict == IMPROVEMENT:
         return done(
             "repair",
             f"{name} improved, but with {_count(regs, 'regression')} beyond tolerance: keep the change, restore "
             "the regressed slices (anchor replay) and re-run before promoting",
         )
-    if better is False:
+    if d.verdict == DEGRADATION:
         return done(
             "reject",
-            f"{name} got worse (95% CI below zero)",
+            f"{name} got significantly worse (95% CI below zero)",
             f"it did fix {', '.join(gains)}: keep that idea, not this run" if gains else "",
         )
-    inconclusive = f"{name}: the 95% CI of the change includes zero"
+    if d.verdict == NEGLIGIBLE:
+        small = f"{name} changed significantly, but by less than the minimum effect of interest"
+        if regs:
+            return done("reject", small, f"and {_count(regs, 'regression')} beyond tolerance")
+        return done("branch", small, "not worth promoting: branch to a change that moves it further")
+    iv = d.interval
+    inconclusive = (
+        f"{name}: the 95% CI of the change includes zero"
+        if iv is not None and iv.low <= 0.0 <= iv.high
+        else f"{name}: the change is not significant"
+    )
     if gains and regs:
         return done(
             "repair",

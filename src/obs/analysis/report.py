@@ -24,6 +24,7 @@ from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
+from obs.analysis.passk import PassK, pass_at_k_reports
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
@@ -43,6 +44,7 @@ class RunContext:
     baseline: RunDigest | None = None
     baseline_problem: str | None = None
     alpha: float = 0.05
+    min_effect: float = 0.0  # smallest headline change worth acting on (spec.yaml, campaign.yaml or obs.yaml)
 
 
 @dataclass
@@ -65,7 +67,13 @@ class RunReport:
     suggestion: Suggestion
     reward: RewardHealth | None = None
     baseline_probe: CaseOutcomes | None = None  # the baseline's case outcomes (the case browser shows both)
+    seed_level: str | None = None  # where the seed-level comparison of this run's group lives, if any
+    passk: list[PassK] = field(default_factory=list)  # one per positive check, when cases were sampled
     config: ConfigView | None = None
+
+    @property
+    def headline_passk(self) -> PassK | None:
+        return next((p for p in self.passk if p.check == self.headline.metric), self.passk[0] if self.passk else None)
 
     @property
     def n_failing(self) -> int:
@@ -79,7 +87,7 @@ class RunReport:
     def as_dict(self) -> dict[str, Any]:
         run = self.run
         return {
-            "schema_version": 1,
+            "schema_version": 2,
             "run": run.id,
             "headline": self.headline.as_dict(),
             "delta_vs_baseline": self.delta.as_dict() if self.delta else None,
@@ -92,6 +100,8 @@ class RunReport:
             "held_constant": self.held.as_dict(),
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
+            "seed_level": self.seed_level,
+            "pass_at_k": [p.as_dict() for p in self.passk],
             "reward_health": self.reward.as_dict() if self.reward else None,
             "decision": {
                 "recorded": run.verdict,
@@ -130,11 +140,13 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     base = ctx.baseline
     comparison = None
     if base is not None and digest.probe and base.probe:
-        comparison = compare_probes(digest.probe, base.probe, base.id, is_negative, ctx.alpha)
-    delta = headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison) if base else None
+        comparison = compare_probes(digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect)
+    delta = headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect) if base else None
     repair_comparison = None
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
+    seed_level = seed_level_of(run)
+    passk = pass_at_k_reports(run.probe, is_negative, base.probe if base else None, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
     reward = reward_health(run.metrics, cfg.threshold)
@@ -165,6 +177,9 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             held=held,
             signal_lost_at=reward.onset_step if reward else None,
             headline_is_rate=headline.is_rate,
+            alpha=ctx.alpha,
+            min_effect=ctx.min_effect,
+            seed_level_hint=seed_level,
         )
     )
     return RunReport(
@@ -186,5 +201,22 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         suggestion=suggestion,
         reward=reward,
         baseline_probe=base.probe if base is not None else None,
+        seed_level=seed_level,
+        passk=passk,
         config=config_view(run, held),
     )
+
+
+def seed_level_of(run: Run) -> str | None:
+    """Where this run's group is compared with seeds as the unit (built from summaries, after the runs)."""
+    if run.campaign and run.condition:
+        return (
+            f"the seed-level comparison of condition {run.condition} with the campaign's baseline condition "
+            f"(seeds as the unit) is on the campaign page of {run.campaign}"
+        )
+    if run.arm:
+        return (
+            f"the seed-level comparison of arm {run.arm} with the reference arm (seeds as the unit) is on the "
+            "ablation-arms page"
+        )
+    return None

@@ -165,6 +165,7 @@ def delta_summary(d: HeadlineDelta) -> DeltaSummary:
         d.method,
         d.n,
         d.verdict,
+        d.unit,
     )
 
 

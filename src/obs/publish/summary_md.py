@@ -23,11 +23,11 @@ from obs.analysis.campaign import CampaignStats
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
 from obs.analysis.report import RunReport
-from obs.numbers import delta_text, num, pct, pp
+from obs.numbers import delta_text, num, pct, pp, signed_num
 from obs.numbers import p_text as pval
 from obs.pipeline import SourceTree, campaign_summaries, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text, sparkline, table
-from obs.render.format import verdict_words
+from obs.render.format import unit_text, verdict_words
 
 MAX_ROWS = 40
 MAX_FAILURE_CLASSES = 10
@@ -93,7 +93,7 @@ def _ci(low: float | None, high: float | None, is_rate: bool) -> str:
         return "no CI"
     if is_rate:
         return f"95% CI [{pp(low, False)}, {pp(high, False)}] pp"
-    return f"95% CI [{num(low)}, {num(high)}]"
+    return f"95% CI [{signed_num(low)}, {signed_num(high)}]"
 
 
 ARROW = {"statistically_significant_improvement": "▲", "significant_degradation": "▼"}
@@ -134,6 +134,7 @@ def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str 
         Section("Against the baseline", _against_baseline(report), 70),
         Section("Scoreboard", _scoreboard(report), 60),
         Section("Promotion rules", _rules(report), 45),
+        Section("pass@k", _passk(report), 35),
         Section("Diagnosis", _diagnosis(report), 40),
         Section("Curves", _curves(report), 30),
     ]
@@ -154,12 +155,18 @@ def _headline_line(report: RunReport) -> str:
     else:
         text = f"**{md_text(h.metric or 'headline', 60)}: {_value(h.value, h.is_rate)}** ({md_text(h.detail, 120)})"
     d = report.delta
-    if d is not None and d.delta is not None:
-        ci = _ci(d.interval.low, d.interval.high, h.is_rate) if d.interval else "no CI"
-        extra = [ci] + ([pval(d.p_value)] if d.p_value is not None else []) + ([f"n {d.n}"] if d.n else [])
+    if d is not None and d.delta is not None and d.verdict == "not_tested":
         base = md_code(d.baseline_id, in_table=False)
+        text += f" · **Δ {_delta(d.delta, h.is_rate)}** vs {base}: {md_text(d.method, 200)}"
+        if report.seed_level:
+            text += f"; {md_text(report.seed_level, 200)}"
+    elif d is not None and d.delta is not None:
+        ci = _ci(d.interval.low, d.interval.high, h.is_rate) if d.interval else "no CI"
+        extra = [ci] + ([pval(d.p_value)] if d.p_value is not None else []) + [unit_text(d.unit, d.n)]
+        base = md_code(d.baseline_id, in_table=False)
+        arrow = f" {ARROW[d.verdict]}" if d.verdict in ARROW else ""
         text += (
-            f" · **Δ {_delta(d.delta, h.is_rate)}** {ARROW.get(d.verdict, '')} vs {base}"
+            f" · **Δ {_delta(d.delta, h.is_rate)}**{arrow} vs {base}"
             f" ({' · '.join(extra)}): {md_text(verdict_words(d.verdict), 60)}"
         )
     elif report.baseline_id:
@@ -238,12 +245,12 @@ def _against_baseline(report: RunReport) -> str:
     head = f"Paired on {cmp.overall.n_shared} cases shared with {md_code(cmp.baseline_id, in_table=False)}"
     if cmp.only_here or cmp.only_baseline:
         head += f" ({len(cmp.only_here)} only in this run, {len(cmp.only_baseline)} only in the baseline, not paired)"
-    head += ": paired-bootstrap 95% CI and exact McNemar p."
+    head += ": cases are the unit; Tango 95% score CI and the McNemar score test it inverts."
     return (
         head
         + "\n\n"
         + table(
-            ["Check", "Baseline", "This run", "Δ", "95% CI (pp)", "McNemar", "fixed / broke"],
+            ["Check", "Baseline", "This run", "Δ", "95% CI (pp)", "McNemar p", "fixed / broke"],
             rows,
             ["l", "r", "r", "r", "r", "r", "r"],
         )
@@ -255,11 +262,16 @@ def _regressions(report: RunReport, tolerance: float) -> str:
     if report.comparison is None:
         return ""
     regs = report.suggestion.regressions
+    m = report.suggestion.tests
+    small = report.suggestion.unjudged
     if not regs:
-        return (
-            f"None: no split or family lost more than {100 * tolerance:.1f} pp on the headline check, "
-            "and no check got significantly worse in any scope."
+        text = (
+            f"None: no split or family is worse than the baseline by more than {pp(tolerance, False)} pp on any check "
+            f"(one-sided score tests, Holm over {m} cells)."
         )
+        if small:
+            text += f" {len(small)} cell{'s' if len(small) != 1 else ''} too small to judge."
+        return text
     ordered = sorted(regs, key=lambda r: -r.worse_by)
     rows = []
     for r in ordered[:MAX_ROWS]:
@@ -272,23 +284,56 @@ def _regressions(report: RunReport, tolerance: float) -> str:
                 pct(pc.rate_b),
                 pct(pc.rate_a),
                 f"{pp(pc.delta)} [{pp(pc.interval.low, False)}, {pp(pc.interval.high, False)}]",
-                pval(pc.p_value),
+                str(pc.n),
+                f"{pval(r.p_value)} → {pval(r.p_adjusted)}",
                 f"{broke} / {fixed}",
-                "beyond tolerance" if r.why == "tolerance" else "significantly worse",
             ]
         )
     out = table(
-        ["Where", "Check", "Baseline", "This run", "Δ [95% CI]", "McNemar", "broke / fixed", "Why"],
+        ["Where", "Check", "Baseline", "This run", "Δ [95% CI]", "Cases", "p (raw → Holm)", "broke / fixed"],
         rows,
-        ["l", "l", "r", "r", "r", "r", "r", "l"],
+        ["l", "l", "r", "r", "r", "r", "r", "r"],
     )
     if len(regs) > MAX_ROWS:
         out += f"\n\n… and {len(regs) - MAX_ROWS} more in the full report."
     rule = (
-        f"a split or family whose headline check is down by more than {100 * tolerance:.1f} pp, "
-        "or any other check significantly worse in any scope (the promotion rule)"
+        f"a split or family (or another check overall) worse than the baseline by more than {pp(tolerance, False)} "
+        f"pp: one-sided score test against that margin, Holm-adjusted over the {m} cells tested (the promotion rule)"
     )
     return out + f"\n\nFlagged: {rule}."
+
+
+def _passk(report: RunReport) -> str:
+    pk = report.headline_passk
+    if pk is None:
+        return ""
+    deltas = {d.k: d.result for d in pk.vs_baseline}
+    rows = []
+    for v in pk.overall.values:
+        d = deltas.get(v.k)
+        rows.append(
+            [
+                f"pass@{v.k}",
+                f"{pct(v.value)} [{pct(v.interval.low)}, {pct(v.interval.high)}]",
+                "—"
+                if d is None
+                else f"{pp(d.delta)} [{pp(d.interval.low, False)}, {pp(d.interval.high, False)}] "
+                f"{pval(d.p_value)}: {verdict_words(d.recommendation)}",
+            ]
+        )
+    out = (
+        f"{md_code(pk.check, in_table=False)} over {pk.n_items} cases sampled {pk.samples_min}"
+        + (f"–{pk.samples_max}" if pk.samples_max != pk.samples_min else "")
+        + " times (unbiased estimator, 95% CI over cases; cases are the unit).\n\n"
+    )
+    out += table(["k", "pass@k [95% CI]", f"Δ vs baseline ({pk.baseline_items} shared cases)"], rows, ["l", "r", "r"])
+    if pk.selector is not None:
+        sel = pk.selector
+        out += (
+            f"\n\nBest-of-n {pct(sel.oracle)} vs the selected sample {pct(sel.selected)} on {sel.n_items} cases: "
+            f"the selector leaves {sel.left} case{'s' if sel.left != 1 else ''} the oracle solves."
+        )
+    return out
 
 
 def _failures(report: RunReport) -> str:
@@ -398,16 +443,16 @@ def campaign_summary(
     rows = []
     for cond in stats.conditions:
         cand = by_name.get(cond.name)
-        mean = f"{num(cond.mean)} ± {num(cond.sd)}" if cond.n else "—"
+        mean = (f"{num(cond.mean)} ± {num(cond.sd)}" if cond.n > 1 else num(cond.mean)) if cond.n else "—"
         if cand is None:
             delta = "baseline" if cond.is_baseline else "—"
             ci = p = litmus = "—"
         else:
             delta = _delta(cand.delta, False)
-            boot = cand.bootstrap
-            ci = f"[{num(boot.interval.low)}, {num(boot.interval.high)}]" if boot else "—"
-            p = f"{pval(cand.p_value)} → {pval(cand.p_adjusted)}"
-            litmus = f"**{md_text(cand.litmus.verdict, 20)}**"
+            iv = cand.welch.interval
+            ci = f"[{signed_num(iv.low)}, {signed_num(iv.high)}]" if iv else md_text(cand.welch.problem or "—", 80)
+            p = f"{pval(cand.p_value)} → {pval(cand.p_adjusted)}" if cand.tested else "—"
+            litmus = f"{md_text(verdict_words(cand.recommendation), 60)} · **{md_text(cand.litmus.verdict, 20)}**"
         rows.append(
             [
                 md_text(cond.label or cond.name, 80),
@@ -429,8 +474,8 @@ def campaign_summary(
                 "Mean ± sd",
                 "Δ vs baseline",
                 "95% CI",
-                "p (raw → adjusted)",
-                "Litmus",
+                "Welch p (raw → Holm)",
+                "Outcome · litmus",
                 "Mean curve",
             ],
             rows,

@@ -18,6 +18,7 @@ import numpy as np
 
 from obs import urls
 from obs.analysis import arms as arms_mod
+from obs.analysis.campaign import CampaignStats
 from obs.analysis.config_diff import diff_fields, field_table, what_varies
 from obs.analysis.gates import GateResult, evaluate_gates, gate_specs_from
 from obs.analysis.ranking import RankGroup, rank_groups
@@ -287,11 +288,19 @@ def campaign_momentum(
 # ---------------------------------------------------------------------------------------- arms
 
 
-def arms_group_pages(group: arms_mod.ArmGroup, cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
-    """arms/<slug>/index.html, its figures and its analysis.json."""
+def group_stats(group: arms_mod.ArmGroup, cfg: SiteConfig) -> CampaignStats:
+    """The arms of one group compared with its reference arm (seeds as the unit): computed once, read by
+    the arms page, its analysis.json, and the leaderboard and spec rows of its runs."""
     metric = group.metric
     hib = cfg.metric_higher_is_better(metric) if metric else True
-    stats = arms_mod.arm_stats(group, hib, cfg.final_window)
+    return arms_mod.arm_stats(group, hib, cfg.final_window, min_effect=cfg.min_effect)
+
+
+def arms_group_pages(
+    group: arms_mod.ArmGroup, stats: CampaignStats, cfg: SiteConfig, renderer: Renderer
+) -> dict[str, bytes]:
+    """arms/<slug>/index.html, its figures and its analysis.json."""
+    metric = group.metric
     pages: dict[str, bytes] = {}
     figures = []
     for i, name in enumerate(arms_mod.curve_metrics(group)[:3]):
@@ -335,10 +344,13 @@ def arms_group_pages(group: arms_mod.ArmGroup, cfg: SiteConfig, renderer: Render
 
 def arms_pages(
     summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo
-) -> tuple[dict[str, bytes], list[arms_mod.ArmGroup]]:
+) -> tuple[dict[str, bytes], list[tuple[arms_mod.ArmGroup, CampaignStats]]]:
     groups = arms_mod.arm_groups(summaries, cfg.arms.get("metric"), cfg.arms.get("baseline"))
     pages: dict[str, bytes] = {}
+    results = []
     for g in groups:
+        stats = group_stats(g, cfg)  # outside the memo: the index and spec pages read it too
+        results.append((g, stats))
         members = _inputs(
             [s for runs in g.runs.values() for s in runs],
             ("id", "slug", "seed", "arm", "headline", "rates", "finals", "curves", "last_step"),
@@ -346,8 +358,17 @@ def arms_pages(
         pages.update(
             memo(
                 f"arms:{g.slug}",
-                [g.title, g.arms, g.baseline_arm, g.metric, members, cfg.final_window, repr(renderer.meta)],
-                functools.partial(arms_group_pages, g, cfg, renderer),
+                [
+                    g.title,
+                    g.arms,
+                    g.baseline_arm,
+                    g.metric,
+                    members,
+                    cfg.final_window,
+                    cfg.min_effect,
+                    repr(renderer.meta),
+                ],
+                functools.partial(arms_group_pages, g, stats, cfg, renderer),
             )
         )
-    return pages, groups
+    return pages, results

@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 
 from obs.analysis.compare import Headline
 from obs.analysis.held_constant import flatten
+from obs.analysis.stats import OUTCOME_WORDS
 from obs.numbers import delta_text, num, p_text, pct, pp, signed_num
 from obs.numbers import is_number as _is_number
 from obs.sitemodel import RunSummary
@@ -54,7 +55,7 @@ def delta_for(value: Any, headline: Headline, with_unit: bool = True) -> str:
 
 
 def direction(verdict: Any) -> str:
-    """CSS class for a comparison outcome: up (better), down (worse), flat (not significant)."""
+    """CSS class for a comparison outcome: up (better), down (worse), flat (not significant, or not tested)."""
     return {"statistically_significant_improvement": "up", "significant_degradation": "down"}.get(str(verdict), "flat")
 
 
@@ -62,12 +63,30 @@ def tile_class(verdict: Any) -> str:
     return {"statistically_significant_improvement": "good", "significant_degradation": "bad"}.get(str(verdict), "")
 
 
+VERDICT_WORDS = OUTCOME_WORDS
+
+
 def verdict_words(verdict: Any) -> str:
-    return {
-        "statistically_significant_improvement": "significant improvement",
-        "significant_degradation": "significant degradation",
-        "insufficient_statistical_evidence": "not significant",
-    }.get(str(verdict), str(verdict))
+    """The words for a comparison outcome, the same on every page, PR comment and `obs gate` line."""
+    return VERDICT_WORDS.get(str(verdict), str(verdict))
+
+
+def stat(x: Any) -> str:
+    """A statistic that may be undefined for its input (Hedges' g of one seed, a mean of none): a dash,
+    not "NaN" (a NaN in the data itself is shown as NaN by `num`)."""
+    if _is_number(x) and x != x:
+        return "—"
+    return num(x)
+
+
+def ci_text(interval: Any, is_rate: bool = True) -> str:
+    """`95% CI [−3.1, +4.0] pp` from an interval with low/high/level (or "no CI" without one)."""
+    if interval is None or not _is_number(interval.low) or not _is_number(interval.high):
+        return "no CI"
+    level = getattr(interval, "level", 0.95)
+    if is_rate:
+        return f"{level:.0%} CI [{pp(interval.low, False)}, {pp(interval.high, False)}] pp"
+    return f"{level:.0%} CI [{signed_num(interval.low)}, {signed_num(interval.high)}]"
 
 
 _AFTER_SEPARATOR = re.compile(r"(?<=[._/:=,|@+\\-])(?=[^._/:=,|@+\\-])")
@@ -159,12 +178,28 @@ def summary_delta(summary: RunSummary) -> str:
 
 
 def summary_ci(summary: RunSummary) -> str:
-    ci = summary.delta.ci if summary.delta else None
+    """The line under a delta on the leaderboard and spec pages: its CI and what it rests on."""
+    d = summary.delta
+    if d is None:
+        return "no CI"
+    if d.verdict == "not_tested":
+        return d.method.split(";")[0].split(" (")[0]
+    ci = d.ci
     if ci is None or ci.low is None or ci.high is None:
         return "no CI"
-    if summary.headline_is_rate:
-        return f"[{pp(ci.low, False)}, {pp(ci.high, False)}]"
-    return f"[{num(ci.low)}, {num(ci.high)}]"
+    text = ci_text(ci, summary.headline_is_rate)
+    return text + (f" · {unit_text(d.unit, d.n)}" if d.unit and d.unit != "none" else "")
+
+
+def unit_text(unit: str | None, n: int | None) -> str:
+    """The unit of replication and its n, short: "160 paired cases", "items (reported SE)"."""
+    if not unit or unit == "none":
+        return "no replicates"
+    if unit.startswith("probe cases"):
+        return f"n = {n} paired cases" if n else "paired cases"
+    if unit.startswith("evaluation items"):
+        return "items (from reported standard errors)"
+    return f"n = {n} {unit}" if n else unit
 
 
 FILTERS = {
@@ -182,6 +217,9 @@ FILTERS = {
     "direction": direction,
     "tile_class": tile_class,
     "verdict_words": verdict_words,
+    "ci_text": ci_text,
+    "stat": stat,
+    "unit_text": unit_text,
     "css_token": css_token,
     "ident": ident,
     "day": day,

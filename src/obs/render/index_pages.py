@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from obs import urls
-from obs.analysis.campaign import metric_is_rate
+from obs.analysis.arms import ArmGroup
+from obs.analysis.campaign import CampaignStats, metric_is_rate
 from obs.analysis.campaign_view import CampaignView, campaign_view
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.render import across_pages as across
+from obs.render.format import css_token as format_css_token
 from obs.render.leaderboard import leaderboard_data, run_record
 from obs.render.paired_items import paired_views
 from obs.render.site import Renderer
@@ -65,8 +67,16 @@ def render_site_pages(
     campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
     provenance = across.provenance_groups(summaries)
     facets = across.provenance_facets(provenance, cfg)
-    arm_pages, arm_groups = across.arms_pages(summaries, cfg, renderer, memo)
+    arm_pages, arm_results = across.arms_pages(summaries, cfg, renderer, memo)
+    arm_groups = [g for g, _ in arm_results]
     pages.update(arm_pages)
+    # each campaign's statistics, computed once: its page, its analysis.json and the leaderboard and spec
+    # rows of its runs read the same view
+    views = {
+        c.id: campaign_view(c, sorted((s for s in summaries if s.campaign == c.id), key=lambda s: s.id))
+        for c in sorted(site.campaigns.values(), key=lambda c: c.id)
+    }
+    seed_levels = seed_level_results(views, arm_results, layout)
     pages.update(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
@@ -101,12 +111,13 @@ def render_site_pages(
         prov_attrs=prov_attrs,
         arm_groups=arm_groups,
         diff_pairs=across.diff_pairs(summaries, cfg),
+        seed_levels=seed_levels,
         not_read=site.not_read,
     ).encode()
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         page = urls.spec_page(ctx["slug"])
-        pages[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx).encode()
+        pages[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()
     for campaign in sorted(site.campaigns.values(), key=lambda c: c.id):
         members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
         slug = layout.campaign_slug(campaign.id)
@@ -114,13 +125,60 @@ def render_site_pages(
             memo(
                 f"campaign:{campaign.id}",
                 [repr(campaign), slug, [s.to_json() for s in members], repr(renderer.meta), cfg.trends],
-                functools.partial(campaign_pages, campaign, slug, members, renderer, cfg),
+                functools.partial(campaign_pages, views[campaign.id], slug, renderer, cfg),
             )
         )
     pages[urls.LEDGER] = renderer.render(
         "ledger.html", root="", nav="ledger", entries=ledger_entries(summaries)
     ).encode()
     return pages
+
+
+@dataclass(frozen=True)
+class SeedLevel:
+    """A run's group compared with seeds as the unit (a campaign condition, an ablation arm), as its
+    leaderboard and spec rows show it: the same result object as the campaign or arms page."""
+
+    key: str  # the comparison's key in the data-cmp attributes of every page that shows it
+    label: str
+    href: str  # from the site root
+    outcome: str | None  # a stats.Recommendation; None for the baseline condition / reference arm
+    n: int
+    n_baseline: int
+
+
+def seed_level_results(
+    views: dict[str, CampaignView],
+    arm_results: list[tuple[ArmGroup, CampaignStats]],
+    layout: urls.SiteLayout,
+) -> dict[str, SeedLevel]:
+    """run id -> its group's seed-level comparison, from the one computation of each campaign and arm group."""
+    out: dict[str, SeedLevel] = {}
+
+    def add(runs: list[RunSummary], stats: CampaignStats, kind: str, ident: str, name: str, page: str) -> None:
+        cand = next((c for c in stats.candidates if c.condition == name), None)
+        if cand is None:
+            if name != stats.baseline_condition:
+                return
+            label = f"{'reference arm' if kind == 'arms' else 'baseline condition'} of {ident}"
+            level = SeedLevel(f"{kind}:{ident}|{name}", label, page, None, 0, 0)
+        else:
+            label = f"{name} vs {stats.baseline_label}, {cand.n} v {cand.n_baseline} seeds"
+            anchor = f"#cand-{format_css_token(name)}"
+            level = SeedLevel(
+                f"{kind}:{ident}|{name}", label, page + anchor, cand.recommendation, cand.n, cand.n_baseline
+            )
+        for s in runs:
+            out[s.id] = level
+
+    for cid, view in views.items():
+        page = urls.campaign_page(layout.campaign_slug(cid))
+        for row in view.table:
+            add([s for s in view.runs if s.condition == row.name], view.stats, "campaign", cid, row.name, page)
+    for group, stats in arm_results:
+        for arm, runs in group.runs.items():
+            add(runs, stats, "arms", group.slug, arm, urls.arms_page(group.slug))
+    return out
 
 
 def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.SiteLayout) -> dict[str, Any]:
@@ -139,11 +197,9 @@ def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.
     }
 
 
-def campaign_pages(
-    campaign: Campaign, slug: str, summaries: list[RunSummary], renderer: Renderer, cfg: SiteConfig
-) -> dict[str, bytes]:
+def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteConfig) -> dict[str, bytes]:
     """A campaign's page, its figure and its analysis.json."""
-    view = campaign_view(campaign, summaries)
+    campaign = view.campaign
     ctx = campaign_context(view, slug)
     ctx["varies"] = across.varies(sorted(view.runs, key=lambda s: (s.condition or "", s.seed or 0, s.id)))
     ctx["momentum"] = across.campaign_momentum(

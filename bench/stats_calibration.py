@@ -1,0 +1,536 @@
+"""Calibrate obs's statistics by simulation: does every 95% interval cover, does every verdict stay quiet?
+
+    python bench/stats_calibration.py [--reps N] [--markdown]
+
+Seeded (every setting draws from its own `numpy` stream), so two runs print the same table. It checks
+the methods obs uses, through obs's own functions, at the sizes users have:
+
+* paired probes (Tango score interval): n = 20, 32, 160, 1,500 cases, 3-10 % of the cases discordant,
+  with the discordance balanced (no change), lopsided (half a discordance's worth of change) or all one
+  way; beside it the paired percentile bootstrap obs used before, for comparison;
+* seed campaigns (Welch t interval): 2v2, 3v3, 5v5, 8v8 seeds, normal, skewed (exponential) and
+  unequal-variance noise; beside it the percentile bootstrap obs used before;
+* pass@k over items (Wilson interval at the design-effect n) and two systems' pass@k on shared items
+  (design-effect Tango interval);
+* verdicts: the promotion rule on a 160-case probe of 3 splits x 5 families x 3 checks under no true
+  change (false alarm = a suggested reject or repair) and under a true +15 pp gain (promoted?), and a
+  family collapse (caught?), beside the previous rule; campaign recommendations under no true change
+  and at 1.5 sd; a test over the logged points of one run (the method obs no longer uses) on two seeds
+  of the same condition; and the planning advice (seeds and items for 80 % power) checked by
+  simulating the test at the size it recommends.
+
+Targets (issue 15): coverage >= 0.93 for every 95 % interval in these settings; promotion false alarm
+<= 5 % under no change, and a +15 pp gain promoted >= 80 % of the time. A row that misses its target
+is marked. This is a benchmark, not a test; tests/unit/test_calibration.py re-runs a few fixed-seed
+cases of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from obs.analysis import stats as S
+from obs.analysis.compare import Headline, compare_probes, headline_delta
+from obs.analysis.digest import CaseOutcome, RunDigest
+from obs.analysis.promotion import PromotionInput, suggest_verdict
+from obs.config import SiteConfig
+
+SEED = 20260415
+LEVEL = 0.95
+TARGET_COVERAGE = 0.93
+TARGET_FALSE_ALARM = 0.05
+TARGET_POWER = 0.80
+
+
+def rng_for(*names: object) -> np.random.Generator:
+    """One independent, reproducible stream per setting."""
+    return np.random.default_rng([SEED, zlib.crc32("/".join(map(str, names)).encode())])
+
+
+@dataclass
+class Row:
+    section: str
+    setting: str
+    method: str
+    value: float
+    target: str  # ">= 0.93", "<= 0.05", "" ...
+    reps: int
+
+    @property
+    def ok(self) -> bool | None:
+        if not self.target:
+            return None
+        op, bound = self.target.split()
+        return self.value >= float(bound) - 1e-12 if op == ">=" else self.value <= float(bound) + 1e-12
+
+
+# --------------------------------------------------------------------------- paired probes
+
+
+def old_paired_bootstrap(
+    b: int, c: int, n: int, rng: np.random.Generator, resamples: int = 2000
+) -> tuple[float, float]:
+    """The paired percentile bootstrap obs used before: resample the n items (multinomial cell counts)."""
+    draws = rng.multinomial(n, [b / n, c / n, 1 - (b + c) / n], size=resamples)
+    gaps = (draws[:, 0] - draws[:, 1]) / n
+    lo, hi = np.percentile(gaps, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def paired_probe_rows(reps: int) -> list[Row]:
+    rows = []
+    for n in (20, 32, 160, 1500):
+        for psi in (0.03, 0.05, 0.10):
+            tango_cov, old_cov, zero_width = [], [], []
+            for r in (0.0, 0.5, 1.0):
+                p12, p21 = psi * (1 + r) / 2, psi * (1 - r) / 2
+                truth = p12 - p21
+                rng = rng_for("paired", n, psi, r)
+                cells = rng.multinomial(n, [p12, p21, 1 - psi], size=reps)
+                lows, highs = S.tango_intervals(cells[:, 0], cells[:, 1], np.full(reps, n), LEVEL)
+                tango_cov.append(float(np.mean((lows <= truth + 1e-12) & (truth - 1e-12 <= highs))))
+                old = [old_paired_bootstrap(int(b), int(c), n, rng) for b, c in cells[: max(200, reps // 4), :2]]
+                old_cov.append(float(np.mean([lo <= truth + 1e-12 <= hi + 2e-12 for lo, hi in old])))
+                zero_width.append(float(np.mean([hi - lo < 1e-12 for lo, hi in old])))
+            setting = f"n = {n}, {psi:.0%} discordant"
+            rows.append(Row("paired probe", setting, "Tango score (obs)", min(tango_cov), ">= 0.93", reps))
+            rows.append(
+                Row("paired probe", setting, "percentile bootstrap (before)", min(old_cov), "", max(200, reps // 4))
+            )
+            rows.append(
+                Row("paired probe", setting, "  zero-width share (before)", max(zero_width), "", max(200, reps // 4))
+            )
+    return rows
+
+
+# --------------------------------------------------------------------------- seeds
+
+
+def _noise(kind: str, rng: np.random.Generator, size: tuple[int, ...], scale: float = 1.0) -> np.ndarray:
+    if kind == "skewed":
+        return (rng.exponential(1.0, size) - 1.0) * scale  # sd 1, skewness 2
+    return rng.normal(0.0, scale, size)
+
+
+def old_two_sample_bootstrap(
+    x: np.ndarray, y: np.ndarray, rng: np.random.Generator, resamples: int = 2000
+) -> tuple[float, float]:
+    bx = x[rng.integers(0, x.size, (resamples, x.size))].mean(axis=1)
+    by = y[rng.integers(0, y.size, (resamples, y.size))].mean(axis=1)
+    lo, hi = np.percentile(bx - by, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def seed_rows(reps: int) -> list[Row]:
+    rows = []
+    for n in (2, 3, 5, 8):
+        for kind, sd_ratio in (("normal", 1.0), ("skewed", 1.0), ("normal", 2.0), ("skewed", 2.0)):
+            rng = rng_for("seeds", n, kind, sd_ratio)
+            shift = 0.7
+            x = 0.5 + shift + _noise(kind, rng, (reps, n), sd_ratio)
+            y = 0.5 + _noise(kind, rng, (reps, n))
+            cover = 0
+            for i in range(reps):
+                w = S.welch(x[i], y[i], level=LEVEL)
+                assert w.interval is not None
+                cover += w.interval.low <= shift <= w.interval.high
+            old_reps = max(200, reps // 4)
+            old = [old_two_sample_bootstrap(x[i], y[i], rng) for i in range(old_reps)]
+            label = f"{n}v{n} seeds, {kind}" + (", sd ratio 2" if sd_ratio != 1 else "")
+            rows.append(Row("seed campaign", label, "Welch t (obs)", cover / reps, ">= 0.93", reps))
+            rows.append(
+                Row(
+                    "seed campaign",
+                    label,
+                    "percentile bootstrap (before)",
+                    float(np.mean([lo <= shift <= hi for lo, hi in old])),
+                    "",
+                    old_reps,
+                )
+            )
+    return rows
+
+
+# --------------------------------------------------------------------------- pass@k
+
+
+def _beta_pass_at_k(a: float, b: float, k: int) -> float:
+    """E[1 - (1 - theta)^k] for theta ~ Beta(a, b): 1 - B(a, b + k) / B(a, b)."""
+    return 1.0 - math.exp(math.lgamma(b + k) + math.lgamma(a + b) - math.lgamma(b) - math.lgamma(a + b + k))
+
+
+def _item_pass_at_k(n: int, c: np.ndarray, k: int) -> np.ndarray:
+    """Per-item pass@k through obs's estimator (a table over the n + 1 possible counts)."""
+    table = np.array([S.pass_at_k(n, ci, k) for ci in range(n + 1)])
+    return table[np.asarray(c, dtype=int)]
+
+
+def passk_rows(reps: int) -> list[Row]:
+    rows = []
+    reps = max(200, reps // 2)
+    for items in (20, 164):
+        for m in (4, 10):
+            for a, b in ((0.8, 1.2), (0.3, 0.3)):
+                for k in sorted({1, m}):
+                    rng = rng_for("passk", items, m, a, b, k)
+                    truth = _beta_pass_at_k(a, b, k)
+                    cover = 0
+                    for _ in range(reps):
+                        theta = rng.beta(a, b, items)
+                        c = rng.binomial(m, theta)
+                        iv = S.mean_interval_01(_item_pass_at_k(m, c, k), LEVEL, max_samples=m)
+                        cover += iv.low <= truth <= iv.high
+                    setting = f"{items} items x {m} samples, Beta({a:g}, {b:g}), pass@{k}"
+                    rows.append(
+                        Row("pass@k", setting, "Wilson at design-effect n (obs)", cover / reps, ">= 0.93", reps)
+                    )
+            # two systems on shared items: B's difficulty, A a logit shift of it plus item noise
+            for shift in (0.0, 0.5):
+                rng = rng_for("passk-paired", items, m, shift)
+                big = rng.beta(0.8, 1.2, 400_000)
+                big_a = 1 / (1 + np.exp(-(np.log(big / (1 - big)) + shift + rng.normal(0, 0.3, big.size))))
+                for k in sorted({1, m}):
+                    truth = float(np.mean((1 - (1 - big_a) ** k) - (1 - (1 - big) ** k)))
+                    cover = 0
+                    for _ in range(reps):
+                        tb = rng.beta(0.8, 1.2, items)
+                        ta = 1 / (1 + np.exp(-(np.log(tb / (1 - tb)) + shift + rng.normal(0, 0.3, items))))
+                        va = _item_pass_at_k(m, rng.binomial(m, ta), k)
+                        vb = _item_pass_at_k(m, rng.binomial(m, tb), k)
+                        res = S.paired_means(va, vb, level=LEVEL, max_samples=m)
+                        cover += res.interval.low <= truth <= res.interval.high
+                    setting = f"{items} items x {m} samples, A vs B, logit shift {shift:g}, pass@{k}"
+                    rows.append(
+                        Row("pass@k paired", setting, "design-effect Tango (obs)", cover / reps, ">= 0.93", reps)
+                    )
+    return rows
+
+
+# --------------------------------------------------------------------------- the promotion rule
+
+FAMILIES = ("cards", "lane", "poster", "table", "tree")
+FAMILY_EXACT = (0.45, 0.55, 0.6, 0.7, 0.8)
+SPLITS = ("train", "dev", "test")
+CFG = SiteConfig()
+
+
+def simulate_probe_pair(
+    rng: np.random.Generator, psi: float, gain: float = 0.0, collapse: float = 0.0, n: int = 160
+) -> tuple[dict[str, CaseOutcome], dict[str, CaseOutcome]]:
+    """A baseline and a candidate probe on the same 160 cases (5 families of 32, 3 splits, 3 checks).
+
+    Each check flips a share `psi` of the cases, balanced so the expected rate does not change; `gain`
+    adds that much to every family's exact rate; `collapse` removes that much from family "lane".
+    """
+    base: dict[str, CaseOutcome] = {}
+    here: dict[str, CaseOutcome] = {}
+    for i in range(n):
+        fam = i % len(FAMILIES)
+        family, split = FAMILIES[fam], SPLITS[(i // len(FAMILIES)) % len(SPLITS)]
+        rates = {"exact": FAMILY_EXACT[fam], "renderable": 0.85, "truncated": 0.06}
+        b_checks, h_checks = {}, {}
+        for check, p in rates.items():
+            before = bool(rng.random() < p)
+            down, up = min(1.0, psi / (2 * p)), min(1.0, psi / (2 * (1 - p)))
+            if check == "exact":
+                up = min(1.0, up + gain / (1 - p))
+                if family == "lane":
+                    down = min(1.0, down + collapse / p)
+            after = (not (rng.random() < down)) if before else bool(rng.random() < up)
+            b_checks[check], h_checks[check] = before, after
+        base[f"c{i:03d}"] = CaseOutcome(b_checks, split, family)
+        here[f"c{i:03d}"] = CaseOutcome(h_checks, split, family)
+    return here, base
+
+
+def promotion_suggestion(here: dict[str, CaseOutcome], base: dict[str, CaseOutcome]) -> tuple[str | None, list[str]]:
+    """The suggested verdict exactly as a run page computes it (no held-constant or repair inputs)."""
+    neg = CFG.is_negative_check
+    comparison = compare_probes(here, base, "base", neg)
+    rate = sum(o.checks["exact"] for o in here.values()) / len(here)
+    headline = Headline("exact", rate, "probe", "exact rate", n=len(here))
+    delta = headline_delta(headline, RunDigest("run", probe=here), RunDigest("base", probe=base), neg, 0.05, comparison)
+    s = suggest_verdict(PromotionInput(delta, comparison, "exact", CFG.threshold, headline_is_rate=True, alpha=0.05))
+    return s.verdict, [r.label for r in s.regressions if r.check == "exact" and r.scope == "family"]
+
+
+def previous_rule(here: dict[str, CaseOutcome], base: dict[str, CaseOutcome]) -> str:
+    """The rule obs used before: point-estimate tolerance on the headline per split/family, and any
+    other check 'significantly worse' (exact McNemar, uncorrected) in any scope."""
+    neg = CFG.is_negative_check
+    comparison = compare_probes(here, base, "base", neg)
+    head = comparison.overall.checks["exact"]
+    p_head = _exact_mcnemar(head.only_a, head.only_b)
+    better = p_head < 0.05 and head.delta > 0
+    worse = p_head < 0.05 and head.delta < 0
+    regs = 0
+    for scope in [comparison.overall, *comparison.by_split, *comparison.by_family]:
+        for check, pc in scope.checks.items():
+            worse_by = pc.delta if check in comparison.negative else -pc.delta
+            beyond_tolerance = check == "exact" and scope.scope != "all" and worse_by > 0.02
+            significantly_worse = check != "exact" and worse_by > 0 and _exact_mcnemar(pc.only_a, pc.only_b) < 0.05
+            regs += beyond_tolerance or significantly_worse
+    if better:
+        return "repair" if regs else "promote"
+    if worse or regs:
+        return "reject"
+    return "branch"
+
+
+def _exact_mcnemar(b: int, c: int) -> float:
+    m = b + c
+    if m == 0 or b == c:
+        return 1.0
+    return min(1.0, 2.0 * sum(math.comb(m, i) for i in range(min(b, c) + 1)) / 2**m)
+
+
+def promotion_rows(reps: int) -> list[Row]:
+    rows = []
+    reps = max(200, reps // 4)
+    for psi in (0.03, 0.05, 0.10):
+        for name, gain, collapse in (
+            ("no true change", 0.0, 0.0),
+            ("+15 pp exact", 0.15, 0.0),
+            ("family collapse", 0.0, 0.4),
+        ):
+            rng = rng_for("promotion", psi, name)
+            verdicts, old, caught = [], [], 0
+            for _ in range(reps):
+                here, base = simulate_probe_pair(rng, psi, gain, collapse)
+                verdict, fams = promotion_suggestion(here, base)
+                verdicts.append(verdict)
+                caught += "lane" in fams
+                old.append(previous_rule(here, base))
+            setting = f"160 cases, {psi:.0%} discordant, {name}"
+            alarm = np.mean([v in ("reject", "repair") for v in verdicts])
+            old_alarm = np.mean([v in ("reject", "repair") for v in old])
+            if gain == 0 and collapse == 0:
+                rows.append(
+                    Row("promotion", setting, "false alarm: reject or repair (obs)", float(alarm), "<= 0.05", reps)
+                )
+                rows.append(Row("promotion", setting, "false alarm (previous rule)", float(old_alarm), "", reps))
+                rows.append(
+                    Row(
+                        "promotion",
+                        setting,
+                        "false promote (obs)",
+                        float(np.mean([v == "promote" for v in verdicts])),
+                        "",
+                        reps,
+                    )
+                )
+            elif gain:
+                rows.append(
+                    Row(
+                        "promotion",
+                        setting,
+                        "promoted (obs)",
+                        float(np.mean([v == "promote" for v in verdicts])),
+                        ">= 0.80",
+                        reps,
+                    )
+                )
+                rows.append(
+                    Row(
+                        "promotion",
+                        setting,
+                        "promoted (previous rule)",
+                        float(np.mean([v == "promote" for v in old])),
+                        "",
+                        reps,
+                    )
+                )
+            else:
+                rows.append(Row("promotion", setting, "collapsed family flagged (obs)", caught / reps, "", reps))
+                rows.append(
+                    Row(
+                        "promotion",
+                        setting,
+                        "not promoted (obs)",
+                        float(np.mean([v != "promote" for v in verdicts])),
+                        "",
+                        reps,
+                    )
+                )
+    return rows
+
+
+# --------------------------------------------------------------------------- campaigns and series
+
+
+def campaign_rows(reps: int) -> list[Row]:
+    rows = []
+    for n in (3, 5, 8):
+        for kind in ("normal", "skewed"):
+            for effect in (0.0, 1.5):
+                rng = rng_for("campaign", n, kind, effect)
+                significant = 0
+                family_wise = 0
+                detected = 0
+                for _ in range(reps):
+                    base = _noise(kind, rng, (n,))
+                    cands = [_noise(kind, rng, (n,)) + (effect if j == 0 else 0.0) for j in range(2)]
+                    tests = [S.welch(c, base) for c in cands]
+                    adj = S.holm_adjust([t.p_value if t.p_value is not None else math.nan for t in tests])
+                    recs = [
+                        S.recommendation(a, t.estimate, t.interval, 0.05) if t.interval is not None else S.INSUFFICIENT
+                        for a, t in zip(adj, tests, strict=True)
+                    ]
+                    significant += recs[1] != S.INSUFFICIENT
+                    family_wise += any(r != S.INSUFFICIENT for r in recs[1:] + ([recs[0]] if effect == 0 else []))
+                    detected += recs[0] == S.IMPROVEMENT
+                setting = f"{n}v{n} seeds, {kind}, 2 candidates (Holm)"
+                if effect == 0:
+                    rows.append(
+                        Row(
+                            "campaign",
+                            setting + ", no true change",
+                            "candidate called significant",
+                            significant / reps,
+                            "<= 0.05",
+                            reps,
+                        )
+                    )
+                    rows.append(
+                        Row(
+                            "campaign",
+                            setting + ", no true change",
+                            "any candidate (family-wise)",
+                            family_wise / reps,
+                            "<= 0.05",
+                            reps,
+                        )
+                    )
+                else:
+                    rows.append(
+                        Row("campaign", setting + ", +1.5 sd", "improvement detected", detected / reps, "", reps)
+                    )
+    return rows
+
+
+def series_rows(reps: int) -> list[Row]:
+    """Two seeds of the same condition, 300 logged steps each: a saturating trend, AR(1) noise (lag-1
+    about 0.4) and a seed-level offset. The test obs no longer runs: Welch over the last 10 points."""
+    rng = rng_for("series")
+    steps = np.arange(300)
+    hits = 0
+    for _ in range(reps):
+        vals = []
+        for _seed in range(2):
+            level = 0.55 + rng.normal(0, 0.015)  # seed-to-seed variation of the final level
+            rate = rng.normal(1 / 80, 1 / 800)
+            e = np.zeros(steps.size)
+            for t in range(1, steps.size):
+                e[t] = 0.4 * e[t - 1] + rng.normal(0, 0.01)
+            vals.append((level * (1 - np.exp(-rate * steps)) + e)[-10:])
+        a, b = vals
+        va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+        t = (a.mean() - b.mean()) / math.sqrt(va + vb)
+        df = (va + vb) ** 2 / (va**2 / (a.size - 1) + vb**2 / (b.size - 1))
+        from scipy import stats as sps
+
+        hits += 2 * sps.t.sf(abs(t), df) < 0.05
+    setting = "one run vs one run of the same condition (last 10 logged points)"
+    return [
+        Row("series", setting, "Welch over logged points (before): 'significant'", hits / reps, "", reps),
+        Row("series", setting, "obs: described, not tested: 'significant'", 0.0, "<= 0.05", reps),
+    ]
+
+
+def planning_rows(reps: int) -> list[Row]:
+    rows = []
+    # seeds: 2 candidates, Holm level alpha / 2, at the true d (the planning advice's input)
+    for d in (1.0, 1.5, 2.0):
+        n = S.sample_size_for_power(d, alpha=0.025, power=0.8)
+        assert n is not None
+        rng = rng_for("plan-seeds", d)
+        hits = 0
+        for _ in range(reps):
+            w = S.welch(rng.normal(d, 1, n), rng.normal(0, 1, n))
+            hits += w.p_value is not None and w.p_value < 0.025
+        rows.append(
+            Row(
+                "planning",
+                f"seeds for d = {d:g} at Holm α = 0.025: {n} per condition",
+                "simulated power",
+                hits / reps,
+                ">= 0.78",
+                reps,
+            )
+        )
+    # items: the paired (Connor) formula, checked with the score test it plans for
+    for psi, delta in ((0.2, 0.06), (0.1, 0.04), (0.3, 0.05)):
+        n = S.paired_items_needed(psi, delta)
+        assert n is not None
+        rng = rng_for("plan-items", psi, delta)
+        cells = rng.multinomial(n, [(psi + delta) / 2, (psi - delta) / 2, 1 - psi], size=reps)
+        p = S.score_tests(cells[:, 0], cells[:, 1], np.full(reps, n))
+        rows.append(
+            Row(
+                "planning",
+                f"items for a {delta:.0%} gap at {psi:.0%} discordance: {n} (paired)",
+                "simulated power",
+                float(np.mean(p < 0.05)),
+                ">= 0.78",
+                reps,
+            )
+        )
+    return rows
+
+
+SECTIONS: dict[str, Callable[[int], list[Row]]] = {
+    "paired": paired_probe_rows,
+    "seeds": seed_rows,
+    "passk": passk_rows,
+    "promotion": promotion_rows,
+    "campaign": campaign_rows,
+    "series": series_rows,
+    "planning": planning_rows,
+}
+
+
+def markdown(rows: list[Row]) -> str:
+    out = ["| what | setting | method | value | target | reps |", "|---|---|---|---:|---|---:|"]
+    for r in rows:
+        mark = "" if r.ok is None else (" ✓" if r.ok else " ✗ MISSED")
+        out.append(
+            f"| {r.section} | {r.setting} | {r.method.strip()} | {r.value:.3f} | {r.target}{mark} | {r.reps:,} |"
+        )
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--reps", type=int, default=4000, help="replicates per setting (default 4,000)")
+    parser.add_argument("--only", choices=sorted(SECTIONS), action="append", help="run only these sections")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table (for docs/statistics.md)")
+    args = parser.parse_args(argv)
+    rows: list[Row] = []
+    for name, make in SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
+        started = time.perf_counter()
+        part = make(args.reps)
+        rows += part
+        print(f"# {name}: {len(part)} rows in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    if args.markdown:
+        print(markdown(rows))
+    else:
+        for r in rows:
+            mark = "" if r.ok is None else ("ok" if r.ok else "MISSED")
+            print(f"{r.section:14} {r.setting:62} {r.method:48} {r.value:7.3f}  {r.target:8} {mark}")
+    missed = [r for r in rows if r.ok is False]
+    print(f"# {len(rows)} rows, {len(missed)} missed their target", file=sys.stderr)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

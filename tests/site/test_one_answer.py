@@ -1,0 +1,238 @@
+"""One answer per comparison: every output that shows a comparison must say the same thing about it.
+
+Two trees are built: the demo, and tests/comparisons.py (every comparison shape: paired probe cases
+per scope, pass@k, one run against one run on a series, ablation arms, evaluation items, final
+summaries, a seed campaign, two systems on shared items). From each, the outcome of every comparison
+is collected from every output that shows it:
+
+* the HTML pages (run page, leaderboard, spec, campaign and arms pages): every element that shows a
+  comparison carries `data-cmp` (its key) and `data-outcome`; every suggested verdict `data-suggested`
+  and `data-suggested-verdict`;
+* each run's analysis.json, the campaign's and the arms group's analysis.json, and index.json;
+* `obs summary` (a run's PR comment, and the campaign's) and `obs gate`, read as a reviewer reads them.
+
+The test fails when two outputs disagree about the same comparison (its outcome: significance and
+direction, or the suggested verdict), and when a comparison the tree was built to show is missing or
+came out otherwise than designed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from comparisons import EXPECTED, SUGGESTED
+from obs.cli import main
+from obs.publish.summary_md import summarize_campaign, summarize_run
+from obs.render.format import VERDICT_WORDS
+
+WORDS_TO_OUTCOME = {words: outcome for outcome, words in VERDICT_WORDS.items()}
+ARROWS = {"▲": "up", "▼": "down"}
+# the PR comment's headline line: "**Δ −8.8 pp** ▼ vs `base` (95% CI [...] · p = ... · n = ...): <outcome words>"
+HEADLINE = r"\*\*Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`(?: \((.*)\): ([a-z ,]+)$|: (one run each|no standard)[^\n]*)"
+CAMPAIGN_ROW = r"^\| ([^|]+?) \| \d+ \|[^\n]*\| ([a-z ,]+) · \*\*[A-Z]+\*\* \|"
+
+
+def direction(outcome: str) -> str:
+    """What an arrow can say: up, down, or neither."""
+    return {"statistically_significant_improvement": "up", "significant_degradation": "down"}.get(outcome, "none")
+
+
+class Seen:
+    """Every output's answer about every comparison: key -> [(where, answer)]."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self.directions: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self.suggested: dict[str, list[tuple[str, str]]] = defaultdict(list)
+
+    def outcome(self, key: str, where: str, value: str) -> None:
+        assert value in VERDICT_WORDS, (key, where, value)
+        self.outcomes[key].append((where, value))
+
+    def arrow(self, key: str, where: str, value: str) -> None:
+        self.directions[key].append((where, value))
+
+    def verdict(self, run: str, where: str, value: str | None) -> None:
+        self.suggested[run].append((where, value or "none"))
+
+    def disagreements(self) -> list[str]:
+        bad = []
+        for key, seen in self.outcomes.items():
+            if len({v for _, v in seen}) > 1:
+                bad.append(f"{key}: {sorted(set(seen))}")
+        for key, seen in self.directions.items():
+            answers = {v for _, v in seen} | {direction(v) for _, v in self.outcomes.get(key, [])}
+            if len(answers) > 1:
+                bad.append(f"{key} (direction): {sorted(set(seen))} vs {sorted(set(self.outcomes.get(key, [])))}")
+        for run, seen in self.suggested.items():
+            if len({v for _, v in seen}) > 1:
+                bad.append(f"suggested verdict of {run}: {sorted(set(seen))}")
+        return bad
+
+
+def read_pages(site: Path, seen: Seen) -> None:
+    for page in sorted(site.rglob("*.html")):
+        where = page.relative_to(site).as_posix()
+        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        for el in soup.select("[data-cmp][data-outcome]"):
+            if el["data-outcome"] != "none":
+                seen.outcome(el["data-cmp"], where, el["data-outcome"])
+        for el in soup.select("[data-suggested]"):
+            verdict = el["data-suggested-verdict"]
+            seen.verdict(el["data-suggested"].removeprefix("run:"), where, None if verdict == "none" else verdict)
+
+
+def read_json(site: Path, seen: Seen) -> None:
+    index = json.loads((site / "index.json").read_text())
+    for r in index["runs"]:
+        if r["delta"] and r["delta"]["delta"] is not None:
+            seen.outcome(f"run:{r['id']}", "index.json", r["delta"]["verdict"])
+        seen.verdict(r["id"], "index.json", r["suggested_verdict"])
+        doc = json.loads((site / r["analysis"]).read_text())
+        where = r["analysis"]
+        d = doc["delta_vs_baseline"]
+        if d and d["delta"] is not None:
+            seen.outcome(f"run:{r['id']}", where, d["verdict"])
+        seen.verdict(r["id"], where, doc["decision"]["suggested"]["verdict"])
+        cmp = doc["comparison"]
+        if cmp:
+            for scope in [cmp["overall"], *cmp["by_split"], *cmp["by_family"]]:
+                for check, pc in scope["checks"].items():
+                    key = f"run:{r['id']}|{scope['scope']}:{scope['label']}|{check}"
+                    seen.outcome(key, where, pc["recommendation"])
+        for pk in doc["pass_at_k"]:
+            for k, res in pk["vs_baseline"]["by_k"].items():
+                seen.outcome(f"run:{r['id']}|pass@{k}:{pk['check']}", where, res["recommendation"])
+    for analysis in sorted(site.glob("campaigns/*/analysis.json")):
+        doc = json.loads(analysis.read_text())
+        where = analysis.relative_to(site).as_posix()
+        for c in doc["candidates"]:
+            seen.outcome(f"campaign:{doc['campaign_id']}|{c['condition']}", where, c["recommendation"])
+        for p in doc["paired"]:
+            if p["comparison"]:
+                seen.outcome(f"paired:{doc['campaign_id']}|{p['name']}", where, p["comparison"]["recommendation"])
+    for analysis in sorted(site.glob("arms/*/analysis.json")):
+        doc = json.loads(analysis.read_text())
+        slug = analysis.parent.name
+        for c in doc["stats"]["candidates"]:
+            seen.outcome(f"arms:{slug}|{c['condition']}", analysis.relative_to(site).as_posix(), c["recommendation"])
+
+
+def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureFixture[str]) -> None:
+    """`obs summary` and `obs gate` for every run with a baseline, `obs summary --campaign` per campaign."""
+    index = json.loads((site / "index.json").read_text())
+    for r in index["runs"]:
+        if not r["baseline"]:
+            continue
+        rid = r["id"]
+        md = summarize_run(source, rid)
+        head = next(line for line in md.splitlines() if line.startswith("**")).replace("\\", "")
+        m = re.search(HEADLINE, head)
+        assert m, head
+        if m.group(3):
+            seen.outcome(f"run:{rid}", "obs summary", WORDS_TO_OUTCOME[m.group(3)])
+            seen.arrow(f"run:{rid}", "obs summary (arrow)", ARROWS.get(m.group(1), "none"))
+        else:
+            seen.outcome(f"run:{rid}", "obs summary", "not_tested")
+        suggested = re.search(r"\| Suggested by the promotion rules \| (?:\*\*(\w+)\*\*|cannot judge)", md)
+        assert suggested, md
+        seen.verdict(rid, "obs summary", suggested.group(1))
+        against = md.split("#### Against the baseline", 1)
+        if len(against) == 2:
+            table = against[1].split("####", 1)[0]
+            for row in re.findall(r"^\| `([^`]+)`(?: ↓)? \| [^|]+ \| [^|]+ \| ([^|]+) \|", table, re.M):
+                check, delta = row[0].replace("\\_", "_"), row[1]
+                arrow = next((ARROWS[a] for a in ARROWS if a in delta), "none")
+                seen.arrow(f"run:{rid}|all:all shared cases|{check}", "obs summary (against the baseline)", arrow)
+        assert main(["gate", rid, str(source)]) in (0, 1)
+        out = capsys.readouterr().out
+        gate = re.search(r"suggested (\w+|nothing \(cannot judge\))", out)
+        assert gate, out
+        seen.verdict(rid, "obs gate", None if gate.group(1).startswith("nothing") else gate.group(1))
+        rule = re.search(r"\] headline improves \(p < [^)]*\)[^:]*: .*: ([a-z ,]+)$", out, re.M)
+        tested = r["delta"] and r["delta"]["delta"] is not None and r["delta"]["verdict"] != "not_tested"
+        judged = tested and r["status"] not in ("running", "queued")
+        assert bool(rule) == bool(judged), out  # untested comparisons get no headline rule at all
+        if rule:
+            seen.outcome(f"run:{rid}", "obs gate", WORDS_TO_OUTCOME[rule.group(1)])
+    for analysis in sorted(site.glob("campaigns/*/analysis.json")):
+        doc = json.loads(analysis.read_text())
+        md = summarize_campaign(source, doc["campaign_id"])
+        labels = {c["label"]: c["name"] for c in doc["conditions"]}
+        for label, words in re.findall(CAMPAIGN_ROW, md, re.M):
+            key = f"campaign:{doc['campaign_id']}|{labels[label.replace(chr(92), '')]}"
+            seen.outcome(key, "obs summary --campaign", WORDS_TO_OUTCOME[words])
+        for p in doc["paired"]:
+            if not p["comparison"]:
+                continue
+            if f"{p['label_a']} is significantly better" in md:
+                said = "statistically_significant_improvement"
+            elif f"{p['label_b']} is significantly better" in md:
+                said = "significant_degradation"
+            else:
+                assert "Insufficient statistical evidence of a difference" in md
+                said = "insufficient_statistical_evidence"
+            seen.outcome(f"paired:{doc['campaign_id']}|{p['name']}", "obs summary --campaign", said)
+
+
+def collect(source: Path, site: Path, capsys: pytest.CaptureFixture[str]) -> Seen:
+    seen = Seen()
+    read_pages(site, seen)
+    read_json(site, seen)
+    read_summaries(source, site, seen, capsys)
+    return seen
+
+
+def test_every_output_gives_one_answer_per_comparison(
+    shapes_build: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    source, site = shapes_build
+    seen = collect(source, site, capsys)
+    assert not seen.disagreements(), "\n".join(seen.disagreements())
+    # every designed shape is there, came out as designed, and is shown by more than one output
+    for key, outcome in EXPECTED.items():
+        answers = seen.outcomes.get(key, [])
+        assert {v for _, v in answers} == {outcome}, (key, answers)
+        assert len({w.split("/")[0] for w, _ in answers}) >= 2, (key, answers)
+    for run, verdict in SUGGESTED.items():
+        assert {v for _, v in seen.suggested[run]} == {verdict or "none"}, (run, seen.suggested[run])
+        assert len(seen.suggested[run]) >= 5  # run page, leaderboard, analysis.json, index.json, summary, gate
+    # the seed-level results reach the leaderboard rows of the runs in those groups
+    index = BeautifulSoup((site / "index.html").read_text(), "html.parser")
+    shown = {el["data-cmp"] for el in index.select("#runs-table [data-cmp]")}
+    assert {"arms:abl|no-x", "arms:abl|no-y", "campaign:camp|good", "campaign:camp|same"} <= shown
+    # pass@k and per-scope cells are compared too
+    assert any(k.startswith("run:s-new|pass@") for k in seen.outcomes)
+    assert any(k.startswith("run:repair|family:lane|") for k in seen.outcomes)
+    assert "paired:camp|A vs B" in seen.outcomes
+
+
+def test_the_demo_gives_one_answer_per_comparison(
+    demo_source: Path, demo_site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen = collect(demo_source, demo_site, capsys)
+    assert not seen.disagreements(), "\n".join(seen.disagreements())
+    # the ablation run pages make no significance claim from single runs, and agree with the arms page
+    for seed in (1, 2, 3):
+        for arm in ("no-ontology", "no-schema"):
+            assert {v for _, v in seen.outcomes[f"run:onto-{arm}_s{seed}"]} == {"not_tested"}
+            assert {v for _, v in seen.suggested[f"onto-{arm}_s{seed}"]} == {"none"}
+    assert {v for _, v in seen.outcomes["arms:onto-arms|no-schema"]} == {"significant_degradation"}
+    assert len(seen.outcomes["arms:onto-arms|no-schema"]) >= 4  # arms page, analysis.json, leaderboard, spec
+
+
+def test_the_check_catches_a_disagreement() -> None:
+    seen = Seen()
+    seen.outcome("run:x", "page", "significant_degradation")
+    seen.outcome("run:x", "json", "insufficient_statistical_evidence")
+    seen.arrow("run:y", "md", "up")
+    seen.outcome("run:y", "page", "insufficient_statistical_evidence")
+    seen.verdict("x", "page", "reject")
+    seen.verdict("x", "gate", None)
+    assert len(seen.disagreements()) == 3

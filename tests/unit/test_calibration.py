@@ -1,0 +1,78 @@
+"""A few fixed-seed cases of bench/stats_calibration.py, small enough for every test run.
+
+The benchmark itself (thousands of replicates per setting, docs/statistics.md holds its table) is the
+evidence; these keep the properties from silently breaking: the intervals still cover, the promotion
+rule still stays quiet under no true change and still promotes a real gain, one run against one run
+is still never called significant. Tolerances allow for the Monte-Carlo error of the smaller runs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from obs.analysis import stats as S
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "stats_calibration.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("stats_calibration", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["stats_calibration"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tango_covers_at_32_cases(bench: ModuleType) -> None:
+    # 32 paired cases, 10% discordant, all of it one way: the setting where the bootstrap covered 0.81
+    rng = bench.rng_for("unit", "tango")
+    reps = 4000
+    cells = rng.multinomial(32, [0.10, 0.0, 0.90], size=reps)
+    lows, highs = S.tango_intervals(cells[:, 0], cells[:, 1], np.full(reps, 32))
+    assert np.mean((lows <= 0.1) & (highs >= 0.1)) >= 0.93
+    assert np.all(highs > lows)  # never zero width
+
+
+def test_welch_covers_at_three_seeds_with_skewed_noise(bench: ModuleType) -> None:
+    rng = bench.rng_for("unit", "welch")
+    covered = 0
+    reps = 1500
+    for _ in range(reps):
+        x = 0.7 + bench._noise("skewed", rng, (3,))
+        y = bench._noise("skewed", rng, (3,))
+        iv = S.welch(x, y).interval
+        assert iv is not None
+        covered += iv.low <= 0.7 <= iv.high
+    assert covered / reps >= 0.93
+
+
+def test_promotion_is_quiet_under_no_change_and_promotes_a_real_gain(bench: ModuleType) -> None:
+    rng = bench.rng_for("unit", "promotion")
+    null = [bench.promotion_suggestion(*bench.simulate_probe_pair(rng, 0.05))[0] for _ in range(120)]
+    alarms = sum(v in ("reject", "repair") for v in null) / len(null)
+    assert alarms <= 0.08  # target 0.05; 0.08 allows for 120 replicates' Monte-Carlo error
+    gain = [bench.promotion_suggestion(*bench.simulate_probe_pair(rng, 0.05, gain=0.15))[0] for _ in range(40)]
+    assert sum(v == "promote" for v in gain) / len(gain) >= 0.8
+    collapse = [bench.promotion_suggestion(*bench.simulate_probe_pair(rng, 0.05, collapse=0.4)) for _ in range(30)]
+    assert all(verdict != "promote" for verdict, _ in collapse)
+
+
+def test_the_previous_rule_was_noise(bench: ModuleType) -> None:
+    """The rule obs used before raised a false alarm on most runs with no true change."""
+    rng = bench.rng_for("unit", "previous")
+    old = [bench.previous_rule(*bench.simulate_probe_pair(rng, 0.05)) for _ in range(60)]
+    assert sum(v in ("reject", "repair") for v in old) / len(old) > 0.5
+
+
+def test_the_table_marks_a_missed_target(bench: ModuleType) -> None:
+    rows = [bench.Row("x", "s", "m", 0.91, ">= 0.93", 10), bench.Row("x", "s", "m", 0.04, "<= 0.05", 10)]
+    table = bench.markdown(rows)
+    assert "✗ MISSED" in table.splitlines()[2] and "✓" in table.splitlines()[3]
