@@ -176,12 +176,37 @@
     delta.setAttribute("data-label", "Δ vs baseline");
     if (r.delta !== null) {
       var d = el("span", r.dir);
+      if (r.outcome) {
+        d.setAttribute("data-cmp", "run:" + r.id);
+        d.setAttribute("data-outcome", r.outcome);
+      }
       if (r.dir !== "flat") d.appendChild(el("span", null, r.dir === "up" ? "▲ " : "▼ ")).setAttribute("aria-hidden", "true");
       d.appendChild(document.createTextNode(r.delta));
       if (r.dir !== "flat") d.appendChild(el("span", "visually-hidden", " (" + r.verdictWords + ")"));
       delta.appendChild(d);
-      delta.appendChild(el("span", "sub", r.ci));
+      var line = delta.appendChild(el("span", "sub ci-line"));
+      if (r.vs) {
+        line.appendChild(el("span", "nw", "vs ")).appendChild(ident(r.vs));
+        line.appendChild(document.createTextNode(" "));
+      }
+      r.ci.split(" · ").forEach(function (part, i, parts) {
+        line.appendChild(el("span", "nw", part));
+        if (i < parts.length - 1) line.appendChild(document.createTextNode(" · "));
+      });
     } else delta.textContent = "—";
+    if (r.seedLevel) {
+      var sl = r.seedLevel, level = delta.appendChild(el("span", "sub seed-level"));
+      level.title = sl.label;
+      var link = level.appendChild(el("a", null, "seed level"));
+      link.href = sl.href;
+      level.appendChild(document.createTextNode(": "));
+      if (sl.outcome) {
+        level.setAttribute("data-cmp", sl.key);
+        level.setAttribute("data-outcome", sl.outcome);
+        level.appendChild(el("span", sl.dir, sl.words));
+        level.appendChild(document.createTextNode(" · " + sl.seeds));
+      } else level.appendChild(document.createTextNode(sl.text));
+    }
     tr.appendChild(delta);
     var verdict = el("td");
     verdict.setAttribute("data-sort", r.verdict || "");

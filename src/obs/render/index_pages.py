@@ -88,7 +88,10 @@ def render_site_pages(
     shown_rows = rows[: cfg.leaderboard_rows]
     if len(rows) > len(shown_rows):  # a very large site: the page holds the newest, the script loads the rest
         records = [
-            run_record(r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank) for r in rows
+            run_record(
+                r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank, seed_levels.get(r.s.id)
+            )
+            for r in rows
         ]
         pages[urls.LEADERBOARD_DATA] = leaderboard_data(records)
     pages[urls.INDEX] = renderer.render(

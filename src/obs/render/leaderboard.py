@@ -10,7 +10,7 @@ page opened from disk can load and a strict policy allows.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from obs import urls
 from obs.analysis.gates import GateResult
@@ -35,8 +35,11 @@ def run_record(
     spec_links: dict[str, str],
     prov: dict[str, str],
     rank: RankGroup | None = None,
+    seed_level: SeedLevelRow | None = None,
 ) -> dict[str, Any]:
-    """One run as the script's row builder (assets/obs.js `buildRow`) reads it."""
+    """One run as the script's row builder (assets/obs.js `buildRow`) reads it: the same cell as the
+    template's `run_delta` (the delta with its comparison key and outcome, "vs baseline" when it was
+    tested, and the group's seed-level result when the run belongs to one)."""
     d = s.delta if s.delta and s.delta.delta is not None else None
     ch = s.changed if s.changed and s.changed.state != "same" else None
     cond = ""
@@ -68,6 +71,9 @@ def run_record(
         "ci": summary_ci(s) if d else "",
         "dir": direction(d.verdict) if d else "flat",
         "verdictWords": verdict_words(d.verdict) if d else "",
+        "outcome": d.verdict if d else None,
+        "vs": s.baseline if d and d.verdict != "not_tested" else None,
+        "seedLevel": _seed_level(seed_level) if seed_level else None,
         "verdict": s.verdict,
         "flag": flag,
         "suggested": suggested,
@@ -83,6 +89,30 @@ def run_record(
     delta = d.delta if d else None
     rec["keys"] = [s.id, sort_spec, s.date or "", s.status, s.headline.value, delta, s.verdict or "", passed]
     return rec
+
+
+class SeedLevelRow(Protocol):
+    key: str
+    label: str
+    href: str
+    outcome: str | None
+    n: int
+    n_baseline: int
+
+
+def _seed_level(sl: SeedLevelRow) -> dict[str, Any]:
+    """What the row's seed-level line shows (`run_delta` in templates/partials/macros.html)."""
+    if sl.outcome:
+        return {
+            "key": sl.key,
+            "outcome": sl.outcome,
+            "dir": direction(sl.outcome),
+            "words": verdict_words(sl.outcome),
+            "seeds": f"{sl.n} v {sl.n_baseline} seeds",
+            "href": sl.href,
+            "label": sl.label,
+        }
+    return {"href": sl.href, "label": sl.label, "text": sl.label.split(" of ")[0]}
 
 
 def leaderboard_data(records: list[dict[str, Any]]) -> bytes:
