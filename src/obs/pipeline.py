@@ -255,6 +255,7 @@ def render_files(
         links_for(tree, report.run),
         source_rel=tree.source_rel(planned),
         max_points=tree.cfg.max_points,
+        slug=planned.slug,
     )
     return output.all_files()
 

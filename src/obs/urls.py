@@ -35,6 +35,7 @@ ANALYSIS = "analysis.json"
 DIFF = "vs-baseline.html"
 LEADERBOARD_DATA = "leaderboard.js"  # every run of the leaderboard, when its page holds only the newest
 CAMPAIGN_FIGURE = "fig-conditions.svg"
+CURVES = "curves.js"  # a run's chart data (obs.render.chartdata); campaign and arms pages have one too
 
 
 def slugify(name: str) -> str:
@@ -86,6 +87,11 @@ def run_page(slug: str) -> str:
 def run_file(slug: str, name: str) -> str:
     """A file of a run's folder in the site (its analysis.json, figures, renders)."""
     return f"{RUNS}/{slug}/{name}"
+
+
+def run_curves(slug: str) -> str:
+    """The run's chart data, loaded by its page and by compare.html's overlay."""
+    return run_file(slug, CURVES)
 
 
 def run_analysis(slug: str) -> str:

@@ -60,7 +60,10 @@
     var title = document.getElementById("compare-title");
     title.replaceChildren(runLink(a), document.createTextNode(" → "), runLink(b));
     if (remember && location.protocol !== "file:") {  // a link to the pair; file: pages may not rewrite their URL
-      history.replaceState(null, "", "?a=" + encodeURIComponent(a.slug) + "&b=" + encodeURIComponent(b.slug));
+      var query = new URLSearchParams(location.search);  // keeps the overlay's runs and metric
+      query.set("a", a.slug);
+      query.set("b", b.slug);
+      history.replaceState(null, "", "?" + query.toString() + location.hash);
     }
   }
 

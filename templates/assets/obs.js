@@ -118,6 +118,12 @@
     var run = el("td");
     run.setAttribute("data-sort", r.id);
     run.setAttribute("data-label", "Run");
+    var pick = el("input", "pick");
+    pick.type = "checkbox";
+    pick.value = r.slug;
+    pick.checked = picked.indexOf(r.slug) >= 0;
+    pick.setAttribute("aria-label", "Pick " + r.id + " to overlay its curves");
+    run.appendChild(pick);
     var a = el("a");
     a.href = r.href;
     a.appendChild(ident(r.id));
@@ -455,8 +461,17 @@
   // its hidden part cannot be read without a mouse. Only boxes that really scroll get a tab stop,
   // and the check is redone when the layout can change (fonts, images, resize, <details> opened).
   function markScrollable() {
+    // Measure every box first, then change attributes: a change between two measurements makes
+    // the browser lay the page out again. Boxes in a section not drawn yet (content-visibility:
+    // auto) are measured when it is: asking for their size now would make the browser lay each
+    // such section out on its own (77 layouts on a run page's load).
+    var boxes = [];
     Array.prototype.forEach.call(document.querySelectorAll(".table-wrap, pre.text"), function (el) {
-      var scrolls = el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1;
+      if (el.checkVisibility && !el.checkVisibility({ contentVisibilityAuto: true })) return;
+      boxes.push([el, el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1]);
+    });
+    boxes.forEach(function (box) {
+      var el = box[0], scrolls = box[1];
       if (scrolls && !el.hasAttribute("tabindex")) {
         el.setAttribute("tabindex", "0");
         el.setAttribute("data-scroll-focus", "");
@@ -473,7 +488,36 @@
     window.requestAnimationFrame(function () { pending = false; markScrollable(); });
   }
 
+  // The leaderboard's pick boxes: the button opens compare.html with the picked runs overlaid. The
+  // picks are kept by run (not read off the page): a paged leaderboard shows only some rows at a time
+  // and builds the others from leaderboard.js, each with its own box (buildRow).
+  var picked = []; // slugs of the runs whose pick box is ticked, in the order they were picked
+  function wirePicks(go) {
+    function update() {
+      var n = picked.length;
+      go.disabled = n === 0;
+      go.textContent = n ? "Overlay curves of " + n + " picked run" + (n === 1 ? "" : "s") : "Overlay curves of picked runs";
+    }
+    document.addEventListener("change", function (e) {
+      var b = e.target;
+      if (!b || !b.classList || !b.classList.contains("pick")) return;
+      var i = picked.indexOf(b.value);
+      if (b.checked && i < 0) picked.push(b.value);
+      else if (!b.checked && i >= 0) picked.splice(i, 1);
+      update();
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("input.pick"), function (b) {
+      if (b.checked && picked.indexOf(b.value) < 0) picked.push(b.value);  // kept by the browser on reload
+    });
+    go.addEventListener("click", function () {
+      location.href = go.getAttribute("data-href") + "?runs=" + picked.map(encodeURIComponent).join(",") + "#overlay";
+    });
+    update();
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    var go = document.querySelector("[data-overlay-go]");
+    if (go) wirePicks(go);
     document.documentElement.setAttribute("data-obs-js", "");
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), function (form) {
       var table = document.getElementById(form.getAttribute("data-table"));
@@ -490,4 +534,6 @@
   window.addEventListener("load", markScrollable);
   window.addEventListener("resize", markSoon);
   document.addEventListener("toggle", markSoon, true);
+  // sections drawn only near the viewport (content-visibility: auto) have no size until then
+  document.addEventListener("contentvisibilityautostatechange", markSoon, true);
 })();

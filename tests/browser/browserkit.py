@@ -162,7 +162,8 @@ def new_watched_context(
 
 
 def settle(page: Page) -> None:
-    """Wait until what a reader would see is final: loaded, images decoded, web fonts ready."""
+    """Wait until what a reader would see is final: loaded, images decoded, web fonts ready, and
+    the charts in view drawn (charts.js loads uPlot and chart data when a chart comes near)."""
     page.wait_for_load_state("load")
     page.evaluate(
         """async () => {
@@ -170,6 +171,11 @@ def settle(page: Page) -> None:
              await document.fonts.ready;
            }"""
     )
+    # two frames first: IntersectionObserver reports (which start chart loads) come after a rendering step,
+    # so a check made at once can pass before the first load has even begun (seen as ERR_ABORTED on
+    # uPlot when the test moved to the next page)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    page.wait_for_function("() => !(window.obsCharts && window.obsCharts.busy())")
 
 
 def add_css_rule(page: Page, rule: str) -> None:

@@ -103,7 +103,7 @@ def all_pages(site: Path) -> list[Path]:
     return sorted(site.rglob("*.html"))
 
 
-OUR_SCRIPTS = {"obs.js", "compare.js", "cases.js"}
+OUR_SCRIPTS = {"obs.js", "compare.js", "cases.js", "charts.js", "uPlot.iife.min.js", "curves.js", "fonts.js"}
 
 
 def test_no_script_but_our_own(hostile_site: Path) -> None:
@@ -115,6 +115,9 @@ def test_no_script_but_our_own(hostile_site: Path) -> None:
         sources = [s.get("src", "") for s in scripts if s.get("src")]
         assert "assets/obs.js" in " ".join(sources), page
         assert all(src.rsplit("/", 1)[-1] in OUR_SCRIPTS for src in sources), page
+        for src in (s for s in sources if s.endswith("curves.js")):  # chart data: the page's own file
+            assert src == "curves.js", page
+            assert_data_only(page.parent / src)
         for data in (s for s in scripts if not s.get("src")):  # inert data blocks only, never code
             assert data.get("type") == "application/json", page
             assert "<" not in data.string, page  # tojson escapes every "<", so no "</script>" breaks out
@@ -122,6 +125,26 @@ def test_no_script_but_our_own(hostile_site: Path) -> None:
         assert soup.find_all(["iframe", "object", "embed", "textarea", "base", "style"]) == [], page
         for svg in soup.find_all("svg"):  # our own sparklines only: one polyline, no script, no links
             assert svg.get("class") == ["spark"] and [c.name for c in svg.find_all(True)] == ["polyline"], page
+
+
+def assert_data_only(path: Path) -> None:
+    """A chart data file is one JSON value handed to OBS_DATA.push(), nothing else: a run's text
+    (series names, stage labels, ids) can only be a JSON string in it, never code."""
+    from obs.render.chartdata import PREFIX, SUFFIX
+
+    data = path.read_bytes()
+    assert data.startswith(PREFIX) and data.endswith(SUFFIX), path
+    value = json.loads(data[len(PREFIX) : -len(SUFFIX)])
+    assert isinstance(value, dict) and isinstance(value.get("slug"), str), path
+
+
+def test_chart_data_files_hold_only_data(hostile_site: Path) -> None:
+    files = sorted(hostile_site.rglob("curves.js"))
+    assert files, "every run with metrics has a chart data file"
+    for path in files:
+        assert_data_only(path)
+    texts = "".join(p.read_text(encoding="utf-8") for p in files)
+    assert "<b>m</b>" in texts and "<script>s</script>" in texts  # names kept as data, drawn as text
 
 
 def test_no_event_handlers_or_javascript_links(hostile_site: Path) -> None:

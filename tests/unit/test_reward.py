@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -207,10 +208,22 @@ def test_demo_grpo_run_collapse_onset_matches_its_metrics_file(demo_site: Path, 
     assert health["zero_std_onset"]["step"] == expected
     finding = next(f for f in analysis["diagnosis"] if f["rule"] == "reward_variance_collapse")
     assert f"from step {int(expected)}" in finding["title"]
-    assert (demo_site / "runs/grpo-rl-07/fig-reward.svg").is_file()
+    reward = chart_spec(demo_site, "grpo-rl-07")["groups"]["reward"]
+    assert [p["title"] for p in reward][:2] == ["reward", "zero-std groups"]
+    assert all(p["vlines"] == [{"x": expected, "label": f"signal lost from step {int(expected)}"}] for p in reward)
 
 
 def test_runs_without_reward_series_have_no_reward_health(demo_site: Path) -> None:
     analysis = json.loads((demo_site / "runs/spec03-r2/analysis.json").read_text())
     assert analysis["reward_health"] is None
-    assert not (demo_site / "runs/spec03-r2/fig-reward.svg").exists()
+    assert "reward" not in chart_spec(demo_site, "spec03-r2")["groups"]
+
+
+def chart_spec(site: Path, slug: str) -> dict[str, Any]:
+    """The run page's inert JSON block that says which panels its charts draw."""
+    html = (site / "runs" / slug / "index.html").read_text()
+    start = html.index('<script type="application/json" id="chart-spec">') + len(
+        '<script type="application/json" id="chart-spec">'
+    )
+    spec: dict[str, Any] = json.loads(html[start : html.index("</script>", start)])
+    return spec

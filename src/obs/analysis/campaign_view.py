@@ -101,7 +101,7 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
                 missing_seeds=[seed for seed in campaign.seeds if seed not in by_seed],
             )
         )
-        curve = _condition_curve(name, labels.get(name, name), [s.campaign_curve for s in members if s.campaign_curve])
+        curve = condition_curve(name, labels.get(name, name), [s.campaign_curve for s in members if s.campaign_curve])
         if curve is not None:
             curves.append(curve)
     stats = campaign_stats(
@@ -120,7 +120,8 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
     )
 
 
-def _condition_curve(name: str, label: str, members: list[Curve]) -> ConditionCurve | None:
+def condition_curve(name: str, label: str, members: list[Curve]) -> ConditionCurve | None:
+    """The mean of several seeds' curves with its 95% t band (and ± 1 sd), on the span all cover."""
     aligned = align_curves(members)
     if aligned is None:
         return None

@@ -29,8 +29,11 @@ from obs.sitemodel import (
 )
 
 CURVE_POINTS = 400
-ARM_CURVE_POINTS = 200  # per metric, for the ablation-arm overlay (runs with an `arm` only)
-ARM_CURVE_METRICS = 4
+# Runs of a campaign or an ablation arm carry a decimated curve of every logged metric (up to
+# CARRIED_CURVES of them), so their pages can plot and test any metric, not only the primary one;
+# 200 points per metric is ~4 KB of summary, and other runs carry none.
+ARM_CURVE_POINTS = 200
+CARRIED_CURVES = 32
 MAX_FINALS = 80
 TAIL_POINTS = 256  # exact last points of the campaign metric: trend windows within the run
 
@@ -129,7 +132,7 @@ def summarize(
             gate=run.gate is not None,
         ),
         gate_passed=run.gate.passed if run.gate else None,
-        curves=_arm_curves(report, campaign_metric) if run.arm else None,
+        curves=_carried_curves(report, campaign_metric) if run.arm or run.campaign else None,
         campaign_final=campaign_final,
         campaign_curve=campaign_curve,
         campaign_tail=campaign_tail,
@@ -221,9 +224,10 @@ def _curve(metrics: Metrics, name: str) -> Curve | None:
     return _decimated(series.steps[finite], series.values[finite], ARM_CURVE_POINTS)
 
 
-def _arm_curves(report: RunReport, campaign_metric: str | None) -> dict[str, Curve]:
-    """A few decimated curves of a run that belongs to an ablation arm, for the arms overlay page:
-    the headline metric when it is logged over steps, the campaign metric, the reward mean, the loss."""
+def _carried_curves(report: RunReport, campaign_metric: str | None) -> dict[str, Curve]:
+    """Decimated curves of a campaign or arm run, for the campaign and arms pages' metric picker:
+    the headline metric when it is logged over steps, the campaign metric, the reward mean and the
+    loss first, then every other logged metric by name (CARRIED_CURVES in all)."""
     metrics = report.run.metrics
     if metrics is None:
         return {}
@@ -233,10 +237,11 @@ def _arm_curves(report: RunReport, campaign_metric: str | None) -> dict[str, Cur
         campaign_metric,
         report.reward.mean.key if report.reward and report.reward.mean else None,
         report.curves.loss if report.curves else None,
+        *sorted(metrics.series),
     ]
     out: dict[str, Curve] = {}
     for name in wanted:
-        if name and name not in out and len(out) < ARM_CURVE_METRICS:
+        if name and name not in out and len(out) < CARRIED_CURVES:
             curve = _curve(metrics, name)
             if curve is not None:
                 out[name] = curve

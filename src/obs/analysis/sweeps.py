@@ -146,20 +146,55 @@ def nice_step(span: float, target: int = 5) -> float:
     return 10 * mag
 
 
-def tick_text(x: float) -> str:
-    """Short tick labels: 0.0003 -> 3e-4, 12000 -> 12k, 0.25 -> 0.25."""
+def _decimals(resolution: float) -> int:
+    """The fewest decimals that write `resolution` exactly: 0.25 -> 2, 5 -> 0, 2.5e-6 -> 7."""
+    for d in range(0, 16):
+        scaled = resolution * 10.0**d
+        if abs(scaled - round(scaled)) <= 1e-6 * max(1.0, abs(scaled)):
+            return d
+    return 16
+
+
+def tick_text(x: float, resolution: float | None = None) -> str:
+    """A tick label. Without `resolution`: short (0.0003 -> 3e-4, 12000 -> 12k, 0.25 -> 0.25).
+
+    With `resolution` (the spacing of the ticks the label sits among): exact to that spacing, so
+    labels of different ticks never read the same (0.00101 and 0.00102 at 1e-5 -> 1.01e-3, 1.02e-3;
+    rounding both to one digit would write 1e-3 twice).
+    """
     a = abs(x)
     if a == 0:
         return "0"
+    if resolution is None or not resolution > 0:
+        if a >= 1e6:
+            return f"{x / 1e6:.3g}M"
+        if a >= 1e4:
+            return f"{x / 1e3:.3g}k"
+        if a < 1e-2:
+            mant, exp = f"{x:.1e}".split("e")
+            mant = mant.rstrip("0").rstrip(".")
+            return f"{mant}e{int(exp)}"
+        return f"{x:.4g}"
     if a >= 1e6:
-        return f"{x / 1e6:.3g}M"
+        return f"{x / 1e6:.{_decimals(resolution / 1e6)}f}M"
     if a >= 1e4:
-        return f"{x / 1e3:.3g}k"
+        return f"{x / 1e3:.{_decimals(resolution / 1e3)}f}k"
     if a < 1e-2:
-        mant, exp = f"{x:.1e}".split("e")
-        mant = mant.rstrip("0").rstrip(".")
-        return f"{mant}e{int(exp)}"
-    return f"{x:.4g}"
+        power = math.floor(math.log10(a))
+        scale = 10.0**power
+        return f"{x / scale:.{_decimals(resolution / scale)}f}e{power}"
+    return f"{x:.{_decimals(resolution)}f}"
+
+
+def distinct_labels(values: Sequence[float], resolution: float) -> list[str]:
+    """Labels of the given values, each exact to `resolution` or finer: the finest needed for no
+    two different values to read the same."""
+    for _ in range(8):
+        texts = [tick_text(v, resolution) for v in values]
+        if len(set(texts)) == len(set(values)):
+            return texts
+        resolution /= 10
+    return [f"{v:.12g}" for v in values]
 
 
 def wants_log(values: Sequence[float]) -> bool:
@@ -177,27 +212,39 @@ def numeric_axis(key: str, role: str, values: Sequence[float]) -> SweepAxis:
     lo, hi = min(values), max(values)
     log = wants_log(values)
     axis = SweepAxis(key, role, "numeric", log, lo, hi)
-    ticks: list[Tick] = []
+    at: list[float] = []  # the tick values
+    resolution: float | None = None  # their spacing (a linear axis)
     if log:
         e_lo, e_hi = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
         for e in range(e_lo, e_hi + 1):
             for m in (1,) if e_hi - e_lo > 2 else (1, 3):
                 x = m * 10.0**e
                 if lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9):
-                    ticks.append(Tick(axis.position(x) or 0.0, tick_text(x)))
+                    at.append(x)
     elif hi > lo:
         step = nice_step(hi - lo, 4)
         if all(float(v).is_integer() for v in values):
             step = max(1.0, step)  # epochs 3 and 4: no 3.25 between them
-        start = math.ceil(lo / step - 1e-9) * step
-        x = start
+        resolution = step
+        x = math.ceil(lo / step - 1e-9) * step
         while x <= hi + step * 1e-9:
-            ticks.append(Tick(axis.position(x) or 0.0, tick_text(round(x, 12))))
+            at.append(round(x, 12))
             x += step
+    if hi <= lo:
+        axis.ticks = [Tick(0.5, tick_text(lo))]
+        return axis
     # always label both ends: the reader needs the range, not just round numbers inside it
-    ends = [Tick(0.0, tick_text(lo)), Tick(1.0, tick_text(hi))] if hi > lo else [Tick(0.5, tick_text(lo))]
-    ticks += [end for end in ends if all(abs(t.pos - end.pos) > 0.08 for t in ticks)]
-    axis.ticks = sorted(ticks, key=lambda t: t.pos)
+    pos = {v: axis.position(v) or 0.0 for v in [*at, lo, hi]}
+    ends = [e for e in (lo, hi) if all(abs(pos[t] - pos[e]) > 0.08 for t in at)]
+    if resolution is None:  # log ticks (1, 3 × 10^k): short labels
+        texts = [tick_text(v) for v in [*at, *ends]]
+    else:  # grid ticks exact to the grid; the ends are data values, written a digit finer
+        texts = [tick_text(v, resolution) for v in at] + [tick_text(v, resolution / 10) for v in ends]
+    values = [*at, *ends]
+    if len(set(texts)) < len(set(values)):  # still alike: finer until no two values read the same
+        finest = resolution / 10 if resolution else min(abs(v) for v in values if v) / 100
+        texts = distinct_labels(values, finest)
+    axis.ticks = sorted((Tick(pos[v], t) for v, t in zip(values, texts, strict=True)), key=lambda t: t.pos)
     return axis
 
 

@@ -303,5 +303,13 @@ def render_single_file(loaded: LoadedRun, opts: SingleFileOptions) -> bytes:
 
     cfg = loaded.tree.cfg
     renderer = Renderer(loaded.tree.meta)
-    output = render_run(loaded.report, renderer, loaded.links, source_rel=loaded.source_rel, max_points=cfg.max_points)
+    output = render_run(
+        loaded.report,
+        renderer,
+        loaded.links,
+        source_rel=loaded.source_rel,
+        max_points=cfg.max_points,
+        slug=loaded.slug,
+        interactive=False,  # one file, no data files beside it: the curves are static SVG figures
+    )
     return make_single_file(output.files, opts)

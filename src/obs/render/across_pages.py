@@ -21,11 +21,13 @@ from obs.analysis import arms as arms_mod
 from obs.analysis.campaign import CampaignStats
 from obs.analysis.config_diff import diff_fields, field_table, what_varies
 from obs.analysis.gates import GateResult, evaluate_gates, gate_specs_from
+from obs.analysis.metric_views import arms_metrics
 from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
+from obs.render import chartdata
 from obs.render.format import show_value
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
@@ -131,6 +133,9 @@ def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer
 def _inputs(summaries: list[RunSummary], keep: tuple[str, ...]) -> list[dict[str, Any]]:
     """The named fields of each summary, by id: exactly what a page group reads (its memo key)."""
     return [{k: getattr(s, k) for k in keep} for s in sorted(summaries, key=lambda s: s.id)]
+
+
+summary_fields = _inputs
 
 
 def sweeps_inputs(summaries: list[RunSummary], cfg: SiteConfig) -> list[Any]:
@@ -335,9 +340,25 @@ def arms_group_pages(
     pages[urls.arms_file(group.slug, urls.ANALYSIS)] = dumps(
         {"group": group.title, "arms": group.arms, "stats": stats.as_dict()}
     )
+    views = arms_metrics(group, cfg.metric_higher_is_better, cfg.final_window, stats)
+    key = f"arms:{group.slug}"
+    data = chartdata.conditions_data(key, views)
+    charts = None
+    if data["metrics"]:
+        pages[urls.arms_file(group.slug, urls.CURVES)] = chartdata.chart_file(data)
+        charts = {"kind": "conditions", "key": key, "data": urls.CURVES}
     page = urls.arms_page(group.slug)
     pages[page] = renderer.render(
-        "arms.html", root=urls.root_of(page), nav="arms", g=group, stats=stats, figures=figures, metric=metric
+        "arms.html",
+        root=urls.root_of(page),
+        nav="arms",
+        g=group,
+        stats=stats,
+        figures=figures,
+        metric=metric,
+        metric_views=[v for v in views if v.curves or v.primary],
+        charts=charts,
+        chart_metric=next((v.metric for v in views if v.curves), metric),
     ).encode()
     return pages
 
@@ -367,6 +388,7 @@ def arms_pages(
                     cfg.final_window,
                     cfg.min_effect,
                     repr(renderer.meta),
+                    [cfg.higher_is_better, cfg.negative_checks],
                 ],
                 functools.partial(arms_group_pages, g, stats, cfg, renderer),
             )

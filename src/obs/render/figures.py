@@ -20,7 +20,7 @@ from cycler import cycler
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import EngFormatter, LogFormatterSciNotation, MaxNLocator, ScalarFormatter
 from matplotlib.typing import RcKeyType
 
 from obs.analysis.curves import Band, CurvePlan
@@ -97,33 +97,29 @@ def _save(fig: Figure) -> bytes:
     return _round_path_data(buf.getvalue())
 
 
-def _compact(value: float, _pos: object = None) -> str:
-    a = abs(value)
-    if a == 0:
-        return "0"
-    if a >= 1e6:
-        return f"{value / 1e6:g}M"
-    if a >= 1e4:
-        return f"{value / 1e3:g}k"
-    if a < 1e-3:
-        return f"{value:.0e}"
-    return f"{value:g}"
-
-
 def _finite(series: Series) -> tuple[np.ndarray, np.ndarray]:
     keep = np.isfinite(series.values)
     return series.steps[keep], series.values[keep]
 
 
+def _value_formatter() -> ScalarFormatter:
+    """matplotlib's own formatter: it gives every label the digits that keep the ticks distinct, and
+    moves a common power of ten (×10⁻⁴) or offset to the axis end instead of rounding it away."""
+    formatter = ScalarFormatter(useMathText=True)
+    formatter.set_powerlimits((-3, 4))
+    return formatter
+
+
 def _style_axes(ax: Axes, ylabel: str, log: bool = False) -> None:
     ax.set_ylabel(ylabel)
-    ax.xaxis.set_major_locator(MaxNLocator(8))
-    ax.xaxis.set_major_formatter(FuncFormatter(_compact))
+    ax.xaxis.set_major_locator(MaxNLocator(8, steps=[1, 2, 2.5, 5, 10]))
+    ax.xaxis.set_major_formatter(EngFormatter(sep=""))  # steps: 0, 2.5k, 5k, 7.5k
     if log:
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(LogFormatterSciNotation())
     else:
-        ax.yaxis.set_major_locator(MaxNLocator(5))
-        ax.yaxis.set_major_formatter(FuncFormatter(_compact))
+        ax.yaxis.set_major_locator(MaxNLocator(5, steps=[1, 2, 2.5, 5, 10]))
+        ax.yaxis.set_major_formatter(_value_formatter())
     ax.margins(x=0.01)
 
 

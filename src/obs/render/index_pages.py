@@ -15,11 +15,13 @@ from obs import urls
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign import CampaignStats, metric_is_rate
 from obs.analysis.campaign_view import CampaignView, campaign_view
+from obs.analysis.metric_views import campaign_metrics
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.render import across_pages as across
+from obs.render import chartdata
 from obs.render.format import css_token as format_css_token
 from obs.render.leaderboard import leaderboard_data, run_record
 from obs.render.paired_items import paired_views
@@ -120,21 +122,52 @@ def render_site_pages(
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         page = urls.spec_page(ctx["slug"])
-        pages[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()
+        spec = site.specs[ctx["id"]]
+        members = [s.to_json() for s in ctx["runs"]]  # a changed run re-renders its own ladder only
+        baseline = ctx["baseline_summary"].to_json() if ctx["baseline_summary"] else None
+        inputs = [repr(spec), ctx["slug"], members, baseline, sorted(by_id), [g.slug for g in ctx["arm_groups"]]]
+        pages.update(
+            memo(
+                f"spec:{ctx['id']}",
+                [*inputs, repr(sorted(seed_levels.items())), repr(renderer.meta), cfg.trends, cfg.fingerprint()],
+                functools.partial(_spec_page, ctx, page, renderer, seed_levels),
+            )
+        )
     for campaign in sorted(site.campaigns.values(), key=lambda c: c.id):
         members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
         slug = layout.campaign_slug(campaign.id)
         pages.update(
             memo(
                 f"campaign:{campaign.id}",
-                [repr(campaign), slug, [s.to_json() for s in members], repr(renderer.meta), cfg.trends],
+                [
+                    repr(campaign),
+                    slug,
+                    [s.to_json() for s in members],
+                    repr(renderer.meta),
+                    cfg.trends,
+                    [cfg.higher_is_better, cfg.negative_checks],
+                ],
                 functools.partial(campaign_pages, views[campaign.id], slug, renderer, cfg),
             )
         )
-    pages[urls.LEDGER] = renderer.render(
-        "ledger.html", root="", nav="ledger", entries=ledger_entries(summaries)
-    ).encode()
+    entries = ledger_entries(summaries)
+    ledger_inputs = across.summary_fields(
+        entries, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
+    )
+    pages.update(
+        memo(
+            "ledger",
+            [ledger_inputs, [s.id for s in entries], repr(renderer.meta)],
+            lambda: {urls.LEDGER: renderer.render("ledger.html", root="", nav="ledger", entries=entries).encode()},
+        )
+    )
     return pages
+
+
+def _spec_page(
+    ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, SeedLevel]
+) -> dict[str, bytes]:
+    return {page: renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()}
 
 
 @dataclass(frozen=True)
@@ -214,6 +247,13 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     if figure is not None:
         pages[urls.campaign_file(slug, urls.CAMPAIGN_FIGURE)] = figure
     ctx["has_figure"] = figure is not None
+    ctx["metric_views"] = campaign_metrics(view, cfg.metric_higher_is_better)
+    ctx["charts"] = None
+    key = f"campaign:{slug}"
+    data = chartdata.conditions_data(key, ctx["metric_views"])
+    if data["metrics"]:
+        pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
+        ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
     pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
     paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)

@@ -51,6 +51,7 @@ def run_record(
     head = summary_value(s)
     rec: dict[str, Any] = {
         "id": s.id,
+        "slug": s.slug,  # the value of the row's pick box (overlay on compare.html)
         "href": urls.run_page(s.slug),
         "title": s.title or None,
         "tags": list(s.tags),
@@ -92,12 +93,20 @@ def run_record(
 
 
 class SeedLevelRow(Protocol):
-    key: str
-    label: str
-    href: str
-    outcome: str | None
-    n: int
-    n_baseline: int
+    """A run's seed-level result (`index_pages.SeedLevel`), as the row reads it."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def href(self) -> str: ...
+    @property
+    def outcome(self) -> str | None: ...
+    @property
+    def n(self) -> int: ...
+    @property
+    def n_baseline(self) -> int: ...
 
 
 def _seed_level(sl: SeedLevelRow) -> dict[str, Any]:

@@ -1,8 +1,10 @@
-"""Everything written for one run: its page, its figures, copies of its renders, analysis.json.
+"""Everything written for one run: its page, its chart data, copies of its renders, analysis.json.
 
 `render_run` returns the files as bytes keyed by their path inside the run's folder of the site;
-the build writes them. Figures are only drawn here (matplotlib is imported lazily by this module's
-caller path), and every image a page shows is copied from inside the run folder only.
+the build writes them. A site's run page draws its curves in the browser from `curves.js`
+(`obs.render.chartdata`), so building it never imports matplotlib; a page that must stand alone
+without script (`obs build --single-file`, frozen reports) gets static SVG figures instead
+(`interactive=False`). Every image a page shows is copied from inside the run folder only.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from typing import Any
 import numpy as np
 
 from obs import urls
+from obs.analysis.curves import Band
 from obs.analysis.report import RunReport
 from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
 from obs.model import Metrics
 from obs.numbers import num
-from obs.render import cases
+from obs.render import cases, chartdata
 from obs.render.site import Renderer
 from obs.render.sparkline import sparkline_points
 
@@ -109,34 +112,12 @@ def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
     if plan.has_training_panel:
         svg = figures.training_figure(metrics, plan, max_points)
         parts = [n for n in (plan.loss, *plan.loss_overlays, plan.grad, plan.lr) if n]
-        stages = ", ".join(f"{st.name} from step {num(st.start)}" for st in metrics.stages)
         alt = "; ".join(_describe(report, n) for n in parts)
-        caption = (
-            "Loss"
-            + (f" with stages ({stages})" if stages else "")
-            + (", grad norm" if plan.grad else "")
-            + (", learning rate" if plan.lr else "")
-            + "."
-            + _caption_notes(metrics, parts)
-        )
-        if plan.loss_not_drawn:
-            caption += (
-                f" {len(plan.loss_not_drawn)} more loss series not drawn here (at most {1 + len(plan.loss_overlays)} "
-                f"per chart): {', '.join(plan.loss_not_drawn)}; see the table below."
-            )
-        out.append(FigureFile("fig-training.svg", svg, alt, caption, _svg_height(svg)))
-    in_reward_figure = reward_keys(report)
-    for i, band in enumerate(b for b in plan.bands if b.mean not in in_reward_figure):
+        out.append(FigureFile("fig-training.svg", svg, alt, training_caption(report, static=True), _svg_height(svg)))
+    for i, band in enumerate(_band_figures(report)):
         svg = figures.band_figure(metrics, band, max_points)
-        extra = f", min–max envelope from {band.min}/{band.max}" if band.min and band.max else ""
         out.append(
-            FigureFile(
-                f"fig-band-{i + 1}.svg",
-                svg,
-                _describe(report, band.mean),
-                f"{band.label}: mean ± std ({band.mean} ± {band.std}){extra}.",
-                _svg_height(svg),
-            )
+            FigureFile(f"fig-band-{i + 1}.svg", svg, _describe(report, band.mean), band_caption(band), _svg_height(svg))
         )
     if plan.bands_not_drawn:
         run_notes = report.run.metrics.dropped if report.run.metrics is not None else []
@@ -144,6 +125,40 @@ def make_figures(report: RunReport, max_points: int) -> list[FigureFile]:
         if note not in run_notes:
             run_notes.append(note)
     return out
+
+
+def _band_figures(report: RunReport) -> list[Band]:
+    in_reward_figure = reward_keys(report)
+    return [b for b in (report.curves.bands if report.curves else []) if b.mean not in in_reward_figure]
+
+
+def training_caption(report: RunReport, *, static: bool = False) -> str:
+    """The training panel's caption. The static figure shades same-step ranges and marks non-finite
+    values; the browser's chart draws neither, so its caption says which values it leaves out."""
+    plan, metrics = report.curves, report.run.metrics
+    if plan is None or metrics is None or not plan.has_training_panel:
+        return ""
+    stages = ", ".join(f"{st.name} from step {num(st.start)}" for st in metrics.stages)
+    parts = [n for n in (plan.loss, *plan.loss_overlays, plan.grad, plan.lr) if n]
+    caption = (
+        "Loss"
+        + (f" with stages ({stages})" if stages else "")
+        + (", grad norm" if plan.grad else "")
+        + (", learning rate" if plan.lr else "")
+        + "."
+        + (_caption_notes(metrics, parts) if static else _chart_notes(metrics, parts))
+    )
+    if plan.loss_not_drawn:
+        caption += (
+            f" {len(plan.loss_not_drawn)} more loss series not drawn here (at most {1 + len(plan.loss_overlays)} "
+            f"per chart): {', '.join(plan.loss_not_drawn)}; see the table below."
+        )
+    return caption
+
+
+def band_caption(band: Band) -> str:
+    extra = f", min–max envelope from {band.min}/{band.max}" if band.min and band.max else ""
+    return f"{band.label}: mean ± std ({band.mean} ± {band.std}){extra}."
 
 
 def _caption_notes(metrics: Metrics, names: list[str]) -> str:
@@ -159,13 +174,41 @@ def _caption_notes(metrics: Metrics, names: list[str]) -> str:
     return notes
 
 
+def _chart_notes(metrics: Metrics, names: list[str]) -> str:
+    """What the browser's chart leaves out of the lines it draws (it draws finite values only)."""
+    series = [metrics.series[n] for n in names if n in metrics.series]
+    notes = ""
+    if any(s.aggregated for s in series):
+        notes += " Where several values were logged at one step, the line is their mean."
+    bad = [(n, len(s.nonfinite())) for n, s in zip(names, series, strict=False) if s.nonfinite()]
+    if bad:
+        which = ", ".join(f"{n} ({k})" for n, k in bad)
+        notes += f" NaN or infinite values are not drawn (see the table below): {which}."
+    return notes
+
+
 def reward_keys(report: RunReport) -> set[str]:
     """Series drawn in the reward-health figure (their generic band panels would repeat it)."""
+    return chartdata.reward_keys(report.reward)
+
+
+def reward_caption(report: RunReport) -> str:
     h = report.reward
     if h is None:
-        return set()
-    stats = [h.mean, h.std, h.min, h.max, h.zero_std, h.adv_mean, h.adv_std, *(c.mean for c in h.components)]
-    return {s.key for s in stats if s is not None}
+        return ""
+    parts = []
+    if h.mean is not None:
+        parts.append(f"{h.mean.key} ± {h.std.key}" if h.std else h.mean.key)
+    if h.zero_std is not None:
+        parts.append(f"{h.zero_std.key} against the threshold {num(h.zero_std_threshold)}")
+    if h.adv_mean is not None or h.adv_std is not None:
+        parts.append("advantage mean ± std" if h.adv_mean and h.adv_std else "advantage")
+    if h.components:
+        parts.append("reward components (" + ", ".join(c.name for c in h.components) + ")")
+    caption = ("Panels: " if len(parts) > 1 else "Panel: ") + "; ".join(parts) + "."
+    if h.onset_step is not None:
+        caption += f" Dashed red line: the learning signal is lost from step {num(h.onset_step)}."
+    return caption
 
 
 def make_reward_figure(report: RunReport, max_points: int) -> FigureFile | None:
@@ -176,19 +219,8 @@ def make_reward_figure(report: RunReport, max_points: int) -> FigureFile | None:
     from obs.render import figures  # heavy import (matplotlib), only when a run has reward series
 
     svg = figures.reward_health_figure(metrics, h, max_points)
-    parts = []
-    if h.mean is not None:
-        parts.append(f"{h.mean.key} ± {h.std.key}" if h.std else h.mean.key)
-    if h.zero_std is not None:
-        parts.append(f"{h.zero_std.key} against the threshold {num(h.zero_std_threshold)}")
-    if h.adv_mean is not None or h.adv_std is not None:
-        parts.append("advantage mean ± std" if h.adv_mean and h.adv_std else "advantage")
-    if h.components:
-        parts.append("reward components (" + ", ".join(c.name for c in h.components) + ")")
     onset = h.onset_step
-    caption = ("Panels: " if len(parts) > 1 else "Panel: ") + "; ".join(parts) + "."
-    if onset is not None:
-        caption += f" Dashed red line: the learning signal is lost from step {num(onset)}."
+    caption = reward_caption(report)
     alt_parts = [_describe(report, s.key) for s in (h.mean, h.std, h.zero_std, h.adv_std) if s is not None]
     if onset is not None:
         alt_parts.append(f"collapse onset at step {num(onset)}")
@@ -300,6 +332,65 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+@dataclass
+class RunCharts:
+    """What the page's interactive charts draw: panel groups by where they sit, and the data file."""
+
+    groups: dict[str, list[dict[str, Any]]]
+    data_file: str
+    series: list[str]  # every series in the data file, for the explorer's picker
+    explore: str  # the series the explorer opens on
+    captions: dict[str, str]
+
+    def spec(self, slug: str) -> dict[str, Any]:
+        """The page's inert JSON block (and the template's context): the run's data file, the panels
+        to draw from it, and what the explorer offers."""
+        return {
+            "slug": slug,
+            "data": self.data_file,
+            "groups": self.groups,
+            "series": self.series,
+            "explore": self.explore,
+            "captions": self.captions,
+        }
+
+
+def make_charts(report: RunReport, slug: str, max_points: int) -> tuple[RunCharts, bytes] | None:
+    """The panels of section 6 and the run's data file (no drawing: the browser draws)."""
+    metrics = report.run.metrics
+    if metrics is None or not metrics.series:
+        return None
+    plan = report.curves
+    training = chartdata.training_panels(plan, metrics) if plan else []
+    training += chartdata.band_panels(plan, metrics, report.reward) if plan else []
+    reward = chartdata.reward_panels(report.reward, metrics) if report.reward else []
+    in_reward = chartdata.reward_keys(report.reward)
+    bands = [b for b in (plan.bands if plan else []) if b.mean not in in_reward]
+    bands += chartdata.reward_bands(report.reward) if report.reward else []
+    finals = {k: v.mean for k, v in report.digest.finals.items()}
+    data = chartdata.chart_data(
+        metrics,
+        run_id=report.run.id,
+        slug=slug,
+        panels=[*training, *reward],
+        bands=bands,
+        finals=finals,
+        points=min(max_points, chartdata.CHART_POINTS),
+    )
+    for panel in (*training, *reward):
+        panel["desc"] = "; ".join(_describe(report, name) for name in panel["lines"])
+    groups = {name: panels for name, panels in (("training", training), ("reward", reward)) if panels}
+    series = sorted(data["series"])
+    drawn = chartdata.panel_series([*training, *reward])
+    explore = next((n for n in series if n not in drawn), series[0] if series else "")
+    captions = {
+        "training": " ".join([training_caption(report), *(band_caption(b) for b in _band_figures(report))]).strip(),
+        "reward": reward_caption(report),
+    }
+    charts = RunCharts(groups, urls.CURVES, series, explore, captions)
+    return charts, chartdata.chart_file(data)
+
+
 def render_run(
     report: RunReport,
     renderer: Renderer,
@@ -307,15 +398,28 @@ def render_run(
     *,
     source_rel: str,
     max_points: int,
+    slug: str = "",
+    interactive: bool = True,
 ) -> RunOutput:
+    """The run's files. `interactive` pages draw their curves in the browser from `curves.js`;
+    otherwise (a page that must stand alone, without script) the curves are static SVG figures."""
     run = report.run
     out = RunOutput()
-    figures = make_figures(report, max_points)
-    for f in figures:
-        out.files[f.file] = f.svg
-    reward_fig = make_reward_figure(report, max_points)
-    if reward_fig is not None:
-        out.files[reward_fig.file] = reward_fig.svg
+    figures: list[FigureFile] = []
+    reward_fig: FigureFile | None = None
+    charts: RunCharts | None = None
+    if interactive:
+        made = make_charts(report, slug or urls.slugify(run.id), max_points)
+        if made is not None:
+            charts, data = made
+            out.files[charts.data_file] = data
+    else:
+        figures = make_figures(report, max_points)
+        for f in figures:
+            out.files[f.file] = f.svg
+        reward_fig = make_reward_figure(report, max_points)
+        if reward_fig is not None:
+            out.files[reward_fig.file] = reward_fig.svg
 
     renders: dict[str, str] = {}
     shown = cases.gallery(report)
@@ -352,6 +456,8 @@ def render_run(
         sections=SECTIONS,
         figures=figures,
         reward_fig=reward_fig,
+        charts=charts.spec(slug or urls.slugify(run.id)) if charts else None,
+        preload_fonts=interactive,  # a site page (a page made to stand alone inlines its fonts)
         series_table=series_table(report),
         data_rows=rows,
         budget=budget,

@@ -1,0 +1,102 @@
+"""Any logged metric of a campaign or an ablation group, read the way its primary metric is.
+
+The campaign and arms pages plot and test one metric; a mechanism check often needs another
+(entropy across conditions, the loss of each arm). For every metric the runs logged, this gives
+each condition's (or arm's) mean curve over its seeds with the 95% t band and ± 1 sd
+(`campaign_view.condition_curve`, the primary metric's own function) and the seed-level
+statistics of `campaign.campaign_stats` (Welch's t-test over seeds and its interval, Hedges' g,
+Holm across candidates, seeds for 80% power) on each run's final-window value of that metric.
+Nothing is tested differently: the primary metric's entry is the page's own result, and another
+metric is the same computation with that metric in its place.
+
+Litmus thresholds (`min_delta`) are set for the primary metric, so other metrics are compared
+without them; the campaign's evidence minimums and α still apply. Pure: summaries in, numbers out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from obs.analysis.arms import ArmGroup, arm_stats
+from obs.analysis.campaign import CampaignStats, RunFinal, campaign_stats
+from obs.analysis.campaign_view import CampaignView, ConditionCurve, condition_curve
+from obs.sitemodel import Curve, RunSummary
+
+MAX_METRICS = 40  # a picker longer than this is a list nobody reads; the rest are named as left out
+
+
+@dataclass(frozen=True)
+class MetricView:
+    """One metric of a campaign (or arms group): its curves per condition and its statistics."""
+
+    metric: str
+    primary: bool
+    curves: list[ConditionCurve]
+    stats: CampaignStats
+
+
+def logged_metrics(runs: Sequence[RunSummary], first: str | None) -> list[str]:
+    """Every metric some run carries a curve of, `first` (the primary metric) leading."""
+    names = sorted({m for s in runs for m in (s.curves or {})})
+    if first:
+        names = [first, *(n for n in names if n != first)]
+    return names
+
+
+def _curve_of(metric: str) -> Callable[[RunSummary], Curve | None]:
+    return lambda s: (s.curves or {}).get(metric)
+
+
+def _curves(
+    conditions: Sequence[tuple[str, str]], runs: Sequence[RunSummary], curve_of: Callable[[RunSummary], Curve | None]
+) -> list[ConditionCurve]:
+    out = []
+    for name, label in conditions:
+        members = [c for s in runs if s.condition == name and (c := curve_of(s)) is not None]
+        curve = condition_curve(name, label, members)
+        if curve is not None:
+            out.append(curve)
+    return out
+
+
+def campaign_metrics(view: CampaignView, higher_is_better: Callable[[str], bool]) -> list[MetricView]:
+    """Every logged metric of a campaign; the primary metric first, with the page's own numbers."""
+    campaign = view.campaign
+    conditions = [(row.name, row.label) for row in view.table]
+    runs = [*view.runs, *view.unassigned]
+    out: list[MetricView] = []
+    for metric in logged_metrics(runs, campaign.primary_metric)[:MAX_METRICS]:
+        if metric == campaign.primary_metric:
+            out.append(MetricView(metric, True, view.curves, view.stats))
+            continue
+        curves = _curves(conditions, runs, _curve_of(metric))
+        secondary = dataclasses.replace(
+            campaign, primary_metric=metric, higher_is_better=higher_is_better(metric), litmus={}
+        )
+        finals = [
+            RunFinal(run_id=s.id, condition=s.condition, seed=s.seed, final=s.finals.get(metric), last_step=s.last_step)
+            for s in runs
+        ]
+        out.append(MetricView(metric, False, curves, campaign_stats(secondary, finals)))
+    return out
+
+
+def arms_metrics(
+    group: ArmGroup, higher_is_better: Callable[[str], bool], final_window: int, primary_stats: CampaignStats
+) -> list[MetricView]:
+    """Every metric the arms' runs carry curves of, compared across arms like the group's metric."""
+    runs = [s for members in group.runs.values() for s in members]
+    as_conditions = [dataclasses.replace(s, condition=arm) for arm, members in group.runs.items() for s in members]
+    conditions = [(arm, arm) for arm in group.arms]
+    out: list[MetricView] = []
+    for metric in logged_metrics(runs, None)[:MAX_METRICS]:
+        curves = _curves(conditions, as_conditions, _curve_of(metric))
+        if metric == group.metric:
+            out.append(MetricView(metric, True, curves, primary_stats))
+            continue
+        stats = arm_stats(dataclasses.replace(group, metric=metric), higher_is_better(metric), final_window)
+        out.append(MetricView(metric, False, curves, stats))
+    out.sort(key=lambda v: not v.primary)  # the group's metric first, the rest by name
+    return out

@@ -1,0 +1,305 @@
+"""The data a run's interactive charts read, and the panels its page draws.
+
+Every run gets one data file, `runs/<slug>/curves.js`: each logged series, min/max-decimated
+(every bucket's extremes and the last point kept, so spikes survive and the final value is exact),
+its stage spans, its mean ± std bands and its final-window values. The run page draws it in the
+browser (`assets/charts.js` with the vendored uPlot); compare.html loads the files of the runs a
+reader picks to overlay them.
+
+Why a `.js` file and not JSON: pages must work from `file://`, where `fetch()` of a local file is
+refused, while a `<script src>` from the site's own folder is what the pages' policy
+(`script-src 'self'`) allows, from disk and from a server alike. The file only appends one JSON
+value to a list (`OBS_DATA`); JSON is valid JavaScript, and orjson escapes every string, so a
+series name from a run can never become code.
+
+No drawing here and no matplotlib: a run's page costs a few milliseconds of number formatting
+instead of a ~100 ms figure, and a one-run rebuild never imports a plotting library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import orjson
+
+from obs.analysis.curves import Band, CurvePlan
+from obs.analysis.metric_views import MetricView
+from obs.analysis.reward import RewardHealth
+from obs.decimate import decimate, decimate_band
+from obs.model import Metrics, Series
+
+CHART_POINTS = 1000  # per series drawn in a panel: ~1.4 px per min/max bucket at the page's width
+OTHER_BUDGET = 4800  # points shared by the series only the explorer and overlays draw
+OTHER_POINTS = (60, 400)  # ... each gets this many at least / at most
+SIGNIFICANT = 6  # digits kept of each value: exact for what logs write, invisible on a chart
+SCHEMA = "obs.curves/1"
+PREFIX = b"(self.OBS_DATA=self.OBS_DATA||[]).push("
+SUFFIX = b");\n"
+
+
+def _value(v: float) -> float | int:
+    """A value as the file stores it: 6 significant digits, whole numbers without a decimal point."""
+    r = float(f"{v:.{SIGNIFICANT}g}")
+    return int(r) if r.is_integer() and abs(r) < 2**53 else r
+
+
+def _values(y: np.ndarray) -> list[float | int]:
+    """`_value` of every element, vectorised: each value is rounded to 6 significant digits as an
+    integer scaled by an exact power of ten, so the double is the one nearest the decimal and JSON
+    writes it back as that short decimal (0.15234, not 0.15234000000000001)."""
+    y = np.asarray(y, dtype=np.float64)
+    out = y.copy()
+    nz = np.isfinite(y) & (y != 0)
+    if nz.any():
+        digits = SIGNIFICANT - 1 - np.floor(np.log10(np.abs(y[nz]))).astype(np.int64)
+        vals = y[nz]
+        up = digits >= 0
+        scale = 10.0 ** np.abs(digits)
+        vals = np.where(up, np.round(vals * scale) / scale, np.round(vals / scale) * scale)
+        out[nz] = vals
+    return [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in out.tolist()]
+
+
+def _steps(x: np.ndarray) -> dict[str, list[Any]]:
+    """Whole steps as differences from the previous one ("dx": small numbers, a third of the bytes);
+    any other x (epochs, seconds) as values."""
+    if x.size and np.all(np.mod(x, 1) == 0) and float(np.max(np.abs(x))) < 2**53:
+        ints = x.astype(np.int64)
+        return {"dx": np.diff(ints, prepend=0).tolist()}
+    return {"x": _values(x)}
+
+
+def encode(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+    return {**_steps(x), "y": _values(y)}
+
+
+def encode_series(series: Series, points: int) -> dict[str, Any] | None:
+    """A series' finite points, decimated to about `points`, with its true point count."""
+    keep = np.isfinite(series.values)
+    if not keep.any():
+        return None
+    x, y = decimate(series.steps[keep], series.values[keep], points)
+    out = encode(x, y)
+    out["n"] = int(series.count)
+    dropped = int(keep.size - np.count_nonzero(keep))
+    if dropped:
+        out["nonfinite"] = dropped
+    return out
+
+
+def band_key(band: Band) -> str:
+    return f"{band.mean}±{band.std}"
+
+
+def envelope_key(band: Band) -> str:
+    return f"{band.min}…{band.max}"
+
+
+def _joined(metrics: Metrics, a: str, b: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Two series on the steps both logged with finite values."""
+    sa, sb = metrics.series.get(a), metrics.series.get(b)
+    if sa is None or sb is None:
+        return None
+    common, ia, ib = np.intersect1d(sa.steps, sb.steps, return_indices=True)
+    va, vb = sa.values[ia], sb.values[ib]
+    ok = np.isfinite(va) & np.isfinite(vb)
+    if not ok.any():
+        return None
+    return common[ok], va[ok], vb[ok]
+
+
+def encode_band(metrics: Metrics, band: Band, points: int) -> dict[str, dict[str, Any]]:
+    """mean ± std (and the min–max envelope when both are logged) as lower and upper edges."""
+    out: dict[str, dict[str, Any]] = {}
+    ms = _joined(metrics, band.mean, band.std)
+    if ms is not None:
+        x, m, s = ms
+        xs, mid, half = decimate_band(x, m, s, points)
+        out[band_key(band)] = {
+            **_steps(xs),
+            "lo": _values(mid - half),
+            "hi": _values(mid + half),
+        }
+    if band.min and band.max:
+        env = _joined(metrics, band.min, band.max)
+        if env is not None:
+            x, lo, hi = env
+            xs, mid, half = decimate_band(x, (lo + hi) / 2, (hi - lo) / 2, points)
+            out[envelope_key(band)] = {
+                **_steps(xs),
+                "lo": _values(mid - half),
+                "hi": _values(mid + half),
+            }
+    return out
+
+
+# ------------------------------------------------------------------------------------------ panels
+
+
+def reward_bands(health: RewardHealth) -> list[Band]:
+    out = []
+    if health.mean is not None and health.std is not None:
+        lo = health.min.key if health.min and health.max else None
+        hi = health.max.key if health.min and health.max else None
+        out.append(Band("reward", health.mean.key, health.std.key, lo, hi))
+    if health.adv_mean is not None and health.adv_std is not None:
+        out.append(Band("advantage", health.adv_mean.key, health.adv_std.key))
+    return out
+
+
+def reward_keys(health: RewardHealth | None) -> set[str]:
+    """Series drawn in the reward-health panels (their generic band panels would repeat them)."""
+    if health is None:
+        return set()
+    stats = [
+        health.mean,
+        health.std,
+        health.min,
+        health.max,
+        health.zero_std,
+        health.adv_mean,
+        health.adv_std,
+        *(c.mean for c in health.components),
+    ]
+    return {s.key for s in stats if s is not None}
+
+
+def _band_panel(title: str, band: Band, metrics: Metrics) -> dict[str, Any]:
+    bands: list[dict[str, Any]] = [{"key": band_key(band), "label": "± std", "series": band.mean}]
+    if band.min and band.max and band.min in metrics.series and band.max in metrics.series:
+        bands.insert(0, {"key": envelope_key(band), "label": "min–max", "series": band.mean, "faint": True})
+    return {"title": title, "lines": [band.mean], "bands": bands}
+
+
+def training_panels(plan: CurvePlan, metrics: Metrics) -> list[dict[str, Any]]:
+    """Loss (with stages and loss-like overlays), grad norm (log when it spans decades), lr."""
+    panels: list[dict[str, Any]] = []
+    if plan.loss:
+        panels.append({"title": "loss", "lines": [plan.loss, *plan.loss_overlays], "stages": True, "tall": True})
+    if plan.grad:
+        panels.append({"title": "grad norm", "lines": [plan.grad], "log": _wants_log(metrics.series[plan.grad])})
+    if plan.lr:
+        panels.append({"title": "learning rate", "lines": [plan.lr]})
+    return panels
+
+
+def band_panels(plan: CurvePlan, metrics: Metrics, health: RewardHealth | None) -> list[dict[str, Any]]:
+    in_reward = reward_keys(health)
+    return [_band_panel(b.label, b, metrics) for b in plan.bands if b.mean not in in_reward]
+
+
+def reward_panels(health: RewardHealth, metrics: Metrics) -> list[dict[str, Any]]:
+    """The RL health panels on one step axis, the collapse onset marked on each."""
+    panels: list[dict[str, Any]] = []
+    bands = {b.label: b for b in reward_bands(health)}
+    if "reward" in bands:
+        panels.append(_band_panel("reward", bands["reward"], metrics))
+    elif health.mean is not None:
+        panels.append({"title": "reward", "lines": [health.mean.key]})
+    elif health.std is not None:
+        panels.append({"title": "reward std", "lines": [health.std.key]})
+    if health.zero_std is not None:
+        panels.append(
+            {
+                "title": "zero-std groups",
+                "lines": [health.zero_std.key],
+                "hlines": [{"y": health.zero_std_threshold, "label": "threshold"}],
+                "ymin": 0,
+                "colorOffset": 1,
+            }
+        )
+    if "advantage" in bands:
+        panels.append({**_band_panel("advantage", bands["advantage"], metrics), "colorOffset": 2})
+    else:
+        only = health.adv_mean or health.adv_std
+        if only is not None:
+            panels.append({"title": "advantage", "lines": [only.key], "colorOffset": 2})
+    if health.components:
+        panels.append({"title": "components", "lines": [c.mean.key for c in health.components], "colorOffset": 3})
+    onset = health.onset_step
+    if onset is not None:
+        for p in panels:
+            p["vlines"] = [{"x": onset, "label": f"signal lost from step {onset:g}"}]
+    return panels
+
+
+def _wants_log(series: Series) -> bool:
+    values = series.values[np.isfinite(series.values)]
+    positive = values[values > 0]
+    return bool(positive.size == values.size and positive.size > 1 and positive.max() / positive.min() > 1e3)
+
+
+# --------------------------------------------------------------------------------------- the file
+
+
+def panel_series(panels: Sequence[dict[str, Any]]) -> set[str]:
+    return {name for p in panels for name in p.get("lines", [])}
+
+
+def chart_data(
+    metrics: Metrics,
+    *,
+    run_id: str,
+    slug: str,
+    panels: Sequence[dict[str, Any]],
+    bands: Sequence[Band],
+    finals: dict[str, float],
+    points: int = CHART_POINTS,
+) -> dict[str, Any]:
+    """Everything the charts of one run read (see the module doc)."""
+    drawn = panel_series(panels)
+    others = [n for n in sorted(metrics.series) if n not in drawn]
+    other_points = max(OTHER_POINTS[0], min(OTHER_POINTS[1], OTHER_BUDGET // max(1, len(others))))
+    series: dict[str, Any] = {}
+    for name in sorted(metrics.series):
+        encoded = encode_series(metrics.series[name], points if name in drawn else min(points, other_points))
+        if encoded is not None:
+            series[name] = encoded
+    band_data: dict[str, Any] = {}
+    for band in bands:
+        band_data.update(encode_band(metrics, band, points))
+    return {
+        "schema": SCHEMA,
+        "id": run_id,
+        "slug": slug,
+        "x": "step" if metrics.step_source in ("step", "global_step", "_step") else metrics.step_source,
+        "series": series,
+        "bands": band_data,
+        "stages": [[st.name, _value(st.start), _value(st.end)] for st in metrics.stages],
+        "finals": {k: _value(v) for k, v in sorted(finals.items()) if np.isfinite(v)},
+    }
+
+
+def chart_file(data: dict[str, Any]) -> bytes:
+    """The data as a script that appends it to `OBS_DATA` (sorted keys: the same run, the same bytes)."""
+    return PREFIX + orjson.dumps(data, option=orjson.OPT_SORT_KEYS) + SUFFIX
+
+
+# ------------------------------------------------------------------ campaign and arms pages
+
+
+def conditions_data(key: str, views: Sequence[MetricView]) -> dict[str, Any]:
+    """Per metric, each condition's (or arm's) mean curve over seeds with its 95% CI and ± sd bands."""
+    metrics: dict[str, Any] = {}
+    for view in views:
+        if not view.curves:
+            continue
+        conditions = []
+        for curve in view.curves:  # each condition on its own grid: the span its seeds all cover
+            entry: dict[str, Any] = {
+                "name": curve.name,
+                "label": curve.label,
+                "x": _values(curve.grid),
+                "mean": _values(curve.mean),
+            }
+            if curve.band is not None:
+                entry["ci_lo"] = _values(curve.band[0])
+                entry["ci_hi"] = _values(curve.band[1])
+            if curve.sd is not None:
+                entry["sd_lo"] = _values(curve.mean - curve.sd)
+                entry["sd_hi"] = _values(curve.mean + curve.sd)
+            conditions.append(entry)
+        metrics[view.metric] = {"conditions": conditions}
+    return {"schema": "obs.conditions/1", "slug": key, "metrics": metrics}
