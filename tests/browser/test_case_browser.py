@@ -30,7 +30,9 @@ def probe(demo_source: Path) -> list[dict[str, Any]]:
 
 
 def status(page: Page) -> str:
-    return page.locator("#cases .case-status").inner_text()
+    # textContent: a section far below is laid out only near the viewport (content-visibility: auto),
+    # and until then its innerText is empty
+    return page.locator("#cases .case-status").text_content() or ""
 
 
 def matching(page: Page) -> int:
@@ -54,6 +56,8 @@ def browser_page(page: Page, watch: PageWatch, served_demo: ServedSite) -> Page:
     page.goto(served_demo.url(RUN))
     settle(page)
     page.wait_for_selector("#cases[data-ready]")
+    # sections far below are laid out (and their text readable) only near the viewport
+    page.locator("#cases").scroll_into_view_if_needed()
     return page
 
 
@@ -147,7 +151,7 @@ def test_a_case_opens_to_its_texts(browser_page: Page) -> None:
 
 def test_group_and_pattern_links_filter_the_browser_and_the_hash_restores_it(browser_page: Page) -> None:
     group = browser_page.locator(".fgroup").first
-    n = int(group.locator("table.patterns tbody tr td").first.inner_text())
+    n = int(group.locator("table.patterns tbody tr td").first.text_content() or "")
     group.locator("a.browse", has_text="all").first.click()  # the biggest pattern's "all N →"
     browser_page.wait_for_function("() => location.hash.startsWith('#cases?pattern=')")
     browser_page.wait_for_timeout(100)
@@ -170,7 +174,7 @@ def test_without_javascript_the_failure_groups_remain(
     try:
         page = context.new_page()
         page.goto(served_demo.url(RUN))
-        counts = [int(t) for t in page.locator("#failures ul.groups .count").all_inner_texts()]
+        counts = [int(t) for t in page.locator("#failures ul.groups .count").all_text_contents()]
         failing = sum(1 for c in probe(demo_source) if c.get("failure_class"))
         assert sum(counts) >= failing and len(counts) >= 5
         assert page.locator("#failures .fgroup table.patterns").count() == len(counts)
