@@ -62,12 +62,13 @@ def test_a_flipped_case_link_opens_that_case_in_the_case_browser(
     page.goto(served_demo.url(GALLERY_RUN))
     settle(page)
     link = page.locator('.flips a.cid[data-cases^="id="]').first
-    case_id = link.inner_text()
+    case_id = link.text_content() or ""
     link.click()
     page.wait_for_function(IN_VIEW, arg="cases")
     page.wait_for_function("() => document.querySelectorAll('#cases .case-item').length === 1")
-    assert page.locator("#cases .case-item .cid").inner_text() == case_id
-    assert "Only case " + case_id in page.locator("#cases .case-pinned").inner_text()
+    # textContent: the section is laid out a frame after it comes into view (content-visibility: auto)
+    assert page.locator("#cases .case-item .cid").text_content() == case_id
+    assert "Only case " + case_id in (page.locator("#cases .case-pinned").text_content() or "")
 
 
 def test_long_outputs_are_collapsed_until_opened(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
