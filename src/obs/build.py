@@ -60,6 +60,7 @@ class BuildResult:
     reused: int = 0
     seconds: float = 0.0
     changed: bool = True
+    complete: bool = True  # every input file could be read (see RunResult.complete)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     summaries: list[RunSummary] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # files of the source no format read (relative to it)
@@ -292,6 +293,9 @@ def _remember(
     before: dict[str, Any], result: BuildResult, root: Path, out: Path, cache_dir: Path, options: dict[str, Any]
 ) -> None:
     """Save the pre-build snapshot with this result, for the next build's quick check."""
+    if not result.complete:
+        quickcheck.forget(cache_dir)
+        return
     after = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     quickcheck.save(
         cache_dir,
@@ -376,10 +380,18 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(res.digest)
         sched.digest_hashes[planned.id] = digest_hash
+        # A run read without one of its files (it went away or lost its permissions mid-build) is published as
+        # read, but not kept for reuse: its key says nothing of permissions, so the next build reads it again.
         sched.entries[planned.id] = RunEntry(
-            key, planned.slug, res.files, summary, digest_hash, [d.as_dict() for d in res.diagnostics]
+            key if res.complete else "",
+            planned.slug,
+            res.files,
+            summary,
+            digest_hash,
+            [d.as_dict() for d in res.diagnostics],
         )
         result.built += 1
+        result.complete = result.complete and res.complete
         done.add(planned.id)
         progress.step(planned.id)
 

@@ -41,6 +41,7 @@ class Diagnostics:
 
     root: Path | None = None
     items: list[Diagnostic] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)  # input files that could not be read (see `unreadable`)
 
     def _where(self, path: Path | str) -> str:
         """The path as a reader knows it, relative to the folder above the source root. A link is named
@@ -64,6 +65,13 @@ class Diagnostics:
 
     def info(self, path: Path | str, message: str, line: int | None = None) -> None:
         self.add("info", path, message, line)
+
+    def unreadable(self, path: Path | str, exc: OSError, severity: Severity = "error") -> None:
+        """An input file the system would not let us read (gone, no permission, an I/O error): one message, and
+        remembered, so a build does not keep what it made without the file (the next build reads it again)."""
+        self.unread.append(str(path))
+        reason = exc.strerror or type(exc).__name__
+        self.add(severity, path, f"cannot be read ({reason}); restore it or make it readable, then build again")
 
     def extend(self, other: Diagnostics | list[Diagnostic]) -> None:
         self.items.extend(other.items if isinstance(other, Diagnostics) else other)

@@ -105,6 +105,12 @@ class _Walk:
         self.seen.add(where)
         listing = list_folder(folder, self.root)
         report_refused(self.found.diags, listing.refused)
+        if listing.unreadable:
+            self.found.diags.error(
+                folder,
+                f"the folder cannot be listed ({listing.unreadable}); what it holds may be skipped: "
+                "make it readable, then build again",
+            )
         self.found.files.update(real(f) for f in listing.files)
         return listing
 

@@ -4,7 +4,8 @@ The tolerant reader (jsonl.py + series_builder.py) handles every oddity of real 
 diagnostic per problem, at ~20-40 MB/s of Python work. Most large logs are clean: one flat object
 per line, numbers, nulls and a string `stage`. For those, polars reads 500+ MB/s and this module
 produces exactly the Metrics the tolerant path would. Anything else (a malformed line, NaN
-literals, text in a numeric column, nested objects, a record without a step) returns None and the
+literals, text in a numeric column, nested objects, a record without a step, a repeated key, text
+that needs cleaning or a number too large to compute with: `obs.sanitize`) returns None and the
 tolerant path takes over, so the contract's diagnostics never depend on which path ran.
 """
 
@@ -19,6 +20,7 @@ import orjson
 
 from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series
+from obs.sanitize import FLOAT_LIMIT, json_may_hold_unsafe
 from obs.series_builder import (
     STEP_KEYS,
     ReducedColumn,
@@ -42,7 +44,7 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
         raw = path.read_bytes()
     except OSError:
         return None
-    if b"NaN" in raw or b"Infinity" in raw:
+    if b"NaN" in raw or b"Infinity" in raw or json_may_hold_unsafe(raw):
         return None
     body, partial = raw, False
     if raw and not raw.endswith(b"\n"):
@@ -130,8 +132,12 @@ def _parse(body: bytes, schema: dict[str, Any] | None = None) -> Any:
             frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=SAMPLE_ROWS)
         held = sum(frame.height - frame[c].null_count() for c in frame.columns)
         keys = body.count(b'":')  # = held + explicit nulls + values of missed keys, all >= 0
-        if keys != held and keys != held + body.count(b'": null') + body.count(b'":null'):
+        nulls = body.count(b'": null') + body.count(b'":null')
+        if keys != held and keys != held + nulls:
             frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=None)
+            held = sum(frame.height - frame[c].null_count() for c in frame.columns)
+            if keys != held and keys != held + nulls:
+                return None  # a key written twice in a record, or '":' inside a string: the tolerant reader sees
         return frame
     except Exception:
         return None
@@ -146,7 +152,7 @@ def _columns(frame: Any, key: str) -> tuple[np.ndarray, dict[str, np.ndarray], l
     if not step_col.dtype.is_numeric() or step_col.null_count():
         return None
     steps = step_col.cast(pl.Float64).to_numpy()
-    if not np.all(np.isfinite(steps)):
+    if not np.all(np.abs(steps) <= FLOAT_LIMIT):  # also false for NaN and infinity
         return None
     values: dict[str, np.ndarray] = {}
     stages: list[list[Any]] = []
@@ -158,7 +164,10 @@ def _columns(frame: Any, key: str) -> tuple[np.ndarray, dict[str, np.ndarray], l
         if dtype == pl.Null:
             continue
         if dtype.is_numeric() or dtype == pl.Boolean:
-            values[name] = col.cast(pl.Float64).fill_null(np.nan).to_numpy()
+            column = col.cast(pl.Float64).fill_null(np.nan).to_numpy()
+            if np.any(np.abs(column) > FLOAT_LIMIT):  # the tolerant reader reports these (obs.sanitize)
+                return None
+            values[name] = column
         elif dtype == pl.String and is_stage_key(name) and not stages:
             stages.append(col.to_list())
         else:
@@ -187,7 +196,7 @@ def read_metrics_streamed(path: Path, diags: Diagnostics, step_key: str | None) 
                 continue
             body, carry = block[: cut + 1], block[cut + 1 :]
             newlines += body.count(b"\n")
-            if b"NaN" in body or b"Infinity" in body:
+            if b"NaN" in body or b"Infinity" in body or json_may_hold_unsafe(body):
                 return None
             if key is None:
                 first = _first_object(body)

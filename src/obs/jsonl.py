@@ -3,12 +3,16 @@
 Training logs are written by crashing, pre-empted, still-running processes: a last line cut in
 half, a `NaN` that is not JSON, a stray non-UTF-8 byte. The fast path parses each line with orjson;
 a line orjson refuses gets a second, more forgiving chance (stdlib json accepts NaN/Infinity), and
-only then becomes a diagnostic. The file is streamed line by line, never loaded whole.
+only then becomes a diagnostic. The file is streamed line by line, never loaded whole, and a line
+is never read whole either: one over `MAX_LINE_BYTES` is skipped as it streams by. Every object
+yielded is safe to use (`obs.sanitize`): text that cannot be written is replaced, numbers beyond
+64 bits are floats, and nothing is nested deeper than `MAX_DEPTH`.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +21,11 @@ from typing import Any
 import orjson
 
 from obs.diagnostics import Diagnostics
+from obs.sanitize import Findings, clean_text, clean_tree, digits_text, json_int, json_may_hold_unsafe
+
+MAX_LINE_BYTES = 16 * 1024 * 1024  # a record longer than this is not a log record: skipped, never held whole
+MAX_DEPTH = 64  # levels of nesting in one record
+_SKIP_CHUNK = 1024 * 1024
 
 
 @dataclass
@@ -29,17 +38,112 @@ class JsonlStats:
     nonstandard_numbers: list[int] = field(default_factory=list)
     bad_utf8: list[int] = field(default_factory=list)
     partial_last_line: bool = False
+    long_lines: list[tuple[int, int]] = field(default_factory=list)  # (line, bytes)
+    repeated: list[tuple[int, str]] = field(default_factory=list)  # (line, key)
+    findings: Findings = field(default_factory=Findings)
 
 
-def _lenient_loads(text: str, seen: list[str] | None = None) -> Any:
-    """stdlib json, which accepts bare NaN/Infinity; `seen` collects the ones it met (not "NaN" in a string)."""
+def bounded_lines(fh: Any, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes | None, int]]:
+    """(line, size) for each line of a binary file; a line over `limit` bytes is (None, its size), read past
+    in chunks, never held whole."""
+    while raw := fh.readline(limit + 1):
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            yield raw, len(raw)
+            continue
+        size = len(raw)
+        while chunk := fh.readline(_SKIP_CHUNK):
+            size += len(chunk)
+            if chunk.endswith(b"\n"):
+                break
+        yield None, size
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Whether parsed JSON nests more than `limit` levels (iterative: the check itself cannot overflow)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            if depth > limit:
+                return True
+            stack.extend((v, depth + 1) for v in item if isinstance(v, dict | list))
+    return False
+
+
+def lenient_decoder(
+    findings: Findings, line: int | None = None, constants: list[str] | None = None
+) -> json.JSONDecoder:
+    """The stdlib parser, which accepts NaN/Infinity, with integers read as orjson reads them (beyond 64 bits: a
+    float, never int() of thousands of digits) and numbers past the float range counted (they become infinity).
+    `constants` collects the bare NaN/Infinity it met (not "NaN" in a string)."""
 
     def constant(name: str) -> float:
-        if seen is not None:
-            seen.append(name)
+        if constants is not None:
+            constants.append(name)
         return float(name.replace("Infinity", "inf"))
 
-    return json.loads(text, parse_constant=constant)
+    def number(text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            findings.saw_big_number(line, text[:40])
+        return value
+
+    def integer(text: str) -> int | float:
+        value = json_int(text)
+        if isinstance(value, float) and math.isinf(value):
+            findings.saw_big_number(line, digits_text(text))
+        return value
+
+    return json.JSONDecoder(parse_int=integer, parse_float=number, parse_constant=constant)
+
+
+def lenient_loads(text: str, findings: Findings, line: int | None = None, constants: list[str] | None = None) -> Any:
+    return lenient_decoder(findings, line, constants).decode(text)
+
+
+def key_count(value: Any) -> int:
+    """Keys of every object in parsed JSON (iterative)."""
+    count, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            stack.extend(v for v in item.values() if isinstance(v, dict | list))
+        elif isinstance(item, list):
+            stack.extend(v for v in item if isinstance(v, dict | list))
+    return count
+
+
+def repeated_keys(text: str | bytes, obj: Any) -> list[str]:
+    """Keys written twice in one object of `text` (whose parse is `obj`); JSON parsers keep the last silently.
+
+    Cheap for the common case: every key is written `"key":`, so when the text holds exactly as many
+    `":` as the parsed objects have keys, no key can have been lost. Otherwise (a repeated key, a `":`
+    inside a string, a space before a colon) the text is parsed again, watching each object's keys.
+    """
+    marks = text.count(b'":') if isinstance(text, bytes) else text.count('":')
+    if marks == (len(obj) if isinstance(obj, dict) else -1) or marks == key_count(obj):
+        return []
+    repeated: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) < len(items):
+            seen: set[str] = set()
+            for key, _ in items:
+                if key in seen:
+                    repeated.append(key)
+                seen.add(key)
+        return out
+
+    decoder = json.JSONDecoder(object_pairs_hook=pairs, parse_int=json_int)
+    try:
+        decoder.decode(text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+    except (ValueError, RecursionError):
+        return []
+    return [clean_text(k) for k in repeated]
 
 
 def iter_jsonl(
@@ -56,19 +160,34 @@ def iter_jsonl(
     as `info` (when `partial_last_is_normal`) rather than as a warning.
     """
     st = stats if stats is not None else JsonlStats()
+    try:
+        yield from _records(path, diags, st, partial_last_is_normal)
+    except OSError as exc:  # gone, no permission, an I/O error: what was read is kept
+        diags.unreadable(path, exc)
+    _report(path, diags, st)
+
+
+def _records(
+    path: Path, diags: Diagnostics, st: JsonlStats, partial_last_is_normal: bool
+) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as fh:
         lineno = 0
-        for raw in fh:
+        for raw, size in bounded_lines(fh):
             lineno += 1
             st.lines = lineno
+            if raw is None:
+                st.long_lines.append((lineno, size))
+                continue
             ends_with_newline = raw.endswith(b"\n")
             stripped = raw.strip()
             if not stripped:
                 st.blank += 1
                 continue
+            lenient = False
             try:
                 obj = orjson.loads(stripped)
             except orjson.JSONDecodeError:
+                lenient = True
                 obj, problem = _second_chance(stripped, lineno, st)
                 if problem is not None:
                     if not ends_with_newline:
@@ -84,8 +203,34 @@ def iter_jsonl(
             if not isinstance(obj, dict):
                 diags.warning(path, f"expected a JSON object, found {type(obj).__name__}; line skipped", lineno)
                 continue
+            if stripped.count(b"{") + stripped.count(b"[") > MAX_DEPTH and too_deep(obj):
+                diags.warning(path, f"object nested more than {MAX_DEPTH} levels deep; line skipped", lineno)
+                continue
+            if lenient or json_may_hold_unsafe(stripped):
+                obj = clean_tree(obj, st.findings, lineno)
+            repeated = repeated_keys(stripped, obj)
+            if repeated:
+                st.repeated.append((lineno, repeated[0]))
             st.records += 1
             yield lineno, obj
+
+
+def _report(path: Path, diags: Diagnostics, st: JsonlStats) -> None:
+    """One diagnostic per kind of problem met while reading, with its first line."""
+    for first, size in st.long_lines[:1]:
+        more = f" ({len(st.long_lines)} such lines)" if len(st.long_lines) > 1 else ""
+        diags.warning(
+            path,
+            f"line is {size:,} bytes long, over the {MAX_LINE_BYTES:,} bytes a record may have{more}; "
+            "skipped without being read",
+            first,
+        )
+    for line, message in st.findings.messages(unit="value"):
+        diags.warning(path, message, line)
+    if st.repeated:
+        first, key = st.repeated[0]
+        more = f" ({len(st.repeated)} lines do, first at line {first})" if len(st.repeated) > 1 else ""
+        diags.warning(path, f"key '{key}' is written twice in one record{more}; the last value was kept", first)
     if st.nonstandard_numbers:
         first = st.nonstandard_numbers[0]
         diags.warning(
@@ -113,12 +258,12 @@ def _second_chance(raw: bytes, lineno: int, st: JsonlStats) -> tuple[Any, str | 
         st.bad_utf8.append(lineno)
     constants: list[str] = []
     try:
-        obj = _lenient_loads(text, constants)
+        obj = lenient_loads(text, st.findings, lineno, constants)
     except json.JSONDecodeError as exc:
-        snippet = text[:60] + ("…" if len(text) > 60 else "")
+        snippet = clean_text(text[:60]) + ("…" if len(text) > 60 else "")
         return None, f"malformed JSON ({exc.msg} at column {exc.colno}): {snippet!r}; line skipped"
     except RecursionError:
-        return None, "JSON nested too deeply; line skipped"
+        return None, f"JSON nested more than {MAX_DEPTH} levels deep; line skipped"
     if constants:
         st.nonstandard_numbers.append(lineno)
     return obj, None

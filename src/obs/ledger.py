@@ -21,9 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from obs.diagnostics import Diagnostics
+from obs.jsonl import bounded_lines, lenient_loads, repeated_keys, too_deep
 from obs.model import VERDICTS, Decision, Run
+from obs.sanitize import Findings, clean_tree, json_may_hold_unsafe
 from obs.sourcetree import safe_input
+from obs.textbounds import bound_markdown
 
 # Two names at the top of the source tree belong to obs and are never runs: the ledger and the
 # archive folder of frozen reports beside it. Discovery skips `archive/`; no adapter reads the ledger
@@ -48,6 +53,7 @@ HASH_RE = re.compile(r"^[0-9a-f]{64}$")
 ARCHIVE_RE = re.compile(r"^archive/[A-Za-z0-9._+-]{1,80}/[0-9a-f]{16}(\.[0-9]{1,4})?/index\.html$")
 MAX_TEXT = 20_000
 MAX_LEDGER_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 1024 * 1024  # a decision with its rationale is a few kB
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,11 @@ def _text(rec: dict[str, Any], key: str) -> str:
     return value[:MAX_TEXT] if isinstance(value, str) else ""
 
 
+def _markdown(rec: dict[str, Any], key: str) -> str:
+    """Markdown text (the rationale) as a page can render it (obs.textbounds); the cuts are reported by `_parse`."""
+    return bound_markdown(_text(rec, key))[0]
+
+
 def parse_entry(rec: Any, line: int) -> tuple[LedgerEntry | None, str | None]:
     """One ledger line: the entry, or None and what is wrong with it."""
     if not isinstance(rec, dict):
@@ -129,7 +140,7 @@ def parse_entry(rec: Any, line: int) -> tuple[LedgerEntry | None, str | None]:
         LedgerEntry(
             run=run,
             verdict=str(verdict),
-            rationale=_text(rec, "rationale"),
+            rationale=_markdown(rec, "rationale"),
             next=_text(rec, "next"),
             by=_text(rec, "by"),
             date=_text(rec, "date"),
@@ -175,26 +186,50 @@ def _parse(path: Path, size: int) -> tuple[Ledger, list[tuple[int, str]]]:
     problems: list[tuple[int, str]] = []
     if size > MAX_LEDGER_BYTES:
         return ledger, [(1, f"the ledger is over {MAX_LEDGER_BYTES} bytes; not read")]
+    findings = Findings()
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            for number, (raw, length) in enumerate(bounded_lines(fh, MAX_LINE_BYTES), start=1):
+                if raw is None:
+                    problems.append((number, f"line is {length:,} bytes, longer than a decision can be; line ignored"))
+                    continue
+                if not raw.strip():
+                    continue
+                rec = _record(raw, number, findings)
+                if rec is None:
+                    last = not raw.endswith(b"\n")
+                    problems.append(
+                        (number, "half-written last line; ignored" if last else "not valid JSON; line ignored")
+                    )
+                    continue
+                for key in repeated_keys(raw, rec)[:1]:  # JSON parsers keep the last value silently
+                    problems.append((number, f"key '{key}' is written twice in one record; the last value was kept"))
+                entry, problem = parse_entry(rec, number)
+                if entry is None:
+                    problems.append((number, f"{problem}; line ignored"))
+                else:
+                    problems += [(number, f"'rationale': {cut}") for _, cut in bound_markdown(entry.rationale)[1]]
+                    ledger.entries.append(entry)
     except OSError as exc:
-        return ledger, [(1, f"cannot be read: {exc.strerror}")]
-    lines = raw.split(b"\n")
-    for number, chunk in enumerate(lines, start=1):
-        if not chunk.strip():
-            continue
-        try:
-            rec = json.loads(chunk)
-        except ValueError:
-            last = number == len(lines) and not raw.endswith(b"\n")
-            problems.append((number, "half-written last line; ignored" if last else "not valid JSON; line ignored"))
-            continue
-        entry, problem = parse_entry(rec, number)
-        if entry is None:
-            problems.append((number, f"{problem}; line ignored"))
-        else:
-            ledger.entries.append(entry)
+        return Ledger(), [(1, f"cannot be read: {exc.strerror}")]
+    problems += [(line or 1, message) for line, message in findings.messages()]
     return ledger, problems
+
+
+def _record(raw: bytes, number: int, findings: Findings) -> Any:
+    """One line parsed and made safe (obs.sanitize), or None when it is not JSON (or nested too deeply)."""
+    try:
+        rec = orjson.loads(raw)
+        lenient = False
+    except orjson.JSONDecodeError:
+        try:
+            rec = lenient_loads(raw.decode("utf-8", "replace"), findings, number)
+        except (ValueError, RecursionError):
+            return None
+        lenient = True
+    if too_deep(rec):
+        return None
+    return clean_tree(rec, findings, number) if lenient or json_may_hold_unsafe(raw) else rec
 
 
 @contextmanager

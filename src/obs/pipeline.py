@@ -15,6 +15,7 @@ settings (its campaign's final window, ...), whether the build cached it or it w
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,7 +39,7 @@ from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
 from obs.sitemodel import RunSummary
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
-from obs.write import STATIC_DIR
+from obs.write import STATIC_DIR, fault_point
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
@@ -133,14 +134,31 @@ def load_run(tree: SourceTree, planned: PlannedRun) -> Run:
     ctx = LoadContext(root=tree.root, config=tree.cfg, diags=diags)
     try:
         run = adapter_named(planned.source.adapter).load(planned.source, ctx)
+    except OSError as exc:  # a file that went away or lost its permissions while the run was read
+        diags.unreadable(exc.filename or planned.source.path, exc)
+        run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
     except Exception as exc:
         diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
         run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
+    _check_still_readable(planned.source.files, diags)
     run.id = planned.id
     run.baseline = planned.baseline
     run.diagnostics = diags
     ledger.overlay(run, ledger.read_ledger(tree.root))  # decisions.jsonl (obs decide) wins over run.yaml
     return run
+
+
+def _check_still_readable(files: Iterable[Path], diags: Diagnostics) -> None:
+    """Every input file discovery found must still open: one that went away or lost its permissions while
+    the build ran was skipped by its reader as an absent optional file would be. Say so, once per file."""
+    said = {os.path.abspath(p) for p in diags.unread}
+    for path in files:
+        if os.path.abspath(path) in said:
+            continue
+        try:
+            os.close(os.open(path, os.O_RDONLY))
+        except OSError as exc:
+            diags.unreadable(path, exc)
 
 
 # --------------------------------------------------------------------------------------- analyse
@@ -273,6 +291,7 @@ class RunResult:
     digest: bytes
     diagnostics: list[Diagnostic]
     files: list[str]
+    complete: bool = True  # False when an input file could not be read: the build must not keep the result
 
 
 def build_run(
@@ -284,6 +303,7 @@ def build_run(
     write: Callable[[str, bytes], None],
 ) -> RunResult:
     """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file."""
+    fault_point("run")  # tests: the build has planned and hashed its inputs; the run is about to be read
     run = load_run(tree, planned)
     report = analyse(tree, run, baseline)
     files = []
@@ -298,6 +318,7 @@ def build_run(
         orjson.dumps(digest_to_dict(report.digest), option=JSON_OPTIONS, default=jsonable),
         list(run.diagnostics.items),
         files,
+        complete=not run.diagnostics.unread,
     )
 
 

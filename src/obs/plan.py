@@ -14,6 +14,7 @@ from pathlib import Path
 from obs.adapters.base import RunSource
 from obs.diagnostics import Diagnostics
 from obs.safeyaml import YamlError, peek_yaml
+from obs.sanitize import clean_text
 from obs.urls import unique_slugs
 
 
@@ -54,9 +55,9 @@ def read_identity(run_yaml: Path) -> Identity:
         return None, None
     run_id = baseline = None
     if isinstance(data.get("id"), str | int) and not isinstance(data.get("id"), bool) and str(data["id"]):
-        run_id = str(data["id"])
+        run_id = clean_text(str(data["id"]))  # as the full reading of run.yaml will have it
     if isinstance(data.get("baseline"), str | int) and not isinstance(data.get("baseline"), bool):
-        baseline = str(data["baseline"])
+        baseline = clean_text(str(data["baseline"]))
     return run_id, baseline
 
 

@@ -104,6 +104,12 @@ def unchanged(previous: dict[str, Any] | None, current: dict[str, Any]) -> bool:
     )
 
 
+def forget(cache_dir: Path) -> None:
+    """No replay for the next build: this one could not read all of its inputs (obs.build), and a file that
+    is readable again (permissions back) shows no change of size, mtime or inode."""
+    (cache_dir / SNAPSHOT_FILE).unlink(missing_ok=True)
+
+
 def save(cache_dir: Path, snap: dict[str, Any], result: dict[str, Any]) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = cache_dir / f".{SNAPSHOT_FILE}.{os.getpid()}"

@@ -27,6 +27,8 @@ from obs.diagnostics import Severity
 from obs.fields import YamlFields
 from obs.gate_language import GateError, parse_gate
 from obs.model import STATUSES, VERDICTS
+from obs.sanitize import FLOAT_LIMIT, int_in_range
+from obs.textbounds import bound_markdown
 
 CONTRACT_VERSIONS = (1,)
 
@@ -42,6 +44,9 @@ class Invalid(Exception):
         super().__init__(expected)
         self.expected = expected
         self.say = say
+
+
+_DIGITS = re.compile(r"-?[0-9]{1,18}")  # what int() takes and a 64-bit integer holds ('²' is a digit too)
 
 
 def _is_number(value: Any) -> bool:
@@ -96,17 +101,23 @@ class Text(Kind):
 
 
 class Markdown(Kind):
-    """Markdown text, or a list of strings written as a bullet list."""
+    """Markdown text, or a list of strings written as a bullet list; cut to what a page can render
+    (`obs.textbounds`), each cut a warning on the field's line."""
 
     expected = "Markdown text or a list of strings"
     type_doc = "Markdown or list of strings"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if isinstance(value, str):
-            return value
-        if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
-            return "\n".join(f"- {v}" for v in value)
-        raise Invalid
+            text = value
+        elif isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+            text = "\n".join(f"- {v}" for v in value)
+        else:
+            raise Invalid
+        bounded, cuts = bound_markdown(text)
+        for line, message in cuts:
+            at.say("warning", key, f"'{at.name(key)}', line {line} of the text: {message}")
+        return bounded
 
 
 class Integer(Kind):
@@ -128,9 +139,9 @@ class Integer(Kind):
         self.text = text
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        if self.text and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        if self.text and isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
             value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not isinstance(value, int) or isinstance(value, bool) or not int_in_range(value):
             raise Invalid
         if self.minimum is not None and value < self.minimum:
             raise Invalid
@@ -138,7 +149,8 @@ class Integer(Kind):
 
 
 class Number(Kind):
-    """A number (as a float), optionally strictly between `above` and `below`, and at least `minimum`."""
+    """A finite number (as a float) within ±1e150 (obs.sanitize: beyond it, no arithmetic is safe), optionally
+    strictly between `above` and `below`, and at least `minimum`."""
 
     expected = "a number"
     type_doc = "number"
@@ -160,6 +172,9 @@ class Number(Kind):
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not _is_number(value) or value != value or value in (float("inf"), float("-inf")):
             raise Invalid
+        if abs(value) > FLOAT_LIMIT:  # compared as it is: an int beyond the float range cannot be converted
+            shown = f"{value:g}" if isinstance(value, float) else "an integer of more than 150 digits"
+            raise Invalid(say=f"'{at.name(key)}' is {shown}, too large to compute with (at most ±1e150)")
         if (self.above is not None and value <= self.above) or (self.below is not None and value >= self.below):
             raise Invalid
         if self.minimum is not None and value < self.minimum:

@@ -6,7 +6,9 @@ value means: numbers become series points, `null` means "not logged", a string i
 column is reported (once per key, with its line), nested objects are flattened with `/`, a text
 column named like a stage (obs.vocabulary) labels stages, non-finite values are kept and reported
 with their key, step and line, and several values at one step are aggregated by the obs.yaml
-`same_step` policy: `mean` (default; min, max and count kept for the band), `last` or `all`.
+`same_step` policy: `mean` (default; min, max and count kept for the band), `last` or `all`. A
+finite number too large to compute with (beyond ±1e150, `obs.sanitize`) is read as infinity, like
+the `Infinity` a log may hold, and reported; a step that large is no step, and its record is skipped.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series, Stage
 from obs.numbers import num
 from obs.numbers import step as step_text
+from obs.sanitize import FLOAT_LIMIT, as_logged
 from obs.vocabulary import is_stage_key
 
 STEP_KEYS: tuple[str, ...] = ("step", "global_step", "iteration", "current_steps", "_step", "steps")
@@ -154,6 +157,8 @@ class SeriesBuilder:
     _duplicates: int = 0
     _stage_key: str | None = None
     _notes: dict[str, _KeyNotes] = field(default_factory=dict)
+    _huge_values: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (first line, count)
+    _huge_steps: list[int] = field(default_factory=list)
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -169,6 +174,10 @@ class SeriesBuilder:
                 self._index += 1
                 return
             step = float(raw)
+            if not -FLOAT_LIMIT <= step <= FLOAT_LIMIT:
+                self._huge_steps.append(line if line is not None else self._index + 1)
+                self._index += 1
+                return
         self._index += 1
         for name, value in _flatten(record):
             if name == key or name in self.ignore_keys:
@@ -212,14 +221,19 @@ class SeriesBuilder:
         if isinstance(value, bool):
             value = float(value)
         if isinstance(value, int | float):
+            number = float(value)
+            huge = not -FLOAT_LIMIT <= number <= FLOAT_LIMIT and math.isfinite(number)
+            if huge:  # reported apart (finish), so not counted as non-finite as well
+                first, count = self._huge_values.get(name, (line or 0, 0))
+                self._huge_values[name] = (first, count + 1)
+                number = as_logged(number)
             col = self._columns.get(name)
             if col is None:
                 col = self._columns[name] = _Column()
-            number = float(value)
             notes = self._notes.get(name)
             if notes is None:
                 notes = self._notes[name] = _KeyNotes()
-            if not math.isfinite(number):
+            if not math.isfinite(number) and not huge:
                 notes.nonfinite += 1
                 if notes.first_bad is None:
                     notes.first_bad = (step, number, line)
@@ -248,6 +262,21 @@ class SeriesBuilder:
                 f"{len(self._missing_step_lines)} record(s) have no numeric '{source}' "
                 f"(first at line {first}); they were skipped",
                 first,
+            )
+        if self._huge_steps:
+            first = self._huge_steps[0]
+            self.diags.warning(
+                self.path,
+                f"{len(self._huge_steps)} record(s) have a '{source}' beyond ±{FLOAT_LIMIT:g}, too large to be a step "
+                f"(first at line {first}); they were skipped",
+                first,
+            )
+        for name, (first, count) in sorted(self._huge_values.items()):
+            self.diags.warning(
+                self.path,
+                f"'{name}' has {count} value(s) beyond ±{FLOAT_LIMIT:g}, too large to compute with "
+                f"(first at line {first}); they were read as infinity",
+                first or None,
             )
         for name, (first, count) in sorted(self._string_keys.items()):
             if name in self._columns:

@@ -72,6 +72,7 @@ class Listing:
     files: list[Path] = field(default_factory=list)
     dirs: list[Path] = field(default_factory=list)
     refused: list[tuple[Path, str]] = field(default_factory=list)
+    unreadable: str | None = None  # why the folder could not be listed (Permission denied, ...)
 
     @property
     def names(self) -> set[str]:
@@ -87,7 +88,8 @@ def list_folder(folder: Path, root: Path) -> Listing:
         return out
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
+    except OSError as exc:
+        out.unreadable = exc.strerror or type(exc).__name__
         return out
     for entry in entries:
         if entry.name.startswith("."):

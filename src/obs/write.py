@@ -48,6 +48,7 @@ MARKER = "index.json"
 STATIC_DIR = "static"  # at the top of the source tree: copied into every site, never read as runs
 LOCK_FILE = "lock"
 PAUSE_ENV = "OBS_TEST_PAUSE_AT"  # tests: stop at a named step (see fault_point)
+RESUME_ENV = "OBS_TEST_RESUME_FILE"  # tests: ... until this file exists
 # Names a site made by an obs without the written-files record may hold: what is not among them,
 # nor written by the new build, is a user's file and is kept.
 LEGACY_OBS_NAMES = frozenset(
@@ -89,13 +90,16 @@ def fault_point(name: str) -> None:
     """Pause here when OBS_TEST_PAUSE_AT names this step, so a test can kill the process at it.
 
     The fault tests need to kill a build between two given syscalls; a sleep-and-hope test cannot
-    hit a window of microseconds. Costs one environment lookup otherwise.
+    hit a window of microseconds. With OBS_TEST_RESUME_FILE set, the pause ends when that file
+    exists (a test changes the source mid-build, then lets the build go on). Costs one environment
+    lookup otherwise.
     """
     if os.environ.get(PAUSE_ENV) == name:
         sys.stderr.write(f"obs: paused at {name}\n")
         sys.stderr.flush()
-        while True:
-            time.sleep(60)
+        resume = os.environ.get(RESUME_ENV)
+        while not (resume and os.path.exists(resume)):
+            time.sleep(0.05 if resume else 60)
 
 
 # --- where things are -------------------------------------------------------------------------

@@ -171,11 +171,16 @@ def settle(page: Page) -> None:
              await document.fonts.ready;
            }"""
     )
-    # two frames first: IntersectionObserver reports (which start chart loads) come after a rendering step,
-    # so a check made at once can pass before the first load has even begun (seen as ERR_ABORTED on
-    # uPlot when the test moved to the next page)
-    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
-    page.wait_for_function("() => !(window.obsCharts && window.obsCharts.busy())")
+    # With chart script on the page: two frames first, since IntersectionObserver reports (which start
+    # chart loads) come after a rendering step, so a check made at once can pass before the first load
+    # has begun (seen as ERR_ABORTED on uPlot when a test moved to the next page); a timer too, since a
+    # page in the background gets no frames and evaluate() has no timeout. With JavaScript off no timer
+    # or frame callback ever runs, and there is no chart script to wait for.
+    if page.evaluate("() => !!window.obsCharts"):
+        page.evaluate(
+            "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); })"
+        )
+        page.wait_for_function("() => !window.obsCharts.busy()")
 
 
 def add_css_rule(page: Page, rule: str) -> None:

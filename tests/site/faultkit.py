@@ -62,10 +62,12 @@ def run_obs(
 class Obs:
     """obs in its own process group (as a shell runs it), its stderr read line by line."""
 
-    def __init__(self, *args: str, pause: str | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, *args: str, pause: str | None = None, env: dict[str, str] | None = None, prefix: tuple[str, ...] = ()
+    ) -> None:
         extra = {"OBS_TEST_PAUSE_AT": pause} if pause else {}
         self.proc = subprocess.Popen(
-            obs_command(*args),
+            [*prefix, *obs_command(*args)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

@@ -22,6 +22,7 @@ import pytest
 from faultkit import Obs, debris, make_source, run_obs, site_files
 
 PUBLISH_STEPS_BEFORE_SWITCH = ["staging", "staged", "recorded", "renamed", "linked"]
+RESUME = "OBS_TEST_RESUME_FILE"  # a paused build goes on once this file exists (obs.write.fault_point)
 
 
 @pytest.fixture(scope="module")
@@ -296,6 +297,55 @@ def test_an_unreadable_source_folder(shared_dir: Path) -> None:
     assert (code, out) == (2, "")
     assert err == f"obs build: {source}: the source folder cannot be read (Permission denied)\n"
     assert not (shared_dir / ".site.obs").exists()
+
+
+@pytest.mark.parametrize("how", ["removed", "unreadable"])
+def test_a_source_file_that_goes_away_mid_build(shared_dir: Path, how: str) -> None:
+    """The build has planned and hashed its inputs when a run's log goes away (deleted, or no longer
+    readable): one message names it, the new site is complete (every page of this build), and the run
+    is not kept for reuse: once the file is back, the next build equals a clean one."""
+    source = make_source(shared_dir / "src", 3)
+    pub = shared_dir / "pub"
+    pub.mkdir(mode=0o777)
+    pub.chmod(0o777)
+    out = pub / "site"
+    prefix = NOBODY if os.geteuid() == 0 else ()
+    env = {"HOME": "/tmp", "PYTHONDONTWRITEBYTECODE": "1"}
+    assert run_obs("build", str(source), "-o", str(out), "-j", "1", prefix=prefix, env=env).returncode == 0
+    before = site_files(out)
+    log = source / "r1" / "metrics.jsonl"
+    with log.open("a") as fh:  # r1 changed: it must be read again
+        fh.write('{"step": 500, "loss": 0.25}\n')
+    kept = log.read_bytes()
+    resume = shared_dir / "resume"
+    obs = Obs(
+        "build", str(source), "-o", str(out), "-j", "1", pause="run", prefix=prefix, env={**env, RESUME: str(resume)}
+    )
+    obs.paused("run")
+    if how == "removed":
+        log.unlink()
+    else:
+        log.chmod(0o000)
+    resume.touch()
+    assert obs.finish() == 1
+    said = [line for line in obs.stderr_after_pause() if "r1/metrics.jsonl" in line]
+    reason = "No such file or directory" if how == "removed" else "Permission denied"
+    assert said == [
+        f"src/r1/metrics.jsonl: error: cannot be read ({reason}); restore it or make it readable, then build again\n"
+    ], obs.err
+    assert not any("Traceback" in line for line in obs.err)
+    after = site_files(out)
+    assert set(before) - set(after) == {"runs/r1/fig-training.svg"}  # a complete site: every page, of this build
+    assert set(after) <= set(before)
+    assert "cannot be read" in (out / "runs" / "r1" / "index.html").read_text()
+    if how == "removed":
+        log.write_bytes(kept)
+    else:
+        log.chmod(0o644)
+    assert run_obs("build", str(source), "-o", str(out), "-j", "1", prefix=prefix, env=env).returncode == 0
+    clean = pub / "clean"
+    assert run_obs("build", str(source), "-o", str(clean), "-j", "1", prefix=prefix, env=env).returncode == 0
+    assert site_files(out) == site_files(clean)  # nothing of the build without the file was kept
 
 
 # --- obs decide: the ledger never loses or duplicates a line ----------------------------------------

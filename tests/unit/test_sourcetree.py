@@ -110,3 +110,33 @@ def test_a_folder_outside_the_root_lists_nothing(tree: Path, tmp_path: Path) -> 
     listing = list_folder(tmp_path / "outdir", tree)
     assert listing.files == [] and listing.dirs == [] and listing.refused == []
     assert os.path.exists(tmp_path / "outdir" / "c.txt")
+
+
+def test_an_unreadable_folder_is_one_error_and_the_rest_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run folder that cannot be listed (no permission; simulated, since root ignores permissions) is
+    named in one error; the other runs are still found."""
+    from obs.discover import discover
+
+    root = tmp_path / "src"
+    for name in ("a", "b"):
+        (root / name).mkdir(parents=True)
+        (root / name / "run.yaml").write_text(f"id: {name}\n")
+        (root / name / "metrics.jsonl").write_text('{"step": 1, "loss": 0.5}\n')
+    real_scandir = os.scandir
+
+    def scandir(path: str | os.PathLike[str] = ".") -> object:
+        if Path(path).name == "b":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    assert list_folder(root / "b", root).unreadable == "Permission denied"
+    found = discover(root)
+    said = [d.format() for d in found.diags.items]
+    assert "a" in [r.default_id for r in found.runs]
+    assert said == [
+        "src/b: error: the folder cannot be listed (Permission denied); what it holds may be skipped: "
+        "make it readable, then build again"
+    ]

@@ -19,13 +19,17 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 import numpy as np
+import orjson
 
 from obs.adapters.base import LoadContext, RunSource
 from obs.diagnostics import Diagnostics, Severity
+from obs.jsonl import MAX_DEPTH, lenient_decoder, lenient_loads, repeated_keys, too_deep
 from obs.model import Probe, ProbeCase, Run, chosen_sample
 from obs.probetable import ProbeTableBuilder
+from obs.sanitize import UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
 from obs.series_builder import STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real
+from obs.textbounds import MAX_CHARS, bound_markdown
 from obs.vocabulary import names_a_duration
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -400,7 +404,7 @@ def salvage_array(text: str, key: str | None) -> tuple[list[Any], int | None]:
 
     Returns the elements read and the 1-based line where reading stopped (None when the array ended).
     """
-    decoder = json.JSONDecoder()
+    decoder = lenient_decoder(Findings())
     if key is None:
         start = text.find("[")
     else:
@@ -420,9 +424,11 @@ def salvage_array(text: str, key: str | None) -> tuple[list[Any], int | None]:
             return items, None
         try:
             value, end = decoder.raw_decode(text, pos)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):
             return items, text.count("\n", 0, pos) + 1
-        items.append(value)
+        if too_deep(value):
+            return items, text.count("\n", 0, pos) + 1
+        items.append(clean_tree(value, Findings()))
         pos = end
 
 
@@ -432,10 +438,10 @@ def salvage_object(text: str, key: str) -> Any | None:
     if m is None:
         return None
     try:
-        value, _ = json.JSONDecoder().raw_decode(text, m.end())
-    except (json.JSONDecodeError, RecursionError):
+        value, _ = lenient_decoder(Findings()).raw_decode(text, m.end())
+    except (ValueError, RecursionError):
         return None
-    return value
+    return None if too_deep(value) else clean_tree(value, Findings())
 
 
 def decode_text(raw: bytes, path: Path, diags: Diagnostics) -> str:
@@ -447,7 +453,54 @@ def decode_text(raw: bytes, path: Path, diags: Diagnostics) -> str:
         return raw.decode("utf-8", errors="replace")
 
 
-MAX_JSON_DOCUMENT_BYTES = 512 * 1024 * 1024
+MAX_TEXT_BYTES = 4 * MAX_CHARS  # a Markdown file is read this far: more than a page shows (obs.textbounds)
+
+
+def read_text_file(path: Path, diags: Diagnostics, max_bytes: int = MAX_TEXT_BYTES) -> str | None:
+    """A text file (notes, MLflow tags) as safe text: at most `max_bytes` read (a larger file is cut at a line
+    end, and said so), bad UTF-8 replaced, characters a page cannot hold replaced (`obs.sanitize`)."""
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as exc:
+        diags.unreadable(path, exc)
+        return None
+    if len(raw) > max_bytes:
+        end = raw.rfind(b"\n", 0, max_bytes)
+        raw = raw[: end if end > 0 else max_bytes]
+        line = raw.count(b"\n") + 1
+        diags.warning(path, f"file is {size:,} bytes; only its first {len(raw):,} bytes were read", line)
+        while raw and raw[-1] & 0xC0 == 0x80:  # do not end inside a UTF-8 character
+            raw = raw[:-1]
+        if raw and raw[-1] >= 0xC0:
+            raw = raw[:-1]
+    text = decode_text(raw, path, diags)
+    bad = UNSAFE_TEXT.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        diags.warning(
+            path,
+            "text holds characters that cannot be written in a page (control characters); "
+            "they were replaced with U+FFFD",
+            line,
+        )
+        text = clean_text(text)
+    return text
+
+
+def bounded_markdown(text: str, path: Path, diags: Diagnostics, first_line: int = 1) -> str:
+    """Markdown cut to what a page renders (`obs.textbounds`), each cut a warning at its line of `path`."""
+    bounded, cuts = bound_markdown(text)
+    for line, message in cuts:
+        diags.warning(path, message, line + first_line - 1)
+    return bounded
+
+
+# Parsed, a JSON document takes up to ten times its size in memory; a build keeps to ~400 MB. A log that
+# size is JSON lines, which is streamed. Summaries, metadata, gates and final results are small.
+MAX_JSON_DOCUMENT_BYTES = 32 * 1024 * 1024
+MAX_SMALL_DOCUMENT_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -459,44 +512,58 @@ class JsonDoc:
     ok: bool
 
 
-def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
+def read_json_document(
+    path: Path,
+    diags: Diagnostics,
+    max_bytes: int = MAX_JSON_DOCUMENT_BYTES,
+    hint: str = "a log this long should be written as JSON lines, which obs streams",
+) -> JsonDoc | None:
     """Read a JSON document whole (they are small: states, results, summaries); report what is wrong.
 
-    Returns None only when the file cannot be read at all (unreadable, empty, too large).
+    orjson parses it; a document orjson refuses (bare NaN, a lone surrogate escape, a number past the
+    float range) gets the stdlib parser. Either way the data is made safe as a JSON-lines record is
+    (`obs.jsonl`, `obs.sanitize`): nothing nested deeper than MAX_DEPTH, no unwritable text, no
+    integer beyond 64 bits. A file over `max_bytes` (what a file of its kind can reasonably be) is
+    not read. Returns None only when the file cannot be read at all (unreadable, empty, too large,
+    too deep).
     """
     try:
         size = path.stat().st_size
-        if size > MAX_JSON_DOCUMENT_BYTES:
+        if size > max_bytes:
             diags.error(
                 path,
-                f"file is {size} bytes; obs reads JSON documents up to {MAX_JSON_DOCUMENT_BYTES} bytes "
-                "(write a JSON-lines log instead, which is streamed)",
+                f"file is {size / 2**20:,.1f} MB; obs reads a JSON document like this one up to "
+                f"{max_bytes // 2**20} MB, so it was not read ({hint})",
             )
             return None
         raw = path.read_bytes()
     except OSError as exc:
-        diags.error(path, f"cannot be read: {exc.strerror}")
+        diags.unreadable(path, exc)
         return None
     if not raw.strip():
         diags.error(path, "file is empty; expected a JSON document")
         return None
     text = decode_text(raw, path, diags)
+    findings = Findings()
     constants: list[str] = []
-
-    def constant(name: str) -> float:
-        constants.append(name)
-        return float(name.replace("Infinity", "inf"))
-
+    lenient = False
     try:
-        data = json.loads(text, parse_constant=constant)
-    except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(text.rstrip()) - 1
-        hint = "; the file looks truncated (cut off before its end)" if truncated else ""
-        diags.error(path, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}", exc.lineno)
-        return JsonDoc(None, text, False)
-    except RecursionError:
-        diags.error(path, "JSON nested too deeply")
-        return JsonDoc(None, text, False)
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        lenient = True
+        try:
+            data = lenient_loads(text, findings, constants=constants)
+        except json.JSONDecodeError as exc:
+            truncated = exc.pos >= len(text.rstrip()) - 1
+            hint = "; the file looks truncated (cut off before its end)" if truncated else ""
+            diags.error(path, f"invalid JSON: {exc.msg} at column {exc.colno}{hint}", exc.lineno)
+            return JsonDoc(None, text, False)
+        except RecursionError:
+            diags.error(path, f"JSON nested more than {MAX_DEPTH} levels deep; not read", 1)
+            return None
+    if too_deep(data):
+        diags.error(path, f"JSON nested more than {MAX_DEPTH} levels deep; not read", _line_of(text, _DEEP))
+        return None
     if constants:  # real bare constants, not the text "NaN" inside a string
         line = _first_bare_constant_line(text)
         diags.warning(
@@ -505,10 +572,31 @@ def read_json_document(path: Path, diags: Diagnostics) -> JsonDoc | None:
             "which is not JSON; the values were kept",
             line,
         )
+    if lenient or json_may_hold_unsafe(text):
+        data = clean_tree(data, findings)
+    for line, message in findings.messages():
+        pattern = _UNSAFE_TEXT if "U+FFFD" in message else _BIG_NUMBER
+        diags.warning(path, message, line or _line_of(text, pattern))
+    repeated = repeated_keys(text, data)
+    if repeated:
+        key = repeated[0]
+        more = f" ({len(repeated)} keys are)" if len(repeated) > 1 else ""
+        second = list(re.finditer(r'"' + re.escape(key) + r'"\s*:', text))[1:2]
+        line = text.count("\n", 0, second[0].start()) + 1 if second else None
+        diags.warning(path, f"key '{key}' is written twice in one object{more}; the last value was kept", line)
     return JsonDoc(data, text, True)
 
 
+_UNSAFE_TEXT = re.compile(r"\\u(?:00[01]|00[89]|007[fF]|[dD][89a-fA-F])|[\x7f-\x9f]")
+_BIG_NUMBER = re.compile(r"\d[eE]\+?\d{3,}|\d{309,}")
+_DEEP = re.compile(r"(?:[\[{]\s*){" + str(MAX_DEPTH) + "}")
 _STRING_OR_CONSTANT = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def _line_of(text: str, pattern: re.Pattern[str]) -> int | None:
+    """The line of the first match of `pattern` in `text` (for a finding about a whole document)."""
+    m = pattern.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
 
 
 def _first_bare_constant_line(text: str) -> int | None:
@@ -519,13 +607,18 @@ def _first_bare_constant_line(text: str) -> int | None:
 
 
 def read_json_object(
-    path: Path, diags: Diagnostics, severity: Severity | None = "error", complaint: str = "expected a JSON object"
+    path: Path,
+    diags: Diagnostics,
+    severity: Severity | None = "error",
+    complaint: str = "expected a JSON object",
+    max_bytes: int = MAX_SMALL_DOCUMENT_BYTES,
 ) -> dict[str, Any] | None:
     """A JSON document that must be an object (a summary, metadata, a gate): None when it is not.
 
-    A document that is not an object is reported once with `severity` (not at all when None).
+    A document that is not an object is reported once with `severity` (not at all when None). Such
+    documents are small: one over `max_bytes` is reported and not read.
     """
-    doc = read_json_document(path, diags)
+    doc = read_json_document(path, diags, max_bytes, "it should hold a summary, not a log: is it the right file?")
     if doc is None or not doc.ok:
         return None
     if not isinstance(doc.data, dict):

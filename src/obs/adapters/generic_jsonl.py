@@ -151,7 +151,7 @@ def read_log_into(
             diags.error(path, "file is empty; expected JSON records")
             return
     except OSError as exc:
-        diags.error(path, f"cannot be read: {exc.strerror}")
+        diags.unreadable(path, exc)
         return
     records: Iterator[tuple[int | None, dict[str, Any]]]
     if path.name.lower().endswith(".json"):

@@ -34,7 +34,7 @@ from obs.sourcetree import safe_input
 
 STATE_FILE = "trainer_state.json"
 RENAMED_STATE = re.compile(r"^trainer_state.*\.json$")
-CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d+)$")
+CHECKPOINT_DIR = re.compile(r"^checkpoint-(\d{1,18})$", re.ASCII)  # a longer number is no step
 RESULT_FILES = ("all_results.json", "train_results.json", "eval_results.json", "test_results.json")
 MODEL_CONFIG = "config.json"
 CONFIG_KEYS = (
@@ -56,7 +56,7 @@ MODEL_KEYS = {
     "vocab_size": "vocab_size",
     "torch_dtype": "dtype",
 }
-_GLOBAL_STEP = re.compile(rb'"global_step"\s*:\s*(\d+)')
+_GLOBAL_STEP = re.compile(rb'"global_step"\s*:\s*(\d{1,18})(?![\d.eE])')
 
 
 class HfTrainerAdapter:

@@ -10,6 +10,7 @@ documents are compared case by case.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -51,7 +52,11 @@ SAMPLE_TEXT_KEYS = ("arguments", "target", "resps", "filtered_resps", "doc", "fi
 
 
 def is_results_file(path: Path) -> bool:
-    """`results*.json` with a `results` key (or empty: reported when read); other names need the full layout."""
+    """`results*.json` with a `results` key (or empty: reported when read), `results_<date>.json` whatever it
+    holds (the harness's own name: a damaged one is reported when read, not skipped without a word); other
+    names need the full layout."""
+    if RESULTS_NAME.match(path.name) and RESULTS_DATE.search(path.stem):
+        return True
     head = read_head(path, 1 << 20)
     if RESULTS_NAME.match(path.name):
         return b'"results"' in head or not head.strip()
@@ -211,8 +216,8 @@ def task_evals(task: str, metrics: dict[str, Any], n_samples: Any, hib: Any) -> 
     n: int | None = None
     if isinstance(n_samples, dict):
         eff = n_samples.get("effective", n_samples.get("original"))
-        n = int(eff) if is_number(eff) else None
-    elif is_number(n_samples):
+        n = int(eff) if is_number(eff) and math.isfinite(eff) else None
+    elif is_number(n_samples) and math.isfinite(n_samples):
         n = int(n_samples)
     out = []
     for key, value in metrics.items():

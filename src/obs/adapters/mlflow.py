@@ -15,10 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
-from obs.adapters.common import folder_id, iso_from_timestamp, new_run, read_head, typed_scalar, unread_note
+from obs.adapters.common import (
+    bounded_markdown,
+    folder_id,
+    iso_from_timestamp,
+    new_run,
+    read_head,
+    typed_scalar,
+    unread_note,
+)
 from obs.diagnostics import Diagnostics
+from obs.jsonl import bounded_lines
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file
+from obs.sanitize import clean_text, has_unsafe_text
 from obs.series_builder import SeriesBuilder
 from obs.sourcetree import safe_input, walk_files
 
@@ -38,6 +48,7 @@ STATUS = {
     "KILLED": "crashed",
 }
 MAX_TAG_BYTES = 65536
+MAX_METRIC_LINE = 4096  # `timestamp value step` is under 100 bytes
 
 
 class MlflowAdapter:
@@ -138,11 +149,15 @@ def _read_meta(path: Path, root: Path, diags: Diagnostics | None = None) -> dict
     if safe_input(path, root) is None:
         return {}
     try:
-        data = load_yaml_file(path).data
+        doc = load_yaml_file(path)
     except (YamlError, OSError) as exc:
         if diags is not None:
             diags.error(path, str(exc), getattr(exc, "line", None))
         return {}
+    data = doc.data
+    if diags is not None:
+        for line, message in doc.problems:
+            diags.warning(path, message, line)
     if not isinstance(data, dict):
         if diags is not None:
             diags.error(path, "expected a mapping", 1)
@@ -154,17 +169,22 @@ def _read_value_files(base: Path, root: Path, diags: Diagnostics) -> dict[str, s
     """params/ or tags/: one file per key (a key with `/` is a subfolder), the file's text is the value."""
     out: dict[str, str] = {}
     for path in walk_files(base, root):
-        key = path.relative_to(base).as_posix()
+        key = clean_text(path.relative_to(base).as_posix())
         try:
-            raw = path.read_bytes()[:MAX_TAG_BYTES]
+            with path.open("rb") as fh:
+                raw = fh.read(MAX_TAG_BYTES)  # a value longer than this is cut: never read whole
         except OSError as exc:
-            diags.warning(path, f"cannot be read: {exc.strerror}")
+            diags.unreadable(path, exc, "warning")
             continue
         try:
-            out[key] = raw.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError:
             diags.warning(path, "not valid UTF-8; bad bytes were replaced", 1)
-            out[key] = raw.decode("utf-8", errors="replace")
+            text = raw.decode("utf-8", errors="replace")
+        if has_unsafe_text(text):
+            diags.warning(path, "holds control characters, which a page cannot show; they were replaced with U+FFFD", 1)
+            text = clean_text(text)
+        out[key] = text
     return out
 
 
@@ -199,7 +219,13 @@ def read_metric_file(path: Path, key: str, builder: SeriesBuilder, diags: Diagno
     index = 0
     with_step = False
     with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
+        for lineno, (raw, size) in enumerate(bounded_lines(fh, MAX_METRIC_LINE), 1):
+            if raw is None:
+                bad += 1
+                if first_bad is None:
+                    first_bad = lineno
+                    diags.warning(path, f"line is {size:,} bytes, not 'timestamp value [step]'; line skipped", lineno)
+                continue
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
@@ -304,7 +330,7 @@ def _apply_tags(run: Run, tags: dict[str, str], run_dir: Path, root: Path) -> No
             if (run_dir.parent / parent).is_dir():
                 run.provenance["parent_run"] = folder_id(run_dir.parent / parent, root)
         elif key == "mlflow.note.content":
-            run.notes = value
+            run.notes = bounded_markdown(value, run_dir / "tags" / key, run.diagnostics)
         elif key == "mlflow.source.git.commit":
             run.provenance["code_commit"] = value.strip()
         elif key == "mlflow.source.name":

@@ -15,11 +15,12 @@ from obs.adapters.base import Claim, LoadContext, RunSource, list_files
 from obs.adapters.common import (
     IMAGE_SUFFIXES,
     ProbeCollector,
+    bounded_markdown,
     checked_render,
-    decode_text,
     folder_id,
     probe_case_from_record,
     read_json_object,
+    read_text_file,
 )
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
@@ -131,7 +132,9 @@ def read_native_files(run: Run, source: RunSource, ctx: LoadContext, read_log: L
         run.gate = read_gate(gate_path, folder, root, diags)
     notes_path = safe_input(folder / "notes.md", root)
     if notes_path is not None:
-        run.notes = decode_text(notes_path.read_bytes(), notes_path, diags)
+        notes = read_text_file(notes_path, diags)
+        if notes is not None:
+            run.notes = bounded_markdown(notes, notes_path, diags)
 
 
 def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadContext, read_log: LogReader) -> None:
@@ -181,7 +184,7 @@ def read_metrics_jsonl(
         for line, record in iter_jsonl(path, diags, partial_last_is_normal=True):
             builder.add(record, line)
         metrics = builder.finish()
-    if not metrics.series:
+    if not metrics.series and str(path) not in diags.unread:
         diags.warning(path, "no numeric metrics found")
     return metrics
 
@@ -192,7 +195,8 @@ def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Pro
         collector.add(probe_case_from_record(rec, line, path, run_dir, root, diags), line)
     probe = collector.probe()
     if probe is None:
-        diags.warning(path, "no probe cases found")
+        if str(path) not in diags.unread:  # an unreadable file already has its message
+            diags.warning(path, "no probe cases found")
         return Probe(table=table_of([]), source_file=str(path))
     return probe
 

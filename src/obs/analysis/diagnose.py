@@ -115,6 +115,7 @@ def _ce_loss(d: DiagnosisInput) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _final_window(steps: np.ndarray, values: np.ndarray, frac: float) -> tuple[np.ndarray, np.ndarray]:
+    frac = min(max(frac, 0.0), 1.0)  # a share of the points, whatever obs.yaml says
     w = min(values.size, max(MIN_CURVE_POINTS // 2, round(frac * values.size)))
     return steps[-w:], values[-w:]
 

@@ -16,6 +16,7 @@ presentation model. The statistics themselves come from :mod:`obs.analysis.stats
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -258,9 +259,12 @@ def parse_item_results(
 # --------------------------------------------------------------------------- comparing
 
 
+_NUMBER = re.compile(r"-?[0-9]{1,18}")  # what int() takes and a 64-bit integer holds ('²' is a digit too)
+
+
 def _sort_ids(ids: set[str]) -> list[str]:
     """Numeric ids in numeric order, the rest alphabetically: stable pages whatever the file order."""
-    return sorted(ids, key=lambda s: (0, int(s), "") if s.lstrip("-").isdigit() else (1, 0, s))
+    return sorted(ids, key=lambda s: (0, int(s), "") if _NUMBER.fullmatch(s) else (1, 0, s))
 
 
 def compare_systems(spec: PairedSpec, *, alpha: float = 0.05, level: float = 0.95) -> PairedSystems:

@@ -21,6 +21,7 @@ from obs.sitemodel import RunSummary
 
 RUN_KEYS = ("run.arm", "run.condition", "run.spec", "run.campaign", "run.primary_axis")
 LOG_SPAN = 100.0  # a positive axis spanning this factor (two decades) ...
+MAX_TICKS = 12  # per axis, whatever the span of its values
 LOG_BUNCHED = 0.3  # ... whose distinct values bunch up (this share in the bottom tenth) is drawn on a log scale
 MIN_PRESENT = 0.5  # an automatic axis must be set in at least this share of the group's runs
 
@@ -91,7 +92,7 @@ class SweepAxis:
                 return None
             n = len(self.categories)
             return 0.5 if n == 1 else self.categories.index(text) / (n - 1)
-        if not _is_number(value):
+        if not _is_number(value) or not math.isfinite(value):
             return None
         x = float(value)
         if self.log:
@@ -100,7 +101,8 @@ class SweepAxis:
             lo, hi, x = math.log10(self.lo), math.log10(self.hi), math.log10(x)
         else:
             lo, hi = self.lo, self.hi
-        return 0.5 if hi == lo else min(1.0, max(0.0, (x - lo) / (hi - lo)))
+        # halved first: hi - lo overflows for values near ±1.8e308
+        return 0.5 if hi == lo else min(1.0, max(0.0, (x / 2 - lo / 2) / (hi / 2 - lo / 2)))
 
 
 @dataclass
@@ -216,20 +218,24 @@ def numeric_axis(key: str, role: str, values: Sequence[float]) -> SweepAxis:
     resolution: float | None = None  # their spacing (a linear axis)
     if log:
         e_lo, e_hi = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-        for e in range(e_lo, e_hi + 1):
+        stride = max(1, math.ceil((e_hi - e_lo) / MAX_TICKS))  # 5e-324 .. 1e308: not 600 ticks
+        for e in range(e_lo, e_hi + 1, stride):
             for m in (1,) if e_hi - e_lo > 2 else (1, 3):
                 x = m * 10.0**e
                 if lo * (1 - 1e-9) <= x <= hi * (1 + 1e-9):
                     at.append(x)
     elif hi > lo:
-        step = nice_step(hi - lo, 4)
+        step = nice_step(hi / 2 - lo / 2, 2)  # halved: hi - lo overflows near ±1.8e308
         if all(float(v).is_integer() for v in values):
             step = max(1.0, step)  # epochs 3 and 4: no 3.25 between them
         resolution = step
-        x = math.ceil(lo / step - 1e-9) * step
-        while x <= hi + step * 1e-9:
+        start = math.ceil(lo / step - 1e-9) * step
+        # by index, not by adding: near 1e20 a step of 5,000 is lost in rounding and `x += step` never ends
+        for i in range(MAX_TICKS + 1):
+            x = start + i * step
+            if x > hi + step * 1e-9:
+                break
             at.append(round(x, 12))
-            x += step
     if hi <= lo:
         axis.ticks = [Tick(0.5, tick_text(lo))]
         return axis
@@ -268,7 +274,8 @@ def make_axis(key: str, role: str, values: Sequence[Any]) -> SweepAxis | None:
     if not present:
         return None
     if all(_is_number(v) for v in present):
-        return numeric_axis(key, role, [float(v) for v in present])
+        finite = [float(v) for v in present if math.isfinite(v)]  # inf and NaN sit on no numeric axis
+        return numeric_axis(key, role, finite) if finite else categorical_axis(key, role, present)
     return categorical_axis(key, role, present)
 
 

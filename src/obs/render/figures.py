@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,6 +28,11 @@ from obs.analysis.curves import Band, CurvePlan
 from obs.analysis.reward import RewardHealth
 from obs.decimate import decimate, decimate_band
 from obs.model import Metrics, Series, Stage
+
+# Figures draw whatever the logs hold: matplotlib's remarks about it (a glyph the font lacks, a log axis
+# asked for a zero) are not the reader's business, and would reach a build's output as internals. The
+# figure is drawn regardless; what is wrong with the input was said when it was read.
+warnings.filterwarnings("ignore", category=UserWarning, module=r"matplotlib\.|obs\.render\.figures")
 
 INK = "#1f2933"
 MUTED = "#6b7280"
@@ -91,7 +97,25 @@ def _compact_path(d: bytes) -> bytes:
     return _IMPLICIT_LINETO.sub(b" ", d).replace(b" \n", b"")
 
 
+def _literal_text(fig: Figure) -> None:
+    """Titles, axis labels, annotations and legend entries are names from the input (metrics, stages,
+    conditions): shown as written, never parsed as mathtext (`$\\frac{` in a metric name would stop the
+    figure). Tick labels keep mathtext: a log axis writes its powers of ten with it."""
+    texts = list(fig.texts)
+    for ax in fig.axes:
+        titles = [getattr(ax, name, None) for name in ("_left_title", "_right_title")]  # set_title(loc=...)
+        texts += [*ax.texts, ax.title, *(t for t in titles if t is not None), ax.xaxis.label, ax.yaxis.label]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [*legend.get_texts(), legend.get_title()]
+    for legend in fig.legends:
+        texts += [*legend.get_texts(), legend.get_title()]
+    for text in texts:
+        text.set_parse_math(False)
+
+
 def _save(fig: Figure) -> bytes:
+    _literal_text(fig)
     buf = io.BytesIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     return _round_path_data(buf.getvalue())
@@ -125,7 +149,8 @@ def _style_axes(ax: Axes, ylabel: str, log: bool = False) -> None:
 
 def _wants_log(values: np.ndarray) -> bool:
     positive = values[values > 0]
-    return positive.size == values.size and positive.size > 1 and positive.max() / positive.min() > 1e3
+    with np.errstate(over="ignore"):  # 1e10 / 5e-324 is infinite: a log axis, said without a warning
+        return positive.size == values.size and positive.size > 1 and positive.max() / positive.min() > 1e3
 
 
 NONFINITE = "#b91c1c"

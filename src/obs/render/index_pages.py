@@ -278,7 +278,7 @@ def campaign_figure(view: CampaignView) -> bytes | None:
 
 def _rev_key(summary: RunSummary) -> tuple[Any, ...]:
     rev = str(summary.revision or "")
-    digits = "".join(ch for ch in rev if ch.isdigit())
+    digits = "".join(ch for ch in rev if ch.isdecimal())[:18]  # '²' is a digit int() refuses; 5,000 digits too
     return (int(digits) if digits else 10**9, rev, summary.date or "", summary.id)
 
 

@@ -14,6 +14,8 @@ import markdown as md
 import nh3
 from markupsafe import Markup
 
+from obs.textbounds import bound_markdown
+
 ALLOWED_TAGS = {
     "p",
     "br",
@@ -79,6 +81,7 @@ def _drop_rel_without_href(html: str) -> str:
 def render_markdown(text: str | None) -> Markup:
     if not text or not text.strip():
         return Markup("")
+    text, _ = bound_markdown(text)  # readers bound and report; this only makes sure (obs.textbounds)
     conv = _converter()
     conv.reset()
     html = _shift_headings(conv.convert(text))

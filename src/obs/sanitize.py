@@ -1,0 +1,169 @@
+"""Values read from input files made safe to compute with and to write: one place, used by every reader.
+
+A file can hold things that parse but that nothing downstream can use:
+
+* **text that cannot be written**: a lone surrogate (a JSON or YAML escape such as `"\\ud800"`; UTF-8
+  cannot encode it, so writing the page fails) and control characters (NUL, ESC, ...: not allowed
+  in HTML or SVG, they break a figure's text, and a message quoting them moves the terminal's
+  cursor). Each such character is replaced with U+FFFD; tab, newline and carriage return are kept;
+* **integers beyond 64 bits**: no array, no JSON writer and no statistic takes them, and one over
+  4,300 digits cannot even be turned into text by Python. In a JSON log they are read as floats (as
+  orjson and every JavaScript reader do); in a YAML file they are kept as text (`'1267...376'`), so
+  a hash written as a number keeps its digits; either way they never reach integer arithmetic;
+* **numbers beyond ±1e150** in a metric log: finite, but their squares overflow a double, and so
+  does every variance, standard deviation and test statistic computed from them (near 1e308 even a
+  plot's axis range does), so a series reads them as infinite, like the `Infinity` a log may hold,
+  and says so.
+
+Readers report what was changed through `Findings`, with the file's path and the first line: one
+diagnostic per kind of problem and file, however many values it touched.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+REPLACEMENT = "\ufffd"
+# C0 controls but tab, newline and carriage return; DEL; C1 controls; lone surrogates
+UNSAFE_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+# What in the bytes of a JSON document can turn into unsafe text once parsed: a \u escape of a control
+# character or a surrogate, the short escapes \b and \f (backspace, form feed: what json.dumps writes for
+# them), a raw DEL or C1 control. (A false alarm, e.g. an escaped backslash before a b, only costs a walk.)
+UNSAFE_JSON = re.compile(rb"\\u(?:00[01]|00[89]|007[fF]|[dD][89a-fA-F])|\\[bf]|\x7f|\xc2[\x80-\x9f]")
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+FLOAT_LIMIT = 1e150  # its square is still a double
+MAX_SHOWN_DIGITS = 40
+
+
+def clean_text(text: str) -> str:
+    """`text` with every character that cannot be written replaced by U+FFFD."""
+    return UNSAFE_TEXT.sub(REPLACEMENT, text)
+
+
+def has_unsafe_text(text: str) -> bool:
+    return UNSAFE_TEXT.search(text) is not None
+
+
+def json_may_hold_unsafe(raw: bytes | str) -> bool:
+    """Whether a JSON line or document may parse into unsafe text (cheap: one regex over the bytes)."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    return UNSAFE_JSON.search(data) is not None
+
+
+def int_in_range(value: int) -> bool:
+    return INT64_MIN <= value <= INT64_MAX
+
+
+def digits_text(digits: str) -> str:
+    """An integer's digits as a message (or a page) shows them: cut in the middle when very long."""
+    sign = "-" if digits.startswith("-") else ""
+    body = digits.lstrip("+-")
+    if len(body) <= MAX_SHOWN_DIGITS:
+        return sign + body
+    return f"{sign}{body[:20]}…{body[-8:]} ({len(body)} digits)"
+
+
+def out_of_range(value: float) -> bool:
+    """A finite number too large to compute with (see the module's docstring)."""
+    return math.isfinite(value) and abs(value) > FLOAT_LIMIT
+
+
+def as_logged(value: float) -> float:
+    """A logged number as a series keeps it: beyond ±FLOAT_LIMIT, infinity (obs.series_builder)."""
+    return value if not out_of_range(value) else math.copysign(math.inf, value)
+
+
+def json_int(digits: str) -> int | float:
+    """`parse_int` for the stdlib JSON parser: what orjson gives (an int up to 64 bits, else a float)."""
+    if len(digits) <= 18:
+        return int(digits)
+    if len(digits) <= 21:  # cheap to convert exactly, then range-check
+        value = int(digits)
+        if INT64_MIN <= value < 2**64:  # orjson keeps unsigned 64-bit integers as ints
+            return value
+    return float(digits)  # beyond 64 bits: a float, or infinity past ~1e308 (never int() of 5,000 digits)
+
+
+@dataclass
+class Findings:
+    """What cleaning changed in one file: counts and the first line of each kind of problem."""
+
+    text: int = 0
+    text_line: int | None = None
+    big_numbers: int = 0
+    big_numbers_line: int | None = None
+    examples: dict[str, str] = field(default_factory=dict)
+
+    def __bool__(self) -> bool:
+        return bool(self.text or self.big_numbers)
+
+    def saw_text(self, line: int | None, count: int = 1) -> None:
+        self.text += count
+        if self.text_line is None:
+            self.text_line = line
+
+    def saw_big_number(self, line: int | None, shown: str) -> None:
+        self.big_numbers += 1
+        if self.big_numbers_line is None:
+            self.big_numbers_line = line
+            self.examples["number"] = shown
+
+    def messages(self, *, unit: str = "value") -> list[tuple[int | None, str]]:
+        """(line, message) for each kind of problem seen; `unit` names what was counted (`line`, `value`)."""
+        out: list[tuple[int | None, str]] = []
+        if self.text:
+            where = f" (first at line {self.text_line})" if self.text_line and self.text > 1 else ""
+            out.append(
+                (
+                    self.text_line,
+                    f"{self.text} {unit}(s) hold characters that cannot be written in a page (a lone surrogate "
+                    f"such as \\ud800, or a control character){where}; each was replaced with U+FFFD",
+                )
+            )
+        if self.big_numbers:
+            where = (
+                f" (first at line {self.big_numbers_line})" if self.big_numbers_line and self.big_numbers > 1 else ""
+            )
+            out.append(
+                (
+                    self.big_numbers_line,
+                    f"{self.big_numbers} number(s) are too large to compute with, e.g. {self.examples['number']}"
+                    f"{where}; they were read as infinity",
+                )
+            )
+        return out
+
+
+def clean_tree(value: Any, findings: Findings, line: int | None = None) -> Any:
+    """`value` (parsed JSON: dicts, lists, strings, numbers) with unsafe text replaced in keys and strings.
+
+    Returns the same object when nothing needed cleaning, so the common case allocates nothing.
+    """
+    if isinstance(value, str):
+        if UNSAFE_TEXT.search(value) is None:
+            return value
+        findings.saw_text(line)
+        return clean_text(value)
+    if isinstance(value, dict):
+        out: dict[str, Any] | None = None
+        for i, (k, v) in enumerate(value.items()):
+            ck = clean_tree(k, findings, line) if isinstance(k, str) else k
+            cv = clean_tree(v, findings, line)
+            if out is None and (ck is not k or cv is not v):
+                out = dict(list(value.items())[:i])
+            if out is not None:
+                out[ck] = cv
+        return value if out is None else out
+    if isinstance(value, list):
+        items: list[Any] | None = None
+        for i, v in enumerate(value):
+            cv = clean_tree(v, findings, line)
+            if items is None and cv is not v:
+                items = list(value[:i])
+            if items is not None:
+                items.append(cv)
+        return value if items is None else items
+    return value
