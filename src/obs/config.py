@@ -62,6 +62,7 @@ class SiteConfig:
     trends: dict[str, int] = field(default_factory=lambda: _default("trends"))
     arms: dict[str, Any] = field(default_factory=lambda: _default("arms"))
     provenance_facets: list[str] | None = None  # provenance keys the leaderboard filters by; None: automatic
+    leaderboard_rows: int = field(default_factory=lambda: _default("leaderboard_rows"))
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_negative_check(self, name: str) -> bool:

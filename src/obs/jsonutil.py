@@ -14,6 +14,9 @@ import orjson
 
 
 def jsonable(value: Any) -> Any:
+    to_list = getattr(value, "to_json_list", None)  # obs.probetable.IdList: turned into strings only here
+    if to_list is not None:
+        return to_list()
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, np.generic):

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from obs.diagnostics import Diagnostics
+
+if TYPE_CHECKING:
+    from obs.probetable import ProbeTable
 
 Verdict = Literal["promote", "reject", "repair", "branch"]
 VERDICTS: tuple[str, ...] = ("promote", "reject", "repair", "branch")
@@ -129,17 +132,37 @@ class ProbeCase:
 
 @dataclass
 class Probe:
-    """The cases of one probe file (raw or repaired).
+    """The cases of one probe file (raw or repaired), held by column (`obs.probetable`): a probe
+    of a million cases stays small, its texts kept aside until a page shows them.
 
-    `cases` has one case per id. When a case was sampled several times (records sharing an id with a
-    `sample` index, or a record whose checks are lists), `samples[id]` holds every sample in index
-    order and the case in `cases` is the one the selector picked (`selected: true`), else sample 0:
-    the scoreboard, the comparison and the gallery read that one, pass@k reads them all.
+    The table has one row per case id. When a case was sampled several times (records sharing an id
+    with a `sample` index, or a record whose checks are lists), `samples[id]` holds every sample in
+    index order and the table's row is the one the selector picked (`selected: true`), else sample 0:
+    the scoreboard, the comparison, the failure groups and the case browser read that one, pass@k
+    reads them all. `samples` is empty for a probe sampled once per case.
     """
 
-    cases: list[ProbeCase]
+    table: ProbeTable
     source_file: str = ""
     samples: dict[str, list[ProbeCase]] = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        return len(self.table)
+
+    @property
+    def cases(self) -> list[ProbeCase]:
+        """Every case as an object, texts included (built on each call: for small probes and tests);
+        a sampled case is its chosen sample (with its `sample` index and `selected` flag)."""
+        cases = self.table.cases()
+        if not self.samples:
+            return cases
+        return [chosen_sample(self.samples[c.id]) if c.id in self.samples else c for c in cases]
+
+
+def chosen_sample(group: list[ProbeCase]) -> ProbeCase:
+    """The sample that stands for a sampled case: the one a selector picked, else the first."""
+    return next((s for s in group if s.selected), group[0])
 
 
 @dataclass

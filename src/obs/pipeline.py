@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -262,8 +262,11 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
     )
 
 
-def render_files(tree: SourceTree, planned: PlannedRun, report: RunReport, renderer: Renderer) -> dict[str, bytes]:
-    """The run's folder in the site: page, analysis.json, figures and renders (paths inside the folder)."""
+def render_files(
+    tree: SourceTree, planned: PlannedRun, report: RunReport, renderer: Renderer
+) -> Iterator[tuple[str, bytes]]:
+    """The run's folder in the site: page, analysis.json, figures, renders and the case browser's data
+    (paths inside the folder), made one file at a time as they are written."""
     output = render_run(
         report,
         renderer,
@@ -272,7 +275,7 @@ def render_files(tree: SourceTree, planned: PlannedRun, report: RunReport, rende
         max_points=tree.cfg.max_points,
         slug=planned.slug,
     )
-    return output.files
+    return output.all_files()
 
 
 # ---------------------------------------------------------------------------- one run in a build
@@ -304,7 +307,7 @@ def build_run(
     run = load_run(tree, planned)
     report = analyse(tree, run, baseline)
     files = []
-    for rel, data in sorted(render_files(tree, planned, report, renderer).items()):
+    for rel, data in render_files(tree, planned, report, renderer):
         path = run_file(planned.slug, rel)
         write(path, data)
         files.append(path)

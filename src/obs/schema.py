@@ -1013,6 +1013,13 @@ OBS_YAML = Schema(
             "provenance keys the leaderboard filters by (below)",
             default_doc="automatic",
         ),
+        Field(
+            "leaderboard_rows",
+            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            "runs written into the leaderboard's page; with more, the page lists the newest and its script "
+            "shows every run a page at a time from `leaderboard.js`",
+            default=500,
+        ),
     ),
     unknown="unknown setting '{key}' kept but not used by this version",
     keep_unknown=True,

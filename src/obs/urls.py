@@ -33,6 +33,7 @@ CAMPAIGNS = "campaigns"
 ARMS = "arms"
 ANALYSIS = "analysis.json"
 DIFF = "vs-baseline.html"
+LEADERBOARD_DATA = "leaderboard.js"  # every run of the leaderboard, when its page holds only the newest
 CAMPAIGN_FIGURE = "fig-conditions.svg"
 CURVES = "curves.js"  # a run's chart data (obs.render.chartdata); campaign and arms pages have one too
 

@@ -137,9 +137,23 @@
     delete waiting[data.slug];
     callbacks.forEach(cb => cb(data));
   }
-  const early = window.OBS_DATA;
-  window.OBS_DATA = { push: accept };  // data files loaded from now on call accept() directly
-  if (early && early.forEach) early.forEach(accept);
+  // OBS_DATA is shared with the page's other data files (the case browser's, the leaderboard's):
+  // chart data (a string `slug`) is taken here as it arrives, anything else stays in the list for
+  // the script that loaded it.
+  const isChartData = data => !!data && typeof data.slug === "string" && /^obs\.(curves|conditions)\//.test(data.schema || "");
+  const shared = Array.isArray(window.OBS_DATA) ? window.OBS_DATA : [];
+  for (let i = 0; i < shared.length; ) {
+    if (isChartData(shared[i])) accept(shared.splice(i, 1)[0]);
+    else i += 1;
+  }
+  shared.push = function () {
+    for (const data of arguments) {
+      if (isChartData(data)) accept(data);
+      else Array.prototype.push.call(shared, data);
+    }
+    return shared.length;
+  };
+  window.OBS_DATA = shared;
 
   /* `cb(data)` once the data of `key` is here (null if its file could not be loaded). With `src`,
      the file is loaded by a <script> element (the page's CSP allows the site's own scripts). */
@@ -887,7 +901,12 @@
           let lo = Infinity, hi = -Infinity;
           for (const v of s.y) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
           const fin = r.finals ? r.finals[metric] : undefined;
-          [stepText(xs[last]), num(s.y[last]), fin === undefined ? "—" : num(fin), num(lo), num(hi), num(s.n)].forEach(t => tr.append(el("td", "num", t)));
+          const labels = ["Last step", "Last value", "Final-window mean", "Min", "Max", "Points logged"];  // for a phone's reflowed rows
+          [stepText(xs[last]), num(s.y[last]), fin === undefined ? "—" : num(fin), num(lo), num(hi), num(s.n)].forEach((t, k) => {
+            const td = el("td", "num", t);
+            td.setAttribute("data-label", labels[k]);
+            tr.append(td);
+          });
         }
         rows.append(tr);
       });

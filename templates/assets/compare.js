@@ -14,9 +14,10 @@
   var selB = document.getElementById("compare-b");
   var body = document.querySelector("#compare-table tbody");
 
-  function cell(tag, cls, text, note) {
+  function cell(tag, cls, text, note, label) {
     var el = document.createElement(tag);
     if (cls) el.className = cls;
+    if (label) el.setAttribute("data-label", label);  // the row's label on a phone, where the table reflows
     if (tag === "th") el.scope = "row";
     if (note) {
       var span = document.createElement("span");
@@ -46,9 +47,9 @@
       differ += 1;
       var tr = document.createElement("tr");
       tr.appendChild(cell("th", "kv", key));
-      tr.appendChild(cell("td", "axis", data.axes[k], data.axes[k] ? null : "unassigned"));
-      tr.appendChild(cell("td", "kv", x === -1 ? "" : data.values[k][x], x === -1 ? "not set" : null));
-      tr.appendChild(cell("td", "kv changed", y === -1 ? "" : data.values[k][y], y === -1 ? "not set" : null));
+      tr.appendChild(cell("td", "axis", data.axes[k], data.axes[k] ? null : "unassigned", "Axis"));
+      tr.appendChild(cell("td", "kv", x === -1 ? "" : data.values[k][x], x === -1 ? "not set" : null, "Reference"));
+      tr.appendChild(cell("td", "kv changed", y === -1 ? "" : data.values[k][y], y === -1 ? "not set" : null, "Compared"));
       rows.appendChild(tr);
     });
     body.replaceChildren(rows);

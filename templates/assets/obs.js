@@ -3,6 +3,8 @@
 (function () {
   "use strict";
 
+  var collator = new Intl.Collator(undefined, { numeric: true, sensitivity: "base" });
+
   function cellValue(row, index) {
     var cell = row.cells[index];
     if (!cell) return "";
@@ -15,80 +17,419 @@
     return (cell && cell.getAttribute("data-group")) || "";
   }
 
-  function compare(a, b, numeric) {
-    if (numeric) {
-      var x = parseFloat(a), y = parseFloat(b);
-      var xn = isNaN(x), yn = isNaN(y);
-      if (xn && yn) return 0;
-      if (xn) return 1;   // missing values always sink to the bottom
-      if (yn) return -1;
-      return x - y;
-    }
-    return a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" });
+  // Missing values (""), NaN and infinities sink to the bottom in both directions; numbers compare as
+  // numbers, text in natural order ("r2" before "r10"), ignoring case. A cell may name its comparable
+  // set (data-group; `groups`, one per key): rows are ranked within their set only.
+  function sortKeys(keys, numeric, dir, groups) {
+    var order = keys.map(function (k, i) { return i; });
+    var nums = numeric ? keys.map(function (k) { return k === "" ? NaN : parseFloat(k); }) : null;
+    order.sort(function (i, j) {
+      if (groups && groups[i] !== groups[j]) return collator.compare(groups[i], groups[j]);
+      var a = keys[i], b = keys[j];
+      var ma = a === "" || (numeric && !isFinite(nums[i])), mb = b === "" || (numeric && !isFinite(nums[j]));
+      if (ma !== mb) return ma ? 1 : -1;
+      if (ma) return i - j;
+      var c = numeric ? nums[i] - nums[j] : collator.compare(a, b);
+      if (c === 0) return i - j;
+      return dir === "ascending" ? c : -c;
+    });
+    return order;
   }
 
-  function makeSortable(table) {
+  // A sortable table that is not the leaderboard: click a header to sort, again to reverse.
+  function makeSortable(table, onSort) {
     var headers = table.tHead ? table.tHead.rows[0].cells : [];
     Array.prototype.forEach.call(headers, function (th, index) {
       var button = th.querySelector("button.sort");
       if (!button) return;
       button.addEventListener("click", function () {
-        var current = th.getAttribute("aria-sort");
-        var dir = current === "ascending" ? "descending" : "ascending";
+        var dir = th.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+        if (onSort) { onSort(index, dir); return; }
         Array.prototype.forEach.call(headers, function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", dir);
-        var numeric = th.getAttribute("data-type") === "number";
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (r1, r2) {
-          // a cell may name its comparable set (data-group): rows are ranked within their set only
-          var g1 = groupOf(r1, index), g2 = groupOf(r2, index);
-          if (g1 !== g2) return g1.localeCompare(g2, undefined, { numeric: true, sensitivity: "base" });
-          var v1 = cellValue(r1, index), v2 = cellValue(r2, index);
-          // missing, NaN and infinite values sink to the bottom in both directions
-          var missing1 = v1 === "" || (numeric && !isFinite(parseFloat(v1)));
-          var missing2 = v2 === "" || (numeric && !isFinite(parseFloat(v2)));
-          if (missing1 !== missing2) return missing1 ? 1 : -1;
-          if (missing1) return 0;
-          var c = compare(v1, v2, numeric);
-          return dir === "ascending" ? c : -c;
-        });
-        rows.forEach(function (r) { body.appendChild(r); });
+        var keys = rows.map(function (r) { return cellValue(r, index); });
+        var groups = rows.map(function (r) { return groupOf(r, index); });
+        var order = sortKeys(keys, th.getAttribute("data-type") === "number", dir, groups);
+        var frag = document.createDocumentFragment();
+        order.forEach(function (i) { frag.appendChild(rows[i]); });
+        body.appendChild(frag);
       });
     });
   }
 
-  function makeFilterable(form) {
-    var table = document.getElementById(form.getAttribute("data-table"));
-    if (!table) return;
-    var count = form.querySelector("[data-count]");
-    var inputs = form.querySelectorAll("input, select");
-    function apply() {
-      var text = "";
-      var facets = [];
-      Array.prototype.forEach.call(inputs, function (el) {
-        if (el.type === "search") text = el.value.trim().toLowerCase();
-        else if (el.value) facets.push([el.getAttribute("data-facet"), el.value]);
-      });
-      var shown = 0;
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
-        var ok = !text || row.textContent.toLowerCase().indexOf(text) !== -1;
-        facets.forEach(function (f) {
-          if (ok && (row.getAttribute("data-" + f[0]) || "") !== f[1]) ok = false;
-        });
-        row.hidden = !ok;
-        if (ok) shown += 1;
-      });
-      if (count) count.textContent = shown + " of " + table.tBodies[0].rows.length + " runs";
-    }
-    Array.prototype.forEach.call(inputs, function (el) {
-      el.addEventListener("input", apply);
-      el.addEventListener("change", apply);
-    });
-    form.addEventListener("submit", function (e) { e.preventDefault(); });
-    form.hidden = false;
-    apply();
+  // ---------------------------------------------------------------------------- the leaderboard
+  // Filters (text over everything a row shows, tags included; status, verdict, spec, provenance) and
+  // the sort are kept in the URL (#runs?q=...&status=...&sort=4&dir=descending&page=2), so a view can
+  // be linked and survives a reload. A site with more runs than its page holds (obs.yaml
+  // `leaderboard_rows`) lists the newest in the page; the script then loads every run from
+  // leaderboard.js and shows them a page at a time, every filter and sort over all of them.
+
+  var PAGE_ROWS = 100;
+
+  // A data file's value: its `gz` (base64 of gzip of JSON) inflated by the browser (obs.render.datafile).
+  function inflate(item) {
+    if (!item || item.gz === undefined) return Promise.resolve(item ? item.data : undefined);
+    var bin = atob(item.gz), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse);
   }
+
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function cssToken(text) {
+    return String(text).toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") || "x";
+  }
+
+  function badge(value, extra) {
+    if (!value) return el("span", "badge outline", "none");
+    return el("span", "badge " + cssToken(value) + (extra ? " " + extra : ""), value);
+  }
+
+  function ident(text) {
+    var span = el("span", "ident");
+    if (String(text).length <= 12) {
+      span.textContent = String(text);
+      return span;
+    }
+    String(text).split(/(?<=[._\/:=,|@+\-])(?=[^._\/:=,|@+\-])/).forEach(function (part, i) {
+      if (i) span.appendChild(document.createElement("wbr"));
+      if (part.length > 24) span.appendChild(el("span", "tok", part));
+      else span.appendChild(document.createTextNode(part));
+    });
+    return span;
+  }
+
+  // One run of leaderboard.js as the table row the page template writes (see templates/index.html).
+  var HEADLINE_COL = 4; // leaderboard.js `keys`: run, spec, date, status, headline, delta, verdict, gates
+
+  function buildRow(r, spec) {
+    var tr = document.createElement("tr");
+    var f = r.facets || {};
+    Object.keys(f).forEach(function (k) { tr.setAttribute("data-" + k, f[k]); });
+    var run = el("td");
+    run.setAttribute("data-sort", r.id);
+    run.setAttribute("data-label", "Run");
+    var pick = el("input", "pick");
+    pick.type = "checkbox";
+    pick.value = r.slug;
+    pick.checked = picked.indexOf(r.slug) >= 0;
+    pick.setAttribute("aria-label", "Pick " + r.id + " to overlay its curves");
+    run.appendChild(pick);
+    var a = el("a");
+    a.href = r.href;
+    a.appendChild(ident(r.id));
+    run.appendChild(a);
+    if (r.changed) {
+      run.appendChild(document.createTextNode(" "));
+      var ch = el("a", "badge " + r.changed[0], r.changed[0]);
+      ch.href = r.changed[1];
+      ch.title = r.changed[2];
+      run.appendChild(ch);
+    }
+    if (r.title) run.appendChild(el("span", "sub", r.title));
+    if (r.tags && r.tags.length) {
+      var tags = el("span", "sub tags");
+      r.tags.forEach(function (t, i) {
+        if (i) tags.appendChild(document.createTextNode(" "));
+        tags.appendChild(el("span", "tag", "#" + t));
+      });
+      run.appendChild(tags);
+    }
+    tr.appendChild(run);
+    var where = el("td");
+    where.setAttribute("data-label", "Spec / campaign");
+    if (r.spec) {
+      if (r.specHref) {
+        var sa = el("a");
+        sa.href = r.specHref;
+        sa.appendChild(ident(r.spec));
+        where.appendChild(sa);
+      } else where.appendChild(ident(r.spec));
+    }
+    if (r.campaign) {
+      where.appendChild(ident(r.campaign));
+      if (r.cond) where.appendChild(el("span", "sub", r.cond));
+    }
+    tr.appendChild(where);
+    var date = el("td");
+    date.setAttribute("data-sort", r.date || "");
+    date.setAttribute("data-label", "Date");
+    date.appendChild(el("span", "date", r.date ? r.date.slice(0, 10) : "—"));
+    tr.appendChild(date);
+    var status = el("td");
+    status.setAttribute("data-label", "Status");
+    status.appendChild(badge(r.status));
+    tr.appendChild(status);
+    var head = el("td", "num");
+    head.setAttribute("data-sort", r.headSort === null ? "" : String(r.headSort));
+    head.setAttribute("data-label", "Headline");
+    head.appendChild(document.createTextNode(r.head));
+    if (r.group) head.setAttribute("data-group", r.group);
+    if (r.metric) head.appendChild(el("span", "sub")).appendChild(ident(r.metric));
+    (r.marks || []).forEach(function (mark) { head.appendChild(el("span", "sub flag", mark)); });
+    tr.appendChild(head);
+    var delta = el("td", "num");
+    delta.setAttribute("data-sort", r.deltaSort === null ? "" : String(r.deltaSort));
+    delta.setAttribute("data-label", "Δ vs baseline");
+    if (r.delta !== null) {
+      var d = el("span", r.dir);
+      if (r.outcome) {
+        d.setAttribute("data-cmp", "run:" + r.id);
+        d.setAttribute("data-outcome", r.outcome);
+      }
+      if (r.dir !== "flat") d.appendChild(el("span", null, r.dir === "up" ? "▲ " : "▼ ")).setAttribute("aria-hidden", "true");
+      d.appendChild(document.createTextNode(r.delta));
+      if (r.dir !== "flat") d.appendChild(el("span", "visually-hidden", " (" + r.verdictWords + ")"));
+      delta.appendChild(d);
+      var line = delta.appendChild(el("span", "sub ci-line"));
+      if (r.vs) {
+        line.appendChild(el("span", "nw", "vs ")).appendChild(ident(r.vs));
+        line.appendChild(document.createTextNode(" "));
+      }
+      r.ci.split(" · ").forEach(function (part, i, parts) {
+        line.appendChild(el("span", "nw", part));
+        if (i < parts.length - 1) line.appendChild(document.createTextNode(" · "));
+      });
+    } else delta.textContent = "—";
+    if (r.seedLevel) {
+      var sl = r.seedLevel, level = delta.appendChild(el("span", "sub seed-level"));
+      level.title = sl.label;
+      var link = level.appendChild(el("a", null, "seed level"));
+      link.href = sl.href;
+      level.appendChild(document.createTextNode(": "));
+      if (sl.outcome) {
+        level.setAttribute("data-cmp", sl.key);
+        level.setAttribute("data-outcome", sl.outcome);
+        level.appendChild(el("span", sl.dir, sl.words));
+        level.appendChild(document.createTextNode(" · " + sl.seeds));
+      } else level.appendChild(document.createTextNode(sl.text));
+    }
+    tr.appendChild(delta);
+    var verdict = el("td");
+    verdict.setAttribute("data-sort", r.verdict || "");
+    verdict.setAttribute("data-label", "Verdict");
+    verdict.appendChild(r.verdict ? badge(r.verdict) : el("span", "note", "—"));
+    if (r.flag) verdict.appendChild(el("span", "sub flag", r.flag));
+    else if (r.suggested) verdict.appendChild(el("span", "sub", r.suggested));
+    tr.appendChild(verdict);
+    if (spec.gates) {
+      var gates = el("td", "num gates");
+      gates.setAttribute("data-sort", String(r.gatesPassed));
+      gates.setAttribute("data-label", "Gates");
+      var strip = el("span", "gate-strip");
+      (r.gates || []).forEach(function (g) {
+        var b = el("span", "badge " + (g[0] === "pass" ? "pass" : g[0] === "fail" ? "fail" : "outline"), g[0] === "pass" ? "✓" : g[0] === "fail" ? "✗" : "–");
+        b.setAttribute("role", "img");
+        b.setAttribute("aria-label", g[1] + ": " + (g[0] === "pass" ? "passed" : g[0] === "fail" ? "failed" : "not applicable") + " (" + g[2] + ")");
+        b.title = g[1] + ": " + g[2];
+        strip.appendChild(b);
+      });
+      gates.appendChild(strip);
+      gates.appendChild(el("span", "sub", r.gatesText));
+      tr.appendChild(gates);
+    }
+    return tr;
+  }
+
+  function Leaderboard(form, table) {
+    this.form = form;
+    this.table = table;
+    this.body = table.tBodies[0];
+    this.count = form.querySelector("[data-count]");
+    this.inputs = Array.prototype.slice.call(form.querySelectorAll("input[type=search], select"));
+    this.headers = table.tHead ? table.tHead.rows[0].cells : [];
+    this.sort = null; // [column, direction]
+    this.page = 1;
+    this.src = table.getAttribute("data-rows-src");
+    this.total = Number(table.getAttribute("data-total") || 0);
+    this.items = Array.prototype.map.call(this.body.rows, function (tr) { return { tr: tr }; });
+    this.pager = null;
+  }
+
+  Leaderboard.prototype.text = function (item) {
+    if (item.text === undefined) item.text = (item.data ? item.data.search : item.tr.textContent).toLowerCase();
+    return item.text;
+  };
+  Leaderboard.prototype.facet = function (item, name) {
+    if (item.data) return (item.data.facets || {})[name] || "";
+    return item.tr.getAttribute("data-" + name) || "";
+  };
+  Leaderboard.prototype.key = function (item, col) {
+    if (item.data) return item.data.keys[col] === null ? "" : String(item.data.keys[col]);
+    if (!item.keys) item.keys = {};
+    if (!(col in item.keys)) item.keys[col] = cellValue(item.tr, col);
+    return item.keys[col];
+  };
+  Leaderboard.prototype.group = function (item, col) {
+    if (item.data) return col === HEADLINE_COL ? item.data.group || "" : "";
+    return groupOf(item.tr, col);
+  };
+  Leaderboard.prototype.row = function (item) {
+    if (!item.tr) item.tr = buildRow(item.data, { gates: this.headers.length > 7 });
+    return item.tr;
+  };
+
+  Leaderboard.prototype.state = function () {
+    var params = new URLSearchParams();
+    this.inputs.forEach(function (elm) {
+      if (!elm.value) return;
+      params.set(elm.type === "search" ? "q" : elm.getAttribute("data-facet"), elm.value);
+    });
+    if (this.sort) {
+      params.set("sort", String(this.sort[0]));
+      params.set("dir", this.sort[1]);
+    }
+    if (this.page > 1) params.set("page", String(this.page));
+    return params.toString();
+  };
+
+  Leaderboard.prototype.remember = function () {
+    var text = this.state();
+    var hash = text ? "#runs?" + text : "";
+    if (hash === location.hash || (!hash && location.hash.indexOf("#runs?") !== 0)) return;
+    history.replaceState(null, "", hash || location.pathname + location.search);
+  };
+
+  Leaderboard.prototype.restore = function () {
+    if (location.hash.indexOf("#runs?") !== 0) return false;
+    var params = new URLSearchParams(location.hash.slice(6));
+    this.inputs.forEach(function (elm) {
+      var value = params.get(elm.type === "search" ? "q" : elm.getAttribute("data-facet")) || "";
+      if (elm.tagName === "SELECT" && !Array.prototype.some.call(elm.options, function (o) { return o.value === value; })) value = "";
+      elm.value = value;
+    });
+    var col = params.get("sort"), dir = params.get("dir");
+    this.sort = col !== null && this.headers[Number(col)] && this.headers[Number(col)].querySelector("button.sort")
+      ? [Number(col), dir === "descending" ? "descending" : "ascending"] : null;
+    this.page = Math.max(1, Number(params.get("page")) || 1);
+    return true;
+  };
+
+  Leaderboard.prototype.apply = function (keepPage) {
+    var self_ = this, text = "", facets = [];
+    this.inputs.forEach(function (elm) {
+      if (elm.type === "search") text = elm.value.trim().toLowerCase();
+      else if (elm.value) facets.push([elm.getAttribute("data-facet"), elm.value]);
+    });
+    var shown = this.items.filter(function (item) {
+      if (text && self_.text(item).indexOf(text) === -1) return false;
+      for (var i = 0; i < facets.length; i++) if (self_.facet(item, facets[i][0]) !== facets[i][1]) return false;
+      return true;
+    });
+    Array.prototype.forEach.call(this.headers, function (h) { h.removeAttribute("aria-sort"); });
+    if (this.sort) {
+      var col = this.sort[0], th = this.headers[col];
+      th.setAttribute("aria-sort", this.sort[1]);
+      var keys = shown.map(function (item) { return self_.key(item, col); });
+      var groups = shown.map(function (item) { return self_.group(item, col); });
+      var order = sortKeys(keys, th.getAttribute("data-type") === "number", this.sort[1], groups);
+      shown = order.map(function (i) { return shown[i]; });
+    }
+    if (!keepPage) this.page = 1;
+    this.render(shown);
+    this.remember();
+  };
+
+  Leaderboard.prototype.render = function (shown) {
+    var self_ = this, paged = !!this.loaded;
+    var pages = paged ? Math.max(1, Math.ceil(shown.length / PAGE_ROWS)) : 1;
+    if (this.page > pages) this.page = pages;
+    var slice = paged ? shown.slice((this.page - 1) * PAGE_ROWS, this.page * PAGE_ROWS) : shown;
+    var all = paged ? this.items.length : this.items.length;
+    if (paged) {
+      var frag = document.createDocumentFragment();
+      slice.forEach(function (item) { frag.appendChild(self_.row(item)); });
+      this.body.textContent = "";
+      this.body.appendChild(frag);
+    } else {
+      var visible = new Set(shown);
+      var frag2 = document.createDocumentFragment();
+      shown.forEach(function (item) { item.tr.hidden = false; frag2.appendChild(item.tr); });
+      this.items.forEach(function (item) { if (!visible.has(item)) { item.tr.hidden = true; frag2.appendChild(item.tr); } });
+      this.body.appendChild(frag2);
+    }
+    if (this.count) this.count.textContent = shown.length + " of " + all + " runs";
+    if (paged) this.renderPager(shown.length, pages);
+  };
+
+  Leaderboard.prototype.renderPager = function (n, pages) {
+    var self_ = this;
+    if (!this.pager) {
+      this.pager = el("nav", "pager");
+      this.pager.setAttribute("aria-label", "Leaderboard pages");
+      this.table.parentNode.parentNode.insertBefore(this.pager, this.table.parentNode.nextSibling);
+    }
+    this.pager.textContent = "";
+    var first = n ? (this.page - 1) * PAGE_ROWS + 1 : 0, last = Math.min(n, this.page * PAGE_ROWS);
+    function go(label, page, disabled) {
+      var b = el("button", null, label);
+      b.type = "button";
+      b.disabled = disabled;
+      b.addEventListener("click", function () { self_.page = page; self_.apply(true); self_.table.scrollIntoView(); });
+      self_.pager.appendChild(b);
+    }
+    go("← Newer", this.page - 1, this.page <= 1);
+    this.pager.appendChild(el("span", "pager-where", "runs " + first + "–" + last + " of " + n + " · page " + this.page + " of " + pages));
+    go("Older →", this.page + 1, this.page >= pages);
+  };
+
+  Leaderboard.prototype.loadAll = function () {
+    var self_ = this, src = this.src;
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.onload = function () {
+        var list = self.OBS_DATA || [];
+        for (var i = list.length - 1; i >= 0; i--) {
+          if (list[i] && list[i].schema === "obs.leaderboard/1") {
+            inflate(list.splice(i, 1)[0]).then(resolve, reject);
+            return;
+          }
+        }
+        reject(new Error("no runs in " + src));
+      };
+      script.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(script);
+    }).then(function (runs) {
+      // the rows the page already holds are the newest runs, in the data's order: keep their elements
+      self_.items = runs.map(function (r, i) {
+        var item = { data: r };
+        if (i < self_.items.length) item.tr = self_.items[i].tr;
+        return item;
+      });
+      self_.loaded = true;
+      var note = self_.form.parentNode.querySelector("[data-partial-note]");
+      if (note) note.hidden = true;
+    });
+  };
+
+  Leaderboard.prototype.start = function () {
+    var self_ = this;
+    this.inputs.forEach(function (elm) {
+      elm.addEventListener("input", function () { self_.apply(); });
+      elm.addEventListener("change", function () { self_.apply(); });
+    });
+    this.form.addEventListener("submit", function (e) { e.preventDefault(); });
+    makeSortable(this.table, function (col, dir) { self_.sort = [col, dir]; self_.apply(); });
+    window.addEventListener("hashchange", function () { if (self_.restore()) self_.apply(true); });
+    var restored = this.restore();
+    var ready = function () {
+      self_.form.hidden = false;
+      self_.apply(restored);
+      self_.table.setAttribute("data-ready", "");
+    };
+    if (this.src) this.loadAll().then(ready, function () { self_.loaded = false; ready(); });
+    else ready();
+  };
 
   // The Configuration section: a search over every key and value; groups with a hit are opened.
   function makeRowSearch(form) {
@@ -147,21 +488,29 @@
     window.requestAnimationFrame(function () { pending = false; markScrollable(); });
   }
 
-  // The leaderboard's pick boxes: the button opens compare.html with the picked runs overlaid.
+  // The leaderboard's pick boxes: the button opens compare.html with the picked runs overlaid. The
+  // picks are kept by run (not read off the page): a paged leaderboard shows only some rows at a time
+  // and builds the others from leaderboard.js, each with its own box (buildRow).
+  var picked = []; // slugs of the runs whose pick box is ticked, in the order they were picked
   function wirePicks(go) {
-    var boxes = document.querySelectorAll("input.pick");
-    function picked() {
-      return Array.prototype.filter.call(boxes, function (b) { return b.checked; })
-        .map(function (b) { return encodeURIComponent(b.value); });
-    }
     function update() {
-      var n = picked().length;
+      var n = picked.length;
       go.disabled = n === 0;
       go.textContent = n ? "Overlay curves of " + n + " picked run" + (n === 1 ? "" : "s") : "Overlay curves of picked runs";
     }
-    Array.prototype.forEach.call(boxes, function (b) { b.addEventListener("change", update); });
+    document.addEventListener("change", function (e) {
+      var b = e.target;
+      if (!b || !b.classList || !b.classList.contains("pick")) return;
+      var i = picked.indexOf(b.value);
+      if (b.checked && i < 0) picked.push(b.value);
+      else if (!b.checked && i >= 0) picked.splice(i, 1);
+      update();
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("input.pick"), function (b) {
+      if (b.checked && picked.indexOf(b.value) < 0) picked.push(b.value);  // kept by the browser on reload
+    });
     go.addEventListener("click", function () {
-      location.href = go.getAttribute("data-href") + "?runs=" + picked().join(",") + "#overlay";
+      location.href = go.getAttribute("data-href") + "?runs=" + picked.map(encodeURIComponent).join(",") + "#overlay";
     });
     update();
   }
@@ -169,8 +518,15 @@
   document.addEventListener("DOMContentLoaded", function () {
     var go = document.querySelector("[data-overlay-go]");
     if (go) wirePicks(go);
-    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), makeSortable);
-    Array.prototype.forEach.call(document.querySelectorAll("form.filters"), makeFilterable);
+    document.documentElement.setAttribute("data-obs-js", "");
+    Array.prototype.forEach.call(document.querySelectorAll("form.filters"), function (form) {
+      var table = document.getElementById(form.getAttribute("data-table"));
+      if (table) {
+        table.setAttribute("data-board", "");
+        new Leaderboard(form, table).start();
+      }
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("table.sortable:not([data-board])"), function (t) { makeSortable(t); });
     Array.prototype.forEach.call(document.querySelectorAll("form.config-search"), makeRowSearch);
     markScrollable();
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(markSoon);

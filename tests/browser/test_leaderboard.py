@@ -6,11 +6,20 @@ tests check what the reader sees, not how obs.js does it.
 from __future__ import annotations
 
 import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import PageWatch, ServedSite, settle
+import yaml
+from browserkit import PageWatch, ServedSite, serve, settle
 from playwright.sync_api import Browser, Page
+
+from obs.build import BuildOptions
+from obs.publish.extras import build_published
+
+REPORTS = Path(__file__).resolve().parents[2] / "reports"
 
 ROWS = """() => [...document.querySelectorAll('#runs-table tbody tr')].filter(r => !r.hidden).map(r => ({
   id: r.cells[0].textContent.trim().split(/\\s+/)[0],
@@ -127,5 +136,88 @@ def test_table_is_complete_without_javascript(
         assert page.locator("#runs-table tbody tr").count() == n_runs
         assert page.locator("#runs-table tbody tr a[href^='runs/']").count() == n_runs
         assert not page.locator("form.filters").is_visible(), "filter controls that cannot work are hidden"
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ tags, state in the URL, big sites
+
+
+def test_tags_are_searchable(index: Page, demo_source: Path) -> None:
+    tagged = {}
+    for run_yaml in demo_source.rglob("run.yaml"):
+        doc = yaml.safe_load(run_yaml.read_text(encoding="utf-8"))
+        tagged[doc["id"]] = doc.get("tags") or []
+    tag = "no-schema"
+    wanted = sorted(i for i, tags in tagged.items() if tag in tags)
+    assert wanted
+    index.get_by_role("searchbox").fill("#" + tag)
+    assert sorted(r["id"] for r in rows(index)) == sorted(
+        next(r for r in [x["id"] for x in rows(index)] if r.startswith(i)) for i in wanted
+    )
+
+
+def test_filter_and_sort_live_in_the_url_hash(index: Page, served_demo: ServedSite) -> None:
+    index.get_by_label("Status").select_option("finished")
+    index.get_by_role("searchbox").fill("onto")
+    index.get_by_role("button", name="Δ vs baseline", exact=True).click()
+    index.get_by_role("button", name="Δ vs baseline", exact=True).click()
+    state = index.evaluate("location.hash")
+    assert state.startswith("#runs?") and "status=finished" in state and "q=onto" in state and "dir=descending" in state
+    shown = [r["id"] for r in rows(index)]
+    index.goto(served_demo.url("index.html") + state)  # a link to the view, opened anew
+    index.reload()
+    settle(index)
+    assert index.get_by_role("searchbox").input_value() == "onto"
+    assert index.get_by_label("Status").input_value() == "finished"
+    assert index.locator("#runs-table thead th").nth(5).get_attribute("aria-sort") == "descending"
+    assert [r["id"] for r in rows(index)] == shown
+    index.get_by_role("searchbox").fill("")
+    index.get_by_label("Status").select_option("")
+    index.locator("#runs-table thead th").nth(5).get_attribute("aria-sort")  # sort stays; filters cleared
+    assert "q=" not in index.evaluate("location.hash")
+
+
+@pytest.fixture(scope="module")
+def served_paged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedSite]:
+    """The demo with `leaderboard_rows: 5`: the page lists the 5 newest runs, leaderboard.js all 23."""
+    src = tmp_path_factory.mktemp("paged") / "reports"
+    shutil.copytree(REPORTS, src)
+    with (src / "obs.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("\nleaderboard_rows: 5\n")
+    out = tmp_path_factory.mktemp("paged-site") / "site"
+    build_published(BuildOptions(source=src, out=out, quiet=True))
+    site = serve(out)
+    yield site
+    site.close()
+
+
+def test_a_big_leaderboard_pages_through_every_run(page: Page, served_paged: ServedSite, demo_source: Path) -> None:
+    n_runs = sum(1 for _ in demo_source.rglob("run.yaml"))
+    page.goto(served_paged.url("index.html"))
+    page.wait_for_selector("#runs-table[data-ready]")
+    counter = page.locator("form.filters [data-count]")
+    assert counter.inner_text() == f"{n_runs} of {n_runs} runs"
+    assert page.locator("nav.pager").is_visible()
+    assert len(rows(page)) == n_runs  # one page of 100 holds them all
+    page.get_by_role("searchbox").fill("sepa")  # runs beyond the 5 in the page are found
+    wanted = sorted(p.parent.name for p in (demo_source / "sepa-campaign").rglob("run.yaml"))
+    assert len(rows(page)) == len(wanted) == 9
+    assert counter.inner_text() == f"9 of {n_runs} runs"
+    page.get_by_role("button", name="Headline", exact=True).click()
+    values = [float(r["keys"][4]) for r in rows(page) if r["keys"][4] != ""]
+    assert values == sorted(values)
+    assert "sort=4" in page.evaluate("location.hash")
+
+
+def test_a_big_leaderboard_without_javascript_lists_the_newest(
+    browser: Browser, browser_context_args: dict[str, Any], served_paged: ServedSite
+) -> None:
+    context = browser.new_context(**browser_context_args, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(served_paged.url("index.html"))
+        assert page.locator("#runs-table tbody tr").count() == 5
+        assert page.locator("[data-partial-note]").is_visible()
     finally:
         context.close()

@@ -21,14 +21,15 @@ PAGE_FACTS = """() => {
   return {
     background: getComputedStyle(document.body).backgroundColor,
     fonts: [...new Set(faces)],
-    scriptRan: document.querySelectorAll('form.filters').length === 0
-               || [...document.querySelectorAll('form.filters')].every(f => !f.hidden),
+    scriptRan: !document.querySelector('script[src]')  // 404.html is a single file without script
+               || (document.documentElement.hasAttribute('data-obs-js')
+                   && [...document.querySelectorAll('form.filters')].every(f => !f.hidden)),
     title: document.title,
   };
 }"""
 
 BROKEN_ANCHORS = """() => [...document.querySelectorAll('a[href^="#"]')]
-  .map(a => decodeURIComponent(a.getAttribute('href').slice(1)))
+  .map(a => decodeURIComponent(a.getAttribute('href').slice(1).split('?')[0]))  // #cases?group=2: state
   .filter(id => id && !document.getElementById(id))"""
 
 OUTSIDE_LINKS = """(base) => [...document.querySelectorAll('a[href], link[href], script[src], img[src]')]
@@ -45,7 +46,7 @@ def _check_page(page: Page, url: str, watch: PageWatch, problems: list[str]) -> 
     if "Inter" not in facts["fonts"]:
         problems.append(f"{url}: the shipped Inter web font did not load (loaded: {facts['fonts']})")
     if not facts["scriptRan"]:
-        problems.append(f"{url}: obs.js did not run (the filter form is still hidden)")
+        problems.append(f"{url}: obs.js did not run (no data-obs-js, or the filter form is still hidden)")
     if not facts["title"]:
         problems.append(f"{url}: empty <title>")
     missing = page.evaluate(BROKEN_ANCHORS)

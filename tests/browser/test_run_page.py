@@ -55,36 +55,38 @@ def test_summary_tiles_lead_to_the_gallery_and_the_decision(
     page.wait_for_function(IN_VIEW, arg="decision")
 
 
-def test_case_links_reach_collapsed_cases(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
-    """A case listed in "right -> wrong" may sit in a collapsed group: following its link opens it."""
+def test_a_flipped_case_link_opens_that_case_in_the_case_browser(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    """A case listed in "right -> wrong" links to the case browser, filtered to that one case."""
     page.goto(served_demo.url(GALLERY_RUN))
     settle(page)
-    hidden = page.evaluate(
-        """() => [...document.querySelectorAll('.flips a[href^="#"]')].map(a => a.getAttribute('href').slice(1))
-                 .filter(id => document.getElementById(id).closest('details:not([open])'))"""
-    )
-    assert hidden, "the demo should list a flipped case that is in a collapsed group"
-    target = hidden[0]
-    page.locator(f'.flips a[href="#{target}"]').click()
-    page.wait_for_function(IN_VIEW, arg=target)
-    assert page.locator(f"#{target}").is_visible()
+    link = page.locator('.flips a.cid[data-cases^="id="]').first
+    case_id = link.text_content() or ""
+    link.click()
+    page.wait_for_function(IN_VIEW, arg="cases")
+    page.wait_for_function("() => document.querySelectorAll('#cases .case-item').length === 1")
+    # textContent: the section is laid out a frame after it comes into view (content-visibility: auto)
+    assert page.locator("#cases .case-item .cid").text_content() == case_id
+    assert "Only case " + case_id in (page.locator("#cases .case-pinned").text_content() or "")
 
 
 def test_long_outputs_are_collapsed_until_opened(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
     page.goto(served_demo.url(GALLERY_RUN))
     settle(page)
-    block = page.locator("#failures details.long", has=page.locator("pre.text")).first
+    example = page.locator("#failures details.example-wrap[open]").first
+    block = example.locator("details.more-text").first
     summary = block.locator("summary")
     pre = block.locator("pre.text")
     assert block.get_attribute("open") is None
     assert not pre.is_visible()
     summary.scroll_into_view_if_needed()  # sections far below are laid out only near the viewport
     expect(summary).to_contain_text(" line", use_inner_text=True)
-    m = re.search(r"\((.+?), (\d+) lines?\)", summary.inner_text())
+    m = re.search(r"show all (\d+) lines", summary.inner_text())
     assert m, summary.inner_text()
     summary.click()
     assert pre.is_visible()
-    assert pre.inner_text().count("\n") + 1 == int(m.group(2))
+    assert pre.inner_text().count("\n") + 1 == int(m.group(1))
     summary.press("Enter")  # and from the keyboard
     assert not pre.is_visible()
 

@@ -24,6 +24,11 @@ REPORTS = Path(__file__).resolve().parents[2] / "reports"
 SEED_LEAVES = ("seed",)
 
 
+def text_of(tag: Any) -> str:
+    """A cell's text as read: identifiers carry <wbr> break points, which split its strings."""
+    return " ".join(tag.get_text().split())
+
+
 def soup_of(path: Path) -> BeautifulSoup:
     return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
 
@@ -114,14 +119,14 @@ def test_diff_page_lists_exactly_the_keys_that_differ(demo_site: Path, demo_sour
         expected = sorted(k for k in set(a) | set(b) if a.get(k, "∅") != b.get(k, "∅"))
         soup = soup_of(page)
         rows = soup.select("#diff-table tbody tr")
-        assert [r.find("th").get_text(strip=True) for r in rows] == expected, rid
+        assert [text_of(r.find("th")) for r in rows] == expected, rid
         for r in rows:
-            key = r.find("th").get_text(strip=True)
+            key = text_of(r.find("th"))
             cells = r.select("td.kv")
             if key in a and isinstance(a[key], str):
-                assert cells[0].get_text(strip=True) == a[key]
+                assert text_of(cells[0]) == a[key]
             if key in b and isinstance(b[key], str):
-                assert cells[1].get_text(strip=True) == b[key]
+                assert text_of(cells[1]) == b[key]
 
 
 def test_spec03_r2_diff_is_data_and_lr(demo_site: Path) -> None:
@@ -179,7 +184,7 @@ def test_spec_page_what_varies(demo_site: Path, demo_source: Path) -> None:
         members = [d for d in docs.values() if d["id"].startswith(spec.split("-")[0] + "-")]
         soup = soup_of(demo_site / page)
         table = soup.select_one("#what-varies table")
-        keys = {tr.find("th").get_text(" ", strip=True).split(" ")[0] for tr in table.select("tbody tr")}
+        keys = {text_of(tr.find("th")).split(" ")[0] for tr in table.select("tbody tr")}
         assert keys == varying(members), spec
     arms = soup_of(demo_site / "specs/onto-arms.html").select_one("#what-varies table")
     assert len(arms.select("thead th")) == 1 + 3  # one column per arm: the seeds share it
@@ -188,7 +193,7 @@ def test_spec_page_what_varies(demo_site: Path, demo_source: Path) -> None:
 def test_campaign_page_what_varies_and_momentum(demo_site: Path, demo_source: Path) -> None:
     docs = [d for d in run_docs(demo_source).values() if d.get("condition")]
     soup = soup_of(demo_site / "campaigns/sepa-campaign/index.html")
-    keys = {tr.find("th").get_text(" ", strip=True) for tr in soup.select("#what-varies tbody tr")}
+    keys = {text_of(tr.find("th")) for tr in soup.select("#what-varies tbody tr")}
     assert keys == varying(docs) == {"config.advantage_mode", "config.transform_mode"}
     rows = soup.select("#momentum-table tbody tr")
     assert len(rows) == 3
@@ -256,7 +261,7 @@ def test_leaderboard_filters_by_corpus_hash(demo_site: Path, demo_source: Path) 
     options = {o["value"] for o in select.find_all("option") if o["value"]}
     assert options == hashes
     for tr in soup.select("#runs-table tbody tr"):
-        rid = tr.find("td").get_text(" ", strip=True).split()[0]
+        rid = tr.find("td").find("a").get_text()  # the id may carry <wbr> break points
         assert tr["data-prov-corpus-hash"] == (docs[rid].get("provenance") or {}).get("corpus_hash", "")
 
 
@@ -295,7 +300,7 @@ def test_gate_strip_matches_hand_computed_expectations(demo_site: Path, demo_sou
     assert headers[-1].startswith("Gates")
     seen = 0
     for tr in soup.select("#runs-table tbody tr"):
-        rid = tr.find("td").get_text(" ", strip=True).split()[0]
+        rid = tr.find("td").find("a").get_text()  # the id may carry <wbr> break points
         marks = tr.select("td.gates .gate-strip > span")
         assert [m.get_text() for m in marks] == expected_gates(docs[rid]), rid
         for m in marks:  # a text alternative on every mark, not colour alone

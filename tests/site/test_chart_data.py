@@ -100,7 +100,7 @@ def test_building_a_run_imports_no_plotting_library(demo_source: Path, tmp_path:
         "from obs.render.site import Renderer\n"
         f"tree = SourceTree.open(Path({str(demo_source)!r}))\n"
         "loaded = load_report(tree, 'grpo-rl-07')\n"
-        "files = render_files(tree, loaded.planned, loaded.report, Renderer(tree.meta))\n"
+        "files = dict(render_files(tree, loaded.planned, loaded.report, Renderer(tree.meta)))\n"
         "assert 'curves.js' in files and 'index.html' in files\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('matplotlib', 'scipy', 'seaborn', 'pandas')))\n"
     )

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
+import numpy as np
 import orjson
 
 from obs.adapters.base import LoadContext, RunSource
 from obs.diagnostics import Diagnostics, Severity
 from obs.jsonl import MAX_DEPTH, lenient_decoder, lenient_loads, repeated_keys, too_deep
-from obs.model import Probe, ProbeCase, Run
+from obs.model import Probe, ProbeCase, Run, chosen_sample
+from obs.probetable import ProbeTableBuilder
 from obs.sanitize import UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
 from obs.series_builder import STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real
@@ -719,16 +721,35 @@ def _sample_lists(case: ProbeCase) -> dict[str, list[bool]]:
     return out
 
 
-@dataclass
 class ProbeCollector:
-    """Cases in input order; a repeated id is reported and skipped, as in a native probe file, unless
-    the records are samples of one case (a `sample` index, or checks given as lists of booleans)."""
+    """Cases in input order, held by column (`obs.probetable`); a repeated id is reported and
+    skipped, as in a native probe file, unless the records are samples of one case (a `sample`
+    index, or checks given as lists of booleans). Set `path` before adding the cases of another file.
 
-    path: Path
-    diags: Diagnostics
-    cases: list[ProbeCase] = field(default_factory=list)
-    seen: dict[str, int] = field(default_factory=dict)
-    samples: dict[str, list[ProbeCase]] = field(default_factory=dict)
+    A sampled case takes one row of the table, where its first sample arrived; when every sample
+    is in, that row holds the selected sample (else sample 0), and `Probe.samples` holds them all."""
+
+    def __init__(self, path: Path, diags: Diagnostics) -> None:
+        self.builder = ProbeTableBuilder(path, diags)
+        self.first_path = path
+        self.diags = diags
+        self.samples: dict[str, list[ProbeCase]] = {}
+        self.sample_rows: dict[str, tuple[int, ProbeCase, int | None]] = {}  # id -> (row, case in it, line)
+
+    @property
+    def path(self) -> Path:
+        return self.builder.path
+
+    @path.setter
+    def path(self, value: Path) -> None:
+        self.builder.path = value
+
+    def __len__(self) -> int:
+        return len(self.builder)
+
+    @property
+    def check_names(self) -> list[str]:
+        return sorted(self.builder.check_names)
 
     def add(self, case: ProbeCase | None, line: int | None) -> None:
         if case is None:
@@ -737,9 +758,9 @@ class ProbeCollector:
         if lists:
             self._add_lists(case, lists, line)
             return
-        if case.id in self.seen:
+        if case.sample is not None:
             known = self.samples.get(case.id)
-            if case.sample is not None and known is not None:
+            if known is not None:
                 if any(s.sample == case.sample for s in known):
                     self.diags.warning(
                         self.path, f"case id '{case.id}' sample {case.sample} already read; this one skipped", line
@@ -747,14 +768,16 @@ class ProbeCollector:
                     return
                 known.append(case)
                 return
-            self.diags.warning(
-                self.path, f"case id '{case.id}' already used at line {self.seen[case.id]}; this one skipped", line
-            )
-            return
-        self.seen[case.id] = line or 0
-        self.cases.append(case)
-        if case.sample is not None:
             self.samples[case.id] = [case]
+            self.sample_rows[case.id] = (len(self.builder), case, line)
+        elif case.id in self.sample_rows:
+            self._repeated(case.id, line)
+            return
+        self.builder.add(case, line)
+
+    def _repeated(self, case_id: str, line: int | None) -> None:
+        first = self.sample_rows[case_id][2]
+        self.diags.warning(self.path, f"case id '{case_id}' already used at line {first or 0}; this one skipped", line)
 
     def _add_lists(self, case: ProbeCase, lists: dict[str, list[bool]], line: int | None) -> None:
         sizes = {len(v) for v in lists.values()}
@@ -763,10 +786,8 @@ class ProbeCollector:
                 self.path, f"case id '{case.id}': its lists of sample results differ in length; skipped", line
             )
             return
-        if case.id in self.seen:
-            self.diags.warning(
-                self.path, f"case id '{case.id}' already used at line {self.seen[case.id]}; this one skipped", line
-            )
+        if case.id in self.sample_rows:
+            self._repeated(case.id, line)
             return
         picked = case.extra.get("selected")  # with lists, `selected` may name the picked sample's index
         extra = {k: v for k, v in case.extra.items() if k not in lists and k != "selected"}
@@ -780,23 +801,31 @@ class ProbeCollector:
             )
             for i in range(sizes.pop())
         ]
-        self.seen[case.id] = line or 0
-        self.cases.append(samples[0])
         self.samples[case.id] = samples
+        self.sample_rows[case.id] = (len(self.builder), samples[0], line)
+        self.builder.add(samples[0], line)
 
     def finish(self) -> Probe:
-        """The probe: one case per id (the selected sample, else sample 0) and every sample of each."""
-        samples = {}
-        cases = []
-        for case in self.cases:
-            group = self.samples.get(case.id)
-            if group is None or len(group) < 2:
-                cases.append(group[0] if group else case)
-                continue
+        """The probe: one row per id (the selected sample, else sample 0) and every sample of each
+        case sampled at least twice."""
+        samples: dict[str, list[ProbeCase]] = {}
+        for case_id, group in self.samples.items():
+            row, placed, line = self.sample_rows[case_id]
             group = sorted(group, key=lambda s: s.sample or 0)
-            samples[case.id] = group
-            cases.append(next((s for s in group if s.selected), group[0]))
-        return Probe(cases=cases, source_file=str(self.path), samples=samples)
+            chosen = group[0] if len(group) < 2 else chosen_sample(group)
+            if chosen is not placed:
+                self.builder.set_row(row, chosen, chosen.line if chosen.line is not None else line)
+            if len(group) >= 2:
+                samples[case_id] = group
+        table = self.builder.finish()
+        if samples and self.builder.kept is not None:  # a plain record came first with a sampled case's id
+            kept = self.builder.kept
+            for case_id in list(samples):
+                row = self.sample_rows[case_id][0]
+                pos = int(np.searchsorted(kept, row))
+                if pos >= len(kept) or int(kept[pos]) != row:
+                    del samples[case_id]
+        return Probe(table=table, source_file=str(self.path), samples=samples)
 
     def probe(self) -> Probe | None:
-        return self.finish() if self.cases else None
+        return self.finish() if len(self) else None

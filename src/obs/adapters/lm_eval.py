@@ -142,7 +142,7 @@ def load_samples_only(source: RunSource, ctx: LoadContext) -> Run:
     m = SAMPLES_NAME.match(files[0].name)
     if m and m.group("date"):
         run.date = m.group("date")
-    n = len(run.probe.cases) if run.probe else 0
+    n = run.probe.size if run.probe else 0
     run.notices.append(
         "An evaluation run (lm-evaluation-harness) read from its per-sample files "
         f"({', '.join(f.name for f in files)}) without their results file: {n} documents, each a case; "
@@ -292,11 +292,11 @@ def load_samples(paths: list[Path], run_dir: Path, root: Path, diags: Diagnostic
             _sample_into(merged, rec, suffix)
             if first is None:
                 cases[case_id] = (line, merged)
-        before = len(collector.cases)
+        before = len(collector)
         for line, merged in cases.values():
             collector.path = path
             collector.add(probe_case_from_record(merged, line, path, run_dir, root, diags), line)
-        if len(collector.cases) == before:
+        if len(collector) == before:
             diags.warning(path, "no per-sample cases found")
     return collector.probe()
 

@@ -27,6 +27,7 @@ from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
 from obs.fields import YamlFields
 from obs.jsonl import iter_jsonl
 from obs.model import Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
+from obs.probetable import table_of
 from obs.safeyaml import YamlDoc, load_mapping
 from obs.schema import RUN_YAML, Reading
 from obs.series_builder import SeriesBuilder
@@ -192,9 +193,11 @@ def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Pro
     collector = ProbeCollector(path, diags)
     for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
         collector.add(probe_case_from_record(rec, line, path, run_dir, root, diags), line)
-    probe = collector.finish()
-    if not probe.cases and str(path) not in diags.unread:
-        diags.warning(path, "no probe cases found")
+    probe = collector.probe()
+    if probe is None:
+        if str(path) not in diags.unread:  # an unreadable file already has its message
+            diags.warning(path, "no probe cases found")
+        return Probe(table=table_of([]), source_file=str(path))
     return probe
 
 

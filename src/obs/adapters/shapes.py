@@ -269,12 +269,13 @@ def read_items_into(
                 scores[s].append(float(value))
         collector.add(_case(rec, shape, index, line, path, run.source_dir, root, diags), line)
     run.probe = collector.probe()
-    checks = sorted({c for case in collector.cases for c in case.checks})
+    checks = collector.check_names
     ids = f"id from '{shape.id_key}'" if shape.id_key else "no id field: items are numbered in file order"
-    if shape.main in checks:
+    if shape.main in checks and run.probe is not None:
         run.primary_metric = shape.main
-        hits = sum(1 for c in collector.cases if c.checks.get(shape.main) is True)
-        n = sum(1 for c in collector.cases if shape.main in c.checks)
+        column = run.probe.table.outcomes.checks[shape.main]  # 1 true, 0 false, -1 absent
+        hits = int((column == 1).sum())
+        n = int((column >= 0).sum())
         said = f"the headline is the share of items where '{shape.main}' is true ({hits} of {n})"
     else:
         said = "no true/false outcome: the headline is the mean score over the items"
@@ -286,7 +287,7 @@ def read_items_into(
             if shape.main == s:
                 run.primary_metric = f"{path.stem}/{s}"
     run.notices.append(
-        f"{path.name} holds per-item results, not a time series ({shape.why}): each of its {len(collector.cases)} "
+        f"{path.name} holds per-item results, not a time series ({shape.why}): each of its {len(collector)} "
         f"records is a case ({ids}); checks: {', '.join(checks) or 'none'}"
         + (f"; scores: {', '.join(shape.scores)}" if shape.scores else "")
         + f"; {said}."

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
-from obs.analysis.scoreboard import order_checks, split_sort_key
+from obs.analysis.digest import RunDigest, WindowStat
+from obs.analysis.scoreboard import groups_of, order_checks, split_sort_key
 from obs.analysis.stats import (
     NOT_TESTED,
     PAIRED_METHOD,
@@ -35,6 +36,7 @@ from obs.analysis.stats import (
 )
 from obs.numbers import num
 from obs.numbers import step as step_text
+from obs.probetable import ABSENT, FALSE, TRUE, CaseOutcome, CaseOutcomes, IdList, align
 from obs.sitemodel import nonfinite_of
 from obs.vocabulary import lower_is_better, tokens
 
@@ -63,8 +65,8 @@ class ScopeComparison:
 @dataclass
 class Flips:
     check: str
-    broke: list[str]  # passed in the baseline, fails here
-    fixed: list[str]  # failed in the baseline, passes here
+    broke: Sequence[str]  # passed in the baseline, fails here (an IdList: read as a list of ids)
+    fixed: Sequence[str]  # failed in the baseline, passes here
 
     def as_dict(self) -> dict[str, Any]:
         return {"check": self.check, "right_to_wrong": self.broke, "wrong_to_right": self.fixed}
@@ -78,8 +80,8 @@ class ProbeComparison:
     overall: ScopeComparison
     by_split: list[ScopeComparison] = field(default_factory=list)
     by_family: list[ScopeComparison] = field(default_factory=list)
-    only_here: list[str] = field(default_factory=list)
-    only_baseline: list[str] = field(default_factory=list)
+    only_here: Sequence[str] = field(default_factory=list)
+    only_baseline: Sequence[str] = field(default_factory=list)
     flips: list[Flips] = field(default_factory=list)
     alpha: float = 0.05
     min_effect: float = 0.0
@@ -102,62 +104,53 @@ class ProbeComparison:
 
 
 def compare_probes(
-    here: dict[str, CaseOutcome],
-    base: dict[str, CaseOutcome],
+    here: CaseOutcomes | Mapping[str, CaseOutcome],
+    base: CaseOutcomes | Mapping[str, CaseOutcome],
     baseline_id: str,
     is_negative: Callable[[str], bool],
     alpha: float = 0.05,
     min_effect: float = 0.0,
 ) -> ProbeComparison:
-    shared = sorted(set(here) & set(base))
-    checks = order_checks({c for i in shared for c in here[i].checks} & {c for i in shared for c in base[i].checks})
+    here, base = CaseOutcomes.of(here), CaseOutcomes.of(base)
+    matched = align(here, base)
+    ih, ib = matched.here, matched.base
+    checks = order_checks(here.check_names(ih) & base.check_names(ib))
     negative = frozenset(c for c in checks if is_negative(c))
-    splits = sorted({s for i in shared if (s := here[i].split)}, key=split_sort_key)
-    families = sorted({f for i in shared if (f := here[i].family)})
-    scopes: list[tuple[str, str, list[str]]] = [("all", "all shared cases", shared)]
-    scopes += [("split", s, [i for i in shared if here[i].split == s]) for s in splits]
-    scopes += [("family", f, [i for i in shared if here[i].family == f]) for f in families]
+    split_rows = groups_of(here.split.take(ih))  # positions in the shared (sorted) order
+    family_rows = groups_of(here.family.take(ih))
+    splits = sorted(split_rows, key=split_sort_key)
+    families = sorted(family_rows)
+    everything = np.arange(ih.size, dtype=np.intp)
+    scopes: list[tuple[str, str, npt.NDArray[np.intp]]] = [("all", "all shared cases", everything)]
+    scopes += [("split", s, split_rows[s]) for s in splits]
+    scopes += [("family", f, family_rows[f]) for f in families]
+    # each check's outcomes on the shared cases, here and in the baseline (-1: the case lacks it)
+    pairs_of = {c: (here.checks[c][ih], base.checks[c][ib]) for c in checks}
     # every (scope, check) pair in one vectorised interval search
     cells: list[tuple[int, str]] = []
     pairs: list[tuple[np.ndarray, np.ndarray]] = []
-    for k, (_, _, ids) in enumerate(scopes):
+    for k, (_, _, pos) in enumerate(scopes):
         for check in checks:
-            pair_ids = [i for i in ids if check in here[i].checks and check in base[i].checks]
-            if pair_ids:
+            h, b = pairs_of[check][0][pos], pairs_of[check][1][pos]
+            both = (h >= 0) & (b >= 0)
+            if bool(np.any(both)):
                 cells.append((k, check))
-                pairs.append(
-                    (
-                        np.fromiter((here[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids)),
-                        np.fromiter((base[i].checks[check] for i in pair_ids), dtype=bool, count=len(pair_ids)),
-                    )
-                )
+                pairs.append((h[both] == TRUE, b[both] == TRUE))
     hib = [c not in negative for _, c in cells]
     results = paired_comparisons(pairs, higher_is_better=hib, alpha=alpha, min_effect=min_effect)
     per_scope: list[dict[str, PairedComparison]] = [{} for _ in scopes]
     for (k, check), result in zip(cells, results, strict=True):
         per_scope[k][check] = result
-    built = [ScopeComparison(kind, label, len(ids), per_scope[k]) for k, (kind, label, ids) in enumerate(scopes)]
+    built = [ScopeComparison(kind, label, int(pos.size), per_scope[k]) for k, (kind, label, pos) in enumerate(scopes)]
     overall, by_split, by_family = built[0], built[1 : 1 + len(splits)], built[1 + len(splits) :]
     flips = []
     for check in checks:
-        bad = is_negative(check)
-        broke = [
-            i
-            for i in shared
-            if check in here[i].checks
-            and check in base[i].checks
-            and base[i].checks[check] != bad
-            and here[i].checks[check] == bad
-        ]
-        fixed = [
-            i
-            for i in shared
-            if check in here[i].checks
-            and check in base[i].checks
-            and base[i].checks[check] == bad
-            and here[i].checks[check] != bad
-        ]
-        flips.append(Flips(check, broke, fixed))
+        bad = TRUE if is_negative(check) else FALSE
+        h, b = pairs_of[check]
+        both = (h >= 0) & (b >= 0)
+        broke = both & (b != bad) & (h == bad)
+        fixed = both & (b == bad) & (h != bad)
+        flips.append(Flips(check, IdList(matched.ids[broke]), IdList(matched.ids[fixed])))
     return ProbeComparison(
         baseline_id=baseline_id,
         checks=checks,
@@ -165,8 +158,8 @@ def compare_probes(
         overall=overall,
         by_split=by_split,
         by_family=by_family,
-        only_here=sorted(set(here) - set(base)),
-        only_baseline=sorted(set(base) - set(here)),
+        only_here=IdList(matched.only_here),
+        only_baseline=IdList(matched.only_base),
         flips=flips,
         alpha=alpha,
         min_effect=min_effect,
@@ -292,7 +285,7 @@ OUTCOME_HINT = re.compile(r"acc|exact|match|f1|pass|correct|reward|win|score|ble
 
 def available_metrics(digest: RunDigest) -> list[str]:
     """Every name a headline can be: probe checks, logged series, final-summary values, evaluation results."""
-    checks = {c for o in (digest.probe or {}).values() for c in o.checks}
+    checks = digest.probe.check_names() if digest.probe else set()
     return sorted(checks | set(digest.finals) | set(digest.ends_nonfinite) | set(digest.summary) | set(digest.evals))
 
 
@@ -325,7 +318,7 @@ def resolve_headline(
     """
     checks_present: list[str] = []
     if digest.probe:
-        checks_present = order_checks({c for o in digest.probe.values() for c in o.checks})
+        checks_present = order_checks(digest.probe.check_names())
     if required is not None:
         name, where = required
         found = _headline_for(digest, name, higher_is_better, window, checks_present)
@@ -362,14 +355,15 @@ def _headline_for(
     digest: RunDigest, name: str, hib: Callable[[str], bool], window: int, checks: list[str]
 ) -> Headline | None:
     if digest.probe and name in checks:
-        values = [o.checks[name] for o in digest.probe.values() if name in o.checks]
+        column = digest.probe.checks[name]
+        n = int(np.count_nonzero(column >= 0))
         return Headline(
             name,
-            sum(values) / len(values),
+            int(np.count_nonzero(column == TRUE)) / n,
             "probe",
-            f"{name} rate over {len(values)} probe cases",
+            f"{name} rate over {n} probe cases",
             hib(name),
-            n=len(values),
+            n=n,
         )
     end = digest.ends_nonfinite.get(name)
     if end is not None:  # the run ended diverged: say so, never average it away
@@ -423,15 +417,14 @@ def headline_delta(
     if headline.kind == "probe" and comparison is not None and name in comparison.overall.checks:
         return _subset(_probe_delta(comparison.overall.checks[name], base.id, is_negative(name)), base, name)
     if headline.kind == "probe" and here.probe and base.probe:
-        shared = sorted(
-            i
-            for i in set(here.probe) & set(base.probe)
-            if name in here.probe[i].checks and name in base.probe[i].checks
-        )
-        if not shared:
+        matched = align(here.probe, base.probe)
+        h = here.probe.checks[name][matched.here] if name in here.probe.checks else np.array([], dtype=np.int8)
+        b_col = base.probe.checks.get(name)
+        b_all = b_col[matched.base] if b_col is not None else np.full(h.size, ABSENT, dtype=np.int8)
+        both = (h >= 0) & (b_all >= 0)
+        if not bool(np.any(both)):
             return HeadlineDelta(base.id, None, None, None, None, "no shared probe cases with the baseline")
-        a = np.array([here.probe[i].checks[name] for i in shared], dtype=bool)
-        b = np.array([base.probe[i].checks[name] for i in shared], dtype=bool)
+        a, b = h[both] == TRUE, b_all[both] == TRUE
         (pc,) = paired_comparisons(
             [(a, b)], higher_is_better=[not is_negative(name)], alpha=alpha, min_effect=min_effect
         )
@@ -476,7 +469,8 @@ def headline_delta(
 
 def _subset(delta: HeadlineDelta, base: RunDigest, name: str) -> HeadlineDelta:
     """Say so when the baseline's rate is over the shared cases only, not over all of the baseline's."""
-    total = sum(1 for o in (base.probe or {}).values() if name in o.checks)
+    column = base.probe.checks.get(name) if base.probe is not None else None
+    total = int(np.count_nonzero(column >= 0)) if column is not None else 0
     if delta.n is not None and total != delta.n:
         delta.baseline_subset = f"on the {delta.n} cases shared with this run (the baseline has {total})"
     return delta

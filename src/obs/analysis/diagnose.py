@@ -9,7 +9,7 @@ what is missing elsewhere, and a rule must never fire on data it cannot read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -297,7 +297,7 @@ def _rule_repair_regression(d: DiagnosisInput) -> Finding | None:
     rc = d.repair_comparison
     if rc is None:
         return None
-    broken: dict[str, list[str]] = {f.check: f.broke for f in rc.flips if f.broke}
+    broken: dict[str, Sequence[str]] = {f.check: f.broke for f in rc.flips if f.broke}
     ids = sorted({i for cases in broken.values() for i in cases})
     if not ids or len(ids) < d.threshold("repair_broken_cases"):
         return None

@@ -9,23 +9,27 @@ picklable and JSON-friendly, so it can also be cached between builds.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from obs.analysis.held_constant import run_fields
 from obs.model import Probe, ProbeCase, Run
+from obs.probetable import CaseOutcome, CaseOutcomes, SampleCounts
 
-
-@dataclass(frozen=True)
-class CaseOutcome:
-    checks: dict[str, bool]
-    split: str | None
-    family: str | None
-    failure_class: str | None = None
-    # when the case was sampled several times: check -> (samples, samples where the check is true)
-    samples: dict[str, tuple[int, int]] | None = None
+__all__ = [
+    "CaseOutcome",
+    "CaseOutcomes",
+    "RunDigest",
+    "SampleCounts",
+    "WindowStat",
+    "digest_from_dict",
+    "digest_to_dict",
+    "make_digest",
+    "sample_counts",
+    "window_stat",
+]
 
 
 @dataclass(frozen=True)
@@ -50,10 +54,13 @@ class WindowStat:
 
 @dataclass
 class RunDigest:
+    """`probe` and `probe_repaired` hold every case's outcome by column; a mapping of case id to
+    `CaseOutcome` (as tests write them) is turned into that on the way in."""
+
     id: str
     fields: dict[str, Any] = field(default_factory=dict)
-    probe: dict[str, CaseOutcome] | None = None
-    probe_repaired: dict[str, CaseOutcome] | None = None
+    probe: CaseOutcomes | None = None
+    probe_repaired: CaseOutcomes | None = None
     finals: dict[str, WindowStat] = field(default_factory=dict)
     summary: dict[str, float] = field(default_factory=dict)
     evals: dict[str, tuple[float, float | None]] = field(default_factory=dict)
@@ -66,26 +73,33 @@ class RunDigest:
     # mean is taken over finite points; a run that ended diverged is said so, not averaged away.
     ends_nonfinite: dict[str, tuple[float, float]] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if self.probe is not None:
+            self.probe = CaseOutcomes.of(self.probe)
+        if self.probe_repaired is not None:
+            self.probe_repaired = CaseOutcomes.of(self.probe_repaired)
+
 
 def nonfinite_text(value: float) -> str:
     """'nan', 'inf' or '-inf': how a non-finite value travels through JSON (which has none)."""
     return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
 
 
-def _outcomes(probe: Probe | None) -> dict[str, CaseOutcome] | None:
+def _outcomes(probe: Probe | None) -> CaseOutcomes | None:
     if probe is None:
         return None
-    return {
-        c.id: CaseOutcome(dict(c.checks), c.split, c.family, c.failure_class, sample_counts(probe.samples.get(c.id)))
-        for c in probe.cases
-    }
+    outcomes = probe.table.outcomes
+    if not probe.samples:
+        return outcomes
+    counts = {i: c for i, group in probe.samples.items() if (c := sample_counts(group))}
+    return replace(outcomes, samples=counts)
 
 
-def sample_counts(samples: list[ProbeCase] | None) -> dict[str, tuple[int, int]] | None:
+def sample_counts(samples: list[ProbeCase] | None) -> SampleCounts | None:
     """check -> (samples that have it, samples where it is true), over the samples of one case."""
     if not samples:
         return None
-    out: dict[str, tuple[int, int]] = {}
+    out: SampleCounts = {}
     for s in samples:
         for check, value in s.checks.items():
             n, c = out.get(check, (0, 0))
@@ -134,13 +148,8 @@ def make_digest(run: Run, window: int) -> RunDigest:
 def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
     """Plain data for the build cache (and for hashing: a dependant's page depends on it)."""
 
-    def outcomes(probe: dict[str, CaseOutcome] | None) -> dict[str, Any] | None:
-        if probe is None:
-            return None
-        return {
-            k: [o.checks, o.split, o.family, o.failure_class, {c: list(v) for c, v in (o.samples or {}).items()}]
-            for k, o in probe.items()
-        }
+    def outcomes(probe: CaseOutcomes | None) -> dict[str, Any] | None:
+        return probe.to_json() if probe is not None else None
 
     return {
         "id": digest.id,
@@ -160,13 +169,8 @@ def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
 
 
 def digest_from_dict(data: dict[str, Any]) -> RunDigest:
-    def outcomes(raw: dict[str, Any] | None) -> dict[str, CaseOutcome] | None:
-        if raw is None:
-            return None
-        return {
-            k: CaseOutcome(dict(v[0]), v[1], v[2], v[3], {c: (int(x[0]), int(x[1])) for c, x in v[4].items()} or None)
-            for k, v in raw.items()
-        }
+    def outcomes(raw: dict[str, Any] | None) -> CaseOutcomes | None:
+        return CaseOutcomes.from_json(raw) if raw is not None else None
 
     return RunDigest(
         id=data["id"],

@@ -15,13 +15,13 @@ Pure: a run's probe samples (and the baseline's digest) in, a presentation model
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from obs.analysis.digest import CaseOutcome
+from obs.analysis.digest import CaseOutcome, CaseOutcomes, SampleCounts
 from obs.analysis.scoreboard import order_checks, split_sort_key
 from obs.analysis.stats import (
     Interval,
@@ -153,20 +153,22 @@ def _scope(scope: str, label: str, counts: Sequence[tuple[int, int]], ks: list[i
 def pass_at_k_report(
     probe: Probe,
     check: str,
-    baseline: dict[str, CaseOutcome] | None = None,
+    baseline: CaseOutcomes | Mapping[str, CaseOutcome] | None = None,
     alpha: float = 0.05,
 ) -> PassK | None:
     """pass@k of one (positive) check over the cases that were sampled at least twice; None if none were."""
     counts: dict[str, tuple[int, int]] = {}
     meta: dict[str, tuple[str | None, str | None]] = {}
-    for case in probe.cases:
-        group = probe.samples.get(case.id)
+    outcomes = probe.table.outcomes  # one row per case (the chosen sample): ids, split, family by column
+    case_ids = outcomes.ids_list()
+    for row, case_id in enumerate(case_ids):
+        group = probe.samples.get(case_id)
         if not group:
             continue
         values = [s.checks[check] for s in group if check in s.checks]
         if len(values) >= 2:
-            counts[case.id] = (len(values), sum(values))
-            meta[case.id] = (case.split, case.family)
+            counts[case_id] = (len(values), sum(values))
+            meta[case_id] = (outcomes.split.value(row), outcomes.family.value(row))
     if not counts:
         return None
     sizes = [n for n, _ in counts.values()]
@@ -178,14 +180,20 @@ def pass_at_k_report(
     families = sorted({f for _, f in meta.values() if f})
     by_split = [_scope("split", s, [counts[i] for i in ids if meta[i][0] == s], ks, n_max) for s in splits]
     by_family = [_scope("family", f, [counts[i] for i in ids if meta[i][1] == f], ks, n_max) for f in families]
-    single = sum(1 for c in probe.cases if c.id not in counts and check in c.checks)
+    column = outcomes.checks.get(check)
+    single = (
+        0
+        if column is None
+        else sum(1 for row, case_id in enumerate(case_ids) if case_id not in counts and column[row] >= 0)
+    )
 
     deltas: list[PassKDelta] = []
     shared: list[str] = []
-    if baseline:
-        shared = [i for i in ids if (o := baseline.get(i)) and o.samples and o.samples.get(check, (0, 0))[0] >= 2]
+    base_samples = baseline_samples(baseline)
+    if base_samples:
+        shared = [i for i in ids if (o := base_samples.get(i)) and o.get(check, (0, 0))[0] >= 2]
         if shared:
-            base_counts = {i: (baseline[i].samples or {})[check] for i in shared}
+            base_counts = {i: base_samples[i][check] for i in shared}
             both_min = min(n_min, min(n for n, _ in base_counts.values()))
             m_max = max(n_max, max(n for n, _ in base_counts.values()))
             for k in k_values(both_min):
@@ -207,6 +215,15 @@ def pass_at_k_report(
         baseline_items=len(shared),
         selector=_selector(probe, check, ids, alpha),
     )
+
+
+def baseline_samples(baseline: CaseOutcomes | Mapping[str, CaseOutcome] | None) -> dict[str, SampleCounts]:
+    """The baseline's sampled cases: case id -> check -> (samples, samples where the check is true)."""
+    if baseline is None:
+        return {}
+    if isinstance(baseline, CaseOutcomes):
+        return baseline.samples
+    return {i: o.samples for i, o in baseline.items() if o.samples}
 
 
 def _selector(probe: Probe, check: str, ids: list[str], alpha: float) -> Selector | None:
@@ -236,7 +253,7 @@ def _selector(probe: Probe, check: str, ids: list[str], alpha: float) -> Selecto
 def pass_at_k_reports(
     probe: Probe | None,
     is_negative: Callable[[str], bool],
-    baseline: dict[str, CaseOutcome] | None = None,
+    baseline: CaseOutcomes | Mapping[str, CaseOutcome] | None = None,
     alpha: float = 0.05,
 ) -> list[PassK]:
     """pass@k for every positive check of a sampled probe (a negative check, `truncated`, has no pass@k)."""

@@ -30,6 +30,7 @@ from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
 from obs.config import SiteConfig
 from obs.model import Run
+from obs.probetable import CaseOutcomes
 
 
 @dataclass
@@ -65,6 +66,7 @@ class RunReport:
     findings: list[Finding]
     suggestion: Suggestion
     reward: RewardHealth | None = None
+    baseline_probe: CaseOutcomes | None = None  # the baseline's case outcomes (the case browser shows both)
     seed_level: str | None = None  # where the seed-level comparison of this run's group lives, if any
     passk: list[PassK] = field(default_factory=list)  # one per positive check, when cases were sampled
     config: ConfigView | None = None
@@ -121,16 +123,16 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window, required)
     is_negative = cfg.is_negative_check
 
-    scoreboard = build_scoreboard(run.probe.cases, is_negative) if run.probe and run.probe.cases else None
+    scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
     scoreboard_rep = (
-        build_scoreboard(run.probe_repaired.cases, is_negative)
-        if run.probe_repaired and run.probe_repaired.cases
+        build_scoreboard(run.probe_repaired.table, is_negative)
+        if run.probe_repaired and run.probe_repaired.size
         else None
     )
     checks_order = scoreboard.checks if scoreboard else []
-    failures = group_failures(run.probe.cases, is_negative, checks_order) if run.probe else []
+    failures = group_failures(run.probe.table, is_negative, checks_order) if run.probe else []
     failures_rep = (
-        group_failures(run.probe_repaired.cases, is_negative, scoreboard_rep.checks)
+        group_failures(run.probe_repaired.table, is_negative, scoreboard_rep.checks)
         if run.probe_repaired and scoreboard_rep
         else []
     )
@@ -198,6 +200,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         findings=findings,
         suggestion=suggestion,
         reward=reward,
+        baseline_probe=base.probe if base is not None else None,
         seed_level=seed_level,
         passk=passk,
         config=config_view(run, held),

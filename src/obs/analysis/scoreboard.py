@@ -7,11 +7,17 @@ alone cannot do.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+import numpy.typing as npt
+
 from obs.model import ProbeCase
+from obs.probetable import FALSE, TRUE, CaseOutcomes, Categorical, ProbeTable, table_of
+
+Rows = npt.NDArray[np.intp]
+Bools = npt.NDArray[np.bool_]
 
 # Checks shown first, in this order, when present; any other boolean column follows alphabetically.
 CANONICAL_CHECKS: tuple[str, ...] = ("exact", "renderable", "materialized", "truncated")
@@ -91,13 +97,16 @@ def order_checks(names: Iterable[str]) -> list[str]:
     return first + sorted(present - set(first))
 
 
-def _row(label: str, cases: list[ProbeCase], checks: list[str], negative: frozenset[str]) -> ScoreRow:
+def _row(
+    label: str, outcomes: CaseOutcomes, rows: Rows | None, checks: list[str], negative: frozenset[str]
+) -> ScoreRow:
     rates: dict[str, Rate] = {}
     for check in checks:
-        values = [c.checks[check] for c in cases if check in c.checks]
-        if values:
-            rates[check] = Rate(check, sum(values), len(values), check in negative)
-    return ScoreRow(label, len(cases), rates)
+        column = outcomes.checks[check] if rows is None else outcomes.checks[check][rows]
+        n = int(np.count_nonzero(column >= 0))
+        if n:
+            rates[check] = Rate(check, int(np.count_nonzero(column == TRUE)), n, check in negative)
+    return ScoreRow(label, len(outcomes) if rows is None else int(rows.size), rates)
 
 
 def split_sort_key(label: str) -> tuple[int, str]:
@@ -105,22 +114,42 @@ def split_sort_key(label: str) -> tuple[int, str]:
     return (SPLIT_ORDER.index(label) if label in SPLIT_ORDER else len(SPLIT_ORDER), label)
 
 
-def build_scoreboard(cases: list[ProbeCase], is_negative: Callable[[str], bool]) -> Scoreboard:
-    checks = order_checks(name for c in cases for name in c.checks)
+def groups_of(column: Categorical) -> dict[str, Rows]:
+    """The rows of each value of a text column (values that are empty or missing are left out)."""
+    out: dict[str, Rows] = {}
+    if not column.labels:
+        return out
+    order = np.argsort(column.codes, kind="stable")
+    codes = column.codes[order]
+    bounds = np.searchsorted(codes, np.arange(len(column.labels) + 1))
+    for code, label in enumerate(column.labels):
+        rows = order[bounds[code] : bounds[code + 1]]
+        if label and rows.size:
+            out[label] = rows
+    return out
+
+
+def outcomes_of(cases: ProbeTable | CaseOutcomes | Sequence[ProbeCase]) -> CaseOutcomes:
+    if isinstance(cases, ProbeTable):
+        return cases.outcomes
+    if isinstance(cases, CaseOutcomes):
+        return cases
+    return table_of(cases).outcomes
+
+
+def build_scoreboard(
+    cases: ProbeTable | CaseOutcomes | Sequence[ProbeCase], is_negative: Callable[[str], bool]
+) -> Scoreboard:
+    outcomes = outcomes_of(cases)
+    checks = order_checks(outcomes.check_names())
     negative = frozenset(c for c in checks if is_negative(c))
-    overall = _row("all", cases, checks, negative)
-    by_split: dict[str, list[ProbeCase]] = defaultdict(list)
-    by_family: dict[str, list[ProbeCase]] = defaultdict(list)
-    for case in cases:
-        if case.split:
-            by_split[case.split].append(case)
-        if case.family:
-            by_family[case.family].append(case)
+    by_split = groups_of(outcomes.split)
+    by_family = groups_of(outcomes.family)
     return Scoreboard(
         checks=checks,
-        overall=overall,
-        by_split=[_row(k, by_split[k], checks, negative) for k in sorted(by_split, key=split_sort_key)],
-        by_family=[_row(k, by_family[k], checks, negative) for k in sorted(by_family)],
+        overall=_row("all", outcomes, None, checks, negative),
+        by_split=[_row(k, outcomes, by_split[k], checks, negative) for k in sorted(by_split, key=split_sort_key)],
+        by_family=[_row(k, outcomes, by_family[k], checks, negative) for k in sorted(by_family)],
         negative=negative,
     )
 
@@ -128,3 +157,14 @@ def build_scoreboard(cases: list[ProbeCase], is_negative: Callable[[str], bool])
 def failed_checks(case: ProbeCase, is_negative: Callable[[str], bool], checks_order: list[str]) -> list[str]:
     """The checks this case fails, in scoreboard order."""
     return [c for c in checks_order if c in case.checks and case.checks[c] == is_negative(c)]
+
+
+def failing_matrix(outcomes: CaseOutcomes, is_negative: Callable[[str], bool], checks_order: list[str]) -> Bools:
+    """fails[k, i]: case i fails check k of `checks_order` (false for a positive check, true for a
+    negative one; an absent check never fails)."""
+    fails = np.zeros((len(checks_order), len(outcomes)), dtype=bool)
+    for k, check in enumerate(checks_order):
+        column = outcomes.checks.get(check)
+        if column is not None:
+            fails[k] = column == (TRUE if is_negative(check) else FALSE)
+    return fails

@@ -133,6 +133,12 @@ class SingleFileOptions:
     missing: list[str] = field(default_factory=list)  # filled: references that could not be inlined
 
 
+# the case browser reads data files beside the page, which a single file has not; fonts.js preloads
+# font files, which a single file carries inside its stylesheet
+DROPPED_SCRIPTS = frozenset({"assets/cases.js", "assets/fonts.js"})
+DROPPED_STYLESHEETS = frozenset({"assets/noscript.css"})  # inside <noscript>: a single file keeps its own rules
+
+
 def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: Path | None = None) -> bytes:
     """`files` is what `render_run` made for the run (its page, figures, renders)."""
     assets = assets or templates_dir() / "assets"
@@ -151,6 +157,8 @@ def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: P
             edits.append((tag.start, _eat_newline(page, tag.end), ""))
         elif tag.name == "meta" and a.get("charset") is not None:
             csp_at = _eat_newline(page, tag.end)
+        elif tag.name == "link" and _site_path(opts.page_dir, a.get("href") or "") in DROPPED_STYLESHEETS:
+            edits.append((tag.start, tag.end, ""))
         elif tag.name == "link" and (a.get("rel") or "").lower() == "stylesheet":
             target = _site_path(opts.page_dir, a.get("href") or "")
             if target != "assets/obs.css":
@@ -162,6 +170,11 @@ def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: P
             if close != tag.end:
                 raise InlineError("a <script src> element has content")
             end = close + len("</script>")
+            if _site_path(opts.page_dir, a["src"] or "") in DROPPED_SCRIPTS:
+                # without the case browser its no-script note stays, and the failure groups above it
+                # are plain HTML
+                edits.append((tag.start, _eat_newline(page, end), ""))
+                continue
             if _site_path(opts.page_dir, a["src"] or "") != "assets/obs.js":
                 raise InlineError(f"unexpected script {a.get('src')}")
             if opts.with_script:

@@ -89,6 +89,31 @@ def ci_text(interval: Any, is_rate: bool = True) -> str:
     return f"{level:.0%} CI [{signed_num(interval.low)}, {signed_num(interval.high)}]"
 
 
+_AFTER_SEPARATOR = re.compile(r"(?<=[._/:=,|@+\\-])(?=[^._/:=,|@+\\-])")
+LONG_TOKEN = 24
+SHORT_IDENT = 12  # fits any column, phones included: no break opportunity needed
+
+
+def ident(value: Any) -> Markup:
+    """An identifier (run id, config key, path, case id) that breaks only at its separators:
+    `config.train.lr` may wrap after a dot, never inside `train`. A segment too long for any line (a
+    hash) may still break anywhere (`.tok`). Short identifiers are left whole."""
+    text = "" if value is None else str(value)
+    if len(text) <= SHORT_IDENT:
+        return Markup('<span class="ident">') + escape(text) + Markup("</span>")
+    out = []
+    for part in _AFTER_SEPARATOR.split(text):
+        piece = str(escape(part))
+        out.append(f'<span class="tok">{piece}</span>' if len(part) > LONG_TOKEN else piece)
+    return Markup('<span class="ident">' + "<wbr>".join(out) + "</span>")
+
+
+def day(value: Any) -> Markup:
+    """A date as its day (2026-03-21), never broken across lines."""
+    text = str(value)[:10] if value else "—"
+    return Markup(f'<span class="date">{escape(text)}</span>')
+
+
 def css_token(text: Any) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", str(text).lower()).strip("-") or "x"
 
@@ -196,6 +221,8 @@ FILTERS = {
     "stat": stat,
     "unit_text": unit_text,
     "css_token": css_token,
+    "ident": ident,
+    "day": day,
     "capitalize_first": capitalize_first,
     "text_info": text_info,
     "flat_items": flat_items,

@@ -16,12 +16,15 @@ from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign import CampaignStats, metric_is_rate
 from obs.analysis.campaign_view import CampaignView, campaign_view
 from obs.analysis.metric_views import campaign_metrics
+from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.render import across_pages as across
 from obs.render import chartdata
 from obs.render.format import css_token as format_css_token
+from obs.render.leaderboard import leaderboard_data, run_record
+from obs.render.paired_items import paired_views
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
 
@@ -82,22 +85,35 @@ def render_site_pages(
     diff_inputs = across.diff_inputs(summaries, cfg)  # both pages read the same fields of each run
     pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
     pages.update(memo("compare", diff_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
+    spec_links = {ident: urls.spec_page(slug) for ident, slug in layout.specs.items()}
+    prov_attrs = {s.id: across.provenance_attrs(s, facets) for s in summaries}
+    shown_rows = rows[: cfg.leaderboard_rows]
+    if len(rows) > len(shown_rows):  # a very large site: the page holds the newest, the script loads the rest
+        records = [
+            run_record(
+                r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank, seed_levels.get(r.s.id)
+            )
+            for r in rows
+        ]
+        pages[urls.LEADERBOARD_DATA] = leaderboard_data(records)
     pages[urls.INDEX] = renderer.render(
         "index.html",
         root="",
         nav="index",
-        rows=rows,
+        rows=shown_rows,
+        n_runs=len(rows),
+        rows_src=urls.LEADERBOARD_DATA if len(rows) > len(shown_rows) else None,
         specs=specs,
         campaigns=campaigns,
         statuses=sorted({s.status for s in summaries}),
         verdicts=sorted({s.verdict for s in summaries if s.verdict}),
         spec_names=sorted({s.spec for s in summaries if s.spec}),
         n_decisions=sum(1 for s in summaries if s.verdict),
-        spec_links={ident: urls.spec_page(slug) for ident, slug in layout.specs.items()},
+        spec_links=spec_links,
         gate_specs=cfg.gates,
         facets=facets,
         provenance=[g for g in provenance if g["groups"]],
-        prov_attrs={s.id: across.provenance_attrs(s, facets) for s in summaries},
+        prov_attrs=prov_attrs,
         arm_groups=arm_groups,
         diff_pairs=across.diff_pairs(summaries, cfg),
         seed_levels=seed_levels,
@@ -239,6 +255,9 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
         pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
         ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
     pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
+    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
+    pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
     page = urls.campaign_page(slug)
     pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
     return pages

@@ -29,9 +29,10 @@ NA_GAP = 22  # the "n/a" slot below each axis, for runs without a value
 MIN_TICK_GAP = 14  # px between tick label baselines
 LEGEND_W = 200
 
-# viridis from 0 to 0.85 (the last yellows vanish on white); the best runs get the dark end
-STOPS = ["#7ad151", "#22a884", "#2a788e", "#414487", "#440154"]
-NO_VALUE = "#9ca3af"
+# viridis from 0.55 down to 0: every line at least 3:1 against the white chart (the lighter greens and
+# yellows vanish on white); the best runs get the dark end
+STOPS = ["#1f9e89", "#2a788e", "#414487", "#440154"]
+NO_VALUE = "#6b7280"
 
 
 def _rgb(hex_color: str) -> tuple[int, int, int]:
@@ -39,7 +40,7 @@ def _rgb(hex_color: str) -> tuple[int, int, int]:
 
 
 def shade_color(shade: float | None) -> str:
-    """A colour along the palette: 0 = worst (light green), 1 = best (dark purple)."""
+    """A colour along the palette: 0 = worst (teal), 1 = best (dark purple)."""
     if shade is None:
         return NO_VALUE
     t = min(1.0, max(0.0, shade)) * (len(STOPS) - 1)
@@ -235,8 +236,8 @@ def layout(sweep: Sweep, run_href: dict[str, str]) -> PcpLayout:
         words = f"colour: {sweep.color_metric}, darker is better; the best {len(strong)} drawn strong"
         legend_text = Label(x, legend_y + 9, fit_text(words, width - x - 4, TICK_PX), words)
     height = legend_y + 32
-    # many runs: fainter lines, so the picture is the density and the best runs stand out
-    faded_opacity = round(min(0.45, max(0.12, 3.0 / max(1, len(sweep.runs)) ** 0.5)), 2)
+    # the rest are thin but opaque (a faded line under 3:1 could not be read); the best stand out by width
+    faded_opacity = 1.0
     return PcpLayout(
         width, height, TOP, bottom, axes, faded, strong, faded_opacity, legend_y, stops, lo_label, hi_label, legend_text
     )

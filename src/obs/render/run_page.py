@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,10 +24,9 @@ from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
 from obs.model import Metrics
 from obs.numbers import num
-from obs.render import chartdata
+from obs.render import cases, chartdata
 from obs.render.site import Renderer
 from obs.render.sparkline import sparkline_points
-from obs.render.textdiff import token_diff
 
 SECTIONS: list[tuple[str, str]] = [
     ("run-card", "Run card"),
@@ -69,6 +69,13 @@ class RunPageLinks:
 @dataclass
 class RunOutput:
     files: dict[str, bytes] = field(default_factory=dict)
+    # files made while they are written (the case browser's data: a big probe's would not fit in memory)
+    streamed: list[Callable[[], Iterator[tuple[str, bytes]]]] = field(default_factory=list)
+
+    def all_files(self) -> Iterator[tuple[str, bytes]]:
+        yield from sorted(self.files.items())
+        for make in self.streamed:
+            yield from make()
 
 
 def _svg_height(svg: bytes) -> int:
@@ -415,7 +422,8 @@ def render_run(
             out.files[reward_fig.file] = reward_fig.svg
 
     renders: dict[str, str] = {}
-    wanted = {c.render for g in report.failures for c in g.shown_cases if c.render}
+    shown = cases.gallery(report)
+    wanted = set(shown.renders)
     if run.gate:
         wanted |= {a.render for a in run.gate.assets if a.render}
     for rel in sorted(wanted):
@@ -434,15 +442,9 @@ def render_run(
             out.files[f"renders/{rel}"] = data
             renders[rel] = f"renders/{rel}"
 
-    diffs: dict[str, Any] = {}
-    case_anchor: dict[str, str] = {}
-    n = 0
-    for group in report.failures:
-        for case in group.cases:  # shown cards and the rows of the collapsed rest both carry the anchor
-            n += 1
-            case_anchor[case.id] = f"case-{n}"
-        for case in group.shown_cases:
-            diffs[case.id] = token_diff(case.expected, case.actual)
+    case_browser = cases.browser(report, links.baseline)
+    if case_browser is not None:
+        out.streamed.append(case_browser.files)
     rows, budget = data_rows(report)
     diagnostics = [d.format() for d in sort_diagnostics(run.diagnostics.items)]
     html = renderer.render(
@@ -460,8 +462,9 @@ def render_run(
         data_rows=rows,
         budget=budget,
         renders=renders,
-        diffs=diffs,
-        case_anchor=case_anchor,
+        gallery=shown,
+        case_spec=case_browser.spec if case_browser else None,
+        ids_shown=cases.IDS_SHOWN,
         diagnostics=diagnostics,
         source_rel=source_rel,
     )

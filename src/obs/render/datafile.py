@@ -1,0 +1,35 @@
+"""Data files beside a page: one JSON value appended to `OBS_DATA`, its body gzip-compressed.
+
+Pages must work from `file://`, where a page cannot fetch() a file but may load a script from its own
+folder (`script-src 'self'`), so data travels as `.js` files that only push a value (see also
+obs.render.chartdata). The value's `data` is stored as base64 of gzip of its JSON (`gz`): probe texts
+and case lists shrink 5 to 40 times, which keeps a site of many runs, or one run of a million cases,
+a reasonable size; the page's script inflates it with the browser's DecompressionStream. The
+compression is deterministic (no timestamp), so the same input gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+from typing import Any
+
+import orjson
+
+PREFIX = b"(self.OBS_DATA=self.OBS_DATA||[]).push("
+SUFFIX = b");\n"
+
+
+def data_file(meta: dict[str, Any], data: Any) -> bytes:
+    """`meta` (schema, kind, key, page, ...) stays plain JSON; `data` is compressed into `gz`."""
+    packed = base64.b64encode(gzip.compress(orjson.dumps(data), compresslevel=6, mtime=0)).decode("ascii")
+    return PREFIX + orjson.dumps({**meta, "gz": packed}) + SUFFIX
+
+
+def read_data_file(raw: bytes) -> tuple[dict[str, Any], Any]:
+    """(meta, data) of a file made by `data_file` (tests and tools)."""
+    if not raw.startswith(PREFIX) or not raw.endswith(SUFFIX):
+        raise ValueError("not an obs data file")
+    value = orjson.loads(raw[len(PREFIX) : -len(SUFFIX)])
+    data = orjson.loads(gzip.decompress(base64.b64decode(value.pop("gz"))))
+    return value, data
