@@ -34,6 +34,19 @@ SAMPLE_ROWS = 200
 FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast, and polars' import is saved
 STREAM_MIN_BYTES = 64 << 20  # above this a log is read in chunks and kept reduced
 CHUNK_BYTES = 32 << 20
+# A metric record is a few hundred bytes. The column parser holds every line's values at once, so one
+# line of tens of MB (a text dump in a log) would cost ~10x its size; such a file goes to the tolerant
+# reader, which skips over-long lines as they stream by and says so (obs.jsonl.MAX_LINE_BYTES).
+FAST_LINE_MAX_BYTES = 1 << 20
+
+
+def _has_long_line(raw: bytes, limit: int = FAST_LINE_MAX_BYTES) -> bool:
+    """Whether a line of `raw` is longer than `limit` (no copy of the text: one pass over its bytes)."""
+    if len(raw) <= limit:
+        return False
+    ends = np.flatnonzero(np.frombuffer(raw, dtype=np.uint8) == 10)
+    bounds = np.concatenate(([-1], ends, [len(raw)]))
+    return bool(np.max(np.diff(bounds)) > limit + 1)
 
 
 def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> Metrics | None:
@@ -44,7 +57,7 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
         raw = path.read_bytes()
     except OSError:
         return None
-    if b"NaN" in raw or b"Infinity" in raw or json_may_hold_unsafe(raw):
+    if b"NaN" in raw or b"Infinity" in raw or json_may_hold_unsafe(raw) or _has_long_line(raw):
         return None
     body, partial = raw, False
     if raw and not raw.endswith(b"\n"):
@@ -196,7 +209,7 @@ def read_metrics_streamed(path: Path, diags: Diagnostics, step_key: str | None) 
                 continue
             body, carry = block[: cut + 1], block[cut + 1 :]
             newlines += body.count(b"\n")
-            if b"NaN" in body or b"Infinity" in body or json_may_hold_unsafe(body):
+            if b"NaN" in body or b"Infinity" in body or json_may_hold_unsafe(body) or _has_long_line(body):
                 return None
             if key is None:
                 first = _first_object(body)
