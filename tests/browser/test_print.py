@@ -30,7 +30,9 @@ OVERFLOW = """(width) => {
     .map(e => `${name(e)} ends at ${Math.round(e.getBoundingClientRect().right)}px`);
   const clipped = [...document.querySelectorAll('body *')].filter(e => {
     const s = getComputedStyle(e);
-    return s.display !== 'none' && s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1; })
+    // .visually-hidden (text for screen readers: a 1 px clipped box on purpose) is not content cut off
+    return s.display !== 'none' && s.overflowX !== 'visible' && e.scrollWidth > e.clientWidth + 1
+           && !e.closest('.visually-hidden'); })
     .map(e => `${name(e)} clips content ${e.scrollWidth}px wide into ${e.clientWidth}px`);
   const text = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
