@@ -209,7 +209,9 @@
       if (sl.outcome) {
         level.setAttribute("data-cmp", sl.key);
         level.setAttribute("data-outcome", sl.outcome);
-        level.appendChild(el("span", sl.dir, sl.words));
+        var outcome = level.appendChild(el("span", sl.dir));
+        if (sl.dir !== "flat") outcome.appendChild(el("span", null, sl.dir === "up" ? "▲ " : "▼ ")).setAttribute("aria-hidden", "true");
+        outcome.appendChild(document.createTextNode(sl.words));
         level.appendChild(document.createTextNode(" · " + sl.seeds));
       } else level.appendChild(document.createTextNode(sl.text));
     }
