@@ -136,6 +136,7 @@ class SingleFileOptions:
 # the case browser reads data files beside the page, which a single file has not; fonts.js preloads
 # font files, which a single file carries inside its stylesheet
 DROPPED_SCRIPTS = frozenset({"assets/cases.js", "assets/fonts.js"})
+DROPPED_DATA_BLOCKS = frozenset({"case-spec"})  # read only by assets/cases.js
 DROPPED_STYLESHEETS = frozenset({"assets/noscript.css"})  # inside <noscript>: a single file keeps its own rules
 
 
@@ -165,6 +166,12 @@ def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: P
                 raise InlineError(f"unexpected stylesheet {a.get('href')}")
             style_text = inline_css((assets / "obs.css").read_text(encoding="utf-8"), assets)
             edits.append((tag.start, tag.end, "<style>" + style_text + "</style>"))
+        elif tag.name == "script" and a.get("id") in DROPPED_DATA_BLOCKS and not a.get("src"):
+            # the dropped case browser's inert JSON: nothing reads it here, and a frozen report has no <script>
+            close = page.find("</script>", tag.end)
+            if close < 0:
+                raise InlineError(f"unclosed <script id={a.get('id')}>")
+            edits.append((tag.start, _eat_newline(page, close + len("</script>")), ""))
         elif tag.name == "script" and a.get("src"):
             close = page.find("</script>", tag.end)
             if close != tag.end:
