@@ -831,7 +831,7 @@
     const params = new URLSearchParams(location.search);
     let wanted = (params.get("runs") || "").split(",").filter(s => bySlug[s]);
     if (!wanted.length) wanted = [document.getElementById("compare-a"), document.getElementById("compare-b")].filter(Boolean).map(s => s.value);
-    boxes.forEach(b => { b.checked = wanted.indexOf(b.value) >= 0; });
+    boxes.forEach(b => { b.checked = !b.disabled && wanted.indexOf(b.value) >= 0; });  // a run without curves has no curves.js
     let metric = params.get("metric") || "";
     let group = null;
 
