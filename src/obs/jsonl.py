@@ -11,6 +11,7 @@ yielded is safe to use (`obs.sanitize`): text that cannot be written is replaced
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Iterator
@@ -26,6 +27,9 @@ from obs.sanitize import Findings, clean_text, clean_tree, digits_text, json_int
 MAX_LINE_BYTES = 16 * 1024 * 1024  # a record longer than this is not a log record: skipped, never held whole
 MAX_DEPTH = 64  # levels of nesting in one record
 _SKIP_CHUNK = 1024 * 1024
+# A file up to this size is read whole first, so one scan of its bytes can tell that no line needs its text
+# cleaned (most files: then no line is scanned again); a larger one is streamed and each line scanned.
+WHOLE_FILE_BYTES = 8 * 1024 * 1024
 
 
 @dataclass
@@ -60,6 +64,8 @@ def bounded_lines(fh: Any, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     """Whether parsed JSON nests more than `limit` levels (iterative: the check itself cannot overflow)."""
+    if isinstance(value, dict) and not any(isinstance(v, dict | list) for v in value.values()):
+        return False  # a flat record whose strings hold many brackets (the common false alarm of the byte count)
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -172,7 +178,16 @@ def _records(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as fh:
         lineno = 0
-        for raw, size in bounded_lines(fh):
+        whole = fh.read(WHOLE_FILE_BYTES + 1)
+        if len(whole) <= WHOLE_FILE_BYTES:
+            may_hold_unsafe = json_may_hold_unsafe(whole)
+            lines: Iterator[tuple[bytes | None, int]] = bounded_lines(io.BytesIO(whole))
+        else:
+            may_hold_unsafe = True  # streamed: each line is scanned
+            fh.seek(0)
+            del whole
+            lines = bounded_lines(fh)
+        for raw, size in lines:
             lineno += 1
             st.lines = lineno
             if raw is None:
@@ -206,7 +221,7 @@ def _records(
             if stripped.count(b"{") + stripped.count(b"[") > MAX_DEPTH and too_deep(obj):
                 diags.warning(path, f"object nested more than {MAX_DEPTH} levels deep; line skipped", lineno)
                 continue
-            if lenient or json_may_hold_unsafe(stripped):
+            if lenient or (may_hold_unsafe and json_may_hold_unsafe(stripped)):
                 obj = clean_tree(obj, st.findings, lineno)
             repeated = repeated_keys(stripped, obj)
             if repeated:

@@ -33,6 +33,7 @@ UNSAFE_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 # character or a surrogate, the short escapes \b and \f (backspace, form feed: what json.dumps writes for
 # them), a raw DEL or C1 control. (A false alarm, e.g. an escaped backslash before a b, only costs a walk.)
 UNSAFE_JSON = re.compile(rb"\\u(?:00[01]|00[89]|007[fF]|[dD][89a-fA-F])|\\[bf]|\x7f|\xc2[\x80-\x9f]")
+_ESCAPE_TO_CHECK = re.compile(rb"\\[ubf]")  # a literal first byte: the regex engine scans for it fast
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 FLOAT_LIMIT = 1e150  # its square is still a double
 MAX_SHOWN_DIGITS = 40
@@ -50,6 +51,14 @@ def has_unsafe_text(text: str) -> bool:
 def json_may_hold_unsafe(raw: bytes | str) -> bool:
     """Whether a JSON line or document may parse into unsafe text (cheap: one regex over the bytes)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    # Every match starts with a backslash, a DEL or a C1 lead byte. Searching for those bytes alone is a
+    # memchr over the text (~0.1 ns/byte); the regex, which has no literal prefix, costs ~7 ns/byte, so it
+    # runs only when one of them is present: most logs hold none, most text holds only \n or \" escapes.
+    if b"\x7f" not in data and b"\xc2" not in data:
+        if b"\\" not in data:
+            return False
+        if _ESCAPE_TO_CHECK.search(data) is None:
+            return False
     return UNSAFE_JSON.search(data) is not None
 
 
