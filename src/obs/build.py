@@ -361,10 +361,14 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     done: set[str] = set()
     in_plan = set(plan.slugs)
 
-    def submit(planned: PlannedRun, key: str, inputs: str) -> None:
+    def submit(planned: PlannedRun, key: str, inputs: str, batch: int) -> None:
+        """Build one run: in a worker when this batch (runs ready and not reusable) and the runs still
+        building make enough work for several processes, else here. One changed run (and the runs
+        downstream of it on its ladder, each waiting for the one before) is built in this process:
+        starting workers costs them a new interpreter's imports, more than the run itself."""
         nonlocal pool
         baseline = sched.baseline_digest_path(planned)
-        if pool is None and jobs > 1 and len(pending) + len(running) + 1 >= PARALLEL_MIN_RUNS:
+        if pool is None and jobs > 1 and batch + len(running) >= PARALLEL_MIN_RUNS:
             pool = _start_pool(jobs, ctx, opts.start_method)
         if pool is None:
             finish(planned, key, worker.process(planned, baseline, inputs))
@@ -408,6 +412,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     try:
         while pending or running:
             ready = [p for p in pending if not p.baseline or p.baseline not in in_plan or p.baseline in done]
+            to_build = []
             for planned in ready:
                 pending.remove(planned)
                 key, inputs = sched.key_for(planned)
@@ -415,7 +420,9 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
                 if entry is not None:
                     reuse(planned, entry)
                 else:
-                    submit(planned, key, inputs)
+                    to_build.append((planned, key, inputs))
+            for planned, key, inputs in to_build:
+                submit(planned, key, inputs, len(to_build))
             if running:
                 finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for fut in finished:

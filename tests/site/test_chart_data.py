@@ -108,6 +108,21 @@ def test_building_a_run_imports_no_plotting_library(demo_source: Path, tmp_path:
     assert out.stdout.strip() == "[]", out.stdout
 
 
+def test_a_whole_build_never_imports_scipy_stats(demo_source: Path, tmp_path: Path) -> None:
+    """scipy.stats costs ~1 s to import, more than everything one changed run needs; its distributions
+    are scipy.special's functions underneath, which obs calls directly (campaign bands, planning)."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from obs.build import BuildOptions, build_site\n"
+        f"build_site(BuildOptions(source=Path({str(demo_source)!r}), out=Path('site'), quiet=True, jobs=1))\n"
+        "assert Path('site/index.html').is_file()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('scipy.stats')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
 def test_chart_data_is_small_and_byte_identical(demo_site: Path, tmp_path: Path, demo_source: Path) -> None:
     from obs.build import BuildOptions, build_site
 

@@ -87,6 +87,12 @@ def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> 
     path = tmp_path / "metrics.jsonl"
     for body in (
         '{"step": 0, "loss": NaN}\n',
+        # bare constants after the first line reach the column parser, which must refuse them (obs does not
+        # scan for them first: polars' parser rejects what is not JSON, and the tolerant reader explains it)
+        '{"step": 0, "loss": 1}\n{"step": 1, "loss": NaN}\n',
+        '{"step": 0, "loss": 1}\n{"step": 1, "loss": Infinity}\n',
+        '{"step": 0, "loss": 1}\n{"step": 1, "loss": -Infinity}\n',
+        '{"step": 0, "loss": 1}\n{"step": 1, "loss": 1e999}\n',
         '{"step": 0, "loss": "high"}\n{"step": 1, "loss": 1}\n',
         '{"step": 0, "loss": 1}\nnot json\n',
         '{"loss": 1}\n',
@@ -138,4 +144,19 @@ def test_streamed_reading_declines_unsorted_logs(tmp_path: Path, monkeypatch: py
     path = tmp_path / "metrics.jsonl"
     steps = [*range(200), *range(100, 300)]  # a restart
     path.write_text("".join(json.dumps({"step": i, "loss": 1.0}) + "\n" for i in steps))
+    assert read_metrics_fast(path, Diagnostics(), None) is None
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_streamed_reading_declines_bare_constants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, constant: str
+) -> None:
+    import obs.fast_metrics as fm
+
+    monkeypatch.setattr(fm, "STREAM_MIN_BYTES", 1 << 10)
+    monkeypatch.setattr(fm, "CHUNK_BYTES", 1 << 10)
+    path = tmp_path / "metrics.jsonl"
+    lines = [json.dumps({"step": i, "loss": 1.0}) for i in range(300)]
+    lines[250] = f'{{"step": 250, "loss": {constant}}}'  # in a late chunk
+    path.write_text("\n".join(lines) + "\n")
     assert read_metrics_fast(path, Diagnostics(), None) is None

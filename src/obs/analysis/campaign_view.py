@@ -129,8 +129,8 @@ def condition_curve(name: str, label: str, members: list[Curve]) -> ConditionCur
     mean = matrix.mean(axis=0)
     if matrix.shape[0] < 2:
         return ConditionCurve(name, label, grid, mean, None, None)
-    from scipy import stats as sps  # only when a campaign has curves to band
+    from scipy import special  # only when a campaign has curves to band (stdtrit: scipy.stats.t.ppf without its import)
 
     sd = matrix.std(axis=0, ddof=1)
-    half = float(sps.t.ppf(0.975, matrix.shape[0] - 1)) * sd / np.sqrt(matrix.shape[0])
+    half = float(special.stdtrit(matrix.shape[0] - 1, 0.975)) * sd / np.sqrt(matrix.shape[0])
     return ConditionCurve(name, label, grid, mean, sd, (mean - half, mean + half))
