@@ -20,7 +20,16 @@ from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
 from obs.safeyaml import load_mapping
 from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
-from obs.sourcetree import Listing, is_inside, is_obs_site, list_folder, real, report_refused, safe_input
+from obs.sourcetree import (
+    Listing,
+    is_inside,
+    is_obs_site,
+    list_folder,
+    real,
+    remembered_locations,
+    report_refused,
+    safe_input,
+)
 
 SPEC_FILE = "spec.yaml"
 CAMPAIGN_FILE = "campaign.yaml"
@@ -84,8 +93,9 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
     """
     root = root.resolve()
     found = Discovery(root=root, diags=Diagnostics(root=root))
-    _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
-    found.unread = not_read(found)
+    with remembered_locations():
+        _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
+        found.unread = not_read(found)
     return found
 
 

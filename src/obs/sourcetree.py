@@ -16,6 +16,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,9 +30,44 @@ CYCLE = "symbolic link to a folder that contains it (a cycle); not followed"
 MAX_SITE_MARKER_BYTES = 64 * 1024 * 1024
 
 
+_walk = threading.local()  # .known: path text -> real path text, while a walk of the tree runs
+
+
+@contextmanager
+def remembered_locations() -> Iterator[None]:
+    """While one walk of the tree runs, remember each real location found.
+
+    `os.path.realpath` checks every component of a path (7 system calls for a log 6 folders deep);
+    a walk asks for thousands of paths below the same folders. Inside this context a path that is not
+    itself a link is its folder's real location plus its name: one check, its folder's answer reused.
+    The memory lasts one walk only, so a link made or removed between two builds of `obs serve` is seen.
+    """
+    outer = getattr(_walk, "known", None)
+    _walk.known = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _walk.known = outer
+
+
 def real(path: Path) -> Path:
     """`path` with every link resolved (never raises: a loop or a missing part is left as written)."""
-    return Path(os.path.realpath(path))
+    known: dict[str, str] | None = getattr(_walk, "known", None)
+    if known is None:
+        return Path(os.path.realpath(path))
+    return Path(_real_text(os.fspath(path), known))
+
+
+def _real_text(text: str, known: dict[str, str]) -> str:
+    hit = known.get(text)
+    if hit is None:
+        parent, name = os.path.split(text)
+        if os.path.isabs(text) and parent != text and name not in ("", ".", "..") and not os.path.islink(text):
+            hit = os.path.join(_real_text(parent, known), name)
+        else:
+            hit = os.path.realpath(text)
+        known[text] = hit
+    return hit
 
 
 def refusal(path: Path, root: Path) -> str | None:

@@ -140,3 +140,34 @@ def test_an_unreadable_folder_is_one_error_and_the_rest_is_found(
         "src/b: error: the folder cannot be listed (Permission denied); what it holds may be skipped: "
         "make it readable, then build again"
     ]
+
+
+def test_remembered_locations_resolve_as_realpath_does(tmp_path: Path) -> None:
+    """Inside a walk, `real` reuses each folder's answer; it must still say what os.path.realpath says,
+    for plain paths, links to files and folders, links inside linked folders, loops and missing parts."""
+    from obs.sourcetree import real, remembered_locations
+
+    root = tmp_path / "root"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "f.txt").write_text("x")
+    (tmp_path / "outside").mkdir()
+    (root / "to_b").symlink_to(root / "a" / "b")
+    (root / "a" / "to_f").symlink_to(root / "a" / "b" / "f.txt")
+    (root / "out").symlink_to(tmp_path / "outside")
+    (root / "loop1").symlink_to(root / "loop2")
+    (root / "loop2").symlink_to(root / "loop1")
+    (root / "a" / "up").symlink_to("..")
+    paths = [
+        root / "a" / "b" / "f.txt",
+        root / "to_b" / "f.txt",
+        root / "a" / "to_f",
+        root / "out" / "missing.txt",
+        root / "loop1" / "x",
+        root / "a" / "up" / "a" / "b",
+        root / "a" / "b" / ".." / "b" / "f.txt",
+        root / "missing" / "deeper" / "file",
+        Path("relative") / "name",
+    ]
+    with remembered_locations():
+        remembered = [real(p) for p in paths] + [real(p) for p in paths]  # asked twice: the second from memory
+    assert remembered == [Path(os.path.realpath(p)) for p in paths] * 2
