@@ -64,8 +64,12 @@ def bounded_lines(fh: Any, limit: int = MAX_LINE_BYTES) -> Iterator[tuple[bytes 
 
 def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
     """Whether parsed JSON nests more than `limit` levels (iterative: the check itself cannot overflow)."""
-    if isinstance(value, dict) and not any(isinstance(v, dict | list) for v in value.values()):
-        return False  # a flat record whose strings hold many brackets (the common false alarm of the byte count)
+    if isinstance(value, dict):  # a flat record whose strings hold many brackets: the byte count's common false alarm
+        for v in value.values():
+            if isinstance(v, dict | list):
+                break
+        else:
+            return False
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()

@@ -249,6 +249,16 @@ class CheckColumnsBuilder:
             column.append(ABSENT if value is None else (TRUE if value else FALSE))
         self.n += 1
 
+    def add_many(self, rows: Sequence[Mapping[str, bool]]) -> None:
+        """`add` for each of `rows`, a column at a time."""
+        for checks in rows:  # columns first seen in this batch, in the order `add` would make them
+            for name in checks:
+                if name not in self.columns:
+                    self.columns[name] = array("b", [ABSENT]) * self.n
+        for name, column in self.columns.items():
+            column.extend([ABSENT if (v := c.get(name)) is None else (TRUE if v else FALSE) for c in rows])
+        self.n += len(rows)
+
     def set(self, row: int, checks: Mapping[str, bool]) -> None:
         """Change one row's checks (a check new here is absent for every other row)."""
         for name in checks:
@@ -440,6 +450,19 @@ class CaseText:
 EMPTY_TEXT = CaseText()
 
 
+@dataclass
+class PlainCases:
+    """A batch of cases by column, in input order (what `ProbeTableBuilder.add_plain` takes)."""
+
+    ids: list[str] = field(default_factory=list)
+    checks: list[dict[str, bool]] = field(default_factory=list)
+    split: list[str | None] = field(default_factory=list)
+    family: list[str | None] = field(default_factory=list)
+    failure_class: list[str | None] = field(default_factory=list)
+    texts: list[CaseText] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+
+
 class TextStore:
     """Each case's texts, pickled one record after another: in memory until `spill_bytes`, then in
     an anonymous temporary file (deleted by the system when closed or when the process ends)."""
@@ -629,6 +652,26 @@ class ProbeTableBuilder:
         self.pattern.add(failure_pattern(case.expected, case.actual, case.note))
         self.lines.append(line or 0)
         self.texts.append(CaseText(case.prompt, case.expected, case.actual, case.render, case.note, case.extra))
+
+    def add_plain(self, cases: PlainCases) -> None:
+        """Cases given by column (see `obs.adapters.common.plain_cases`): the same rows as `add` one at a time."""
+        n = len(cases.ids)
+        self.path_codes.extend(array("h", [len(self.paths) - 1]) * n)
+        for case_id in cases.ids:
+            self.ids.add(case_id)
+        self.checks.add_many(cases.checks)
+        self.check_names.update(self.checks.columns)
+        for column, values in (
+            (self.split, cases.split),
+            (self.family, cases.family),
+            (self.failure_class, cases.failure_class),
+        ):
+            for value in values:
+                column.add(value)
+        for text in cases.texts:
+            self.pattern.add(failure_pattern(text.expected, text.actual, text.note))
+            self.texts.append(text)
+        self.lines.extend(cases.lines)
 
     def set_row(self, row: int, case: ProbeCase, line: int | None) -> None:
         """Put another case with the same id in an added row (a sampled case: the selected sample

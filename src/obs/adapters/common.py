@@ -25,7 +25,7 @@ from obs.adapters.base import LoadContext, RunSource
 from obs.diagnostics import Diagnostics, Severity
 from obs.jsonl import MAX_DEPTH, lenient_decoder, lenient_loads, repeated_keys, too_deep
 from obs.model import Probe, ProbeCase, Run, chosen_sample
-from obs.probetable import ProbeTableBuilder
+from obs.probetable import CaseText, PlainCases, ProbeTableBuilder
 from obs.sanitize import UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
 from obs.series_builder import STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real
@@ -708,16 +708,65 @@ def checked_render(render: str, run_dir: Path, root: Path, path: Path, line: int
     return real(target).relative_to(real(run_dir)).as_posix()
 
 
+def _is_sample_list(value: Any) -> bool:
+    """A check given as a list of results, one per sample (HumanEval style): booleans, or 0 and 1."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, bool) or (isinstance(v, int | float) and v in (0, 1)) for v in value)
+    )
+
+
 def _sample_lists(case: ProbeCase) -> dict[str, list[bool]]:
     """The checks of a record given as lists of booleans (one per sample: HumanEval-style results)."""
-    out: dict[str, list[bool]] = {}
-    for key, value in case.extra.items():
-        if (
-            isinstance(value, list)
-            and value
-            and all(isinstance(v, bool) or (isinstance(v, int | float) and v in (0, 1)) for v in value)
-        ):
-            out[key] = [bool(v) for v in value]
+    return {key: [bool(v) for v in value] for key, value in case.extra.items() if _is_sample_list(value)}
+
+
+# Keys whose records take the general path: a sample index or a selector's pick (samples of one case), and a
+# render path (checked against the file system).
+_SPECIAL_KEYS = frozenset({"sample", "selected", "render"})
+_PLAIN_TEXT_KEYS = frozenset(CASE_TEXT_FIELDS) - {"render"}
+
+
+def plain_cases(records: list[tuple[int, dict[str, Any]]]) -> PlainCases | None:
+    """The records as the columns `probe_case_from_record` and `ProbeCollector.add` would make of them, or
+    None when one record needs their general path (see `ProbeCollector.add_native`).
+
+    A plain record has a text id, booleans (its checks), text or null in the contract's text fields and any
+    other values (kept with the case), and none of the keys or values that make a record special: a sample
+    index, a selector's pick, a render path, a list of per-sample results, a text field that is not text.
+    Most probe files hold only such records; building the table from columns costs a third of building it
+    one `ProbeCase` at a time (a 1,500-case probe: ~12 ms instead of ~35 ms).
+    """
+    out = PlainCases()
+    for line, rec in records:
+        case_id = rec.get("id")
+        if type(case_id) is not str:
+            return None
+        checks: dict[str, bool] = {}
+        texts: dict[str, str | None] = {}
+        extra: dict[str, Any] = {}
+        for key, value in rec.items():
+            if value is True or value is False:
+                if key in _SPECIAL_KEYS:
+                    return None
+                checks[key] = value
+            elif key in _PLAIN_TEXT_KEYS:
+                if value is not None and type(value) is not str:
+                    return None
+                texts[key] = value
+            elif key in _SPECIAL_KEYS or _is_sample_list(value):
+                return None
+            elif key != "id":
+                extra[key] = value
+        out.ids.append(case_id)
+        out.checks.append(checks)
+        out.split.append(texts.get("split"))
+        out.family.append(texts.get("family"))
+        out.failure_class.append(texts.get("failure_class"))
+        get = texts.get
+        out.texts.append(CaseText(get("prompt"), get("expected"), get("actual"), None, get("note"), extra))
+        out.lines.append(line)
     return out
 
 
@@ -750,6 +799,17 @@ class ProbeCollector:
     @property
     def check_names(self) -> list[str]:
         return sorted(self.builder.check_names)
+
+    def add_native(self, records: list[tuple[int, dict[str, Any]]], run_dir: Path, root: Path) -> None:
+        """Records of a native probe file (line, object), a batch at a time: from columns when every record
+        of the batch is plain (`plain_cases`) and no sampled case was met yet, else one case at a time.
+        Both ways give the same table and the same diagnostics (a property test holds them to it)."""
+        plain = plain_cases(records) if not self.sample_rows else None
+        if plain is not None:
+            self.builder.add_plain(plain)
+            return
+        for line, rec in records:
+            self.add(probe_case_from_record(rec, line, self.path, run_dir, root, self.diags), line)
 
     def add(self, case: ProbeCase | None, line: int | None) -> None:
         if case is None:

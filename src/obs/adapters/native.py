@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from obs.adapters.base import Claim, LoadContext, RunSource, list_files
 from obs.adapters.common import (
@@ -18,7 +18,6 @@ from obs.adapters.common import (
     bounded_markdown,
     checked_render,
     folder_id,
-    probe_case_from_record,
     read_json_object,
     read_text_file,
 )
@@ -93,6 +92,7 @@ def _decision(reading: Reading) -> Decision:
 
 
 MAX_RUN_YAML_SNIFF = 1 << 20
+PROBE_BATCH = 4096  # probe records read before they become columns: bounded memory for a million-case probe
 NATIVE_FILES = frozenset({RUN_FILE, "metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md"})
 
 
@@ -191,8 +191,13 @@ def read_metrics_jsonl(
 
 def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Probe:
     collector = ProbeCollector(path, diags)
-    for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
-        collector.add(probe_case_from_record(rec, line, path, run_dir, root, diags), line)
+    batch: list[tuple[int, dict[str, Any]]] = []
+    for record in iter_jsonl(path, diags, partial_last_is_normal=True):
+        batch.append(record)
+        if len(batch) == PROBE_BATCH:
+            collector.add_native(batch, run_dir, root)
+            batch = []
+    collector.add_native(batch, run_dir, root)
     probe = collector.probe()
     if probe is None:
         if str(path) not in diags.unread:  # an unreadable file already has its message
