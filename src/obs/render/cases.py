@@ -146,12 +146,16 @@ def _check_codes(outcomes: CaseOutcomes, checks: list[str], rows: np.ndarray) ->
     """Per case one character per check: "1" true, "0" false, "-" absent."""
     if not checks:
         return [""] * int(rows.size)
-    columns = []
-    for check in checks:
+    chars = np.full((rows.size, len(checks)), ord("0"), dtype=np.uint8)  # one byte per check, a row per case
+    for j, check in enumerate(checks):
         col = outcomes.checks.get(check)
-        values = col[rows] if col is not None else np.full(rows.size, ABSENT, dtype=np.int8)
-        columns.append(np.where(values == TRUE, "1", np.where(values == ABSENT, "-", "0")))
-    return ["".join(chars) for chars in zip(*columns, strict=True)]
+        if col is None:
+            chars[:, j] = ord("-")
+            continue
+        values = col[rows]
+        chars[values == TRUE, j] = ord("1")
+        chars[values == ABSENT, j] = ord("-")
+    return chars.view(f"S{len(checks)}").ravel().astype(f"U{len(checks)}").tolist()
 
 
 @dataclass
