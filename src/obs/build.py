@@ -361,15 +361,9 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     done: set[str] = set()
     in_plan = set(plan.slugs)
 
-    def submit(planned: PlannedRun, key: str, inputs: str, batch: int) -> None:
-        """Build one run: in a worker when this batch (runs ready and not reusable) and the runs still
-        building make enough work for several processes, else here. One changed run (and the runs
-        downstream of it on its ladder, each waiting for the one before) is built in this process:
-        starting workers costs them a new interpreter's imports, more than the run itself."""
-        nonlocal pool
+    def submit(planned: PlannedRun, key: str, inputs: str) -> None:
+        """Build one run: in a worker once the pool runs, else here (see the loop below)."""
         baseline = sched.baseline_digest_path(planned)
-        if pool is None and jobs > 1 and batch + len(running) >= PARALLEL_MIN_RUNS:
-            pool = _start_pool(jobs, ctx, opts.start_method)
         if pool is None:
             finish(planned, key, worker.process(planned, baseline, inputs))
         else:
@@ -412,17 +406,27 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     try:
         while pending or running:
             ready = [p for p in pending if not p.baseline or p.baseline not in in_plan or p.baseline in done]
-            to_build = []
+            # Worker processes start once enough runs wait to be built at the same time (the ready runs not
+            # reusable, and those building): one changed run, and each run downstream of it on its ladder
+            # (waiting for the one before), is built in this process, since starting workers costs each a
+            # new interpreter's imports, more than the run itself.
+            waiting: list[tuple[PlannedRun, str, str]] = []
             for planned in ready:
                 pending.remove(planned)
                 key, inputs = sched.key_for(planned)
                 entry = sched.reusable(planned, key)
                 if entry is not None:
                     reuse(planned, entry)
-                else:
-                    to_build.append((planned, key, inputs))
-            for planned, key, inputs in to_build:
-                submit(planned, key, inputs, len(to_build))
+                    continue
+                waiting.append((planned, key, inputs))
+                if pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
+                    pool = _start_pool(jobs, ctx, opts.start_method)
+                if pool is not None:  # submitted as found: workers start while the next runs are hashed
+                    for item in waiting:
+                        submit(*item)
+                    waiting.clear()
+            for item in waiting:
+                submit(*item)
             if running:
                 finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for fut in finished:
