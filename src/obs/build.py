@@ -323,6 +323,29 @@ def _nothing_to_do(result: BuildResult, tree: SourceTree, cache: BuildCache, sta
     return result
 
 
+def _warm_up(ctx: worker.WorkerContext, campaigns: bool) -> None:
+    """Work for this process while the workers build runs, done once, right after the first runs went to
+    them: compile the templates into the build's template cache (run.html first, so a worker that renders
+    its first run after this finds it compiled instead of compiling it too) and import what the site pages
+    will need (scipy.special and matplotlib for campaigns). Their cost moves from the serial end of the
+    build into the part where the workers run. It runs in this thread, not a thread of its own: a worker
+    forked while another thread holds an import lock would never get it. Nothing here changes a byte of
+    output; a failure only leaves the work to be done, and reported, where it is needed."""
+    try:
+        from obs.render.site import Renderer
+
+        env = Renderer(ctx.tree.meta, ctx.template_cache).env
+        env.get_template("run.html")
+        for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
+            env.get_template(name)
+        if campaigns:
+            import scipy.special  # noqa: F401  (campaign bands and seed-level tests)
+
+            from obs.render import figures  # noqa: F401  (the campaign figure: matplotlib)
+    except Exception:  # a warm-up: what failed here is done again where it is needed
+        return
+
+
 def _start_pool(jobs: int, ctx: worker.WorkerContext, start_method: str | None) -> ProcessPoolExecutor:
     """Worker processes that receive the build's context once, under any start method."""
     return ProcessPoolExecutor(
@@ -355,6 +378,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     progress = Progress(len(plan.runs), opts.progress and not opts.quiet)
     jobs = opts.jobs or os.cpu_count() or 1
     pool: ProcessPoolExecutor | None = None
+    warmed = False
     running: dict[Future[RunResult], PlannedRun] = {}
     keys: dict[str, str] = {}
     pending = list(plan.runs)
@@ -427,6 +451,9 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
                     waiting.clear()
             for item in waiting:
                 submit(*item)
+            if pool is not None and not warmed:
+                _warm_up(ctx, bool(tree.found.campaigns))  # the workers have a batch of runs to build meanwhile
+                warmed = True
             if running:
                 finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for fut in finished:
