@@ -145,3 +145,38 @@ def test_decimation_keeps_every_bucket_extreme_and_the_last_point() -> None:
             for lo, hi in itertools.pairwise(edges):  # every bucket's extremes survive
                 seg = y[lo:hi]
                 assert lo + int(np.argmax(seg)) in kept and lo + int(np.argmin(seg)) in kept
+
+
+def test_a_run_outside_the_campaign_changed_leaves_its_statistics_alone(tmp_path: Path) -> None:
+    """The campaign's pages are kept and its statistics not computed again (scipy is not even imported);
+    the leaderboard still reads the campaign's seed-level results, from the analysis.json it published."""
+    import subprocess
+    import sys
+
+    source = tmp_path / "reports"
+    source.mkdir()
+    for name in ("sepa-campaign", "grpo-rl-07", "obs.yaml"):
+        src = REPORTS / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, source / name)
+    out = tmp_path / "site"
+    build_published(BuildOptions(source=source, out=out, jobs=1))
+    before = digests(out)
+    with (source / "grpo-rl-07" / "metrics.jsonl").open("a") as fh:
+        fh.write('{"step": 99999, "loss": 0.5}\n')
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from obs.build import BuildOptions\n"
+        "from obs.publish.extras import build_published\n"
+        f"build_published(BuildOptions(source=Path({str(source)!r}), out=Path({str(out)!r}), jobs=1, quiet=True))\n"
+        "print(sorted(m for m in sys.modules if m.startswith('scipy')))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert run.stdout.strip() == "[]", run.stdout
+    after = digests(out)
+    moved = changed(before, after)
+    assert any(k.startswith("runs/grpo-rl-07/") for k in moved)
+    assert not any(k.startswith("campaigns/") for k in moved), sorted(moved)
+    index = (out / "index.html").read_text()
+    # the seed-level results of the campaign's runs, still on the leaderboard
+    assert "maxrl+gtpo_sepa vs GRPO, no token transform, 3 v 3 seeds" in index

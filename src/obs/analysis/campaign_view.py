@@ -78,9 +78,14 @@ class CampaignView:
         return []
 
 
+def condition_names(campaign: Campaign, runs: Sequence[RunSummary]) -> list[str]:
+    """The campaign's conditions in its order; a campaign that names none has its runs' conditions, sorted."""
+    return [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+
+
 def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> CampaignView:
     runs = [s for s in summaries if s.campaign == campaign.id]
-    names = [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+    names = condition_names(campaign, runs)
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
     seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
     table: list[ConditionRow] = []

@@ -7,14 +7,16 @@ they are cheap to rebuild after any change.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from obs import urls
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign import CampaignStats, metric_is_rate
-from obs.analysis.campaign_view import CampaignView, campaign_view
+from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.metric_views import campaign_metrics
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
@@ -72,13 +74,28 @@ def render_site_pages(
     arm_pages, arm_results = across.arms_pages(summaries, cfg, renderer, memo)
     arm_groups = [g for g, _ in arm_results]
     pages.update(arm_pages)
-    # each campaign's statistics, computed once: its page, its analysis.json and the leaderboard and spec
-    # rows of its runs read the same view
-    views = {
-        c.id: campaign_view(c, sorted((s for s in summaries if s.campaign == c.id), key=lambda s: s.id))
-        for c in sorted(site.campaigns.values(), key=lambda c: c.id)
-    }
-    seed_levels = seed_level_results(views, arm_results, layout)
+    # Each campaign's statistics are computed once, for its pages, and published in its analysis.json; the
+    # leaderboard and spec rows of its runs read that file. A campaign whose inputs did not change keeps its
+    # pages (memo) and its statistics are not computed again (nor scipy imported for them).
+    campaign_stats: dict[str, dict[str, Any]] = {}
+    for campaign in sorted(site.campaigns.values(), key=lambda c: c.id):
+        members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
+        slug = layout.campaign_slug(campaign.id)
+        made = memo(
+            f"campaign:{campaign.id}",
+            [
+                repr(campaign),
+                slug,
+                [s.to_json() for s in members],
+                repr(renderer.meta),
+                cfg.trends,
+                [cfg.higher_is_better, cfg.negative_checks],
+            ],
+            functools.partial(_campaign_pages_of, campaign, members, slug, renderer, cfg),
+        )
+        pages.update(made)
+        campaign_stats[campaign.id] = orjson.loads(made[urls.campaign_file(slug, urls.ANALYSIS)])
+    seed_levels = seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, layout)
     pages.update(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
@@ -133,23 +150,6 @@ def render_site_pages(
                 functools.partial(_spec_page, ctx, page, renderer, seed_levels),
             )
         )
-    for campaign in sorted(site.campaigns.values(), key=lambda c: c.id):
-        members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
-        slug = layout.campaign_slug(campaign.id)
-        pages.update(
-            memo(
-                f"campaign:{campaign.id}",
-                [
-                    repr(campaign),
-                    slug,
-                    [s.to_json() for s in members],
-                    repr(renderer.meta),
-                    cfg.trends,
-                    [cfg.higher_is_better, cfg.negative_checks],
-                ],
-                functools.partial(campaign_pages, views[campaign.id], slug, renderer, cfg),
-            )
-        )
     entries = ledger_entries(summaries)
     ledger_inputs = across.summary_fields(
         entries, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
@@ -184,34 +184,39 @@ class SeedLevel:
 
 
 def seed_level_results(
-    views: dict[str, CampaignView],
+    campaigns: Mapping[str, Campaign],
+    campaign_stats: Mapping[str, dict[str, Any]],
+    summaries: Sequence[RunSummary],
     arm_results: list[tuple[ArmGroup, CampaignStats]],
     layout: urls.SiteLayout,
 ) -> dict[str, SeedLevel]:
-    """run id -> its group's seed-level comparison, from the one computation of each campaign and arm group."""
+    """run id -> its group's seed-level comparison: for a campaign, from the statistics its analysis.json
+    publishes (`campaign_stats`, that file's content); for an arm group, from its one computation."""
     out: dict[str, SeedLevel] = {}
 
-    def add(runs: list[RunSummary], stats: CampaignStats, kind: str, ident: str, name: str, page: str) -> None:
-        cand = next((c for c in stats.candidates if c.condition == name), None)
+    def add(runs: list[RunSummary], stats: dict[str, Any], kind: str, ident: str, name: str, page: str) -> None:
+        cand = next((c for c in stats["candidates"] if c["condition"] == name), None)
         if cand is None:
-            if name != stats.baseline_condition:
+            if name != stats["baseline_condition"]:
                 return
             label = f"{'reference arm' if kind == 'arms' else 'baseline condition'} of {ident}"
             level = SeedLevel(f"{kind}:{ident}|{name}", label, page, None, 0, 0)
         else:
-            label = f"{name} vs {stats.baseline_label}, {cand.n} v {cand.n_baseline} seeds"
+            label = f"{name} vs {stats['baseline_label']}, {cand['n']} v {cand['n_baseline']} seeds"
             anchor = f"#cand-{format_css_token(name)}"
             level = SeedLevel(
-                f"{kind}:{ident}|{name}", label, page + anchor, cand.recommendation, cand.n, cand.n_baseline
+                f"{kind}:{ident}|{name}", label, page + anchor, cand["recommendation"], cand["n"], cand["n_baseline"]
             )
         for s in runs:
             out[s.id] = level
 
-    for cid, view in views.items():
+    for cid, stats in campaign_stats.items():
         page = urls.campaign_page(layout.campaign_slug(cid))
-        for row in view.table:
-            add([s for s in view.runs if s.condition == row.name], view.stats, "campaign", cid, row.name, page)
-    for group, stats in arm_results:
+        runs = [s for s in summaries if s.campaign == cid]
+        for name in condition_names(campaigns[cid], runs):
+            add([s for s in runs if s.condition == name], stats, "campaign", cid, name, page)
+    for group, arm_stats in arm_results:
+        stats = arm_stats.as_dict()
         for arm, runs in group.runs.items():
             add(runs, stats, "arms", group.slug, arm, urls.arms_page(group.slug))
     return out
@@ -231,6 +236,12 @@ def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.
         "primary_metric": campaign.primary_metric,
         "runs": len(runs),
     }
+
+
+def _campaign_pages_of(
+    campaign: Campaign, members: list[RunSummary], slug: str, renderer: Renderer, cfg: SiteConfig
+) -> dict[str, bytes]:
+    return campaign_pages(campaign_view(campaign, members), slug, renderer, cfg)
 
 
 def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteConfig) -> dict[str, bytes]:
