@@ -462,14 +462,17 @@
   // A box that scrolls (a wide table, a long model output) must be reachable from the keyboard, or
   // its hidden part cannot be read without a mouse. Only boxes that really scroll get a tab stop,
   // and the check is redone when the layout can change (fonts, images, resize, <details> opened).
-  function markScrollable() {
+  // A box the page marks in its HTML (tabindex="0" data-scroll-focus: wide tables of rates, which
+  // scroll on most screens) is a tab stop from the start and loses it once measured not to scroll.
+  function markScrollable(everywhere) {
     // Measure every box first, then change attributes: a change between two measurements makes
     // the browser lay the page out again. Boxes in a section not drawn yet (content-visibility:
     // auto) are measured when it is: asking for their size now would make the browser lay each
-    // such section out on its own (77 layouts on a run page's load).
+    // such section out on its own (77 layouts on a run page's load). Except `everywhere`, when a
+    // reader starts to move through the page with Tab (below).
     var boxes = [];
     Array.prototype.forEach.call(document.querySelectorAll(".table-wrap, pre.text"), function (el) {
-      if (el.checkVisibility && !el.checkVisibility({ contentVisibilityAuto: true })) return;
+      if (el.checkVisibility && !el.checkVisibility({ contentVisibilityAuto: !everywhere })) return;
       boxes.push([el, el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1]);
     });
     boxes.forEach(function (box) {
@@ -487,8 +490,24 @@
   function markSoon() {
     if (pending) return;
     pending = true;
-    window.requestAnimationFrame(function () { pending = false; markScrollable(); });
+    window.requestAnimationFrame(function () { pending = false; markScrollable(false); });
   }
+  // Tab moves focus to the next element that can take it, in the whole page: a box at the top of a
+  // section not drawn yet would be passed over, since it becomes a tab stop only once drawn, which
+  // focus landing after it in that section causes. So the first Tab (and the first after the layout
+  // changed: a resize, the web fonts) measures every box, drawn or not, before the browser moves the
+  // focus (keydown comes first): a cost of the page's whole layout (~0.14 s on the demo's run page on
+  // a shared 2-core machine), paid only by a reader who uses the keyboard.
+  var measuredAll = false;
+  function remeasureAll() {
+    measuredAll = false;
+    markSoon();
+  }
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "Tab" || measuredAll) return;
+    measuredAll = true;
+    markScrollable(true);
+  }, true);
 
   // The leaderboard's pick boxes: the button opens compare.html with the picked runs overlaid. The
   // picks are kept by run (not read off the page): a paged leaderboard shows only some rows at a time
@@ -530,11 +549,11 @@
     });
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable:not([data-board])"), function (t) { makeSortable(t); });
     Array.prototype.forEach.call(document.querySelectorAll("form.config-search"), makeRowSearch);
-    markScrollable();
-    if (document.fonts && document.fonts.ready) document.fonts.ready.then(markSoon);
+    markScrollable(false);
+    if (document.fonts && document.fonts.ready) document.fonts.ready.then(remeasureAll);
   });
-  window.addEventListener("load", markScrollable);
-  window.addEventListener("resize", markSoon);
+  window.addEventListener("load", function () { markScrollable(false); });
+  window.addEventListener("resize", remeasureAll);
   document.addEventListener("toggle", markSoon, true);
   // sections drawn only near the viewport (content-visibility: auto) have no size until then
   document.addEventListener("contentvisibilityautostatechange", markSoon, true);

@@ -202,6 +202,9 @@ def make_single_file(files: dict[str, bytes], opts: SingleFileOptions, assets: P
             new_href = _link(opts, a["href"] or "")
             if new_href != a["href"]:
                 edits.append((tag.start, tag.end, _retag(tag, "href", new_href)))
+        elif tag.name == "div" and "data-case-browser" in a:
+            # the case browser without its script: a heading and a note, not a screen tall (obs.css)
+            edits.append((tag.start, tag.end, _retag(tag, "data-case-browser", None)))
         elif tag.name == "main" and opts.banner:
             edits.append((tag.end, tag.end, "\n" + opts.banner))
         elif not opts.with_script and _scroll_box(tag):
