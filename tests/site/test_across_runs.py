@@ -165,6 +165,26 @@ def test_index_links_each_declared_pair_to_its_diff(demo_site: Path, demo_source
     assert not soup.select("#runs-table a[href$='vs-baseline.html']")
 
 
+def test_a_big_site_lists_only_the_newest_config_diffs(demo_source: Path, tmp_path: Path) -> None:
+    """Past `leaderboard_rows` the index's config diffs table, like the leaderboard, holds the newest runs
+    (at 10,000 runs all 9,000 pairs were 3.3 MB of the page) and says how many there are in all."""
+    src = tmp_path / "reports"
+    shutil.copytree(demo_source, src)
+    with (src / "obs.yaml").open("a", encoding="utf-8") as fh:
+        fh.write("\nleaderboard_rows: 5\n")
+    out = tmp_path / "site"
+    build_published(BuildOptions(source=src, out=out, quiet=True, jobs=1))
+    docs = run_docs(src)
+    pairs = sum(1 for d in docs.values() if d.get("baseline") in docs)
+    soup = soup_of(out / "index.html")
+    listed = [tr.find("a").get_text() for tr in soup.select("#diff-pairs tbody tr")]
+    newest = [a.get_text() for a in soup.select("#runs-table tbody tr td a[href^='runs/']")]
+    assert len(listed) == 5 < pairs
+    assert listed == [rid for rid in newest if rid in listed][:5]  # in the leaderboard's order: newest first
+    summary = soup.select_one("#config-diffs + details > summary").get_text()
+    assert summary.startswith(f"the newest 5 of {pairs} runs against their baseline")
+
+
 # ------------------------------------------------------------------------------- what varies
 
 
