@@ -4,11 +4,6 @@
    from disk the fonts arrive at once anyway. Runs before the stylesheet, from a file (strict CSP). */
 (function () {
   "use strict";
-  // Also the one place that runs before the page is first drawn: a page opened at an anchor (a
-  // section, a failure group, #cases?<filter>) is marked, and charts.css then draws every section
-  // from the start instead of only those near the viewport, so none gets its real height after
-  // the browser has scrolled to the anchor (moving what the reader sees).
-  if (location.hash.length > 1) document.documentElement.setAttribute("data-anchored", "");
   if (location.protocol !== "http:" && location.protocol !== "https:") return;
   var script = document.currentScript;
   if (!script || !script.src) return;
