@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -183,8 +184,10 @@ def _records(
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     with path.open("rb") as fh:
         lineno = 0
-        whole = fh.read(WHOLE_FILE_BYTES + 1)
-        if len(whole) <= WHOLE_FILE_BYTES:
+        # a file known to be large is streamed from its start, its first 8 MB not read twice
+        small = os.fstat(fh.fileno()).st_size <= WHOLE_FILE_BYTES
+        whole = fh.read(WHOLE_FILE_BYTES + 1) if small else None
+        if whole is not None and len(whole) <= WHOLE_FILE_BYTES:
             may_hold_unsafe = json_may_hold_unsafe(whole)
             clean = None if may_hold_unsafe else _clean_file(whole)
             if clean is not None:
@@ -194,8 +197,9 @@ def _records(
             lines: Iterator[tuple[bytes | None, int]] = bounded_lines(io.BytesIO(whole))
         else:
             may_hold_unsafe = True  # streamed: each line is scanned
-            fh.seek(0)
-            del whole
+            if whole is not None:  # it grew past the limit while it was read
+                fh.seek(0)
+            whole = None
             lines = bounded_lines(fh)
         for raw, size in lines:
             lineno += 1
