@@ -144,6 +144,7 @@ class _Scheduler:
     digest_hashes: dict[str, str | None] = field(default_factory=dict)
     entries: dict[str, RunEntry] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)  # run id -> input hash, once per build
+    checked: dict[tuple[str, str], RunEntry | None] = field(default_factory=dict)  # (run id, key) -> reusable entry
 
     def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
         """Where the baseline's digest is: made by this build, or kept from the previous one."""
@@ -164,10 +165,21 @@ class _Scheduler:
         return run_key(planned, self.env, inputs, base_hash, self.tree), inputs
 
     def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
+        """The cached entry of a run whose key is unchanged and whose files are all in the current site.
+
+        Asked twice a build for most runs (when the build decides whether there is anything to do, and
+        when it reuses them), so the answer is remembered for the key it was given."""
+        memo = (planned.id, key)
+        if memo not in self.checked:
+            self.checked[memo] = self._reusable(planned, key)
+        return self.checked[memo]
+
+    def _reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
         entry = self.cache.runs.get(planned.id)
         if entry is None or entry.key != key or entry.slug != planned.slug:
             return None
-        if not all((self.out / rel).is_file() for rel in entry.files):
+        out = os.fspath(self.out)
+        if not all(os.path.isfile(f"{out}/{rel}") for rel in entry.files):
             return None
         if not self.cache.digest_path(planned.slug).is_file():
             return None
@@ -417,9 +429,11 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
         done.add(planned.id)
         progress.step(planned.id)
 
+    current = os.fspath(sched.out)
+
     def reuse(planned: PlannedRun, entry: RunEntry) -> None:
         for rel in entry.files:
-            staging.link(rel, sched.out / rel)
+            staging.link(rel, f"{current}/{rel}")
         sched.entries[planned.id] = entry
         sched.digest_hashes[planned.id] = entry.digest_hash
         result.reused += 1

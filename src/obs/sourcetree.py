@@ -30,7 +30,7 @@ CYCLE = "symbolic link to a folder that contains it (a cycle); not followed"
 MAX_SITE_MARKER_BYTES = 64 * 1024 * 1024
 
 
-_walk = threading.local()  # .known: path text -> real path text, while a walk of the tree runs
+_walk = threading.local()  # while a walk of the tree runs: .known (path text -> real path text), .listings
 
 
 @contextmanager
@@ -40,14 +40,22 @@ def remembered_locations() -> Iterator[None]:
     `os.path.realpath` checks every component of a path (7 system calls for a log 6 folders deep);
     a walk asks for thousands of paths below the same folders. Inside this context a path that is not
     itself a link is its folder's real location plus its name: one check, its folder's answer reused.
+    Each folder's listing is remembered too: discovery lists a folder, then the format that claims it
+    lists it again for the run's files.
     The memory lasts one walk only, so a link made or removed between two builds of `obs serve` is seen.
     """
     outer = getattr(_walk, "known", None)
+    outer_paths = getattr(_walk, "paths", None)
+    outer_listings = getattr(_walk, "listings", None)
     _walk.known = {} if outer is None else outer
+    _walk.paths = {} if outer_paths is None else outer_paths
+    _walk.listings = {} if outer_listings is None else outer_listings
     try:
         yield
     finally:
         _walk.known = outer
+        _walk.paths = outer_paths
+        _walk.listings = outer_listings
 
 
 def real(path: Path) -> Path:
@@ -55,7 +63,12 @@ def real(path: Path) -> Path:
     known: dict[str, str] | None = getattr(_walk, "known", None)
     if known is None:
         return Path(os.path.realpath(path))
-    return Path(_real_text(os.fspath(path), known))
+    text = os.fspath(path)
+    paths: dict[str, Path] = _walk.paths
+    hit = paths.get(text)
+    if hit is None:  # a Path is made once per location: making one costs more than finding its text
+        hit = paths[text] = Path(_real_text(text, known))
+    return hit
 
 
 def _real_text(text: str, known: dict[str, str]) -> str:
@@ -118,7 +131,20 @@ class Listing:
 
 
 def list_folder(folder: Path, root: Path) -> Listing:
-    """The entries of `folder`, sorted. Only links are resolved (an entry that is not a link stays in place)."""
+    """The entries of `folder`, sorted. Only links are resolved (an entry that is not a link stays in place).
+
+    Within `remembered_locations` a folder is listed once (callers only read the listing)."""
+    listings: dict[tuple[str, str], Listing] | None = getattr(_walk, "listings", None)
+    if listings is None:
+        return _list_folder(folder, root)
+    memo = (os.fspath(folder), os.fspath(root))
+    listing = listings.get(memo)
+    if listing is None:
+        listing = listings[memo] = _list_folder(folder, root)
+    return listing
+
+
+def _list_folder(folder: Path, root: Path) -> Listing:
     out = Listing()
     root_real = real(root)
     here = real(folder)

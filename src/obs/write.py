@@ -334,17 +334,24 @@ class Staging:
         self.versions.mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix="building-", dir=self.versions))
         self.version = f"{self.out.name}.{self.path.name.removeprefix('building-')}"
-        self._folders: set[Path] = {self.path}
+        self._root = os.fspath(self.path)
+        self._folders: set[str] = {self._root}
         self._record: dict[str, list[str]] | None = None  # the files obs wrote (set by finish())
         self._published = False
         fault_point("staging")
 
-    def _folder_for(self, rel: str) -> Path:
-        """The staging path of `rel`, its folder made once per build (a mkdir per file is a syscall each)."""
-        target = self.path / rel
-        if target.parent not in self._folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            self._folders.update(target.parents)
+    def _folder_for(self, rel: str) -> str:
+        """The staging path of `rel`, its folder made once per build (a mkdir per file is a syscall each).
+
+        Plain strings, not Path objects: a rebuild links every file of every reused run (thousands),
+        and pathlib's joins and hashes cost several times the link itself."""
+        target = f"{self._root}/{rel}"
+        folder = target.rpartition("/")[0]
+        if folder not in self._folders:
+            os.makedirs(folder, exist_ok=True)
+            while folder not in self._folders and len(folder) > len(self._root):
+                self._folders.add(folder)
+                folder = folder.rpartition("/")[0]
         return target
 
     def write(self, rel: str, data: bytes) -> None:
@@ -361,9 +368,10 @@ class Staging:
                 return
         except OSError:
             pass
-        target.write_bytes(data)
+        with open(target, "wb") as fh:
+            fh.write(data)
 
-    def link(self, rel: str, src: Path) -> None:
+    def link(self, rel: str, src: str | Path) -> None:
         """Put the existing file `src` into the new site as `rel` (a hard link, or a copy across devices)."""
         target = self._folder_for(rel)
         try:

@@ -39,7 +39,7 @@ from obs.vocabulary import names_a_duration
 def folder_id(folder: Path, root: Path) -> str:
     """The folder path relative to the source root: the default id of a run found there."""
     try:
-        rel = folder.resolve().relative_to(root.resolve())
+        rel = real(folder).relative_to(real(root))  # as Path.resolve(); remembered during a walk of the tree
     except ValueError:
         return folder.name
     text = rel.as_posix()
