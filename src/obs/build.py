@@ -50,6 +50,10 @@ class BuildOptions:
     cache_dir: Path | None = None
     start_method: str | None = None  # multiprocessing start method; None: the platform's default
     force: bool = False  # publish even when the new site has no runs or lost more than half (obs.write)
+    # The caller's quickcheck.snapshot of this source and output (obs.cli takes one to see whether anything
+    # changed), saved instead of walking the tree again. One taken before the build started is always safe:
+    # a file changed since then differs from it, and the next build reads the file again.
+    snapshot: dict[str, Any] | None = None
 
 
 @dataclass
@@ -216,7 +220,10 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     cache_dir = opts.cache_dir or cache_dir_for(out)
     # the no-op replay (obs.cli) snapshots with no options: a plugin with its defaults adds none
     options = {p.name: fp for p in plugins if (fp := p.fingerprint())}
-    before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
+    if opts.snapshot is not None and opts.cache_dir is None:
+        before = {**opts.snapshot, "options": options}
+    else:
+        before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
     tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
     result.unread = tree.found.unread_rel()
@@ -308,10 +315,9 @@ def _remember(
     if not result.complete:
         quickcheck.forget(cache_dir)
         return
-    after = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     quickcheck.save(
         cache_dir,
-        {**before, "marker": after["marker"]},
+        {**before, "marker": quickcheck.site_state(out)},
         {
             "runs": result.runs,
             "diagnostics": [d.as_dict() for d in result.diagnostics],

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
@@ -52,8 +53,10 @@ def _no_runs(source: Path, runs: int, strict: bool) -> bool:
     return False
 
 
-def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> int | None:
-    """Nothing changed since the last build: replay its result without importing the pipeline."""
+def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, taken: list[Any]) -> int | None:
+    """Nothing changed since the last build: replay its result without importing the pipeline.
+
+    The snapshot taken to find out goes into `taken`, for the build to save instead of taking another."""
     from obs import quickcheck
     from obs.cache import cache_dir_for
     from obs.resources import package_dir, templates_dir
@@ -63,9 +66,9 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace) -> i
         return None  # a build in progress: take the normal path, which waits for it or refuses
     cache_dir = cache_dir_for(out)
     previous = quickcheck.load_previous(cache_dir)
-    if previous is None or not quickcheck.unchanged(
-        previous, quickcheck.snapshot(source, out, cache_dir, templates_dir(), {}, package_dir())
-    ):
+    current = quickcheck.snapshot(source, out, cache_dir, templates_dir(), {}, package_dir())
+    taken.append(current)
+    if previous is None or not quickcheck.unchanged(previous, current):
         return None
     diagnostics = [Diagnostic(**d) for d in previous["result"]["diagnostics"]]
     _print_diagnostics(diagnostics, args.quiet)
@@ -102,8 +105,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         return 2
     from obs.write import OutputError
 
+    taken: list[Any] = []
     try:
-        replayed = None if args.compare_to else _replay_if_unchanged(source, out, args)
+        replayed = None if args.compare_to else _replay_if_unchanged(source, out, args, taken)
     except OutputError:
         replayed = None  # said below, by the normal path
     if replayed is not None:
@@ -125,6 +129,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                     jobs=args.jobs,
                     progress=sys.stderr.isatty(),
                     force=args.force,
+                    snapshot=taken[0] if taken else None,
                 ),
                 [PublishExtras(compare_to=Path(args.compare_to) if args.compare_to else None)],
             )

@@ -4,6 +4,10 @@ A 700-pixel-wide plot cannot show 2 million points, and drawing them costs secon
 minimum and maximum of each of ~max_points/2 buckets (in their original order), plus the first and
 last point exactly, draws the same picture: every spike and dip survives, and the final value a
 reader looks for is exact. Cost is linear and vectorised (about 2 ms for 200k points).
+
+After rounding, the points that lie on the straight line between their neighbours are dropped too
+(`on_line`): a constant loss scale, a step counter or a flat learning-rate phase is drawn by its
+two ends as well as by hundreds of points, and the data file a page loads is that much smaller.
 """
 
 from __future__ import annotations
@@ -36,6 +40,28 @@ def minmax_indices(values: np.ndarray, max_points: int) -> np.ndarray:
     imin = _first_index_per_bucket(values == np.repeat(mins, lengths), starts)
     imax = _first_index_per_bucket(values == np.repeat(maxs, lengths), starts)
     return np.unique(np.concatenate(([0, n - 1], imin, imax)))
+
+
+def on_line(x: np.ndarray, *ys: np.ndarray) -> np.ndarray:
+    """Which points lie on the straight line between their two neighbours, in every one of `ys`.
+
+    Dropping all of them at once draws the same lines: consecutive flagged points share one slope,
+    so a run of them lies on the segment between the unflagged points at its ends. The first and
+    last points are never flagged. The test is exact for flat stretches (equal values) and holds
+    within double rounding otherwise (cross products of the differences), far below a pixel.
+    """
+    n = int(x.shape[0])
+    flagged = np.zeros(n, dtype=bool)
+    if n < 3:
+        return flagged
+    dx1 = x[1:-1] - x[:-2]
+    dx2 = x[2:] - x[1:-1]
+    inner = np.ones(n - 2, dtype=bool)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for y in ys:
+            inner &= (y[1:-1] - y[:-2]) * dx2 == (y[2:] - y[1:-1]) * dx1
+    flagged[1:-1] = inner
+    return flagged
 
 
 def decimate(steps: np.ndarray, values: np.ndarray, max_points: int) -> tuple[np.ndarray, np.ndarray]:

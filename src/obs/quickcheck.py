@@ -60,9 +60,6 @@ def snapshot(
     source: Path, out: Path, cache_dir: Path, templates: Path, options: dict[str, Any], code: Path
 ) -> dict[str, Any]:
     source, out = source.resolve(), output_location(out)
-    marker_stat = None
-    if (out / "index.json").is_file():
-        marker_stat = {"site": _walk(out, set()), "beside": _listing(versions_dir(out)), "link": _link(out)}
     return {
         "version": __version__,
         "options": options,
@@ -70,8 +67,19 @@ def snapshot(
         "tree": _walk(source, {str(out), str(cache_dir.parent)}),
         "templates": _walk(templates, set()),
         "code": _walk(code, set()),
-        "marker": marker_stat,  # the whole output tree: a deleted or edited page is rebuilt
+        "marker": site_state(out),  # the whole output tree: a deleted or edited page is rebuilt
     }
+
+
+def site_state(out: Path) -> dict[str, Any] | None:
+    """The published site's part of a snapshot (None when there is no site yet); `out` is the output's link.
+
+    A build saves the snapshot it took before it read anything, with this part taken again after it
+    published: the inputs as read, the site as written."""
+    out = output_location(out)
+    if not (out / "index.json").is_file():
+        return None
+    return {"site": _walk(out, set()), "beside": _listing(versions_dir(out)), "link": _link(out)}
 
 
 def _listing(folder: Path) -> list[str]:

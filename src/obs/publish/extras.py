@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field, replace
+from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
-from xml.sax.saxutils import escape as xml_escape
 
 from obs import urls
 from obs.build import BuildOptions, BuildResult, build_site
@@ -154,7 +154,7 @@ def sitemap(site: Path, base: str) -> bytes:
         if p.is_file() and p.name != "404.html" and p.relative_to(site).parts[0] != ARCHIVE_DIR
     )
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-    lines += [f"  <url><loc>{xml_escape(base + quote(rel))}</loc></url>" for rel in rels]
+    lines += [f"  <url><loc>{escape(base + quote(rel), quote=False)}</loc></url>" for rel in rels]
     lines.append("</urlset>")
     return ("\n".join(lines) + "\n").encode("utf-8")
 

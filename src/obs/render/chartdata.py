@@ -27,7 +27,7 @@ import orjson
 from obs.analysis.curves import Band, CurvePlan
 from obs.analysis.metric_views import MetricView
 from obs.analysis.reward import RewardHealth
-from obs.decimate import decimate, decimate_band
+from obs.decimate import decimate, decimate_band, on_line
 from obs.model import Metrics, Series
 
 CHART_POINTS = 1000  # per series drawn in a panel: ~1.4 px per min/max bucket at the page's width
@@ -46,9 +46,19 @@ def _value(v: float) -> float | int:
 
 
 def _values(y: np.ndarray) -> list[float | int]:
-    """`_value` of every element, vectorised: each value is rounded to 6 significant digits as an
-    integer scaled by an exact power of ten, so the double is the one nearest the decimal and JSON
-    writes it back as that short decimal (0.15234, not 0.15234000000000001)."""
+    """`_value` of every element, vectorised (see `_rounded`)."""
+    return _listed(_rounded(y))
+
+
+def _listed(rounded: np.ndarray) -> list[float | int]:
+    """Rounded values as JSON writes them: whole numbers without a decimal point."""
+    return [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in rounded.tolist()]
+
+
+def _rounded(y: np.ndarray) -> np.ndarray:
+    """Each value rounded to 6 significant digits as an integer scaled by an exact power of ten, so the
+    double is the one nearest the decimal and JSON writes it back as that short decimal (0.15234, not
+    0.15234000000000001)."""
     y = np.asarray(y, dtype=np.float64)
     out = y.copy()
     nz = np.isfinite(y) & (y != 0)
@@ -59,7 +69,7 @@ def _values(y: np.ndarray) -> list[float | int]:
         scale = 10.0 ** np.abs(digits)
         vals = np.where(up, np.round(vals * scale) / scale, np.round(vals / scale) * scale)
         out[nz] = vals
-    return [int(v) if v.is_integer() and abs(v) < 2**53 else v for v in out.tolist()]
+    return out
 
 
 def _steps(x: np.ndarray) -> dict[str, list[Any]]:
@@ -72,7 +82,18 @@ def _steps(x: np.ndarray) -> dict[str, list[Any]]:
 
 
 def encode(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
-    return {**_steps(x), "y": _values(y)}
+    """x and y as stored: y rounded, then the points on the line between their neighbours dropped
+    (`decimate.on_line`: the same line drawn, a constant series is two points)."""
+    yr = _rounded(y)
+    keep = ~on_line(np.asarray(x, dtype=np.float64), yr)
+    return {**_steps(np.asarray(x)[keep]), "y": _listed(yr[keep])}
+
+
+def encode_edges(x: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> dict[str, Any]:
+    """A band's lower and upper edges as stored, a point dropped only where it is on the line in both."""
+    lo_r, hi_r = _rounded(lo), _rounded(hi)
+    keep = ~on_line(np.asarray(x, dtype=np.float64), lo_r, hi_r)
+    return {**_steps(np.asarray(x)[keep]), "lo": _listed(lo_r[keep]), "hi": _listed(hi_r[keep])}
 
 
 def encode_series(series: Series, points: int) -> dict[str, Any] | None:
@@ -117,21 +138,13 @@ def encode_band(metrics: Metrics, band: Band, points: int) -> dict[str, dict[str
     if ms is not None:
         x, m, s = ms
         xs, mid, half = decimate_band(x, m, s, points)
-        out[band_key(band)] = {
-            **_steps(xs),
-            "lo": _values(mid - half),
-            "hi": _values(mid + half),
-        }
+        out[band_key(band)] = encode_edges(xs, mid - half, mid + half)
     if band.min and band.max:
         env = _joined(metrics, band.min, band.max)
         if env is not None:
             x, lo, hi = env
             xs, mid, half = decimate_band(x, (lo + hi) / 2, (hi - lo) / 2, points)
-            out[envelope_key(band)] = {
-                **_steps(xs),
-                "lo": _values(mid - half),
-                "hi": _values(mid + half),
-            }
+            out[envelope_key(band)] = encode_edges(xs, mid - half, mid + half)
     return out
 
 

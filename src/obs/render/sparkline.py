@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from obs.decimate import decimate
+from obs.decimate import decimate, on_line
 from obs.model import Series
 
 WIDTH = 160
@@ -32,4 +32,8 @@ def sparkline_points(series: Series, width: int = WIDTH, height: int = HEIGHT, p
     sy = (height - 2 * pad) / (y1 - y0) if y1 > y0 else 0.0
     xs = pad + (x - x0) * sx if sx else np.full(x.shape, width / 2)
     ys = height - pad - (y - y0) * sy if sy else np.full(y.shape, height / 2)
-    return " ".join(f"{a:.1f},{b:.1f}" for a, b in zip(xs.tolist(), ys.tolist(), strict=True))  # floats format faster
+    # Tenths of a pixel, as written; a point on the line between its neighbours there (a repeat, a straight
+    # stretch) draws nothing the others do not, and is left out.
+    tx, ty = np.round(xs * 10), np.round(ys * 10)
+    keep = ~on_line(tx, ty)
+    return " ".join(f"{a / 10:.1f},{b / 10:.1f}" for a, b in zip(tx[keep].tolist(), ty[keep].tolist(), strict=True))
