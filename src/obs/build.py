@@ -33,6 +33,7 @@ from obs.pipeline import RunResult, SourceTree
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.sitemodel import RunSummary, SummaryError
+from obs.sourcetree import remembered_locations
 from obs.write import MARKER, Staging, check_output_location, output_location, output_lock, static_unchanged
 
 PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
@@ -239,16 +240,17 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     # Decide what is reusable without building anything: a dependant's key needs its baseline's
     # digest hash, which is only known up front when the baseline itself is reused.
     unknown: set[str] = set()
-    for planned in tree.plan.runs:
-        if planned.baseline in unknown:
-            unknown.add(planned.id)
-            continue
-        key, _ = sched.key_for(planned)
-        entry = sched.reusable(planned, key)
-        if entry is None:
-            unknown.add(planned.id)
-        else:
-            sched.digest_hashes[planned.id] = entry.digest_hash
+    with remembered_locations():  # every input's real location, found once for all the runs below a folder
+        for planned in tree.plan.runs:
+            if planned.baseline in unknown:
+                unknown.add(planned.id)
+                continue
+            key, _ = sched.key_for(planned)
+            entry = sched.reusable(planned, key)
+            if entry is None:
+                unknown.add(planned.id)
+            else:
+                sched.digest_hashes[planned.id] = entry.digest_hash
     if not unknown:
         summaries = annotate([RunSummary.from_json(cache.runs[p.id].summary) for p in tree.plan.runs])
         pages_key = site_pages_key(sched.env, summaries, tree)

@@ -1,8 +1,11 @@
-"""The polars fast path must give exactly what the tolerant reader gives, or step aside."""
+"""The fast path must give exactly what the tolerant reader gives, or step aside, with either column parser
+(polars, or msgspec for a process's first log: obs.fast_metrics._read_columns)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from obs import fast_metrics
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import read_metrics_fast
 from obs.jsonl import iter_jsonl
@@ -17,6 +21,14 @@ from obs.model import Metrics
 from obs.series_builder import SeriesBuilder
 
 KEYS = ["loss", "grad_norm", "lr", "eval_loss", "reward_mean", "flag"]
+PARSERS = ["msgspec", "polars"]
+
+
+@pytest.fixture(params=PARSERS)
+def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test below runs with each column parser."""
+    monkeypatch.setattr(fast_metrics, "PARSER", request.param)
+    return str(request.param)
 
 
 def tolerant(path: Path) -> tuple[Metrics, Diagnostics]:
@@ -57,7 +69,9 @@ record = st.fixed_dictionaries(
     ],
     partial=False,
 )
-def test_fast_path_equals_tolerant_reader(tmp_path: Path, records: list[dict[str, object]], partial: bool) -> None:
+def test_fast_path_equals_tolerant_reader(
+    tmp_path: Path, parser: str, records: list[dict[str, object]], partial: bool
+) -> None:
     path = tmp_path / "metrics.jsonl"
     text = "".join(json.dumps(r) + "\n" for r in records)
     if partial:
@@ -72,7 +86,7 @@ def test_fast_path_equals_tolerant_reader(tmp_path: Path, records: list[dict[str
     assert [d.format() for d in fast_diags.items] == [d.format() for d in slow_diags.items]
 
 
-def test_late_keys_are_not_dropped(tmp_path: Path) -> None:
+def test_late_keys_are_not_dropped(tmp_path: Path, parser: str) -> None:
     path = tmp_path / "metrics.jsonl"
     lines = [json.dumps({"step": i, "loss": 1.0 / (i + 1)}) for i in range(5000)]
     lines.append(json.dumps({"step": 5000, "loss": 0.1, "eval_loss": 0.2}))
@@ -83,7 +97,7 @@ def test_late_keys_are_not_dropped(tmp_path: Path) -> None:
     same(fast, tolerant(path)[0])
 
 
-def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> None:
+def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path, parser: str) -> None:
     path = tmp_path / "metrics.jsonl"
     for body in (
         '{"step": 0, "loss": NaN}\n',
@@ -97,6 +111,15 @@ def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> 
         '{"step": 0, "loss": 1}\nnot json\n',
         '{"loss": 1}\n',
         '{"step": 0, "m": {"a": 1}}\n',
+        '{"step": 0, "loss": 1, "loss": 2}\n',  # a key twice: the tolerant reader names it
+        '{"step": 0, "loss": 1}\n{"step": 1, "loss": true}\n',  # two types in one column
+        '{"step": 0, "loss": 1}\n{"step": 1, "loss": [1]}\n',
+        '{"step": 0, "loss": 1}\n[1, 2]\n',
+        '{"step": 0, "note": "text"}\n',  # text that is not a stage
+        '{"step": 0, "stage": "a", "phase": "b"}\n',  # two text columns
+        '{"step": 0, "loss": 1}\n{"step": null, "loss": 2}\n',
+        '{"step": 0, "loss": 1}\n{"loss": 2}\n',
+        '{"step": 0, "loss": 1e200}\n',
     ):
         path.write_text(body)
         assert read_metrics_fast(path, Diagnostics(), None) is None, body
@@ -160,3 +183,32 @@ def test_streamed_reading_declines_bare_constants(
     lines[250] = f'{{"step": 250, "loss": {constant}}}'  # in a late chunk
     path.write_text("\n".join(lines) + "\n")
     assert read_metrics_fast(path, Diagnostics(), None) is None
+
+
+@pytest.mark.parametrize(
+    "late",
+    [
+        {"step": 300, "loss": True},  # a true/false where the first lines held numbers
+        {"step": 300, "loss": "high"},
+        {"step": 300, "note": "text"},  # text in a key the first lines lacked
+        {"step": 300, "loss": {"a": 1}},
+    ],
+)
+def test_a_type_change_after_the_first_lines_is_declined(tmp_path: Path, parser: str, late: dict[str, object]) -> None:
+    path = tmp_path / "metrics.jsonl"
+    lines = [json.dumps({"step": i, "loss": 1.0 / (i + 1)}) for i in range(300)] + [json.dumps(late)]
+    path.write_text("\n".join(lines) + "\n")
+    assert read_metrics_fast(path, Diagnostics(), None) is None
+
+
+def test_one_log_is_read_without_importing_polars(tmp_path: Path) -> None:
+    """A process that reads one log (a rebuild of one run, obs gate) does not pay polars' import."""
+    path = tmp_path / "metrics.jsonl"
+    path.write_text("".join(json.dumps({"step": i, "loss": 1.0 / (i + 1)}) + "\n" for i in range(50)))
+    code = (
+        "import sys; from pathlib import Path; from obs.diagnostics import Diagnostics; "
+        "from obs.fast_metrics import read_metrics_fast as r; "
+        f"m = r(Path({str(path)!r}), Diagnostics(), None); assert m is not None and 'polars' not in sys.modules; "
+        f"r(Path({str(path)!r}), Diagnostics(), None); assert 'polars' in sys.modules"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
