@@ -281,6 +281,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         result.runs = len(result.summaries)
         result.diagnostics = sort_diagnostics(all_diags)
         result.pages += _site_pages(result, cache, tree, sched.env, staging, out)
+        staging.wait_for_links()  # the plugins may read the staged site (the sitemap lists its pages)
         for plugin in plugins:
             result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
@@ -440,8 +441,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     current = os.fspath(sched.out)
 
     def reuse(planned: PlannedRun, entry: RunEntry) -> None:
-        for rel in entry.files:
-            staging.link(rel, f"{current}/{rel}")
+        staging.link_later([(rel, f"{current}/{rel}") for rel in entry.files])  # while runs are built here
         sched.entries[planned.id] = entry
         sched.digest_hashes[planned.id] = entry.digest_hash
         result.reused += 1

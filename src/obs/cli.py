@@ -359,5 +359,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
 
 
+FAST_EXIT_COMMANDS = frozenset({"build"})
+
+
+def run() -> None:
+    """The `obs` command: `main`, then exit.
+
+    After a build, the interpreter's own shutdown (tearing down ~600 modules and every object a
+    build made) costs ~50-70 ms of a one-run rebuild's ~1 s; every file the build wrote is closed
+    and its workers are gone by then, so `obs build` flushes its output and leaves at once
+    (`os._exit`). Other commands, and `main()` called from Python, exit as usual."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv and argv[0] in FAST_EXIT_COMMANDS:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

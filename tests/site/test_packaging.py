@@ -29,4 +29,4 @@ def test_the_wheel_ships_templates_assets_and_fonts(tmp_path: Path) -> None:
     assert any(n.startswith("obs/templates/assets/fonts/") and n.endswith(".woff2") for n in names)
     assert "obs/cli.py" in names
     entry = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "obs = obs.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
+    assert "obs = obs.cli:run" in zipfile.ZipFile(wheel).read(entry).decode()
