@@ -281,7 +281,6 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         result.runs = len(result.summaries)
         result.diagnostics = sort_diagnostics(all_diags)
         result.pages += _site_pages(result, cache, tree, sched.env, staging, out)
-        staging.wait_for_links()  # the plugins may read the staged site (the sitemap lists its pages)
         for plugin in plugins:
             result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
@@ -441,7 +440,8 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     current = os.fspath(sched.out)
 
     def reuse(planned: PlannedRun, entry: RunEntry) -> None:
-        staging.link_later([(rel, f"{current}/{rel}") for rel in entry.files])  # while runs are built here
+        for rel in entry.files:
+            staging.link(rel, f"{current}/{rel}")
         sched.entries[planned.id] = entry
         sched.digest_hashes[planned.id] = entry.digest_hash
         result.reused += 1
@@ -523,6 +523,7 @@ def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: s
 
         renderer = Renderer(tree.meta, cache.folder / "templates")
         groups: dict[str, dict[str, Any]] = {}
+        kept: set[str] = set()  # pages of groups whose inputs did not change: linked, not compared and written
 
         def memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
             """Reuse a page group from the previous site when its inputs are unchanged."""
@@ -531,6 +532,7 @@ def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: s
             if known and known.get("key") == group_key:
                 try:
                     made = {rel: (out / rel).read_bytes() for rel in known["files"]}
+                    kept.update(made)
                 except OSError:
                     made = make()
             else:
@@ -544,8 +546,12 @@ def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: s
             renderer,
             memo,
         )
+        current = os.fspath(out)
         for rel, data in pages.items():
-            staging.write(rel, data)
+            if rel in kept:  # the same bytes as the current site's file: read to be compared no more
+                staging.link(rel, f"{current}/{rel}")
+            else:
+                staging.write(rel, data)
         assets = templates_dir() / "assets"
         staging.copy_tree(assets, "assets")
         files = sorted(pages) + sorted(

@@ -34,12 +34,10 @@ import contextlib
 import filecmp
 import json
 import os
-import queue
 import secrets
 import shutil
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -340,10 +338,6 @@ class Staging:
         self._folders: set[str] = {self._root}
         self._record: dict[str, list[str]] | None = None  # the files obs wrote (set by finish())
         self._published = False
-        self._links: queue.SimpleQueue[list[tuple[str, str]] | None] = queue.SimpleQueue()
-        self._linker: threading.Thread | None = None
-        self._link_error: BaseException | None = None
-        self._stop_linking = False
         fault_point("staging")
 
     def _folder_for(self, rel: str) -> str:
@@ -385,39 +379,6 @@ class Staging:
         except OSError:
             shutil.copy2(src, target)
 
-    def link_later(self, files: list[tuple[str, str]]) -> None:
-        """`link` each (rel, src) from a helper thread, while this one goes on (building a changed run).
-
-        A rebuild puts every file of every unchanged run into the new version: ~1,700 hard links and
-        ~450 folders for 240 runs, 20-80 ms of system calls (making a folder waits on the file system's
-        journal at times) that need no Python work in between. `wait_for_links` (called by `finish`,
-        `commit` and `discard`, before they look at the folder) waits for them and raises what failed."""
-        if self._linker is None:
-            self._linker = threading.Thread(target=self._link_loop, name="obs-staging-links", daemon=True)
-            self._linker.start()
-        self._links.put(files)
-
-    def _link_loop(self) -> None:
-        while (files := self._links.get()) is not None:
-            if self._link_error is not None or self._stop_linking:
-                continue  # drain the queue: the build is failing or stopping
-            try:
-                for rel, src in files:
-                    self.link(rel, src)
-            except BaseException as exc:  # handed to the build's thread by wait_for_links
-                self._link_error = exc
-
-    def wait_for_links(self) -> None:
-        """Wait until every file given to `link_later` is in place; raise the first failure."""
-        if self._linker is None:
-            return
-        self._links.put(None)
-        self._linker.join()
-        self._linker = None
-        error, self._link_error = self._link_error, None
-        if error is not None:
-            raise error
-
     def copy_file(self, rel: str, src: Path) -> None:
         """Copy `src` (outside the site) in as `rel`; hard-link the current site's copy when identical.
 
@@ -445,7 +406,6 @@ class Staging:
         warnings). Everything in the staging folder at that point was written by obs; that list is
         kept with the version, so the next build can tell the user's files from obs's.
         """
-        self.wait_for_links()
         diags: list[Diagnostic] = []
         made = set(_entries_under(self.path)) | {MARKER}
         static = self._copy_static(source_root, made, diags)
@@ -528,7 +488,6 @@ class Staging:
         exception is the first build over a plain folder made by an older obs: that folder is moved
         aside before the link takes its place, two renames, once.
         """
-        self.wait_for_links()
         if runs is not None and not force:
             check_not_emptying(self.out, self.given, runs)
         fault_point("staged")
@@ -554,9 +513,6 @@ class Staging:
     def discard(self) -> None:
         """Drop the staged site and its leftovers, unless the output already points at it (a signal
         arriving just after the switch)."""
-        self._stop_linking = True
-        with contextlib.suppress(BaseException):  # what failed is being reported already
-            self.wait_for_links()
         if self._published or _our_version(self.out) == self.version:
             return
         shutil.rmtree(self.path, ignore_errors=True)
