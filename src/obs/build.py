@@ -15,11 +15,9 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -35,6 +33,9 @@ from obs.resources import package_dir, templates_dir
 from obs.sitemodel import RunSummary, SummaryError
 from obs.sourcetree import remembered_locations
 from obs.write import MARKER, Staging, check_output_location, output_location, output_lock, static_unchanged
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
 
@@ -367,7 +368,13 @@ def _warm_up(ctx: worker.WorkerContext, campaigns: bool) -> None:
 
 
 def _start_pool(jobs: int, ctx: worker.WorkerContext, start_method: str | None) -> ProcessPoolExecutor:
-    """Worker processes that receive the build's context once, under any start method."""
+    """Worker processes that receive the build's context once, under any start method.
+
+    concurrent.futures.process and multiprocessing are imported here, when a build has several runs to
+    build: a rebuild of one changed run builds it in this process and never pays their ~15 ms."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     return ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=get_context(start_method),
@@ -477,6 +484,8 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
                 _warm_up(ctx, bool(tree.found.campaigns))  # the workers have a batch of runs to build meanwhile
                 warmed = True
             if running:
+                from concurrent.futures import FIRST_COMPLETED, wait  # imported with the pool already
+
                 finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
                 for fut in finished:
                     planned = running.pop(fut)

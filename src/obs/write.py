@@ -34,7 +34,6 @@ import contextlib
 import filecmp
 import json
 import os
-import secrets
 import shutil
 import sys
 import tempfile
@@ -504,7 +503,7 @@ class Staging:
         os.symlink(f"{self.versions.name}/{version}", link)
         fault_point("linked")
         if self.out.is_dir() and not self.out.is_symlink():  # a plain folder: an older obs made it
-            os.rename(self.out, self.versions / f"{self.out.name}.legacy-{secrets.token_hex(4)}")
+            os.rename(self.out, self.versions / f"{self.out.name}.legacy-{os.urandom(4).hex()}")
         os.replace(link, self.out)
         self._published = True
         fault_point("switched")

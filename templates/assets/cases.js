@@ -3,7 +3,7 @@
    and in the baseline side by side.
 
    Data: the page embeds a small description (<script type="application/json" id="case-spec">); the
-   cases are in data files beside the page (cases/rows-<k>.js, cases/text-<k>.js), each appending one
+   cases are in data files beside the page (cases-rows-<k>.js, cases-text-<k>.js), each appending one
    JSON value to OBS_DATA. They are loaded with <script src> (allowed by the page's policy, and
    possible from file:// where fetch() is not), one at a time and only as far as the current filter
    needs: a million cases are read a few thousand at a time. Everything from a run is put into the
@@ -47,7 +47,7 @@
     var spec = this.spec;
     var promise = new Promise(function (resolve, reject) {
       var script = document.createElement("script");
-      script.src = spec.dir + "/" + key + ".js";
+      script.src = spec.prefix + key + ".js";
       script.onload = function () {
         var list = self.OBS_DATA || [];
         for (var i = list.length - 1; i >= 0; i--) {

@@ -174,8 +174,8 @@ def test_failure_gallery_groups_and_long_outputs_collapse(demo_site: Path, demo_
 
 
 def case_data(run_dir: Path, kind: str, page: int) -> Any:
-    """One data file of the case browser (cases/<kind>-<page>.js), as the JSON it carries."""
-    return read_data_file((run_dir / "cases" / f"{kind}-{page}.js").read_bytes())[1]
+    """One data file of the case browser (cases-<kind>-<page>.js), as the JSON it carries."""
+    return read_data_file((run_dir / f"cases-{kind}-{page}.js").read_bytes())[1]
 
 
 def test_decision_section_shows_recorded_and_suggested(demo_site: Path) -> None:

@@ -5,9 +5,12 @@ The page itself stays light whatever the probe's size: per failure group, its ne
 patterns with counts and one full example (server-rendered, so it reads without JavaScript); every
 case, with its outcome here and in the baseline, lives in data files next to the page:
 
-    cases/rows-<k>.js   CASE_ROWS_PER_FILE cases each: id, split, family, failure group, pattern,
+    cases-rows-<k>.js   CASE_ROWS_PER_FILE cases each: id, split, family, failure group, pattern,
                         the checks here and in the baseline, the line in the probe file
-    cases/text-<k>.js   TEXT_ROWS_PER_FILE cases each: prompt, expected, actual, note, other fields
+    cases-text-<k>.js   TEXT_ROWS_PER_FILE cases each: prompt, expected, actual, note, other fields
+
+(beside the page, not in a folder of their own: a rebuild makes every unchanged run's folders anew in
+the new version of the site, and a folder costs more than the files it would hold).
 
 `assets/cases.js` loads them page by page (a million cases are read a few thousand at a time, and
 only as far as a filter needs). They are `.js` files appending one JSON value to `OBS_DATA`, their
@@ -37,7 +40,7 @@ PATTERNS_SHOWN = 6  # per group on the page; the rest are counted in one line
 PATTERNS_IN_SPEC = 600  # patterns the browser can name; others read "other"
 IDS_SHOWN = 24  # of a long list of ids (flips, unpaired cases) on the page
 SCHEMA = "obs.cases/1"
-DIR = "cases"
+PREFIX = "cases-"
 
 
 @dataclass
@@ -195,7 +198,7 @@ def browser(report: RunReport, baseline_href: str | None) -> Browser | None:
         "textRowsPerFile": TEXT_ROWS_PER_FILE,
         "rowFiles": -(-n // CASE_ROWS_PER_FILE),
         "textFiles": -(-n // TEXT_ROWS_PER_FILE),
-        "dir": DIR,
+        "prefix": PREFIX,
         "checks": checks,
         "negative": sorted(sb.negative),
         "headline": headline if headline in checks else (checks[0] if checks else None),
@@ -285,9 +288,9 @@ def _files(b: Browser) -> Iterator[tuple[str, bytes]]:
         split, family = o.split.codes[start:stop].tolist(), o.family.codes[start:stop].tolist()
         g, p, line = group[start:stop].tolist(), pattern[start:stop].tolist(), table.lines[start:stop].tolist()
         data = [[ids[i], split[i], family[i], g[i], p[i], here[i], there[i], line[i]] for i in range(rows.size)]
-        yield f"{DIR}/rows-{page}.js", _file("rows", b.key, page, data)
+        yield f"{PREFIX}rows-{page}.js", _file("rows", b.key, page, data)
     texts = table.iter_texts()
     for page, start in enumerate(range(0, n, TEXT_ROWS_PER_FILE), start=1):
         stop = min(n, start + TEXT_ROWS_PER_FILE)
         records: list[list[Any] | int] = [_text_record(next(texts)) for _ in range(start, stop)]
-        yield f"{DIR}/text-{page}.js", _file("text", b.key, page, records)
+        yield f"{PREFIX}text-{page}.js", _file("text", b.key, page, records)
