@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import orjson
 
+from obs.decimate import distinct
 from obs.diagnostics import Diagnostics
 from obs.json_columns import read_columns, stage_codes
 from obs.model import Metrics, Series
@@ -85,7 +86,7 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
     if columns is None:
         return None
     steps, series_values, stage_key, stage_points = columns
-    if np.unique(steps).size != steps.size:
+    if distinct(steps).size != steps.size:
         return None  # several rows at one step: the tolerant reader aggregates them (obs.yaml same_step) and says so
     if partial:
         lineno = raw.count(b"\n") + 1

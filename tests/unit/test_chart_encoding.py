@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from obs.decimate import on_line
+from obs.decimate import distinct, on_line
 from obs.render.chartdata import encode, encode_edges
 
 
@@ -79,3 +79,9 @@ def test_on_line_never_flags_the_ends_or_short_series() -> None:
     assert not on_line(np.array([0.0, 1.0]), np.array([1.0, 1.0])).any()
     flags = on_line(np.arange(4.0), np.ones(4))
     assert flags.tolist() == [False, True, True, False]
+
+
+@given(st.lists(st.integers(-5, 5) | st.floats(-1e6, 1e6, allow_nan=False), max_size=60))
+def test_distinct_is_numpys_unique(values: list[float]) -> None:
+    array = np.asarray(values, dtype=np.float64)
+    assert np.array_equal(distinct(array), np.unique(array))
