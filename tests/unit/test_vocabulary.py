@@ -84,6 +84,13 @@ def test_loss_series_past_the_chart_limit_are_named() -> None:
     assert len(plan.loss_overlays) == MAX_LOSS_OVERLAYS and len(plan.loss_not_drawn) == 3
 
 
+def test_the_loss_scale_is_not_drawn_with_the_loss() -> None:
+    series = {"eval_loss": [2.0, 1.0], "loss_scale": [65536.0, 65536.0], "train/loss_scaler": [1.0, 2.0]}
+    plan = plan_curves(_metrics(loss=[1.0, 0.5], **series))
+    assert plan.loss == "loss" and plan.loss_overlays == ["eval_loss"]
+    assert {"loss_scale", "train/loss_scaler"} <= set(plan.others)
+
+
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)
 
 

@@ -18,7 +18,9 @@ from obs.vocabulary import stat_groups
 LOSS_KEYS = ("loss", "train_loss", "train/loss", "train_mean_nll", "train/nll", "nll", "train/loss_mean")
 GRAD_KEYS = ("grad_norm", "gradient_norm", "train/grad_norm", "optim/grad_norm", "grad_norm/total")
 LR_KEYS = ("lr", "learning_rate", "train/lr", "train/learning_rate", "optim/lr")
-LOSS_OVERLAY = re.compile(r"(^|[/_])(loss|nll)($|[/_])", re.IGNORECASE)
+# a loss of another split or part (eval_loss, train/nll_total); not the mixed-precision loss scale (65,536 drawn on
+# the loss's axis flattens the loss to a line at 0)
+LOSS_OVERLAY = re.compile(r"(^|[/_])(loss|nll)($|[/_](?!scal))", re.IGNORECASE)
 MAX_LOSS_OVERLAYS = 4
 MAX_BANDS = 6
 
