@@ -15,12 +15,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from obs.analysis.campaign import CampaignStats, RunFinal, campaign_stats
-from obs.analysis.campaign_view import align_curves
 from obs.analysis.trends import metric_value
 from obs.model import Campaign, Condition
 from obs.sitemodel import RunSummary
+
+if TYPE_CHECKING:
+    from obs.analysis.campaign import CampaignStats
 
 REFERENCE_ARMS = ("full", "all", "baseline", "control")
 
@@ -120,7 +122,14 @@ def arm_value(summary: RunSummary, metric: str) -> float | None:
 def arm_stats(
     group: ArmGroup, higher_is_better: bool, final_window: int, alpha: float = 0.05, min_effect: float = 0.0
 ) -> CampaignStats:
-    """Every arm against the reference arm, with the campaign statistics (arms as conditions)."""
+    """Every arm against the reference arm, with the campaign statistics (arms as conditions).
+
+    The statistics' modules are imported here, when an arms page is made, not by a rebuild that keeps it."""
+    from obs.analysis.campaign import (
+        RunFinal,
+        campaign_stats,
+    )
+
     campaign = Campaign(
         id=group.title,
         source_dir=Path(),
@@ -161,6 +170,8 @@ class ArmCurve:
 
 def arm_curves(group: ArmGroup, metric: str) -> list[ArmCurve]:
     """Mean ± sd of `metric` per arm over its seeds (numpy, on the span every seed covers)."""
+    from obs.analysis.campaign_view import align_curves
+
     out: list[ArmCurve] = []
     for arm, runs in group.runs.items():
         curves = [(s.curves or {}).get(metric) for s in runs]

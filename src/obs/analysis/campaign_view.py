@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from obs.analysis.campaign import CampaignStats, campaign_stats, finals_from_summaries
 from obs.analysis.paired_systems import PairedSpec
 from obs.model import Campaign
 from obs.sitemodel import Curve, RunSummary
+
+if TYPE_CHECKING:
+    from obs.analysis.campaign import CampaignStats
 
 GRID_POINTS = 200
 
@@ -84,6 +87,13 @@ def condition_names(campaign: Campaign, runs: Sequence[RunSummary]) -> list[str]
 
 
 def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> CampaignView:
+    """A campaign as its page shows it (the statistics' modules imported here: a rebuild that keeps the page
+    does not load them)."""
+    from obs.analysis.campaign import (
+        campaign_stats,
+        finals_from_summaries,
+    )
+
     runs = [s for s in summaries if s.campaign == campaign.id]
     names = condition_names(campaign, runs)
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}

@@ -12,16 +12,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from obs import urls
 from obs.analysis import arms as arms_mod
-from obs.analysis.campaign import CampaignStats
 from obs.analysis.config_diff import diff_fields, field_table, what_varies
 from obs.analysis.gates import GateResult, evaluate_gates, gate_specs_from
-from obs.analysis.metric_views import arms_metrics
 from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
@@ -35,6 +33,9 @@ from obs.sitemodel import RunSummary
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
 
 SEED_KEYS = ("config.seed", "config.train.seed", "config.training.seed", "config.data_seed")
+
+if TYPE_CHECKING:
+    from obs.analysis.campaign import CampaignStats
 
 
 # ---------------------------------------------------------------------------------------- gates
@@ -340,6 +341,8 @@ def arms_group_pages(
     pages[urls.arms_file(group.slug, urls.ANALYSIS)] = dumps(
         {"group": group.title, "arms": group.arms, "stats": stats.as_dict()}
     )
+    from obs.analysis.metric_views import arms_metrics  # with the statistics' modules, when an arms page is made
+
     views = arms_metrics(group, cfg.metric_higher_is_better, cfg.final_window, stats)
     key = f"arms:{group.slug}"
     data = chartdata.conditions_data(key, views)

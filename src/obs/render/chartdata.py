@@ -19,16 +19,18 @@ instead of a ~100 ms figure, and a one-run rebuild never imports a plotting libr
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import orjson
 
 from obs.analysis.curves import Band, CurvePlan
-from obs.analysis.metric_views import MetricView
 from obs.analysis.reward import RewardHealth
 from obs.decimate import decimate, decimate_band, on_line
 from obs.model import Metrics, Series
+
+if TYPE_CHECKING:
+    from obs.analysis.metric_views import MetricView
 
 CHART_POINTS = 1000  # per series drawn in a panel: ~1.4 px per min/max bucket at the page's width
 OTHER_BUDGET = 4800  # points shared by the series only the explorer and overlays draw

@@ -9,15 +9,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from obs import urls
 from obs.analysis.arms import ArmGroup
-from obs.analysis.campaign import CampaignStats, metric_is_rate
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
-from obs.analysis.metric_views import campaign_metrics
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
@@ -29,6 +27,9 @@ from obs.render.leaderboard import leaderboard_data, run_record
 from obs.render.paired_items import paired_views
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
+
+if TYPE_CHECKING:
+    from obs.analysis.campaign import CampaignStats
 
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
 
@@ -251,6 +252,10 @@ def _campaign_pages_of(
 
 def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteConfig) -> dict[str, bytes]:
     """A campaign's page, its figure and its analysis.json."""
+    # the statistics' modules load when a campaign page is made, not for a rebuild that keeps it
+    from obs.analysis.campaign import metric_is_rate
+    from obs.analysis.metric_views import campaign_metrics
+
     campaign = view.campaign
     ctx = campaign_context(view, slug)
     ctx["varies"] = across.varies(sorted(view.runs, key=lambda s: (s.condition or "", s.seed or 0, s.id)))
