@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -108,12 +109,22 @@ def safe_input(path: Path, root: Path) -> Path | None:
     Silent on purpose: discovery has named every refused link already, once.
     """
     try:
-        os.lstat(path)  # the common case, a name that is not there, costs one call
+        st = os.lstat(path)  # the common case, a name that is not there, costs one call
     except OSError:
         return None
+    if stat.S_ISREG(st.st_mode) and _in_walked_folder(path, root):
+        return path  # a plain file (not a link) in a folder the walk has placed inside the tree
     if refusal(path, root) is not None or not path.is_file():
         return None
     return path
+
+
+def _in_walked_folder(path: Path, root: Path) -> bool:
+    """Whether the folder of `path` is inside `root`, by the real locations a walk of the tree remembers
+    (False outside a walk: then `refusal` resolves the whole path)."""
+    if getattr(_walk, "known", None) is None:
+        return False
+    return real(path.parent).is_relative_to(real(root))
 
 
 @dataclass

@@ -11,6 +11,7 @@ kept as such. Artifacts are not read.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -109,8 +110,13 @@ class MlflowAdapter:
 
 
 def _subdirs(folder: Path) -> list[Path]:
+    """Visible subfolders that are not links (asked of every folder no other format claims: the folder's own
+    listing tells which entries are folders, with no call per entry)."""
     try:
-        return sorted(p for p in folder.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith("."))
+        with os.scandir(folder) as entries:
+            return sorted(
+                folder / e.name for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+            )
     except OSError:
         return []
 
