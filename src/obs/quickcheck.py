@@ -11,7 +11,7 @@ The output is a link to the published version (obs.write); the snapshot walks th
 it and lists the folder of versions beside it, so a site switched, edited or left with the debris
 of a killed build is never taken for unchanged.
 
-Only the standard library, orjson and obs.write (standard library only) are imported here.
+Only the standard library, orjson and obs.write (the standard library and orjson) are imported here.
 """
 
 from __future__ import annotations

@@ -41,6 +41,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import orjson
+
 from obs.diagnostics import Diagnostic, Severity
 
 MARKER = "index.json"
@@ -165,7 +167,7 @@ def _is_obs_site(folder: Path) -> bool:
 def site_run_count(folder: Path) -> int | None:
     """How many runs the obs site in `folder` lists (None when it is not an obs site)."""
     try:
-        data = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        data = orjson.loads((folder / MARKER).read_bytes())  # several times a build: orjson, ~10x json's speed
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("generator") != "obs":
@@ -525,7 +527,7 @@ def read_record(loc: Path) -> dict[str, list[str]] | None:
     if version is None:
         return None
     try:
-        data = json.loads((versions_dir(loc) / f"{version}.files").read_text(encoding="utf-8"))
+        data = orjson.loads((versions_dir(loc) / f"{version}.files").read_bytes())
         return {"written": [str(x) for x in data["written"]], "static": [str(x) for x in data["static"]]}
     except (OSError, ValueError, KeyError, TypeError):
         return None
