@@ -91,7 +91,15 @@ def environment_key(cfg: SiteConfig) -> str:
     return hash_json([__version__, tree_hash(package_dir(), "*.py"), tree_hash(templates_dir()), cfg.fingerprint()])
 
 
-def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | None, tree: SourceTree) -> str:
+def layout_key(tree: SourceTree) -> str:
+    """The page names of every spec and campaign: part of every run's key (its page links to them)."""
+    return hash_json([sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())])
+
+
+def run_key(
+    planned: PlannedRun, env: str, inputs: str, baseline_digest: str | None, tree: SourceTree, layout: str
+) -> str:
+    """What a run's files depend on; `layout` is `layout_key(tree)`, made once a build."""
     found = tree.found
     spec = found.specs.get(planned.source.spec or "")
     campaign = found.campaigns.get(planned.source.campaign or "")
@@ -103,8 +111,7 @@ def run_key(planned: PlannedRun, env: str, inputs: str, baseline_digest: str | N
             planned.baseline,
             inputs,
             baseline_digest,
-            sorted(tree.layout.specs.items()),
-            sorted(tree.layout.campaigns.items()),
+            layout,
             [spec.primary_metric, spec.min_effect] if spec else None,
             [campaign.primary_metric, campaign.final_window, campaign.alpha, campaign.min_effect] if campaign else None,
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
@@ -151,6 +158,7 @@ class _Scheduler:
     entries: dict[str, RunEntry] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)  # run id -> input hash, once per build
     checked: dict[tuple[str, str], RunEntry | None] = field(default_factory=dict)  # (run id, key) -> reusable entry
+    layout: str | None = None  # layout_key(tree), made at the first run's key
 
     def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
         """Where the baseline's digest is: made by this build, or kept from the previous one."""
@@ -168,7 +176,9 @@ class _Scheduler:
         if inputs is None:
             inputs = self.inputs[planned.id] = self.cache.input_hash(planned.source.files, self.tree.root)
         base_hash = self.digest_hashes.get(planned.baseline) if planned.baseline else None
-        return run_key(planned, self.env, inputs, base_hash, self.tree), inputs
+        if self.layout is None:
+            self.layout = layout_key(self.tree)
+        return run_key(planned, self.env, inputs, base_hash, self.tree, self.layout), inputs
 
     def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
         """The cached entry of a run whose key is unchanged and whose files are all in the current site.
