@@ -130,6 +130,18 @@ def run_build(cmd: list[str]) -> tuple[float, float]:
     return elapsed, peak / 1024
 
 
+def reference_ms() -> float:
+    """The wall time of a fixed pure-Python workload, in ms: how fast this shared machine is right now.
+
+    The same build's CPU seconds have varied by 40% between two sittings an hour apart here; a figure is
+    comparable with another one taken at a similar reference time."""
+    start = time.perf_counter()
+    total = 0
+    for i in range(2_000_000):
+        total += i * i % 7
+    return (time.perf_counter() - start) * 1000
+
+
 def obs_package_dir() -> str:
     """Where the obs that `python -m obs.cli` runs lives (an editable install points into src/)."""
     spec = importlib.util.find_spec("obs")
@@ -176,6 +188,7 @@ def main() -> None:
         "peak_rss_mb": [],
         "peak_pss_mb": [],
         "load_1min": [],
+        "reference_ms": [],
     }
     try:
         subprocess.run([sys.executable, "-m", "compileall", "-q", obs_package_dir()], env=USER_ENV, check=True)
@@ -186,6 +199,7 @@ def main() -> None:
             shutil.rmtree(versions, ignore_errors=True)
             shutil.rmtree(cache, ignore_errors=True)
             results["load_1min"].append(os.getloadavg()[0])
+            results["reference_ms"].append(reference_ms())
             t, rss = run_build(obs)
             results["cold_s"].append(t)
             results["cold_cpu_s"].append(LAST_CPU[-1])
@@ -198,6 +212,7 @@ def main() -> None:
         for i in range(args.repeat * 2):
             touch_run(leaf, i)
             results["load_1min"].append(os.getloadavg()[0])
+            results["reference_ms"].append(reference_ms())
             results["one_run_s"].append(run_build(obs)[0])
             results["one_run_cpu_s"].append(LAST_CPU[-1])
         for i in range(args.repeat * 2):
@@ -244,6 +259,7 @@ def main() -> None:
         ("  RSS summed (MB)", "peak_rss_mb"),
         ("site size (MB)", "site_mb"),
         ("load average, 1 min", "load_1min"),
+        ("reference workload (ms)", "reference_ms"),
     ]
     for label, key in rows:
         target = TARGETS.get(key)
