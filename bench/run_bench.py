@@ -58,15 +58,20 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _rss_kb(pid: int) -> int:
+def _proc_kb(pid: int, file: str, field: str) -> int:
+    """A size in kB from /proc/PID/FILE (its line starting with FIELD), 0 when it cannot be read."""
     try:
-        with open(f"/proc/{pid}/status") as fh:
+        with open(f"/proc/{pid}/{file}") as fh:
             for line in fh:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def _rss_kb(pid: int) -> int:
+    return _proc_kb(pid, "status", "VmRSS:")
 
 
 USER_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -79,14 +84,7 @@ PSS_EVERY = 5  # PSS is read on every 5th sample (100 ms): reading it costs ~0.5
 
 def _pss_kb(pid: int) -> int:
     """Proportional set size: each page shared by n processes counts 1/n in each (Linux 4.14+), 0 if unknown."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            for line in fh:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return _proc_kb(pid, "smaps_rollup", "Pss:")
 
 
 def run_build(cmd: list[str]) -> tuple[float, float]:
