@@ -8,7 +8,7 @@ settings in; a `RunReport` out. Templates only format what is here, and `as_dict
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from obs.analysis.compare import (
     Headline,
@@ -24,13 +24,15 @@ from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
-from obs.analysis.passk import PassK, pass_at_k_reports
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
 from obs.config import SiteConfig
 from obs.model import Run
 from obs.probetable import CaseOutcomes
+
+if TYPE_CHECKING:
+    from obs.analysis.passk import PassK
 
 
 @dataclass
@@ -146,7 +148,11 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
     seed_level = seed_level_of(run)
-    passk = pass_at_k_reports(run.probe, is_negative, base.probe if base else None, ctx.alpha)
+    passk: list[PassK] = []
+    if run.probe is not None and run.probe.samples:  # several samples a case: pass@k (its module loads then)
+        from obs.analysis.passk import pass_at_k_reports
+
+        passk = pass_at_k_reports(run.probe, is_negative, base.probe if base else None, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
     reward = reward_health(run.metrics, cfg.threshold)

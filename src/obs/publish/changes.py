@@ -200,4 +200,6 @@ def _moved(
 
 def annotate(summaries: list[RunSummary], changes: Changes | None) -> list[RunSummary]:
     """Every run marked with `changed` (None without a comparison), for the leaderboard badge."""
+    if changes is None and all(s.changed is None for s in summaries):
+        return summaries  # nothing to mark: no copy of every summary
     return [replace(s, changed=changes.states.get(s.id) if changes is not None else None) for s in summaries]

@@ -69,7 +69,8 @@ class PublishExtras:
                     diags.warning(root / e.archive, f"frozen report of {e.run} not published: {problem}")
 
     def on_summaries(self, summaries: list[RunSummary]) -> list[RunSummary]:
-        out = [replace(s, ledger=self._ledger_view(s)) for s in summaries]
+        views = [self._ledger_view(s) for s in summaries]
+        out = [s if view == s.ledger else replace(s, ledger=view) for s, view in zip(summaries, views, strict=True)]
         negative = self.tree.cfg.is_negative_check if self.tree else (lambda _: False)
         self.changes = compare(self.old, out, negative) if self.old is not None else None
         return annotate(out, self.changes)
