@@ -22,7 +22,7 @@ import orjson
 
 from obs.decimate import distinct
 from obs.diagnostics import Diagnostics
-from obs.json_columns import read_columns, stage_codes
+from obs.json_columns import SAMPLE_ROWS, every_key_held, read_columns, stage_codes
 from obs.model import Metrics, Series
 from obs.sanitize import FLOAT_LIMIT, json_may_hold_unsafe
 from obs.series_builder import (
@@ -34,7 +34,6 @@ from obs.series_builder import (
 )
 from obs.vocabulary import is_stage_key
 
-SAMPLE_ROWS = 200
 FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast, and polars' import is saved
 STREAM_MIN_BYTES = 64 << 20  # above this a log is read in chunks and kept reduced
 CHUNK_BYTES = 32 << 20
@@ -188,16 +187,11 @@ def _parse(body: bytes, schema: dict[str, Any] | None = None) -> Any:
             frame = pl.read_ndjson(io.BytesIO(body), schema=schema)
         else:
             frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=SAMPLE_ROWS)
-        held = sum(frame.height - frame[c].null_count() for c in frame.columns)
-        keys = body.count(b'":')  # = held + explicit nulls + values of missed keys, all >= 0
-        if keys == held:
+        if every_key_held(body, sum(frame.height - frame[c].null_count() for c in frame.columns)):
             return frame
-        nulls = body.count(b'": null') + body.count(b'":null')  # counted only when needed: 2 passes over the text
-        if keys != held + nulls:
-            frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=None)
-            held = sum(frame.height - frame[c].null_count() for c in frame.columns)
-            if keys != held and keys != held + nulls:
-                return None  # a key written twice in a record, or '":' inside a string: the tolerant reader sees
+        frame = pl.read_ndjson(io.BytesIO(body), infer_schema_length=None)
+        if not every_key_held(body, sum(frame.height - frame[c].null_count() for c in frame.columns)):
+            return None  # a key written twice in a record, or '":' inside a string: the tolerant reader sees
         return frame
     except Exception:
         return None

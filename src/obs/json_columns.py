@@ -25,7 +25,7 @@ import orjson
 from obs.sanitize import FLOAT_LIMIT
 from obs.vocabulary import is_stage_key
 
-SAMPLE_ROWS = 200  # lines whose values give each column's type
+SAMPLE_ROWS = 200  # lines whose values give each column's type (polars infers its schema from as many)
 
 
 class Columns(NamedTuple):
@@ -116,24 +116,31 @@ def read_columns(body: bytes, step_key: str) -> Columns | None:
             head_end = len(body)
             break
         head_end = cut + 1
-    kinds = _kinds(body[:head_end].split(b"\n"))
-    records = _decode(body, kinds) if kinds is not None else None
-    if kinds is None or records is None:
-        return None
-    matrix, texts, held = _held(records, kinds)
-    if not _every_key_held(body, held):
+    parsed = _parsed(body, body[:head_end].split(b"\n"))
+    if parsed is not None and not every_key_held(body, parsed[3]):
         # A key the first lines lack (an eval metric logged every 500 steps): learn every key, once.
-        kinds = _kinds(body.split(b"\n"))
-        records = _decode(body, kinds) if kinds is not None else None
-        if kinds is None or records is None:
-            return None
-        matrix, texts, held = _held(records, kinds)
-        if not _every_key_held(body, held):
+        parsed = _parsed(body, body.split(b"\n"))
+        if parsed is not None and not every_key_held(body, parsed[3]):
             return None  # a key written twice in a record, or '":' inside a text: the tolerant reader says
+    if parsed is None:
+        return None
+    kinds, matrix, texts, _ = parsed
     return _to_columns(kinds, matrix, texts, step_key)
 
 
-def _every_key_held(body: bytes, held: int) -> bool:
+def _parsed(
+    body: bytes, typed_by: list[bytes]
+) -> tuple[dict[str, str | None], np.ndarray, list[tuple[Any, ...]], int] | None:
+    """The lines of `body` decoded with the column types the lines `typed_by` give: (types, numeric matrix,
+    text columns, values held), or None when a line does not fit them."""
+    kinds = _kinds(typed_by)
+    records = _decode(body, kinds) if kinds is not None else None
+    if kinds is None or records is None:
+        return None
+    return (kinds, *_held(records, kinds))
+
+
+def every_key_held(body: bytes, held: int) -> bool:
     """Whether the records hold every key the text writes: each key is written `"name":`, so their count is
     the values held plus the explicit nulls (a key written twice, or unknown to the records, breaks it)."""
     keys = body.count(b'":')
