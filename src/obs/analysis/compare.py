@@ -31,6 +31,7 @@ from obs.analysis.stats import (
     PAIRED_METHOD,
     Interval,
     PairedComparison,
+    holm_family,
     paired_comparisons,
     recommendation,
 )
@@ -86,9 +87,19 @@ class ProbeComparison:
     alpha: float = 0.05
     min_effect: float = 0.0
 
+    @property
+    def family(self) -> str | None:
+        """What the cells' labels were Holm-adjusted over (None: a single cell, nothing adjusted)."""
+        for scope in [self.overall, *self.by_split, *self.by_family]:
+            for pc in scope.checks.values():
+                if pc.family:
+                    return pc.family
+        return None
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "baseline": self.baseline_id,
+            "family": self.family,
             "checks": self.checks,
             "overall": self.overall.as_dict(),
             "by_split": [s.as_dict() for s in self.by_split],
@@ -110,7 +121,14 @@ def compare_probes(
     is_negative: Callable[[str], bool],
     alpha: float = 0.05,
     min_effect: float = 0.0,
+    primary: str | None = None,
 ) -> ProbeComparison:
+    """Every check in every scope (all shared cases, each split, each family), paired by case id.
+
+    The cells are one family of tests: their labels use Holm-adjusted p-values over every cell but the
+    `primary` check on all shared cases (the headline: one pre-declared test, judged on its own p), so a
+    table of forty cells does not mark two of them "significant" by chance.
+    """
     here, base = CaseOutcomes.of(here), CaseOutcomes.of(base)
     matched = align(here, base)
     ih, ib = matched.here, matched.base
@@ -138,6 +156,13 @@ def compare_probes(
                 pairs.append((h[both] == TRUE, b[both] == TRUE))
     hib = [c not in negative for _, c in cells]
     results = paired_comparisons(pairs, higher_is_better=hib, alpha=alpha, min_effect=min_effect)
+    in_family = [i for i, (k, check) in enumerate(cells) if not (k == 0 and check == primary)]
+    if len(in_family) > 1:
+        other = " other" if len(in_family) < len(cells) else ""
+        family = f"Holm over the {len(in_family)}{other} cells of this comparison"
+        adjusted = holm_family([results[i] for i in in_family], [hib[i] for i in in_family], family)
+        for i, result in zip(in_family, adjusted, strict=True):
+            results[i] = result
     per_scope: list[dict[str, PairedComparison]] = [{} for _ in scopes]
     for (k, check), result in zip(cells, results, strict=True):
         per_scope[k][check] = result
@@ -414,7 +439,12 @@ def headline_delta(
     name = headline.metric
     if name is None or headline.value is None:
         return None
-    if headline.kind == "probe" and comparison is not None and name in comparison.overall.checks:
+    if (
+        headline.kind == "probe"
+        and comparison is not None
+        and name in comparison.overall.checks
+        and comparison.overall.checks[name].family is None  # the headline is its own test, not a family member
+    ):
         return _subset(_probe_delta(comparison.overall.checks[name], base.id, is_negative(name)), base, name)
     if headline.kind == "probe" and here.probe and base.probe:
         matched = align(here.probe, base.probe)

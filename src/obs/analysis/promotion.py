@@ -34,6 +34,7 @@ from obs.analysis.stats import (
     NEGLIGIBLE,
     NOT_TESTED,
     OUTCOME_WORDS,
+    SIZE_UNKNOWN,
     PairedComparison,
     holm_adjust,
     score_tests,
@@ -422,8 +423,23 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             f"{name} got significantly worse (95% CI below zero)",
             f"it did fix {', '.join(gains)}: keep that idea, not this run" if gains else "",
         )
+    if d.verdict == SIZE_UNKNOWN:
+        unknown = (
+            f"{name} improved significantly, but the 95% CI reaches below the minimum effect of interest as well as "
+            "above it: the size of the gain is not established"
+        )
+        if regs:
+            return done("reject", unknown, f"and {_count(regs, 'regression')} beyond tolerance")
+        return Suggestion(
+            None,
+            [unknown, "not promoted on an unestablished size: more cases (or seeds) would narrow the interval"],
+            checks,
+            regs,
+            unjudged,
+            m,
+        )
     if d.verdict == NEGLIGIBLE:
-        small = f"{name} changed significantly, but by less than the minimum effect of interest"
+        small = f"{name} changed significantly, but by less than the minimum effect of interest (the whole 95% CI)"
         if regs:
             return done("reject", small, f"and {_count(regs, 'regression')} beyond tolerance")
         return done("branch", small, "not worth promoting: branch to a change that moves it further")
