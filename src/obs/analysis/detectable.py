@@ -6,15 +6,17 @@ family, the smallest drop the rule itself (one-sided score test against the tole
 Holm step alpha / m) detects with 80 % power at that cell's n and observed churn; and "nothing measurably
 improved" carries the smallest gain the headline's test detects with 80 % power (Connor 1987).
 
-Model of a drop D in a cell of n cases with observed discordance psi: cases fixed ~ Binomial(n, psi/2),
-cases broken ~ Binomial(n, psi/2 + D) (the background churn both ways, plus the drop). The power is
-summed exactly over both binomials (tails beyond 1e-12 dropped); bench/stats_calibration.py simulates the
-rule at the reported drop.
+Model of a drop D in a cell of n cases, k of them right in the baseline, with observed discordance psi:
+the background churn moves n·psi/2 cases each way, so each wrong case is fixed with chance
+n·psi/2 / (n − k), and each right case breaks with chance (n·psi/2 + n·D) / k. The power is summed
+exactly over both binomials (tails beyond ~9 sd dropped); tests/unit/test_stats_round_two.py checks it by
+simulation.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -34,58 +36,91 @@ def min_cases(alpha: float) -> int:
 
 def _support(n: int, p: float) -> np.ndarray:
     """Counts 0..n where Binomial(n, p) has non-negligible mass."""
-    if p <= 0.0:
+    if p <= 0.0 or n <= 0:
         return np.zeros(1)
+    if p >= 1.0:
+        return np.array([float(n)])
     sd = math.sqrt(n * p * (1.0 - p))
     lo, hi = max(0, math.floor(n * p - 9 * sd - 2)), min(n, math.ceil(n * p + 9 * sd + 2))
     return np.arange(lo, hi + 1, dtype=np.float64)
 
 
 def _pmf(k: np.ndarray, n: int, p: float) -> np.ndarray:
-    if p <= 0.0:
+    if p <= 0.0 or n <= 0:
         return (k == 0).astype(np.float64)
+    if p >= 1.0:
+        return (k == n).astype(np.float64)
     upper = np.asarray(_special.bdtr(k, n, p), dtype=np.float64)
     lower = np.where(k > 0, np.asarray(_special.bdtr(np.maximum(k - 1, 0), n, p), dtype=np.float64), 0.0)
     return upper - lower
 
 
-def _thresholds(n: int, psi: float, tolerance: float, level: float) -> tuple[np.ndarray, np.ndarray]:
+def _tail(first: np.ndarray, k: int, p: float) -> np.ndarray:
+    """P(Binomial(k, p) >= first), elementwise (first > k: 0)."""
+    if p >= 1.0:
+        return (first <= k).astype(np.float64)
+    if p <= 0.0:
+        return (first <= 0).astype(np.float64)
+    out = np.where(first <= k, np.asarray(_special.bdtrc(np.maximum(first - 1, 0), k, p), dtype=np.float64), 0.0)
+    return np.where(first <= 0, 1.0, out)
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """A scope-check cell: n cases, k of them right in the baseline, churn psi (discordant share)."""
+
+    n: int
+    k: int
+    psi: float
+
+    @property
+    def fix_rate(self) -> float:
+        """Each case wrong in the baseline is fixed with this chance (half the churn, as a count)."""
+        return min(1.0, self.n * self.psi / 2.0 / (self.n - self.k)) if self.n > self.k else 0.0
+
+    def break_rate(self, drop: float) -> float:
+        """Each case right in the baseline breaks with this chance: half the churn plus the drop."""
+        return min(1.0, (self.n * self.psi / 2.0 + self.n * drop) / self.k) if self.k else 0.0
+
+
+def _thresholds(cell: _Cell, tolerance: float, level: float) -> tuple[np.ndarray, np.ndarray]:
     """(counts fixed f, fewest broken x that reject given f): the rule's rejection region, computed once."""
-    fixed = _support(n, psi / 2.0)
-    broken = np.arange(0, n + 1, dtype=np.float64)
+    fixed = _support(cell.n - cell.k, cell.fix_rate)
+    broken = np.arange(0, cell.k + 1, dtype=np.float64)
     ff, xx = np.meshgrid(fixed, broken, indexing="ij")
-    p = score_tests(ff.ravel(), xx.ravel(), np.full(ff.size, float(n)), -tolerance, "less").reshape(ff.shape)
-    rejects = (p < level) & ((ff + xx) <= n)  # the statistic falls as x grows: the region is x >= first
-    first = np.where(rejects.any(axis=1), rejects.argmax(axis=1), n + 1).astype(np.float64)
+    p = score_tests(ff.ravel(), xx.ravel(), np.full(ff.size, float(cell.n)), -tolerance, "less").reshape(ff.shape)
+    rejects = p < level  # the statistic falls as x grows: the region is x >= first
+    first = np.where(rejects.any(axis=1), rejects.argmax(axis=1), cell.k + 1).astype(np.float64)
     return fixed, first
 
 
-def _power(n: int, psi: float, drop: float, fixed: np.ndarray, first: np.ndarray) -> float:
-    q_fix, q_break = psi / 2.0, min(1.0, psi / 2.0 + drop)
-    tail = np.where(first <= n, np.asarray(_special.bdtrc(first - 1, n, q_break), dtype=np.float64), 0.0)
-    tail = np.where(first <= 0, 1.0, tail)
-    return float(np.sum(_pmf(fixed, n, q_fix) * tail))
+def _power(cell: _Cell, drop: float, fixed: np.ndarray, first: np.ndarray) -> float:
+    weights = _pmf(fixed, cell.n - cell.k, cell.fix_rate)
+    return float(np.sum(weights * _tail(first, cell.k, cell.break_rate(drop))))
 
 
-def drop_power(n: int, psi: float, drop: float, tolerance: float, level: float) -> float:
-    """Chance the one-sided score test of "worse by more than `tolerance`" rejects at `level` when the
-    cell's rate truly drops by `drop` on top of a churn `psi` (see the module docstring)."""
-    return _power(n, psi, drop, *_thresholds(n, psi, tolerance, level))
+def drop_power(n: int, k: int, psi: float, drop: float, tolerance: float, level: float) -> float:
+    """Chance the one-sided score test of "worse by more than `tolerance`" rejects at `level` when a cell of
+    `n` cases (`k` right in the baseline, churn `psi`) truly loses `drop` of its rate: each wrong case is
+    fixed with chance n·psi/2 / (n − k), each right case breaks with chance (n·psi/2 + n·drop) / k."""
+    cell = _Cell(n, k, psi)
+    return _power(cell, drop, *_thresholds(cell, tolerance, level))
 
 
-def detectable_drop(n: int, psi: float, tolerance: float, level: float, room: float) -> float | None:
+def detectable_drop(n: int, k: int, psi: float, tolerance: float, level: float) -> float | None:
     """The smallest drop (a positive rate difference, to 0.05 pp) detected with 80 % power, or None when
-    even losing `room` (the share of cases right in the baseline) would not be."""
-    top = max(0.0, min(room, 1.0 - psi / 2.0))
-    if n <= 0 or top <= tolerance:
+    even losing every case right in the baseline (k / n) would not be."""
+    cell = _Cell(n, k, psi)
+    top = (k - n * psi / 2.0) / n  # every right case broken, net of the churn's own breaks
+    if n <= 0 or k <= 0 or top <= tolerance:
         return None
-    fixed, first = _thresholds(n, psi, tolerance, level)
-    if _power(n, psi, top, fixed, first) < POWER:
+    fixed, first = _thresholds(cell, tolerance, level)
+    if _power(cell, top, fixed, first) < POWER:
         return None
     lo, hi = tolerance, top
     while hi - lo > 0.0005:
         mid = (lo + hi) / 2.0
-        if _power(n, psi, mid, fixed, first) >= POWER:
+        if _power(cell, mid, fixed, first) >= POWER:
             hi = mid
         else:
             lo = mid

@@ -153,6 +153,7 @@ class Suggestion:
     regressions: list[Regression] = field(default_factory=list)
     unjudged: list[Unjudged] = field(default_factory=list)
     tests: int = 0  # scope-check cells tested for a regression (the Holm family)
+    missable: list[str] = field(default_factory=list)  # with no regression: the drops each cell could miss
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -162,6 +163,7 @@ class Suggestion:
             "regressions": [r.as_dict() for r in self.regressions],
             "too_small_to_judge": [u.text() for u in self.unjudged],
             "regression_tests": self.tests,
+            "could_have_missed": self.missable,
         }
 
 
@@ -287,7 +289,7 @@ def could_miss(p: PromotionInput, m: int) -> list[str]:
             continue
         negative = check in c.negative
         passed_before = (pc.n - pc.both_correct - pc.only_b) if negative else (pc.both_correct + pc.only_b)
-        drop = detectable_drop(pc.n, pc.discordant / pc.n, tolerance, level, passed_before / pc.n)
+        drop = detectable_drop(pc.n, passed_before, pc.discordant / pc.n, tolerance, level)
         where = f"{scope.scope} {scope.label} ({pc.n} cases)"
         if drop is None:
             out.append(f"{where}: could miss any drop, even losing every case it got right")
@@ -401,6 +403,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         held_ok = p.held.clean
         checks.append(RuleCheck("one axis changed", held_ok, p.held.verdict_text()))
     tolerance = p.threshold("regression_tolerance")
+    missable: list[str] = []
     if p.comparison is not None:
         missable = could_miss(p, m) if not regs else []
         checks.append(
@@ -444,7 +447,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     gains = gained_families(p)
 
     def done(verdict: str, *reasons: str) -> Suggestion:
-        return Suggestion(verdict, [r for r in reasons if r], checks, regs, unjudged, m)
+        return Suggestion(verdict, [r for r in reasons if r], checks, regs, unjudged, m, missable)
 
     if held_ok is False:
         return done(
@@ -482,6 +485,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             regs,
             unjudged,
             m,
+            missable,
         )
     if d.verdict == NEGLIGIBLE:
         small = f"{name} changed significantly, but by less than the minimum effect of interest (the whole 95% CI)"

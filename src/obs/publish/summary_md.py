@@ -276,6 +276,10 @@ def _regressions(report: RunReport, tolerance: float) -> str:
         )
         if small:
             text += f" {len(small)} cell{'s' if len(small) != 1 else ''} too small to judge."
+        if report.suggestion.missable:
+            text += " What it could have missed (the smallest drop detected with 80% power):\n\n" + "\n".join(
+                f"- {md_text(item, 200)}" for item in report.suggestion.missable
+            )
         return text
     ordered = sorted(regs, key=lambda r: -r.worse_by)
     rows = []
