@@ -235,7 +235,7 @@ def test_campaign_page_shows_the_paired_comparison(tmp_path: Path) -> None:
     (pair,) = doc["paired"]
     assert pair["shared"] == 300 and pair["comparison"]["n"] == 300
     assert pair["claim_supported"] is (pair["comparison"]["interval"]["low"] >= 0.2)
-    # One seed per condition: no comparison of conditions ("not tested", never "not significant"), and the page says why.
+    # One seed per condition: no comparison of conditions ("not tested", never "not significant"); the page says why.
     (cand,) = doc["candidates"]
     assert cand["recommendation"] == "not_tested"
     assert cand["litmus"]["verdict"] == "INCONCLUSIVE"

@@ -46,7 +46,9 @@ def _campaign(names: list[str], **kw: object) -> Campaign:
 
 def _runs(values: dict[str, list[float]]) -> list[RunFinal]:
     return [
-        RunFinal(run_id=f"{c}-s{i}", condition=c, seed=i, final=v) for c, vals in values.items() for i, v in enumerate(vals)
+        RunFinal(run_id=f"{c}-s{i}", condition=c, seed=i, final=v)
+        for c, vals in values.items()
+        for i, v in enumerate(vals)
     ]
 
 
@@ -222,3 +224,83 @@ def test_the_best_of_n_gap_is_a_shortfall_not_a_degradation() -> None:
     assert pc.recommendation == S.DEGRADATION  # what the page used to print
     assert sel.gap_words == "the selector falls significantly short of best-of-n"
     assert "degradation" not in sel.gap_words
+
+
+# --------------------------------------------------------------------------- seeds as the unit of a recipe
+
+
+def _recipe_runs(values: dict[str, list[float]], seed_in_config: bool = False) -> list:  # type: ignore[type-arg]
+    from summaries import make_summary
+
+    out = []
+    for lr, vals in values.items():
+        for i, v in enumerate(vals):
+            config = {"config.lr": lr, "provenance.host": f"h{i}"}
+            if seed_in_config:
+                config["config.training.rng"] = i
+            out.append(
+                make_summary(
+                    id=f"{lr}-s{i}",
+                    seed=None if seed_in_config else i,
+                    baseline=None if lr == "base" else f"base-s{i}",
+                    headline={"metric": "exact", "value": v},
+                    fields=config,
+                )
+            )
+    return out
+
+
+def _levels(runs: list, seed_keys: list[str] | None = None) -> dict:  # type: ignore[type-arg]
+    from obs.analysis.recipes import recipe_levels
+
+    return recipe_levels(
+        runs, seed_keys or [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={}
+    )
+
+
+def test_runs_differing_only_by_seed_are_judged_at_the_seed_level() -> None:
+    base, new = [0.601, 0.585, 0.617], [0.640, 0.628, 0.655]
+    levels = _levels(_recipe_runs({"base": base, "new": new}))
+    assert set(levels) == {"new-s0", "new-s1", "new-s2"}  # every run of the recipe, one comparison
+    level = levels["new-s0"]
+    ref = sps.ttest_ind(new, base, equal_var=False)
+    assert level.p_value == pytest.approx(ref.pvalue, abs=1e-12)
+    assert (level.low, level.high) == pytest.approx(tuple(ref.confidence_interval(0.95)), abs=1e-12)
+    assert level.outcome == S.IMPROVEMENT and (level.n, level.n_baseline) == (3, 3)
+    assert levels["new-s1"] is level and level.key.startswith("recipe:")
+    assert level.as_dict()["unit"].startswith("seeds")
+
+
+def test_a_seed_key_named_in_obs_yaml_makes_replicates() -> None:
+    runs = _recipe_runs({"base": [0.60, 0.58, 0.61], "new": [0.61, 0.57, 0.62]}, seed_in_config=True)
+    assert not _levels(runs)  # `training.rng` is not a seed unless obs.yaml names it
+    levels = _levels(runs, ["training.rng"])
+    assert levels["new-s0"].outcome == S.INSUFFICIENT
+
+
+def test_one_seed_per_side_is_a_checkpoint_comparison_with_seed_planning() -> None:
+    here, base = _probe(np.random.default_rng(5))
+    neg = CFG.is_negative_check
+    cmp = compare_probes(here, base, "base", neg, min_effect=0.03, primary="exact")
+    rate = sum(o.checks["exact"] for o in here.values()) / len(here)
+    d = headline_delta(
+        Headline("exact", rate, "probe", "exact", n=len(here)),
+        RunDigest("r", probe=here),
+        RunDigest("b", probe=base),
+        neg,
+        0.05,
+        cmp,
+        0.03,
+    )
+    assert d is not None and d.claim == "checkpoint"
+    assert "seed-to-seed variation is unknown" in d.claim_text and "not a claim about the recipe" in d.claim_text
+    assert d.recipe_note is not None
+    half, same = S.sample_size_for_power(2.0), S.sample_size_for_power(1.0)
+    assert f"{half} seeds per recipe if seed-to-seed sd is half of it, {same} if it equals it" in d.recipe_note
+    assert "the minimum effect" in d.recipe_note
+    assert d.as_dict()["claim"] == "checkpoint"
+
+
+def test_copies_in_a_recipe_are_not_tested() -> None:
+    levels = _levels(_recipe_runs({"base": [0.60, 0.58, 0.61], "new": [0.64, 0.64, 0.64]}))
+    assert levels["new-s0"].outcome == S.NOT_TESTED and levels["new-s0"].p_value is None

@@ -244,6 +244,15 @@ class HeadlineDelta:
     verdict: str = "insufficient_statistical_evidence"
     unit: str = "none"
     baseline_subset: str | None = None  # set when `baseline_value` is over fewer cases than the baseline has
+    # what the test is about: "checkpoint" for paired items of one run each (seed-to-seed variation is not in
+    # it), with the seeds per recipe a claim about the recipe would need (`recipe_note`)
+    claim: str | None = None
+    recipe_note: str | None = None
+
+    @property
+    def claim_text(self) -> str:
+        """What the test is about, in words (the checkpoint caveat for paired items of one run each)."""
+        return CHECKPOINT if self.claim == "checkpoint" else ""
 
     @property
     def better(self) -> bool | None:
@@ -266,6 +275,8 @@ class HeadlineDelta:
             "unit": self.unit,
             "verdict": self.verdict,
             "baseline_subset": self.baseline_subset,
+            "claim": self.claim,
+            "recipe_note": self.recipe_note,
         }
 
 
@@ -506,6 +517,30 @@ def _subset(delta: HeadlineDelta, base: RunDigest, name: str) -> HeadlineDelta:
     return delta
 
 
+CHECKPOINT = (
+    "compares two checkpoints, one run each: items are the only variation in this test, seed-to-seed "
+    "variation is unknown, so it is not a claim about the recipe"
+)
+
+
+def recipe_note(delta: float, min_effect: float, alpha: float) -> str | None:
+    """Seeds per recipe a seed-level claim would need (80% power, two-sided Welch/t at `alpha`), for the
+    minimum effect when set, else for the observed change, at two plausible ratios of seed-to-seed sd to that
+    effect: the sd is what one seed per side cannot tell."""
+    from obs.analysis.stats import sample_size_for_power
+
+    effect = min_effect if min_effect > 0 else abs(delta)
+    if not effect > 0:
+        return None
+    what = "the minimum effect" if min_effect > 0 else "a change of this size"
+    half = sample_size_for_power(2.0, alpha=alpha)
+    same = sample_size_for_power(1.0, alpha=alpha)
+    return (
+        f"for a claim about the recipe, run seeds of both: to detect {what} with 80% power at α = {alpha:g}, "
+        f"{half} seeds per recipe if seed-to-seed sd is half of it, {same} if it equals it"
+    )
+
+
 def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> HeadlineDelta:
     fixed, broken = (pc.only_b, pc.only_a) if negative else (pc.only_a, pc.only_b)
     return HeadlineDelta(
@@ -519,6 +554,8 @@ def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> Head
         pc.n,
         pc.recommendation,
         PROBE_UNIT,
+        claim="checkpoint",
+        recipe_note=recipe_note(pc.delta, pc.min_effect, pc.alpha),
     )
 
 

@@ -47,9 +47,9 @@ def _support(n: int, p: float) -> np.ndarray:
 
 def _pmf(k: np.ndarray, n: int, p: float) -> np.ndarray:
     if p <= 0.0 or n <= 0:
-        return (k == 0).astype(np.float64)
+        return np.asarray(k == 0, dtype=np.float64)
     if p >= 1.0:
-        return (k == n).astype(np.float64)
+        return np.asarray(k == n, dtype=np.float64)
     upper = np.asarray(_special.bdtr(k, n, p), dtype=np.float64)
     lower = np.where(k > 0, np.asarray(_special.bdtr(np.maximum(k - 1, 0), n, p), dtype=np.float64), 0.0)
     return upper - lower

@@ -93,7 +93,9 @@ def across_metrics(views: list[MetricView]) -> list[MetricView]:
     own result (Holm over its candidates); every other metric's labels use p-values adjusted over all
     the candidate x metric tests of the other metrics, and `correction` says so.
     """
-    tested = [(i, j) for i, v in enumerate(views) if not v.primary for j, c in enumerate(v.stats.candidates) if c.tested]
+    tested = [
+        (i, j) for i, v in enumerate(views) if not v.primary for j, c in enumerate(v.stats.candidates) if c.tested
+    ]
     if len(tested) < 2:
         return views
     adjusted = holm_adjust([views[i].stats.candidates[j].p_value for i, j in tested])
@@ -105,7 +107,9 @@ def across_metrics(views: list[MetricView]) -> list[MetricView]:
     new_cands: dict[int, list[CandidateStats]] = {i: list(views[i].stats.candidates) for i, _ in tested}
     for (i, j), p_adj in zip(tested, adjusted, strict=True):
         s, c = views[i].stats, views[i].stats.candidates[j]
-        rec = recommendation(p_adj, c.welch.estimate, c.welch.interval or (math.nan, math.nan), s.alpha, s.higher_is_better)
+        rec = recommendation(
+            p_adj, c.welch.estimate, c.welch.interval or (math.nan, math.nan), s.alpha, s.higher_is_better
+        )
         new_cands[i][j] = dataclasses.replace(c, p_adjusted=p_adj, recommendation=rec)
     out = list(views)
     for i, cands in new_cands.items():

@@ -169,6 +169,10 @@ def _headline_line(report: RunReport) -> str:
             f" · **Δ {_delta(d.delta, h.is_rate)}**{arrow} vs {base}"
             f" ({' · '.join(extra)}): {md_text(verdict_words(d.verdict), 60)}"
         )
+        if d.claim == "checkpoint":
+            text += f"\n\n_This {md_text(d.claim_text, 200)}"
+            text += f"; {md_text(report.seed_level, 200)}" if report.seed_level else ""
+            text += f". {md_text(d.recipe_note[0].upper() + d.recipe_note[1:], 300)}._" if d.recipe_note else "._"
     elif report.baseline_id:
         why = report.baseline_problem or (d.method if d else "no comparable metric")
         text += f" · no delta vs {md_code(report.baseline_id, in_table=False)}: {md_text(why, 160)}"
@@ -254,8 +258,15 @@ def _against_baseline(report: RunReport) -> str:
         head
         + "\n\n"
         + table(
-            ["Check", "Baseline", "This run", "Δ", "95% CI (pp)", "McNemar p (raw → Holm)" if family else "McNemar p",
-             "fixed / broke"],
+            [
+                "Check",
+                "Baseline",
+                "This run",
+                "Δ",
+                "95% CI (pp)",
+                "McNemar p (raw → Holm)" if family else "McNemar p",
+                "fixed / broke",
+            ],
             rows,
             ["l", "r", "r", "r", "r", "r", "r"],
         )
@@ -496,7 +507,10 @@ def campaign_summary(
     # evidence minimums (seeds, steps, completions) apart from thresholds the evidence failed (significance,
     # the minimum effect) and from why a candidate was not tested: three different reasons, three headings
     unmet = "\n".join(
-        f"- {md_text(c.label, 80)}: {md_text(e.detail, 200)}" for c in stats.candidates for e in c.litmus.evidence if not e.met
+        f"- {md_text(c.label, 80)}: {md_text(e.detail, 200)}"
+        for c in stats.candidates
+        for e in c.litmus.evidence
+        if not e.met
     )
     failed = "\n".join(
         f"- {md_text(c.label, 80)}: {md_text(t.detail, 200)}"

@@ -30,6 +30,7 @@ from obs.sitemodel import RunSummary
 
 if TYPE_CHECKING:
     from obs.analysis.campaign import CampaignStats
+    from obs.analysis.recipes import RecipeLevel
 
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
 
@@ -96,7 +97,11 @@ def render_site_pages(
         )
         pages.update(made)
         campaign_stats[campaign.id] = orjson.loads(made[urls.campaign_file(slug, urls.ANALYSIS)])
-    seed_levels = seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, layout)
+    seed_levels: dict[str, Any] = dict(
+        seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, layout)
+    )
+    seed_levels.update(recipe_results(summaries, site, frozenset(seed_levels)))
+    pages[urls.SEED_LEVELS] = dumps({run: _seed_level_json(level) for run, level in sorted(seed_levels.items())})
     pages.update(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
@@ -187,6 +192,43 @@ class SeedLevel:
     outcome: str | None  # a stats.Recommendation; None for the baseline condition / reference arm
     n: int
     n_baseline: int
+
+
+def recipe_results(summaries: Sequence[RunSummary], site: SitePages, skip: frozenset[str]) -> dict[str, RecipeLevel]:
+    """Runs judged against their baseline at the seed level because both recipes have replicates (runs that
+    differ only by seed), beside the campaign and arms groups (`skip`)."""
+    from obs.analysis.recipes import recipe_levels
+
+    cfg = site.cfg
+
+    def min_effect(s: RunSummary) -> float:
+        spec = site.specs.get(s.spec or "")
+        return float(spec.min_effect) if spec is not None and spec.min_effect is not None else float(cfg.min_effect)
+
+    return recipe_levels(
+        summaries,
+        cfg.seed_keys,
+        alpha=0.05,
+        min_effect=min_effect,
+        higher_is_better={m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in summaries} if m},
+        pages={s.id: urls.run_page(s.slug) + "#headline-delta" for s in summaries},
+        skip=skip,
+    )
+
+
+def _seed_level_json(level: SeedLevel | RecipeLevel) -> dict[str, Any]:
+    """A run's seed-level result as index.json carries it."""
+    if isinstance(level, SeedLevel):
+        return {
+            "key": level.key,
+            "label": level.label,
+            "page": level.href,
+            "unit": "seeds (one value per run)",
+            "outcome": level.outcome,
+            "n": level.n,
+            "n_baseline": level.n_baseline,
+        }
+    return {**level.as_dict(), "page": level.href}
 
 
 def seed_level_results(
