@@ -304,3 +304,24 @@ def test_one_seed_per_side_is_a_checkpoint_comparison_with_seed_planning() -> No
 def test_copies_in_a_recipe_are_not_tested() -> None:
     levels = _levels(_recipe_runs({"base": [0.60, 0.58, 0.61], "new": [0.64, 0.64, 0.64]}))
     assert levels["new-s0"].outcome == S.NOT_TESTED and levels["new-s0"].p_value is None
+
+
+# --------------------------------------------------------------------------- smaller defects
+
+
+def test_an_unbalanced_design_is_not_called_conditions_times_seeds() -> None:
+    from obs.render.index_pages import design_text
+
+    assert design_text([5, 2, 3, 2]) == "4 conditions, 2-5 seeds each (5, 2, 3, 2)"  # before: "4 conditions × 5 seeds"
+    assert design_text([3, 3, 3]) == "3 conditions × 3 seeds"
+
+
+def test_a_rate_difference_interval_stays_within_minus_one_and_one() -> None:
+    """The issue's [-1.261, 1.253]: a normal interval on two evaluation rates with large standard errors."""
+    head = Headline("acc", 0.5, "eval", "acc", stderr=0.45)
+    here = RunDigest("r", evals={"acc": (0.5, 0.45)})
+    base = RunDigest("b", evals={"acc": (0.496, 0.45)})
+    d = headline_delta(head, here, base, CFG.is_negative_check, 0.05)
+    assert d is not None and d.interval is not None
+    assert -1.0 <= d.interval.low and d.interval.high <= 1.0
+    assert d.interval.low == -1.0 and d.interval.high == 1.0

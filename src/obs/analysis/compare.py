@@ -491,6 +491,8 @@ def headline_delta(
             z = NormalDist().inv_cdf(0.975)
             p = 2 * (1 - NormalDist().cdf(abs(delta) / se))
             ci = Interval(delta - z * se, delta + z * se, 0.95)
+            if headline.is_rate and 0.0 <= value_b <= 1.0:  # a difference of two rates lies in [-1, 1]
+                ci = Interval(max(-1.0, ci.low), min(1.0, ci.high), 0.95)
             return HeadlineDelta(
                 base.id,
                 value_b,

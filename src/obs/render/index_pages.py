@@ -270,12 +270,26 @@ def seed_level_results(
     return out
 
 
+def design_text(per_condition: Sequence[int]) -> str:
+    """A campaign's design as it is: "4 conditions × 3 seeds" only when every condition has that many runs,
+    else "4 conditions, 2-5 seeds each (5, 2, 3, 2)" (a 5/2/3/2 design is not "4 × 5")."""
+    k = len(per_condition)
+    conditions = f"{k} condition{'s' if k != 1 else ''}"
+    if not per_condition:
+        return f"{conditions}, no runs"
+    lo, hi = min(per_condition), max(per_condition)
+    if lo == hi:
+        return f"{conditions} × {hi} seed{'s' if hi != 1 else ''}"
+    return f"{conditions}, {lo}-{hi} seeds each ({', '.join(map(str, per_condition))})"
+
+
 def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.SiteLayout) -> dict[str, Any]:
     """What the index shows of a campaign: cheap, no statistics."""
     runs = [s for s in summaries if s.campaign == campaign.id]
     conditions = [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
     seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
     return {
+        "design": design_text([sum(1 for s in runs if s.condition == c) for c in conditions]),
         "id": campaign.id,
         "slug": layout.campaign_slug(campaign.id),
         "title": campaign.title,
@@ -385,6 +399,7 @@ def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
         "litmus": campaign.litmus,
         "seeds": view.seeds,
         "table": view.table,
+        "design": design_text([sum(1 for c in row.cells if c is not None) for row in view.table]),
         "runs": view.runs,
         "unassigned": view.unassigned,
         "stats": view.stats,
