@@ -159,6 +159,52 @@ def seed_rows(reps: int) -> list[Row]:
     return rows
 
 
+def _lognormal(rng: np.random.Generator, size: tuple[int, ...], scale: float, sigma: float = 1.0) -> np.ndarray:
+    """Lognormal noise with mean 0 and sd `scale` (strongly right-skewed: skewness 6.2 at sigma 1)."""
+    raw = rng.lognormal(0.0, sigma, size)
+    mean, sd = math.exp(sigma**2 / 2), math.sqrt((math.exp(sigma**2) - 1) * math.exp(sigma**2))
+    return (raw - mean) / sd * scale
+
+
+# (n_x, n_y, sd_x / sd_y, noise): unbalanced seeds, the smaller side noisier, and skewed noise
+WELCH_HARD = (
+    (2, 5, 3.0, "normal"),
+    (2, 5, 1.0, "normal"),
+    (3, 8, 3.0, "normal"),
+    (2, 8, 3.0, "normal"),
+    (5, 2, 3.0, "normal"),
+    (3, 3, 1.0, "lognormal"),
+    (5, 5, 1.0, "lognormal"),
+    (3, 5, 2.0, "lognormal"),
+    (8, 8, 1.0, "lognormal"),
+)
+
+
+def welch_hard_rows(reps: int) -> list[Row]:
+    """Welch's coverage where it is known to strain: unequal n with the smaller group noisier, and skewed
+    (lognormal) seeds. Also how often obs's page warning (stats.welch_caution) fires in each setting."""
+    rows = []
+    for nx, ny, ratio, kind in WELCH_HARD:
+        rng = rng_for("welch-hard", nx, ny, ratio, kind)
+        shift = 0.7
+        if kind == "lognormal":
+            x = shift + _lognormal(rng, (reps, nx), ratio)
+            y = _lognormal(rng, (reps, ny), 1.0)
+        else:
+            x = shift + rng.normal(0.0, ratio, (reps, nx))
+            y = rng.normal(0.0, 1.0, (reps, ny))
+        cover = warned = 0
+        for i in range(reps):
+            w = S.welch(x[i], y[i], level=LEVEL)
+            assert w.interval is not None
+            cover += w.interval.low <= shift <= w.interval.high
+            warned += S.welch_caution(w) is not None
+        label = f"{nx}v{ny} seeds, {kind}" + (f", sd ratio {ratio:g} (the {nx}-seed side)" if ratio != 1 else "")
+        rows.append(Row("seed campaign", label, "Welch t (obs)", cover / reps, ">= 0.93", reps))
+        rows.append(Row("seed campaign", label, "  page warning shown", warned / reps, "", reps))
+    return rows
+
+
 # --------------------------------------------------------------------------- pass@k
 
 
@@ -489,6 +535,7 @@ def planning_rows(reps: int) -> list[Row]:
 SECTIONS: dict[str, Callable[[int], list[Row]]] = {
     "paired": paired_probe_rows,
     "seeds": seed_rows,
+    "welch-hard": welch_hard_rows,
     "passk": passk_rows,
     "promotion": promotion_rows,
     "campaign": campaign_rows,

@@ -295,8 +295,17 @@ def test_welch_matches_scipy_and_statsmodels(nx: int, ny: int) -> None:
     ref = sps.ttest_ind(x, y, equal_var=False)
     ci = ref.confidence_interval(0.95)
     assert ours.interval is not None and ours.p_value is not None
-    assert ours.p_value == pytest.approx(ref.pvalue, abs=1e-12)
     assert ours.t == pytest.approx(ref.statistic, abs=1e-12)
+    if nx != ny:
+        # unequal seed counts: Welch's statistic with Hsu's conservative df = min(n) - 1 (issue 28)
+        df = min(nx, ny) - 1
+        assert ours.df == df and ours.df < ref.df
+        assert ours.p_value == pytest.approx(2 * sps.t.sf(abs(ref.statistic), df), abs=1e-12)
+        half = sps.t.ppf(0.975, df) * ours.se
+        assert (ours.interval.low, ours.interval.high) == pytest.approx((ours.estimate - half, ours.estimate + half))
+        assert ours.interval.excludes_zero() == (ours.p_value < 0.05)
+        return
+    assert ours.p_value == pytest.approx(ref.pvalue, abs=1e-12)
     assert ours.df == pytest.approx(ref.df, abs=1e-9)
     assert ours.interval.low == pytest.approx(ci.low, abs=1e-12)
     assert ours.interval.high == pytest.approx(ci.high, abs=1e-12)

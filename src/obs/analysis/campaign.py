@@ -643,7 +643,8 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
             "seeds are the unit of analysis (the logged points of one run are not replicates)"
         ),
         "test": (
-            "Welch's two-sided t-test of the difference of means over seeds (unequal variances, Satterthwaite df); "
+            "Welch's two-sided t-test of the difference of means over seeds (unequal variances, Satterthwaite df; "
+            "Hsu's conservative df = min(n) − 1 when the conditions have different numbers of seeds); "
             "at least 2 seeds per condition, and some spread among them, are needed"
         ),
         "interval": "95% Welch t interval of candidate minus baseline: the exact dual of the test",
