@@ -323,5 +323,5 @@ def test_a_rate_difference_interval_stays_within_minus_one_and_one() -> None:
     base = RunDigest("b", evals={"acc": (0.496, 0.45)})
     d = headline_delta(head, here, base, CFG.is_negative_check, 0.05)
     assert d is not None and d.interval is not None
-    assert -1.0 <= d.interval.low and d.interval.high <= 1.0
+    assert d.interval.low >= -1.0 and d.interval.high <= 1.0
     assert d.interval.low == -1.0 and d.interval.high == 1.0
