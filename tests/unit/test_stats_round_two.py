@@ -325,3 +325,46 @@ def test_a_rate_difference_interval_stays_within_minus_one_and_one() -> None:
     assert d is not None and d.interval is not None
     assert d.interval.low >= -1.0 and d.interval.high <= 1.0
     assert d.interval.low == -1.0 and d.interval.high == 1.0
+
+
+def test_a_built_site_judges_recipes_at_the_seed_level(tmp_path: Path) -> None:
+    """Three seeds of a recipe against three seeds of its baseline recipe, each run compared with the
+    baseline of its seed: the leaderboard row shows the seed-level result, and index.json carries it."""
+    import json
+
+    from bs4 import BeautifulSoup
+
+    from obs.build import BuildOptions
+    from obs.publish.extras import build_published
+
+    src = tmp_path / "src"
+    (src / "ladder").mkdir(parents=True)
+    (src / "ladder" / "spec.yaml").write_text("id: ladder\n")
+    finals = {"base": [0.601, 0.585, 0.617], "new": [0.660, 0.648, 0.675]}
+    for recipe, values in finals.items():
+        for seed, value in enumerate(values, start=1):
+            run = src / "ladder" / f"{recipe}_s{seed}"
+            run.mkdir()
+            baseline = "" if recipe == "base" else f"baseline: base-s{seed}\n"
+            lr = 0.001 if recipe == "base" else 0.002
+            (run / "run.yaml").write_text(
+                f"id: {recipe}-s{seed}\nspec: ladder\nseed: {seed}\nstatus: finished\n{baseline}"
+                f"primary_metric: accuracy\nconfig: {{lr: {lr}}}\n"
+            )
+            (run / "metrics.jsonl").write_text("".join(f'{{"step": {s}, "accuracy": {value}}}\n' for s in range(12)))
+    out = tmp_path / "site"
+    build_published(BuildOptions(source=src, out=out, quiet=True))
+    doc = json.loads((out / "index.json").read_text())
+    by_id = {r["id"]: r for r in doc["runs"]}
+    level = by_id["new-s1"]["seed_level"]
+    ref = sps.ttest_ind(finals["new"], finals["base"], equal_var=False)
+    assert level is not None and level["unit"].startswith("seeds")
+    assert level["p_value"] == pytest.approx(ref.pvalue, abs=1e-9)
+    assert level["outcome"] == S.IMPROVEMENT and (level["n"], level["n_baseline"]) == (3, 3)
+    assert by_id["new-s2"]["seed_level"]["key"] == level["key"]
+    assert by_id["base-s1"]["seed_level"] is None
+    # the one-run-each delta on the series is still described, never tested
+    assert by_id["new-s1"]["delta"]["verdict"] == S.NOT_TESTED
+    soup = BeautifulSoup((out / "index.html").read_text(), "html.parser")
+    shown = soup.select(f'[data-cmp="{level["key"]}"]')
+    assert shown and all(el["data-outcome"] == S.IMPROVEMENT for el in shown)
