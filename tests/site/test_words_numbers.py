@@ -75,3 +75,26 @@ def test_pr_comments_and_gate_say_what_their_numbers_say(
         problems += check_markdown(capsys.readouterr().out, f"obs gate {r['id']}")
     problems += check_markdown(summarize_campaign(source, "camp"), "obs summary --campaign camp")
     assert not problems, "\n".join(map(str, problems))
+
+
+def test_comparison_cells_show_raw_and_holm_p_and_name_the_family(shapes_build: tuple[Path, Path]) -> None:
+    """Issue 28: the run page's table of checks x scopes labels each cell on its Holm-adjusted p over the
+    table's other cells (before: raw p < 0.05, 14 cells marked on one page); the raw p is shown as raw."""
+    from bs4 import BeautifulSoup
+
+    _, site = shapes_build
+    analysis = json.loads((site / "runs" / "repair" / "analysis.json").read_text())
+    cmp = analysis["comparison"]
+    assert cmp["family"].startswith("Holm over the ") and "other cells" in cmp["family"]
+    soup = BeautifulSoup((site / "runs" / "repair" / "index.html").read_text(), "html.parser")
+    assert cmp["family"] in soup.get_text(" ")
+    cells = [c for c in soup.select("td[data-cmp]") if "|split:" in c["data-cmp"] or "|family:" in c["data-cmp"]]
+    assert cells
+    for cell in cells:
+        text = cell.get_text(" ")
+        assert "raw p" in text and "Holm p" in text, text
+    for scope in [*cmp["by_split"], *cmp["by_family"]]:
+        for pc in scope["checks"].values():
+            significant = pc["recommendation"] in ("statistically_significant_improvement", "significant_degradation")
+            assert pc["p_adjusted"] is not None and pc["family"] == cmp["family"]
+            assert not significant or pc["p_adjusted"] < 0.05
