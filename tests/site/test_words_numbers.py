@@ -32,6 +32,8 @@ from wordcheck import check_markdown, check_site, check_statement
         ("+4.1 pp [−1.0, +9.2] · p = 0.03", "statistically_significant_improvement", "includes 0"),
         ("+4.1 pp 95% CI [+1.0, +9.2] pp · p = 0.03", "insufficient_statistical_evidence", "excludes 0"),
         ("−9.7 pp 95% CI [−10.7, −8.7] pp · p < 0.001", "not_tested", "not tested"),
+        ("+4.0 pp 95% CI [−0.4, +10.0] pp · p = 0.08", "significant_size_not_established", "p >= alpha"),
+        ("+4.0 pp 95% CI [−0.4, +10.0] pp · p = 0.04", "significant_size_not_established", "includes 0"),
     ],
 )
 def test_the_checker_catches_each_contradiction(text: str, outcome: str | None, rule: str) -> None:
@@ -48,6 +50,12 @@ def test_the_checker_catches_each_contradiction(text: str, outcome: str | None, 
         ("+8.8 pp 95% CI [+1.0, +16.6] pp · p = 0.027 · n = 160 paired cases", "statistically_significant_improvement"),
         ("−9.7 pp one run each: no test; seed-to-seed variation unknown", "not_tested"),
         ("A statistically significant improvement at α = 0.05. p = 0.003, Holm-adjusted p = 0.007", None),
+        (
+            "+4.0 pp 95% CI [+0.4, +10.0] pp · p = 0.03: significant, size not established",
+            "significant_size_not_established",
+        ),
+        ("+2.1 pp [+0.3, +4.6] · raw p = 0.04 · Holm p = 0.62", "insufficient_statistical_evidence"),
+        ("family lane (32 cases): could miss a drop smaller than −40.4 pp in exact", None),
     ],
 )
 def test_the_checker_passes_honest_sentences(text: str, outcome: str | None) -> None:
