@@ -44,6 +44,32 @@ def clean_text(text: str) -> str:
     return UNSAFE_TEXT.sub(REPLACEMENT, text)
 
 
+# What a terminal, a CI log or a Markdown line would act on: every C0 and C1 control (newline and tab too),
+# DEL, the line and paragraph separators; lone surrogates (and the surrogate escapes of undecodable bytes in
+# file names) become U+FFFD
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(m: re.Match[str]) -> str:
+    ch = m.group()
+    if ch in _SHORT:
+        return _SHORT[ch]
+    code = ord(ch)
+    if 0xD800 <= code <= 0xDFFF:
+        return REPLACEMENT  # an undecodable byte of a file name, or a lone surrogate: cannot be written as is
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """`text` with every control character written as its escape (`\\x1b`, `\\n`, `\\u2028`).
+
+    For one-line output a reader's tools interpret: a diagnostic, a log line, a line of PR Markdown. A
+    message quoting a file cannot recolour a terminal, move its cursor or forge a `path:1: error:` line.
+    """
+    return _INVISIBLE.sub(_shown, text) if _INVISIBLE.search(text) else text
+
+
 def has_unsafe_text(text: str) -> bool:
     return UNSAFE_TEXT.search(text) is not None
 
