@@ -43,6 +43,10 @@ class Diagnostics:
     items: list[Diagnostic] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # input files that could not be read (see `unreadable`)
 
+    def shown(self, path: Path | str) -> str:
+        """A path as messages name it (relative to the folder above the source root)."""
+        return self._where(path)
+
     def _where(self, path: Path | str) -> str:
         """The path as a reader knows it, relative to the folder above the source root. A link is named
         by itself (its folder resolved, not its target), and a looping one cannot raise here."""

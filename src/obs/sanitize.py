@@ -39,9 +39,26 @@ FLOAT_LIMIT = 1e150  # its square is still a double
 MAX_SHOWN_DIGITS = 40
 
 
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def _joined(m: re.Match[str]) -> str:
+    pair = m.group()
+    return chr(0x10000 + ((ord(pair[0]) - 0xD800) << 10) + (ord(pair[1]) - 0xDC00))
+
+
+def join_pairs(text: str) -> str:
+    """`text` with each surrogate pair joined into the character it encodes (see `clean_text`)."""
+    return _PAIR.sub(_joined, text) if _PAIR.search(text) else text
+
+
 def clean_text(text: str) -> str:
-    """`text` with every character that cannot be written replaced by U+FFFD."""
-    return UNSAFE_TEXT.sub(REPLACEMENT, text)
+    """`text` with every character that cannot be written replaced by U+FFFD.
+
+    A surrogate pair (YAML's `"\\ud83d\\ude00"`, as `json.dumps` writes an emoji; a JSON parser joins
+    it, PyYAML does not) is first joined into the character it encodes: only a lone surrogate is lost.
+    """
+    return UNSAFE_TEXT.sub(REPLACEMENT, join_pairs(text))
 
 
 # What a terminal, a CI log or a Markdown line would act on: every C0 and C1 control (newline and tab too),

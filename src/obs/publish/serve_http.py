@@ -144,7 +144,7 @@ class PreviewHandler(http.server.BaseHTTPRequestHandler):
                 self._not_found(head)
             return
         path = regular_file_inside(top, url_path) if top else None
-        if path is None:
+        if top is None or path is None:
             self._not_found(head)
             return
         if os.path.isdir(os.path.join(top, url_path.lstrip("/"))) and not url_path.endswith("/"):
