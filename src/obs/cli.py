@@ -23,6 +23,7 @@ from typing import Any
 from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
 from obs.diagnostics import Diagnostic, sort_diagnostics
+from obs.sanitize import visible
 
 DEFAULT_OUT = "site"
 
@@ -38,7 +39,9 @@ def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
     """One line naming the files no adapter read (the site lists them all), or None when every file was read."""
     if not unread:
         return None
-    names = ", ".join(unread[:shown]) + (f" (+{len(unread) - shown} more)" if len(unread) > shown else "")
+    names = ", ".join(visible(u) for u in unread[:shown]) + (
+        f" (+{len(unread) - shown} more)" if len(unread) > shown else ""
+    )
     return f"obs {command}: {len(unread)} file{'s' if len(unread) != 1 else ''} not read by any format: {names}"
 
 
@@ -174,7 +177,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except ValueError:
             rel = str(claim.folder)
         notes = f" ({'; '.join(claim.notes)})" if claim.notes else ""
-        print(f"{rel}: {claim.adapter}, {claim.runs} run{'s' if claim.runs != 1 else ''}{notes}")
+        print(f"{visible(rel)}: {claim.adapter}, {claim.runs} run{'s' if claim.runs != 1 else ''}{notes}")
     for planned in plan.runs:  # read each run as a build reads it, and drop it
         items.extend(load_run(tree, planned).diagnostics.items)
     _print_diagnostics(items, args.quiet)
