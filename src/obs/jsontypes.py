@@ -19,7 +19,7 @@ from typing import Any
 
 from obs.diagnostics import Diagnostics
 
-TEXT, NUMBER, BOOL = "text", "number", "true or false"
+TEXT, NUMBER, BOOL = "text", "a number", "true or false"
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def _fits(kind: str, value: Any) -> Any:
             return str(value)
         return _WRONG
     if kind == NUMBER:
-        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else _WRONG
+        return value if isinstance(value, int | float) and not isinstance(value, bool) else _WRONG
     if kind == BOOL:
         return value if isinstance(value, bool) else _WRONG
     raise ValueError(kind)
@@ -109,6 +109,11 @@ class TypedReader:
             else:
                 out[name] = got
         return out
+
+    def checked(self, data: dict[str, Any], decl: dict[str, Any]) -> dict[str, Any]:
+        """`data` with each declared field that has a wrong type left out (undeclared fields kept as they are)."""
+        typed = self.fields(data, decl)
+        return {**{k: v for k, v in data.items() if k not in decl}, **typed}
 
     def records(self, value: Any, decl: Records, label: str) -> list[dict[str, Any]]:
         if not isinstance(value, list):

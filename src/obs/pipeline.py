@@ -32,6 +32,7 @@ from obs.cache import BuildCache
 from obs.config import SiteConfig, load_config
 from obs.diagnostics import Diagnostic, Diagnostics
 from obs.discover import Discovery, discover
+from obs.fieldbounds import bound_run_fields
 from obs.jsonutil import jsonable
 from obs.model import Campaign, Run, Spec
 from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
@@ -141,6 +142,7 @@ def load_run(tree: SourceTree, planned: PlannedRun) -> Run:
         diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
         run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
     _check_still_readable(planned.source.files, diags)
+    bound_run_fields(run, diags)  # a 2 MB title or date would keep its pages from loading
     run.id = planned.id
     run.baseline = planned.baseline
     run.diagnostics = diags

@@ -57,6 +57,14 @@ def make_tree(src: Path) -> Path:
     write(src / "dir-notes/run.yaml", "id: dir-notes\n")
     (src / "dir-notes/notes.md").mkdir()
     (src / "dir-notes/probe.jsonl").symlink_to("missing.jsonl")
+    # plain-text fields far past what a page can lay out, and fields of the wrong type in other formats
+    write(src / "long/run.yaml", "id: long\ntitle: " + "T" * 200_000 + '\ndate: "' + "2" * 200_000 + '"\n')
+    write(src / "wandb/files/wandb-summary.json", json.dumps({"loss": 0.5, "_step": 10}))
+    write(src / "wandb/files/wandb-metadata.json", json.dumps({"startedAt": "2" * 2_000_000, "state": ["x"]}))
+    mlrun = src / "mlruns/1/0123456789abcdef"
+    write(src / "mlruns/1/meta.yaml", "experiment_id: '1'\nname: exp\nlifecycle_stage: active\n")
+    write(mlrun / "meta.yaml", "run_id: 0123456789abcdef\nrun_name: {a: 1}\nstatus: 3\nstart_time: soon\n")
+    write(mlrun / "metrics/loss", "1700000000000 0.5 1\n1700000000001 0.4 2\n")
     return src
 
 
@@ -148,3 +156,22 @@ def test_special_files_are_named_once_and_never_read_as_runs(outputs) -> None:  
     assert {"fifo-metrics", "dir-notes"} <= ids
     page = BeautifulSoup((site / "runs" / "fifo-metrics" / "index.html").read_text(), "html.parser")
     assert page.title is not None
+
+
+def test_plain_text_fields_are_cut_with_one_notice_each(outputs) -> None:  # type: ignore[no-untyped-def]
+    _, site, _, build, _, _ = outputs
+    assert "src/long/run.yaml: warning: 'title' is 200,000 characters long; pages show its first 300" in build
+    assert "src/long/run.yaml: warning: 'date' is 200,000 characters long; pages show its first 64" in build
+    assert "src/wandb: warning: 'date' is 2,000,000 characters long; pages show its first 64" in build
+    for page in site.rglob("*.html"):
+        assert page.stat().st_size < 2_000_000, page
+    long_page = (site / "runs" / "long" / "index.html").read_text()
+    assert "T" * 299 + "…" in long_page and "T" * 301 not in long_page
+
+
+def test_wandb_and_mlflow_fields_of_the_wrong_type_are_named(outputs) -> None:  # type: ignore[no-untyped-def]
+    _, _, _, build, _, _ = outputs
+    assert "src/wandb/files/wandb-metadata.json: warning: 'state' must be text, not a list; ignored" in build
+    meta = "src/mlruns/1/0123456789abcdef/meta.yaml: warning: "
+    assert meta + "'run_name' must be text, not an object; ignored" in build
+    assert meta + "'start_time' must be a number, not a text; ignored" in build
