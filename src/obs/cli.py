@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import os
 import signal
@@ -374,12 +375,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             _stop_line(args.command, signum)
             return 128 + signum
         except OSError as exc:  # a file or folder obs could not read or write: say which, no traceback
-            where = f"{exc.filename}: " if exc.filename else ""
+            out = getattr(args, "out", None)
+            where = f"{visible(str(exc.filename))}: " if exc.filename else (f"{out}: " if out else "")
+            if exc.errno in WRITE_FAILURES:  # the disk, not the input: the output is the last complete build
+                kept = " (the output holds the last complete build, if any)" if args.command == "build" else ""
+                print(f"obs {args.command}: cannot write {where}{exc.strerror or exc}{kept}", file=sys.stderr)
+                return WRITE_FAILED
             print(f"obs {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
             return 1
 
 
 FAST_EXIT_COMMANDS = frozenset({"build"})
+WRITE_FAILED = 3  # the output or the cache could not be written (disk full, read-only): not the input's fault
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
 
 
 def run() -> None:

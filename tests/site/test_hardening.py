@@ -175,3 +175,70 @@ def test_wandb_and_mlflow_fields_of_the_wrong_type_are_named(outputs) -> None:  
     meta = "src/mlruns/1/0123456789abcdef/meta.yaml: warning: "
     assert meta + "'run_name' must be text, not an object; ignored" in build
     assert meta + "'start_time' must be a number, not a text; ignored" in build
+
+
+def test_a_full_disk_has_its_own_exit_code_and_names_the_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It exited 1 ("a run could not be read") with no path; now 3, naming the output."""
+    import errno
+
+    from obs import write
+
+    src = tmp_path / "src"
+    write_run = src / "r" / "run.yaml"
+    write_run.parent.mkdir(parents=True)
+    write_run.write_text("id: r\n")
+
+    def full(self: object, rel: str, data: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(write.Staging, "write", full)
+    out = tmp_path / "site"
+    assert main(["build", str(src), "-o", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert f"obs build: cannot write {out}: No space left on device" in err
+    assert "Traceback" not in err
+    assert not out.exists()  # nothing half-written was published
+
+
+def test_a_damaged_event_file_is_named_as_such(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """TensorBoard's reader stops at damage without a word: the run said its files "hold no scalars"."""
+    pytest.importorskip("tensorboard")
+    folder = tmp_path / "src" / "tb"
+    folder.mkdir(parents=True)
+    (folder / "events.out.tfevents.1700000000.host.1").write_bytes(bytes(range(256)) * 12)
+    assert main(["check", str(tmp_path / "src")]) == 0
+    out = capsys.readouterr()
+    lines = (out.out + out.err).splitlines()
+    assert (
+        "src/tb/events.out.tfevents.1700000000.host.1: warning: no event record could be read from this 3,072-byte "
+        "file (damaged, cut off at its first record, or not a TensorBoard event file)" in lines
+    )
+    assert "src/tb: warning: no scalars were read from the TensorBoard event files" in lines
+
+
+def test_base_url_must_be_a_web_address(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "src"
+    (src / "r").mkdir(parents=True)
+    (src / "r" / "run.yaml").write_text("id: r\n")
+    (src / "obs.yaml").write_text('base_url: "javascript:alert(1)"\n')
+    main(["check", str(src)])
+    out = capsys.readouterr()
+    assert (
+        "src/obs.yaml:1: warning: 'base_url' should be an http:// or https:// address, got 'javascript:alert(1)'; "
+        "the default was used" in (out.out + out.err).splitlines()
+    )
+
+
+def test_images_in_notes_are_named_not_dropped_silently(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "src"
+    (src / "r").mkdir(parents=True)
+    (src / "r" / "run.yaml").write_text("id: r\n")
+    (src / "r" / "notes.md").write_text("# notes\n\ntext\n\n![plot](plot.png) and ![b](http://x.example/b.png)\n")
+    main(["check", str(src)])
+    out = capsys.readouterr()
+    assert (
+        "src/r/notes.md:5: info: 2 image(s) not shown: pages show no image from Markdown (one could load from "
+        "another host); the text around them is kept" in (out.out + out.err).splitlines()
+    )
