@@ -82,6 +82,16 @@ def _scan_identity(run_yaml: Path) -> dict[str, str]:
     return found
 
 
+def _id_line(run_yaml: Path) -> int | None:
+    """The line of the top-level `id:` of a run.yaml (for a message), None when there is none."""
+    try:
+        text = run_yaml.read_bytes()[:MAX_YAML_BYTES].decode("utf-8-sig", "replace")
+    except OSError:
+        return None
+    m = re.search(r"^id:", text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
 def _direct_peek(
     run_yaml: Path, read: Callable[[Path], tuple[str | None, str | None]]
 ) -> tuple[str | None, str | None]:
@@ -105,9 +115,12 @@ def plan_build(sources: list[RunSource], diags: Diagnostics, peek: Peek = _direc
     identities = sorted(((peek_identity(s, peek), s) for s in sources), key=lambda t: (t[0][0], str(t[1].path)))
     for (run_id, baseline), source in identities:
         if run_id in seen:
+            run_yaml = source.path / "run.yaml"
+            native = source.adapter == "native"
             diags.error(
-                source.path / "run.yaml" if source.adapter == "native" else source.path,
+                run_yaml if native else source.path,
                 f"run id '{run_id}' is already used by {diags.shown(seen[run_id])}; this run was skipped",
+                _id_line(run_yaml) if native else None,
             )
             continue
         seen[run_id] = source.path

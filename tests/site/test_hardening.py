@@ -108,7 +108,7 @@ def test_ids_survive_what_libyaml_refuses_and_duplicates_are_found(outputs) -> N
     index = json.loads((site / "index.json").read_text())
     ids = {r["id"] for r in index["runs"]}
     assert {"dated", "smile-\U0001f600", "broken-id", HERE_ID} <= ids
-    assert "src/dup/run.yaml: error: run id 'dated' is already used by src/bad-date; this run was skipped" in build
+    assert "src/dup/run.yaml:1: error: run id 'dated' is already used by src/bad-date; this run was skipped" in build
     assert any(line.startswith("src/broken/run.yaml:3: error: invalid YAML") for line in build)
     page = (site / "runs" / "smile" / "index.html").read_text()
     assert "\U0001f600 run" in page  # the pair joined, not two U+FFFD
