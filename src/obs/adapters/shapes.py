@@ -272,7 +272,7 @@ def read_items_into(
     checks = collector.check_names
     ids = f"id from '{shape.id_key}'" if shape.id_key else "no id field: items are numbered in file order"
     if shape.main in checks and run.probe is not None:
-        run.primary_metric = shape.main
+        run.reader_metric, run.reader_metric_from = shape.main, f"{path.name}'s own per-item outcome"
         column = run.probe.table.outcomes.checks[shape.main]  # 1 true, 0 false, -1 absent
         hits = int((column == 1).sum())
         n = int((column >= 0).sum())
@@ -285,7 +285,8 @@ def read_items_into(
             stderr = float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else None
             run.evals.append(EvalResult(task=path.stem, metric=s, value=mean, stderr=stderr, n=len(values)))
             if shape.main == s:
-                run.primary_metric = f"{path.stem}/{s}"
+                run.reader_metric = f"{path.stem}/{s}"
+                run.reader_metric_from = f"{path.name}'s own per-item score"
     run.notices.append(
         f"{path.name} holds per-item results, not a time series ({shape.why}): each of its {len(collector)} "
         f"records is a case ({ids}); checks: {', '.join(checks) or 'none'}"
