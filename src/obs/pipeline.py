@@ -26,7 +26,7 @@ from obs import ledger
 from obs.adapters import adapter_named
 from obs.adapters.base import LoadContext
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
-from obs.analysis.headline import declared_metrics
+from obs.analysis.headline import surrounding_metrics
 from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
@@ -175,7 +175,7 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
     baseline."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)
     rc = RunContext(
-        declared=declared_metrics(run, spec, campaign, tree.cfg),
+        declared=surrounding_metrics(spec, campaign),
         final_window=final_window(tree, run),
         baseline_id=run.baseline,
         baseline=baseline,
@@ -201,10 +201,9 @@ def min_effect_of(tree: SourceTree, run: Run) -> float:
 
 
 def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport:
-    ctx = run_context(tree, run, baseline)
-    report = analyse_run(run, ctx, tree.cfg)
+    report = analyse_run(run, run_context(tree, run, baseline), tree.cfg)
     if report.headline.missing:  # a primary metric named in run.yaml, spec.yaml or campaign.yaml that is not there
-        where = next((d.file for d in ctx.declared if d.required and d.file is not None), run.source_dir)
+        where = next((d.file for d in report.declared if d.required and d.file is not None), run.source_dir)
         run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}")
     return report
 

@@ -54,6 +54,7 @@ __all__ = [
     "declared_metrics",
     "is_bookkeeping",
     "metric_class",
+    "surrounding_metrics",
 ]
 
 
@@ -67,17 +68,25 @@ class Declared:
     file: Path | None = None  # the file that names it (an error's location)
 
 
-def declared_metrics(run: Run, spec: Spec | None, campaign: Campaign | None, cfg: SiteConfig) -> list[Declared]:
-    """The declared primary metrics in precedence order: run.yaml > spec > campaign > obs.yaml > the reader's."""
+def surrounding_metrics(spec: Spec | None, campaign: Campaign | None) -> list[Declared]:
+    """The primary metrics a run's spec and campaign declare, in that order."""
     out: list[Declared] = []
-    if run.primary_metric:
-        out.append(Declared(run.primary_metric, "run.yaml", True, run.source_dir / "run.yaml"))
     if spec is not None and spec.primary_metric:
         out.append(Declared(spec.primary_metric, f"spec {spec.id}", True, spec.source_dir / "spec.yaml"))
     if campaign is not None and campaign.primary_metric:
         out.append(
             Declared(campaign.primary_metric, f"campaign {campaign.id}", True, campaign.source_dir / "campaign.yaml")
         )
+    return out
+
+
+def declared_metrics(run: Run, around: Sequence[Declared], cfg: SiteConfig) -> list[Declared]:
+    """Every declared primary metric in precedence order: run.yaml > spec > campaign (`around`) > obs.yaml > the
+    outcome the reader of a per-item file found to be its own."""
+    out: list[Declared] = []
+    if run.primary_metric:
+        out.append(Declared(run.primary_metric, "run.yaml", True, run.source_dir / "run.yaml"))
+    out += around
     if cfg.primary_metric:
         out.append(Declared(cfg.primary_metric, "obs.yaml", False))
     if run.reader_metric:
@@ -115,15 +124,16 @@ _FAMILIES: tuple[tuple[str, frozenset[str]], ...] = (
     ("f1", frozenset({"f1", "f1score", "macro", "micro"})),
     ("map", frozenset({"map", "ap", "ap50", "ap75"})),
     ("precision/recall", frozenset({"precision", "recall", "auc", "auroc", "roc", "iou", "miou", "dice"})),
+    ("reward", _REWARD),
     (
         "score",
         frozenset({"score", "scores", "bleu", "rouge", "rougel", "rouge1", "rouge2", "meteor", "chrf", "ndcg", "mrr"})
         | {"judge", "grade", "similarity", "bertscore", "sacrebleu"},
     ),
-    ("reward", _REWARD),
     ("error", frozenset({"wer", "cer", "ter", "error", "err", "mae", "mse", "rmse"})),
 )
 _PASSK = re.compile(r"pass(@|_at_|@k)\d*", re.IGNORECASE)
+_WIDE_IOU = re.compile(r"50[-:_]95")
 _MAP = re.compile(r"(^|[^a-z])map(\d|[^a-z]|$)", re.IGNORECASE)
 # computed only by evaluations: held-out whatever the prefix
 _EVAL_ONLY = frozenset({"map", "pass@k", "bleu", "rouge", "wer", "cer"})
@@ -301,7 +311,18 @@ def _candidates(digest: RunDigest, checks: list[str]) -> list[_Candidate]:
         fam = family(name)
         held = _held_out_rank(name, fam)
         fam_rank = next((i for i, (f, _) in enumerate(_FAMILIES) if f == fam), len(_FAMILIES))
-        key = (name in stale, cls, 1, 2 if held is None else held, fam_rank, _stat_rank(name), len(_tokens(name)), name)
+        wide = 0 if _WIDE_IOU.search(name) else 1  # COCO's mAP50-95 before mAP50
+        key = (
+            name in stale,
+            cls,
+            1,
+            2 if held is None else held,
+            fam_rank,
+            wide,
+            _stat_rank(name),
+            len(_tokens(name)),
+            name,
+        )
         out.append(_Candidate(key, name, _why(name, cls, fam, stale, classed)))
     return out
 

@@ -22,7 +22,7 @@ from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
-from obs.analysis.headline import Declared, aggregate_delta, choose_headline
+from obs.analysis.headline import Declared, aggregate_delta, choose_headline, declared_metrics
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 class RunContext:
     """What the run's surroundings say: the declared primary metrics and the baseline."""
 
-    declared: list[Declared] = field(default_factory=list)  # headline.declared_metrics, in precedence order
+    declared: list[Declared] = field(default_factory=list)  # the spec's and campaign's (headline.surrounding_metrics)
     final_window: int = 10
     baseline_id: str | None = None
     baseline: RunDigest | None = None
@@ -71,6 +71,7 @@ class RunReport:
     seed_level: str | None = None  # where the seed-level comparison of this run's group lives, if any
     passk: list[PassK] = field(default_factory=list)  # one per positive check, when cases were sampled
     config: ConfigView | None = None
+    declared: list[Declared] = field(default_factory=list)  # the primary metrics declared for it, in precedence order
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -116,7 +117,8 @@ class RunReport:
 
 def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     digest = make_digest(run, ctx.final_window)
-    headline = choose_headline(digest, ctx.declared, cfg.metric_higher_is_better, ctx.final_window)
+    declared = declared_metrics(run, ctx.declared, cfg)
+    headline = choose_headline(digest, declared, cfg.metric_higher_is_better, ctx.final_window)
     is_negative = cfg.is_negative_check
 
     scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
@@ -189,6 +191,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         )
     )
     return RunReport(
+        declared=declared,
         run=run,
         digest=digest,
         headline=headline,
