@@ -321,3 +321,27 @@ def test_no_second_headline_rule_exists() -> None:
         if p.name != "headline.py" and banned.search(p.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_the_series_explorer_opens_on_the_headline_curve() -> None:
+    """Issue 24: an HF run's "Every logged series" opened on `epoch`, not on the headline metric."""
+    import numpy as np
+
+    from obs.analysis.report import RunContext, analyse_run
+    from obs.model import Metrics, Run, Series
+    from obs.render.run_page import make_charts
+
+    steps = np.arange(1.0, 41.0)
+    run = Run(id="hf", source_dir=Path("."), adapter="hf_trainer")
+    run.metrics = Metrics(
+        series={
+            "epoch": Series(steps, steps / 10),
+            "loss": Series(steps, np.linspace(2, 1, 40)),
+            "learning_rate": Series(steps, np.linspace(1e-4, 0, 40)),
+            "eval_accuracy": Series(steps[::4], np.linspace(0.5, 0.8, 10)),
+        }
+    )
+    report = analyse_run(run, RunContext(), SiteConfig())
+    assert report.headline.metric == "eval_accuracy"
+    made = make_charts(report, "hf", 2000)
+    assert made is not None and made[0].explore == "eval_accuracy"
