@@ -80,3 +80,50 @@ def test_lists_of_k_sample_outcomes_are_items_with_samples(tmp_path: Path) -> No
     assert run.probe is not None and len(run.probe.samples) == 30
     metric, _ = _headline(run)
     assert metric == "correct"
+
+
+def _harness_sample(i: int, passed: bool) -> dict:
+    return {
+        "doc_id": i,
+        "doc": {"task_id": f"HumanEval/{i}", "prompt": f"def f{i}():"},
+        "target": f"check(f{i})",
+        "arguments": {"gen_args_0": {"arg_0": f"def f{i}():", "arg_1": {"max_gen_toks": 512}}},
+        "resps": [[f"    return {i}"]],
+        "filtered_resps": [[f"    return {i}"]],
+        "filter": "create_test",
+        "metrics": ["pass@1"],
+        "doc_hash": f"{i:064x}",
+        "pass@1": 1.0 if passed else 0.0,
+    }
+
+
+def test_an_lm_eval_sample_dump_under_another_name_is_read_by_its_fields(tmp_path: Path) -> None:
+    """Saved as `humaneval_generations.jsonl`, it was a curve over the line index ("pass@1 0.0 %, mean of the
+    last 10"); it is 164 documents, 16 of them passed."""
+    write(tmp_path / "dump" / "humaneval_generations.jsonl", _lines([_harness_sample(i, i < 16) for i in range(164)]))
+    (run, _), *_ = load_all(tmp_path).values()
+    assert run.adapter == "lm_eval"
+    assert run.probe is not None and run.probe.size == 164
+    metric, value = _headline(run)
+    assert metric == "pass@1,create_test" and value == 16 / 164
+
+
+RESULTS = {
+    "results": {"arc_easy": {"alias": "arc_easy", "acc,none": 0.75, "acc_stderr,none": 0.01}},
+    "versions": {"arc_easy": 1.0},
+    "n-shot": {"arc_easy": 0},
+    "config": {"model": "hf", "model_args": "pretrained=acme/tiny-7b,dtype=bfloat16", "batch_size": "8"},
+    "git_hash": "abc1234",
+    "date": 1718000000.0,
+}
+
+
+def test_a_truncated_results_file_keeps_the_model_before_the_damage(tmp_path: Path) -> None:
+    text = json.dumps(RESULTS, indent=2)
+    cut = text[: text.index('"batch_size"')]  # truncated right after model_args
+    write(tmp_path / "ev" / "results_2025-01-02T03-04-05.json", cut)
+    (run, _), *_ = load_all(tmp_path).values()
+    assert run.model.get("name") == "acme/tiny-7b"
+    assert _headline(run) == ("arc_easy/acc", 0.75)
+    assert any("model_args" in n for n in run.notices)
+    assert "git_hash" not in run.provenance  # after the damage: not read
