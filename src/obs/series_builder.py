@@ -123,6 +123,7 @@ class _KeyNotes:
     first_bad: tuple[float, float, int | None] | None = None  # step, value, line
     repeat_line: int | None = None  # first line whose step is not after the key's previous one
     last_step: float = -math.inf
+    attempt: int = 1  # restarts met so far + 1
 
 
 @dataclass
@@ -159,6 +160,10 @@ class SeriesBuilder:
     _notes: dict[str, _KeyNotes] = field(default_factory=dict)
     _huge_values: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (first line, count)
     _huge_steps: list[int] = field(default_factory=list)
+    # obs.yaml `restarts`: keep the `last` attempt at each step, or each attempt `apart`; `off` for a format whose
+    # points carry their step in any order (MLflow: a point logged for an earlier step is not a restart)
+    restarts: str = "last"
+    _restarts: dict[tuple[int | None, float, float], int] = field(default_factory=dict)  # (line, from, to) -> attempt
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -237,7 +242,10 @@ class SeriesBuilder:
                 notes.nonfinite += 1
                 if notes.first_bad is None:
                     notes.first_bad = (step, number, line)
-            if step <= notes.last_step and notes.repeat_line is None:
+            restart = step < notes.last_step and self.restarts != "off" and name not in self._reduced
+            if restart:  # the counter went back: a restarted process appending to the log
+                self._restart(name, col, notes, step, line)
+            elif step <= notes.last_step and notes.repeat_line is None:
                 notes.repeat_line = line
             notes.last_step = step
             col.steps.append(step)
@@ -252,6 +260,46 @@ class SeriesBuilder:
                 return
             first, count = self._string_keys.get(name, (line or 0, 0))
             self._string_keys[name] = (first, count + 1)
+
+    def _restart(self, name: str, col: _Column, notes: _KeyNotes, step: float, line: int | None) -> None:
+        """A key's step went back (a resumed or restarted process appending to the same log): keep the last
+        attempt's points from `step` on (as TensorBoard does), or move the earlier attempt to `attempt k/<key>`."""
+        self._restarts.setdefault((line, notes.last_step, step), notes.attempt + 1)
+        if self.restarts == "apart":
+            moved = self._columns.setdefault(f"attempt {notes.attempt}/{name}", _Column())
+            moved.steps += col.steps
+            moved.values += col.values
+            col.steps.clear()
+            col.values.clear()
+        else:
+            keep = [i for i, st in enumerate(col.steps) if st < step]
+            col.steps[:] = [col.steps[i] for i in keep]
+            col.values[:] = [col.values[i] for i in keep]
+        notes.attempt += 1
+
+    def _report_restarts(self) -> str | None:
+        if not self._restarts:
+            return None
+        by_attempt: dict[int, tuple[int | None, float, float]] = {}
+        for (line, back_from, to), attempt in sorted(self._restarts.items(), key=lambda kv: kv[1]):
+            by_attempt.setdefault(attempt, (line, back_from, to))
+        points = [by_attempt[k] for k in sorted(by_attempt)]
+        shown = "; ".join(
+            f"{'line ' + str(line) + ': ' if line else ''}from step {step_text(a)} back to {step_text(b)}"
+            for line, a, b in points[:3]
+        ) + (f" (+{len(points) - 3} more)" if len(points) > 3 else "")
+        attempts = max(by_attempt)
+        if self.restarts == "apart":
+            what = "each earlier attempt is its own series, 'attempt k/<name>'; the plain names hold the last attempt"
+        else:
+            what = (
+                "at each step the last attempt's value was kept (points an earlier attempt logged at steps a later "
+                "one logged again were replaced); obs.yaml `restarts: apart` keeps each attempt as its own series"
+            )
+        text = f"the step counter goes back ({shown}): {attempts} attempts in one log, not averaged: {what}"
+        first = next((line for line, _, _ in points if line), None)
+        self.diags.info(self.path, text, first)  # how the file was read, said on the page: not a problem in it
+        return text
 
     def finish(self) -> Metrics:
         source = self._step_source or "step"
@@ -309,6 +357,9 @@ class SeriesBuilder:
                 "first value of each was kept",
             )
         dropped: list[str] = []
+        restarted = self._report_restarts()
+        if restarted:
+            dropped.append(restarted)
         if repeated:
             dropped.append(self._report_repeats(repeated, series))
         elif duplicates:  # only in the reduced columns of a very long log
@@ -383,8 +434,9 @@ def build_metrics(
     diags: Diagnostics,
     step_key: str | None = None,
     same_step: str = "mean",
+    restarts: str = "last",
 ) -> Metrics:
-    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
+    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step, restarts=restarts)
     for line, record in records:
         builder.add(record, line)
     return builder.finish()
