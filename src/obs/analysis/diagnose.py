@@ -466,6 +466,11 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
     if curve is None:
         return None
     steps, g = curve
+    # a step whose gradient is exactly 0 had no gradient (every group tied, a skipped batch): not a scale to
+    # spike against; left in, runs of them pulled the trailing median down and ordinary steps read as spikes
+    has_grad = g != 0
+    zeros = int(g.size - np.count_nonzero(has_grad))
+    steps, g = steps[has_grad], g[has_grad]
     k = max(3, int(d.threshold("grad_spike_window")))
     factor = d.threshold("grad_spike_factor")
     if g.size <= k:
@@ -478,7 +483,7 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
     worst = spikes[np.argsort(-ratio[spikes], kind="stable")[:3]]
     evidence = [
         f"{spikes.size} point{'s' if spikes.size != 1 else ''} of {d.grad_key} ≥ {factor:g}× the median of the "
-        f"previous {k} points",
+        f"previous {k} points" + (f" (the {zeros} steps with a gradient of exactly 0 left out)" if zeros else ""),
     ]
     stage_starts = [st.start for st in (d.metrics.stages if d.metrics else [])[1:]]
     span = float(steps[-1] - steps[0]) or 1.0
