@@ -7,8 +7,8 @@ column is reported (once per key, with its line), nested objects are flattened w
 column named like a stage (obs.vocabulary) labels stages, non-finite values are kept and reported
 with their key, step and line, and several values at one step are aggregated by the obs.yaml
 `same_step` policy: `mean` (default; min, max and count kept for the band), `last` or `all`. A
-finite number too large to compute with (beyond ±1e150, `obs.sanitize`) is read as infinity, like
-the `Infinity` a log may hold, and reported; a step that large is no step, and its record is skipped.
+finite number beyond ±1e150 (`obs.sanitize`) is kept as logged and said (statistics over it are computed
+scaled, never clamped to infinity); a step that large is no step, and its record is skipped.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series, Stage
 from obs.numbers import num
 from obs.numbers import step as step_text
-from obs.sanitize import FLOAT_LIMIT, as_logged
+from obs.sanitize import FLOAT_LIMIT
 from obs.vocabulary import is_stage_key
 
 STEP_KEYS: tuple[str, ...] = ("step", "global_step", "iteration", "current_steps", "_step", "steps")
@@ -228,10 +228,9 @@ class SeriesBuilder:
         if isinstance(value, int | float):
             number = float(value)
             huge = not -FLOAT_LIMIT <= number <= FLOAT_LIMIT and math.isfinite(number)
-            if huge:  # reported apart (finish), so not counted as non-finite as well
+            if huge:  # kept as logged (a finite number stays finite on the page), and said once per key (finish)
                 first, count = self._huge_values.get(name, (line or 0, 0))
                 self._huge_values[name] = (first, count + 1)
-                number = as_logged(number)
             col = self._columns.get(name)
             if col is None:
                 col = self._columns[name] = _Column()
@@ -320,10 +319,10 @@ class SeriesBuilder:
                 first,
             )
         for name, (first, count) in sorted(self._huge_values.items()):
-            self.diags.warning(
+            self.diags.info(
                 self.path,
-                f"'{name}' has {count} value(s) beyond ±{FLOAT_LIMIT:g}, too large to compute with "
-                f"(first at line {first}); they were read as infinity",
+                f"'{name}' has {count} value(s) beyond ±{FLOAT_LIMIT:g} (first at line {first}); they are kept as "
+                "logged, and its final-window mean and sd are computed scaled, so they do not overflow",
                 first or None,
             )
         for name, (first, count) in sorted(self._string_keys.items()):

@@ -18,7 +18,6 @@ from obs.adapters.generic_jsonl import GenericJsonlAdapter, is_log_file, read_lo
 from obs.diagnostics import Diagnostics
 from obs.discover import discover
 from obs.model import Run
-from obs.sanitize import as_logged
 
 CORPUS = DATA_CORPUS / "metrics_jsonl"
 
@@ -268,7 +267,6 @@ def test_property_every_well_formed_line_appears(tmp_path: Path, rows: list, ste
         for key, value in row.items():
             assert run.metrics is not None
             series = run.metrics.series[key]
-            value = as_logged(value)  # past ±1e150 a value is read as infinity (obs.sanitize)
             if step_key:
                 assert at(run, key, i * 10) == value
             else:

@@ -3,14 +3,19 @@ constant, a single point, exact zeros among small values), checked by property t
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
+import pytest
+from adapterkit import load_all, write
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from obs.analysis.curves import plan_curves
 from obs.analysis.diagnose import DiagnosisInput, diagnose
+from obs.analysis.report import RunContext, analyse_run
 from obs.analysis.reward import reward_health
 from obs.config import SiteConfig
 from obs.model import Metrics, Series
@@ -101,9 +106,7 @@ def test_uniform_group_rate_is_a_collapse_canary() -> None:
 
 def test_too_few_points_is_no_verdict() -> None:
     steps = np.arange(3.0)
-    metrics = Metrics(
-        series={"reward": Series(steps, np.ones(3)), "reward_std": Series(steps, np.zeros(3))}
-    )
+    metrics = Metrics(series={"reward": Series(steps, np.ones(3)), "reward_std": Series(steps, np.zeros(3))})
     h = reward_health(metrics, CFG.threshold)
     assert h is not None and not h.collapsed and not h.judged
     assert h.last_tied is not None and "reward_std" in h.last_tied
@@ -115,5 +118,35 @@ def test_oscillation_is_not_computed_around_a_zero_level() -> None:
     assert "loss_oscillation" not in {f.rule for f in _findings({"loss": loss - loss.mean()})}
 
 
-def test_a_huge_finite_loss_is_read_as_logged() -> None:
-    assert math.isfinite(1.2e230)
+def test_a_huge_finite_value_stays_finite_in_the_headline(tmp_path: Path) -> None:
+    """The defect: 1.2e230 in the file, "∞" in the headline (a ±1e150 clamp), 1.204e+230 in the table beside it."""
+    rows = [{"step": s, "eval_loss": 1.2e230 if s >= 30 else 1.0, "loss": 1.7e308} for s in range(40)]
+    write(tmp_path / "r" / "log.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    (run, diags), *_ = load_all(tmp_path).values()
+    report = analyse_run(run, RunContext(), CFG)
+    h = report.headline
+    assert h.metric == "eval_loss" and h.value == pytest.approx(1.2e230) and math.isfinite(h.value)
+    loss = report.digest.finals["loss"]
+    assert loss.mean == 1.7e308 and loss.sd == 0.0
+    assert not [d for d in diags.items if d.severity != "info"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(spread=_degenerate(), zero_std=st.one_of(st.none(), _degenerate()))
+def test_reward_health_never_says_no_collapse_it_cannot_see(spread: np.ndarray, zero_std: np.ndarray | None) -> None:
+    """Degenerate reward spreads: an all-zero reward_std long enough to judge is a collapse; a short one is no
+    verdict; "no collapse" only when the rule could have seen one."""
+    series = {
+        "reward": Series(np.arange(float(spread.size)), np.ones(spread.size)),
+        "reward_std": Series(np.arange(float(spread.size)), spread),
+    }
+    if zero_std is not None:
+        series["zero_advantage_fraction"] = Series(np.arange(float(zero_std.size)), np.clip(zero_std, 0, 1))
+    h = reward_health(Metrics(series=series), CFG.threshold)
+    assert h is not None
+    if not h.judged:
+        assert not h.collapsed
+    elif spread.size >= h.points_needed and not spread.any():
+        assert h.collapsed
+    if not spread.any() or (zero_std is not None and np.clip(zero_std, 0, 1)[-1] >= h.zero_std_threshold):
+        assert h.last_tied is not None

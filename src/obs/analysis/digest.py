@@ -119,8 +119,20 @@ def window_stat(values: np.ndarray, steps: np.ndarray, window: int) -> WindowSta
     if vals.size == 0:
         return None
     tail = vals[-max(1, window) :] if vals.size >= DENSE_FACTOR * window else vals[-1:]
-    sd = float(np.std(tail, ddof=1)) if tail.size > 1 else math.nan
-    return WindowStat(float(np.mean(tail)), sd, int(tail.size), float(st[-1]), int(vals.size))
+    mean, sd = scaled_mean_sd(tail)
+    return WindowStat(mean, sd, int(tail.size), float(st[-1]), int(vals.size))
+
+
+def scaled_mean_sd(values: np.ndarray) -> tuple[float, float]:
+    """Mean and sample sd of finite values, computed on values divided by their largest magnitude: a logged 1.2e230
+    (or 1.7e308) has a finite mean and sd instead of an overflow to infinity (their squares are not doubles)."""
+    scale = float(np.max(np.abs(values))) if values.size else 0.0
+    if not scale or not math.isfinite(scale):
+        scale = 1.0
+    unit = values / scale
+    mean = float(np.mean(unit)) * scale
+    sd = float(np.std(unit, ddof=1)) * scale if values.size > 1 else math.nan
+    return mean, sd
 
 
 def make_digest(run: Run, window: int) -> RunDigest:
