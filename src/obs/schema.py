@@ -1008,6 +1008,14 @@ OBS_YAML = Schema(
             default="mean",
         ),
         Field(
+            "restarts",
+            Choice(("last", "apart"), fold_case=True),
+            "a log whose step counter goes back (a restarted or resumed process appending to it): keep the `last` "
+            "attempt's value at each step (as TensorBoard does), or each attempt `apart` as its own series "
+            "(`attempt 1/loss`, ...); either way the page says so",
+            default="last",
+        ),
+        Field(
             "gates",
             Gates(),
             "pass/fail marks per run on the leaderboard (below)",

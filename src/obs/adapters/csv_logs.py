@@ -212,7 +212,9 @@ def read_csv_into(run: Run, path: Path, ctx: LoadContext, *, step_key: str | Non
     for _, r in head[1:]:
         header += [k for k in r if k not in header]
     key = step_key or step_column(header)
-    build_log_metrics(run, records, path, diags, step_key=key, same_step=ctx.config.same_step)
+    build_log_metrics(
+        run, records, path, diags, step_key=key, same_step=ctx.config.same_step, restarts=ctx.config.restarts
+    )
     layout = LAYOUTS.get(path.name.lower())
     if layout:
         run.notices.append(f"{path.name} is read as a {layout}; x = {key or 'the row position'}.")

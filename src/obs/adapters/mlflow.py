@@ -325,7 +325,12 @@ def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
 
     metrics_dir = run_dir / "metrics"
     builder = SeriesBuilder(
-        metrics_dir, diags, step_key="step", same_step=ctx.config.same_step, key_path=lambda key: metrics_dir / key
+        metrics_dir,
+        diags,
+        step_key="step",
+        same_step=ctx.config.same_step,
+        restarts="off",  # MLflow keeps points by step, in any order: one logged for an earlier step is no restart
+        key_path=lambda key: metrics_dir / key,
     )
     for path in walk_files(metrics_dir, ctx.root):
         key = path.relative_to(metrics_dir).as_posix()

@@ -117,7 +117,9 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
     _read_metadata(run, safe_input(files_dir / METADATA, ctx.root), diags)
     history = safe_input(files_dir / HISTORY, ctx.root)
     if history is not None:
-        builder = SeriesBuilder(history, diags, step_key=None, same_step=ctx.config.same_step)
+        builder = SeriesBuilder(
+            history, diags, step_key=None, same_step=ctx.config.same_step, restarts=ctx.config.restarts
+        )
         cleaner = RecordCleaner(history, diags)
         for line, rec in iter_jsonl(history, diags, partial_last_is_normal=True):
             builder.add(cleaner.clean(rec, line), line)
