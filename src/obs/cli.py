@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
 from obs.diagnostics import Diagnostic, sort_diagnostics
+from obs.numbers import plural
 
 DEFAULT_OUT = "site"
 
@@ -39,19 +41,21 @@ def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
     if not unread:
         return None
     names = ", ".join(unread[:shown]) + (f" (+{len(unread) - shown} more)" if len(unread) > shown else "")
-    return f"obs {command}: {len(unread)} file{'s' if len(unread) != 1 else ''} not read by any format: {names}"
+    return f"obs {command}: {plural(len(unread), 'file')} not read by any format: {names}"
 
 
 def _counts(items: list[Diagnostic]) -> tuple[int, int]:
     return sum(d.severity == "error" for d in items), sum(d.severity == "warning" for d in items)
 
 
-def _no_runs(source: Path, runs: int, strict: bool) -> bool:
-    """--strict: a build that found no run fails (an empty or wrong source is a mistake in CI)."""
-    if strict and runs == 0:
-        print(f"obs build: no run was found in {source} (--strict)", file=sys.stderr)
-        return True
-    return False
+def _strict(items: list[Diagnostic], strict: bool) -> list[Diagnostic]:
+    """With --strict, "no run found" (a warning: an empty or wrong source folder) is an error: in CI it is
+    a mistake, never a wish."""
+    from obs.pipeline import NO_RUNS
+
+    if not strict:
+        return items
+    return [replace(d, severity="error") if d.message == NO_RUNS else d for d in items]
 
 
 def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, taken: list[Any]) -> int | None:
@@ -71,16 +75,15 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, take
     taken.append(current)
     if previous is None or not quickcheck.unchanged(previous, current):
         return None
-    diagnostics = [Diagnostic(**d) for d in previous["result"]["diagnostics"]]
+    diagnostics = _strict([Diagnostic(**d) for d in previous["result"]["diagnostics"]], args.strict)
     _print_diagnostics(diagnostics, args.quiet)
     line = unread_line("build", previous["result"].get("unread", []))
     if line:
         print(line, file=sys.stderr)
     errors, warnings = _counts(diagnostics)
     runs = previous["result"]["runs"]
-    print(f"obs build: {runs} runs, nothing changed, {errors} errors, {warnings} warnings -> {out}")
-    if _no_runs(source, runs, args.strict):
-        return 1
+    counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    print(f"obs build: {plural(runs, 'run')}, nothing changed, {counts} -> {out}")
     return 1 if errors or (args.strict and warnings) else 0
 
 
@@ -140,24 +143,27 @@ def cmd_build(args: argparse.Namespace) -> int:
     except OutputError as exc:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
+    result.diagnostics = _strict(result.diagnostics, args.strict)
     _print_diagnostics(result.diagnostics, args.quiet)
     line = unread_line("build", result.unread)
     if line:
         print(line + " (listed on the site's index page)", file=sys.stderr)
     what = (
-        f"{result.runs} runs ({result.built} built, {result.reused} reused), {result.pages} pages written"
+        f"{plural(result.runs, 'run')} ({result.built} built, {result.reused} reused), "
+        f"{plural(result.pages, 'page')} written"
         if result.changed
-        else f"{result.runs} runs, nothing changed"
+        else f"{plural(result.runs, 'run')}, nothing changed"
     )
-    print(f"obs build: {what}, {result.errors} errors, {result.warnings} warnings in {result.seconds:.2f} s -> {out}")
-    if _no_runs(source, result.runs, args.strict):
-        return 1
+    print(
+        f"obs build: {what}, {plural(result.errors, 'error')}, {plural(result.warnings, 'warning')} "
+        f"in {result.seconds:.2f} s -> {out}"
+    )
     return result.exit_code(args.strict)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from obs.ledger import read_ledger
-    from obs.pipeline import SourceTree, load_run
+    from obs.pipeline import SourceTree, check_runs
 
     problem = source_problem(Path(args.source))
     if problem:
@@ -167,24 +173,24 @@ def cmd_check(args: argparse.Namespace) -> int:
     tree = SourceTree.open(root)
     found, plan = tree.found, tree.plan
     read_ledger(root, tree.diags)  # decisions.jsonl, line by line
-    items = list(tree.diags.items)
+    items = _strict(list(tree.diags.items), args.strict)
     for claim in found.claims:
         try:
             rel = claim.folder.resolve().relative_to(root.parent).as_posix()
         except ValueError:
             rel = str(claim.folder)
         notes = f" ({'; '.join(claim.notes)})" if claim.notes else ""
-        print(f"{rel}: {claim.adapter}, {claim.runs} run{'s' if claim.runs != 1 else ''}{notes}")
-    for planned in plan.runs:  # read each run as a build reads it, and drop it
-        items.extend(load_run(tree, planned).diagnostics.items)
+        print(f"{rel}: {claim.adapter}, {plural(claim.runs, 'run')}{notes}")
+    for report in check_runs(tree):  # each run read and analysed as a build does, then dropped
+        items.extend(report.run.diagnostics.items)
     _print_diagnostics(items, args.quiet)
     line = unread_line("check", found.unread_rel())
     if line:
         print(line)
     errors, warnings = _counts(items)
     print(
-        f"obs check: {len(plan.runs)} runs, {len(found.specs)} specs, {len(found.campaigns)} campaigns: "
-        f"{errors} errors, {warnings} warnings"
+        f"obs check: {plural(len(plan.runs), 'run')}, {plural(len(found.specs), 'spec')}, "
+        f"{plural(len(found.campaigns), 'campaign')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
     )
     return 1 if errors or (args.strict and warnings) else 0
 

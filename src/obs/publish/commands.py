@@ -101,8 +101,9 @@ def _atomic_write(target: Path, data: bytes) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from obs.pipeline import CampaignNotFound, RunNotFound
-    from obs.publish.summary_md import summarize_campaign, summarize_run
+    from obs.diagnostics import Diagnostic
+    from obs.pipeline import CampaignNotFound, RunNotFound, SourceTree, load_report
+    from obs.publish.summary_md import summarize_campaign, summary_of_loaded
 
     run, source = args.run, args.source
     if args.campaign and run and source is None:  # `obs summary --campaign ID SOURCE`
@@ -117,17 +118,22 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if bool(args.campaign) == bool(run):
         print("obs summary: give a run id, or --campaign ID (not both)", file=sys.stderr)
         return 2
+    errors: list[Diagnostic] = []
     try:
-        text = (
-            summarize_campaign(source_path, args.campaign)
-            if args.campaign
-            else summarize_run(source_path, run, args.baseline)
-        )
+        if args.campaign:
+            text = summarize_campaign(source_path, args.campaign)
+        else:
+            tree = SourceTree.open(source_path)
+            loaded = load_report(tree, run, args.baseline)
+            errors = [d for d in loaded.report.run.diagnostics.items if d.severity == "error"]
+            text = summary_of_loaded(tree, loaded)
     except (RunNotFound, CampaignNotFound) as exc:
         print(f"obs summary: {exc}{'' if args.campaign else folder_hint(run, source)}", file=sys.stderr)
         return 2
     fault_point("summary")
-    return _write_or_print(text, args.out, source_path)
+    for d in errors:  # what a build would say about this run: the summary is written, and the exit says it
+        print(d.format(), file=sys.stderr)
+    return _write_or_print(text, args.out, source_path) or (1 if errors else 0)
 
 
 def cmd_decide(args: argparse.Namespace) -> int:

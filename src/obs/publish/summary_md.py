@@ -23,9 +23,9 @@ from obs.analysis.campaign import CampaignStats
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
 from obs.analysis.report import RunReport
-from obs.numbers import delta_text, num, pct, pp, signed_num
+from obs.numbers import delta_text, num, pct, plural, pp, signed_num
 from obs.numbers import p_text as pval
-from obs.pipeline import SourceTree, campaign_summaries, load_report
+from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text, sparkline, table
 from obs.render.format import unit_text, verdict_words
 
@@ -109,7 +109,15 @@ def report_link(base_url: str, rel: str) -> str | None:
 # --------------------------------------------------------------------------- one run
 
 
-def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str = "", tolerance: float = 0.02) -> str:
+def run_summary(
+    report: RunReport,
+    *,
+    slug: str,
+    base_url: str,
+    input_hash: str = "",
+    tolerance: float = 0.02,
+    limit: int = COMMENT_LIMIT,
+) -> str:
     run = report.run
     title = f"## obs · {md_code(run.id, in_table=False)}"
     if run.title:
@@ -145,12 +153,14 @@ def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str 
         else f"Full report: `{urls.run_page(slug)}` in the built site (set `base_url` in obs.yaml to link it here)."
     )
     foot += f"\n\n<sub>obs {__version__}" + (f" · inputs sha256 {input_hash[:12]}" if input_hash else "") + "</sub>"
-    return assemble(head, sections, foot)
+    return assemble(head, sections, foot, limit)
 
 
 def _headline_line(report: RunReport) -> str:
     h: Headline = report.headline
-    if h.value is None:
+    if h.value is None and h.missing:
+        text = f"**Headline: none**: {md_text(h.missing, 600)}"
+    elif h.value is None:
         text = "**Headline: none** (no probe, metric or eval value to show)"
     else:
         text = f"**{md_text(h.metric or 'headline', 60)}: {_value(h.value, h.is_rate)}** ({md_text(h.detail, 120)})"
@@ -242,7 +252,7 @@ def _against_baseline(report: RunReport) -> str:
                 f"{fixed} / {broke}",
             ]
         )
-    head = f"Paired on {cmp.overall.n_shared} cases shared with {md_code(cmp.baseline_id, in_table=False)}"
+    head = f"Paired on {plural(cmp.overall.n_shared, 'case')} shared with {md_code(cmp.baseline_id, in_table=False)}"
     if cmp.only_here or cmp.only_baseline:
         head += f" ({len(cmp.only_here)} only in this run, {len(cmp.only_baseline)} only in the baseline, not paired)"
     head += ": cases are the unit; Tango 95% score CI and the McNemar score test it inverts."
@@ -267,10 +277,10 @@ def _regressions(report: RunReport, tolerance: float) -> str:
     if not regs:
         text = (
             f"None: no split or family is worse than the baseline by more than {pp(tolerance, False)} pp on any check "
-            f"(one-sided score tests, Holm over {m} cells)."
+            f"(one-sided score tests, Holm over {plural(m, 'cell')})."
         )
         if small:
-            text += f" {len(small)} cell{'s' if len(small) != 1 else ''} too small to judge."
+            text += f" {plural(len(small), 'cell')} too small to judge."
         return text
     ordered = sorted(regs, key=lambda r: -r.worse_by)
     rows = []
@@ -298,7 +308,8 @@ def _regressions(report: RunReport, tolerance: float) -> str:
         out += f"\n\n… and {len(regs) - MAX_ROWS} more in the full report."
     rule = (
         f"a split or family (or another check overall) worse than the baseline by more than {pp(tolerance, False)} "
-        f"pp: one-sided score test against that margin, Holm-adjusted over the {m} cells tested (the promotion rule)"
+        f"pp: one-sided score test against that margin, Holm-adjusted over the {plural(m, 'cell')} tested "
+        "(the promotion rule)"
     )
     return out + f"\n\nFlagged: {rule}."
 
@@ -322,7 +333,7 @@ def _passk(report: RunReport) -> str:
             ]
         )
     out = (
-        f"{md_code(pk.check, in_table=False)} over {pk.n_items} cases sampled {pk.samples_min}"
+        f"{md_code(pk.check, in_table=False)} over {plural(pk.n_items, 'case')} sampled {pk.samples_min}"
         + (f"–{pk.samples_max}" if pk.samples_max != pk.samples_min else "")
         + " times (unbiased estimator, 95% CI over cases; cases are the unit).\n\n"
     )
@@ -330,8 +341,9 @@ def _passk(report: RunReport) -> str:
     if pk.selector is not None:
         sel = pk.selector
         out += (
-            f"\n\nBest-of-n {pct(sel.oracle)} vs the selected sample {pct(sel.selected)} on {sel.n_items} cases: "
-            f"the selector leaves {sel.left} case{'s' if sel.left != 1 else ''} the oracle solves."
+            f"\n\nBest-of-n {pct(sel.oracle)} vs the selected sample {pct(sel.selected)} "
+            f"on {plural(sel.n_items, 'case')}: "
+            f"the selector leaves {plural(sel.left, 'case')} the oracle solves."
         )
     return out
 
@@ -348,7 +360,8 @@ def _failures(report: RunReport) -> str:
     out += table(["Failure class", "Cases", "Share", "Grouped by"], rows, ["l", "r", "r", "l"])
     rest = report.failures[MAX_FAILURE_CLASSES:]
     if rest:
-        out += f"\n\n… and {len(rest)} more classes ({sum(g.count for g in rest)} cases)."
+        cases = plural(sum(g.count for g in rest), "case")
+        out += f"\n\n… and {plural(len(rest), 'more class', 'more classes')} ({cases})."
     return out
 
 
@@ -508,13 +521,18 @@ def campaign_summary(
 def summarize_run(source: Path, run_id: str, baseline: str | None = None) -> str:
     """The run (and its baseline) analysed by the build's own pipeline, as a PR comment."""
     tree = SourceTree.open(source)
-    loaded = load_report(tree, run_id, baseline)
+    return summary_of_loaded(tree, load_report(tree, run_id, baseline))
+
+
+def summary_of_loaded(tree: SourceTree, loaded: LoadedRun, limit: int = COMMENT_LIMIT) -> str:
+    """A run already analysed (`pipeline.load_report`) as a PR comment of at most `limit` characters."""
     return run_summary(
         loaded.report,
         slug=loaded.slug,
         base_url=tree.cfg.base_url,
         input_hash=loaded.input_hash,
         tolerance=tree.cfg.threshold("regression_tolerance"),
+        limit=limit,
     )
 
 

@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 from obs.analysis.compare import Headline
 from obs.analysis.held_constant import flatten
 from obs.analysis.stats import OUTCOME_WORDS
-from obs.numbers import delta_text, num, p_text, pct, pp, signed_num
+from obs.numbers import delta_text, num, p_text, pct, plural, pp, signed_num
 from obs.numbers import is_number as _is_number
 from obs.sitemodel import RunSummary
 
@@ -228,4 +228,5 @@ FILTERS = {
     "flat_items": flat_items,
     "safe_hint": safe_hint,
     "human_bytes": human_bytes,
+    "plural": plural,
 }
