@@ -1,4 +1,4 @@
-"""Command line: `obs build`, `obs check`, `obs gate`; `obs summary`, `obs decide`, `obs serve` (obs.publish).
+"""Command line: `obs build`, `obs check`, `obs ls`, `obs gate`; `obs summary`, `obs decide`, `obs serve` (obs.publish).
 
 Every diagnostic is printed as `path:line: severity: message`, then one summary line. Exit status:
 0 clean, 1 errors (or warnings with --strict), 2 bad usage (a missing or unreadable source, an
@@ -195,6 +195,23 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if errors or (args.strict and warnings) else 0
 
 
+def cmd_ls(args: argparse.Namespace) -> int:
+    """`obs ls [SOURCE] [--json]`: every run's id, format, status and headline (obs.listing)."""
+    from obs.listing import as_json, as_table, list_runs
+    from obs.pipeline import NO_RUNS, SourceTree
+
+    problem = source_problem(Path(args.source))
+    if problem:
+        print(f"obs ls: {problem}", file=sys.stderr)
+        return 2
+    tree = SourceTree.open(Path(args.source))
+    rows = list_runs(tree)
+    if not rows:
+        print(f"obs ls: {args.source}: {NO_RUNS}", file=sys.stderr)
+    print(as_json(rows) if args.json else as_table(rows))
+    return 0
+
+
 GATE_MARK = {True: "pass", False: "FAIL", None: "n/a"}
 
 
@@ -282,6 +299,16 @@ def make_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
     check.add_argument("-q", "--quiet", action="store_true", help="hide info diagnostics")
     check.set_defaults(func=cmd_check)
+
+    ls = sub.add_parser(
+        "ls",
+        help="list the runs: id, format, status, headline (one line each)",
+        description="Read every run as a build does and print its id (what every other command takes), its "
+        "format, its status and its headline. Nothing is written.",
+    )
+    ls.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    ls.add_argument("--json", action="store_true", help="a JSON list instead of columns")
+    ls.set_defaults(func=cmd_ls)
 
     gate = sub.add_parser(
         "gate",
