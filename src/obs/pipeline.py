@@ -61,12 +61,12 @@ NO_RUNS = (
 
 
 def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:
-    """What to say after "no run with id X": the ids closest to X (difflib's ratio, and ids that contain X
-    or that X contains), else the first ids, so a reader never has to go and list them."""
+    """What to say after "no run with id X": the ids that contain X or that X contains, else the ids
+    closest to X (difflib's ratio), else the first ids, so a reader never has to go and list them."""
     if not ids:
         return "there is no run in this folder"
-    close = difflib.get_close_matches(wanted, ids, n=5, cutoff=0.5)
-    close += [i for i in ids if i not in close and wanted and (wanted in i or i in wanted)][: 5 - len(close)]
+    contained = [i for i in ids if wanted and (wanted in i or i in wanted)]  # `r2` for `spec03-r2`
+    close = contained[:5] or difflib.get_close_matches(wanted, ids, n=5, cutoff=0.6)
     if close:
         return f"did you mean {', '.join(close)}?"
     more = f" (+{len(ids) - shown} more; obs ls lists them)" if len(ids) > shown else ""

@@ -35,10 +35,7 @@ def typo(tmp_path: Path) -> Path:
 
 
 def metric_error(source: Path) -> str:
-    return (
-        "src/r1/run.yaml:5: error: run r1: primary_metric 'exactt' (run.yaml) is not a metric of this run; "
-        f"{NAMES}"
-    )
+    return f"src/r1/run.yaml:5: error: run r1: primary_metric 'exactt' (run.yaml) is not a metric of this run; {NAMES}"
 
 
 def test_check_reports_the_unknown_metric_as_build_does(

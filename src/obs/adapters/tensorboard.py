@@ -4,8 +4,8 @@ most PyTorch code.
 Read with TensorBoard's own event-file loader (`tensorboard.backend.event_processing.event_file_loader`,
 which also migrates old `simple_value` scalars to the current tensor form), an optional dependency:
 `pip install tensorboard` (the `obs[tensorboard]` extra). Without it a folder of event files is still
-found, and its page says how to read it, instead of the files vanishing. Importing the loader costs about 0.3 s beyond numpy,
-so it happens only when a run has event files.
+found, and its page says how to read it, instead of the files vanishing. Importing the loader costs
+about 0.3 s beyond numpy, so it happens only when a run has event files.
 
 * A folder holding event files is one run; its event files (a restarted process writes a new one)
   are read in file-name (time) order. When a later file starts at a step already logged, the earlier
