@@ -335,14 +335,23 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-STOP_NOTE = {
-    "build": "interrupted; the output holds the last complete build",
-    "serve": "stopped",
-}
+def _stop_note(args: argparse.Namespace) -> str:
+    """What an interrupted command left, said truly: a build into an output that has no site yet left
+    none (the first build), not "the last complete build"."""
+    if args.command == "serve":
+        return "stopped"
+    if args.command != "build":
+        return "interrupted"
+    out = Path(args.out or (f"{args.single_file}.html" if args.single_file else DEFAULT_OUT))
+    if args.single_file:
+        return f"interrupted; {out} {'is as it was' if out.exists() else 'was not written'}"
+    if out.exists():
+        return "interrupted; the output holds the last complete build"
+    return f"interrupted; nothing was published (there was no site in {out} yet)"
 
 
 @contextlib.contextmanager
-def _signals_as_interrupts(command: str) -> Iterator[None]:
+def _signals_as_interrupts(args: argparse.Namespace) -> Iterator[None]:
     """SIGINT and SIGTERM raise Interrupted in this process; a second one exits at once.
 
     Forked worker processes inherit this handler: there SIGINT is ignored (a terminal sends it
@@ -362,7 +371,7 @@ def _signals_as_interrupts(command: str) -> Iterator[None]:
                 os.kill(os.getpid(), signum)
             return
         if stopping:  # asked twice: stop now; the next build removes what is left
-            _stop_line(command, signum)
+            _stop_line(args, signum)
             os._exit(128 + signum)
         stopping = True
         raise Interrupted(signum)
@@ -375,9 +384,8 @@ def _signals_as_interrupts(command: str) -> Iterator[None]:
             signal.signal(sig, old)
 
 
-def _stop_line(command: str, signum: int) -> None:
-    note = STOP_NOTE.get(command, "interrupted")
-    print(f"obs {command}: {note} ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+def _stop_line(args: argparse.Namespace, signum: int) -> None:
+    print(f"obs {args.command}: {_stop_note(args)} ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
 
 
 def _collect_again() -> None:
@@ -396,12 +404,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command != "build":
         _collect_again()
-    with _signals_as_interrupts(args.command):
+    with _signals_as_interrupts(args):
         try:
             return int(args.func(args))
         except KeyboardInterrupt as exc:
             signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
-            _stop_line(args.command, signum)
+            _stop_line(args, signum)
             return 128 + signum
         except OSError as exc:  # a file or folder obs could not read or write: say which, no traceback
             where = f"{exc.filename}: " if exc.filename else ""
