@@ -27,6 +27,7 @@ from obs.numbers import num
 from obs.render import cases, chartdata
 from obs.render.sections import SECTIONS, Section, place
 from obs.render.site import Renderer
+from obs.render.standalone import Standalone, data_uri
 
 
 @dataclass
@@ -36,6 +37,11 @@ class FigureFile:
     alt: str
     caption: str
     height: int
+    inline: bool = False  # on a page standing alone: the figure is a data: URI, not a file beside it
+
+    @property
+    def src(self) -> str:
+        return data_uri(self.svg, self.file) if self.inline else self.file
 
 
 @dataclass
@@ -281,10 +287,13 @@ def render_run(
     slug: str = "",
     interactive: bool = True,
     sections: Sequence[Section] = SECTIONS,
+    standalone: Standalone | None = None,
 ) -> RunOutput:
     """The run's files. `interactive` pages draw their curves in the browser from `curves.js`;
     otherwise (a page that must stand alone, without script) the curves are static SVG figures.
-    `sections` are the page's sections in order (the registry, `obs.render.sections`)."""
+    `sections` are the page's sections in order (the registry, `obs.render.sections`). With
+    `standalone` the page is the variant that works as one file (figures and renders as data: URIs;
+    obs.render.standalone), and `interactive` must be False."""
     run = report.run
     out = RunOutput()
     figures: list[FigureFile] = []
@@ -297,11 +306,10 @@ def render_run(
             out.files[charts.data_file] = data
     else:
         figures = make_figures(report, max_points)
-        for f in figures:
-            out.files[f.file] = f.svg
         reward_fig = make_reward_figure(report, max_points)
-        if reward_fig is not None:
-            out.files[reward_fig.file] = reward_fig.svg
+        for f in [*figures, *([reward_fig] if reward_fig else [])]:
+            f.inline = standalone is not None
+            out.files[f.file] = f.svg
 
     renders: dict[str, str] = {}
     shown = cases.gallery(report)
@@ -315,7 +323,9 @@ def render_run(
         except OSError:
             run.diagnostics.warning(src, "render could not be read; not shown")
             continue
-        if src.suffix.lower() == ".svg":
+        if standalone is not None:
+            renders[rel] = data_uri(data, rel)
+        elif src.suffix.lower() == ".svg":
             # An SVG file served from the site's origin runs its own scripts when opened by itself.
             # As a data: URI in an <img> it never can: images do not run scripts, and browsers
             # refuse to open data: URLs as pages.
@@ -332,6 +342,7 @@ def render_run(
     html = renderer.render(
         "run.html",
         root=links.root,
+        standalone=standalone,
         r=report,
         run=run,
         links=links.as_dict(),
