@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import build_log_metrics, new_run, read_head, run_id_for_file, unread_note
 from obs.adapters.shapes import TIME_KEYS, classify, read_items_into
 from obs.diagnostics import Diagnostics
@@ -99,6 +99,7 @@ def step_column(header: list[str]) -> str | None:
 
 class CsvLogAdapter:
     name = "csv_logs"
+    holds = Holds("CSV logs", "the CSV log", records="the rows of the CSV log", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     bounded_markdown,
     folder_id,
@@ -55,6 +55,7 @@ MAX_METRIC_LINE = 4096  # `timestamp value step` is under 100 bytes
 
 class MlflowAdapter:
     name = "mlflow"
+    holds = Holds("MLflow runs", "the run's meta.yaml", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         experiments = _experiment_dirs(folder, root)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import folder_id, new_run, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
@@ -83,6 +83,7 @@ def event_dirs_below(folder: Path, root: Path, depth: int = 2) -> list[Path]:
 
 class TensorboardAdapter:
     name = "tensorboard"
+    holds = Holds("TensorBoard event files", "the event files", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     RecordCleaner,
     folder_id,
@@ -54,6 +54,7 @@ MODEL_NAME_KEYS = ("_name_or_path", "model_name_or_path", "model_name", "model")
 
 class WandbAdapter:
     name = "wandb"
+    holds = Holds("W&B run folders", "the run's `files/` folder", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files_dir = _files_dir(folder, root)
