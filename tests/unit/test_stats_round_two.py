@@ -368,3 +368,10 @@ def test_a_built_site_judges_recipes_at_the_seed_level(tmp_path: Path) -> None:
     soup = BeautifulSoup((out / "index.html").read_text(), "html.parser")
     shown = soup.select(f'[data-cmp="{level["key"]}"]')
     assert shown and all(el["data-outcome"] == S.IMPROVEMENT for el in shown)
+
+
+def test_the_seed_table_of_the_run_page_is_the_power_function() -> None:
+    from obs.analysis.compare import SEEDS_AT_ALPHA_05
+
+    for d, n in SEEDS_AT_ALPHA_05.items():
+        assert S.sample_size_for_power(d, alpha=0.05) == n

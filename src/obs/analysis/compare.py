@@ -382,18 +382,28 @@ def recipe_note(delta: float, min_effect: float, alpha: float) -> str | None:
     """Seeds per recipe a seed-level claim would need (80% power, two-sided Welch/t at `alpha`), for the
     minimum effect when set, else for the observed change, at two plausible ratios of seed-to-seed sd to that
     effect: the sd is what one seed per side cannot tell."""
-    from obs.analysis.stats import sample_size_for_power
-
     effect = min_effect if min_effect > 0 else abs(delta)
     if not effect > 0:
         return None
     what = "the minimum effect" if min_effect > 0 else "a change of this size"
-    half = sample_size_for_power(2.0, alpha=alpha)
-    same = sample_size_for_power(1.0, alpha=alpha)
+    half, same = _seeds_for(2.0, alpha), _seeds_for(1.0, alpha)
     return (
         f"for a claim about the recipe, run seeds of both: to detect {what} with 80% power at α = {alpha:g}, "
         f"{half} seeds per recipe if seed-to-seed sd is half of it, {same} if it equals it"
     )
+
+
+# sample_size_for_power(d, alpha=0.05) for the two ratios recipe_note uses, so a run page does not import
+# scipy for them (tests/unit/test_stats_round_two.py checks the table against the function)
+SEEDS_AT_ALPHA_05 = {2.0: 6, 1.0: 17}
+
+
+def _seeds_for(d: float, alpha: float) -> int | None:
+    if alpha == 0.05 and d in SEEDS_AT_ALPHA_05:
+        return SEEDS_AT_ALPHA_05[d]
+    from obs.analysis.stats import sample_size_for_power
+
+    return sample_size_for_power(d, alpha=alpha)
 
 
 def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> HeadlineDelta:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from obs.analysis.stats import _special, exact_mcnemar, paired_items_needed, score_tests
+from obs.analysis.stats import exact_mcnemar, paired_items_needed, score_tests
 
 POWER = 0.8
 
@@ -45,24 +45,32 @@ def _support(n: int, p: float) -> np.ndarray:
     return np.arange(lo, hi + 1, dtype=np.float64)
 
 
-def _pmf(k: np.ndarray, n: int, p: float) -> np.ndarray:
+def _pmf_all(n: int, p: float) -> np.ndarray:
+    """Binomial(n, p) probabilities of 0..n (log-space recursion; numpy only, no scipy on the run page)."""
     if p <= 0.0 or n <= 0:
-        return np.asarray(k == 0, dtype=np.float64)
+        out = np.zeros(n + 1)
+        out[0] = 1.0
+        return out
     if p >= 1.0:
-        return np.asarray(k == n, dtype=np.float64)
-    upper = np.asarray(_special.bdtr(k, n, p), dtype=np.float64)
-    lower = np.where(k > 0, np.asarray(_special.bdtr(np.maximum(k - 1, 0), n, p), dtype=np.float64), 0.0)
-    return upper - lower
+        out = np.zeros(n + 1)
+        out[n] = 1.0
+        return out
+    k = np.arange(n, dtype=np.float64)
+    steps = np.log((n - k) / (k + 1.0)) + math.log(p) - math.log1p(-p)
+    logs = np.concatenate([[n * math.log1p(-p)], n * math.log1p(-p) + np.cumsum(steps)])
+    return np.asarray(np.exp(logs), dtype=np.float64)
+
+
+def _pmf(k: np.ndarray, n: int, p: float) -> np.ndarray:
+    return np.asarray(_pmf_all(n, p)[k.astype(np.intp)], dtype=np.float64)
 
 
 def _tail(first: np.ndarray, k: int, p: float) -> np.ndarray:
-    """P(Binomial(k, p) >= first), elementwise (first > k: 0)."""
-    if p >= 1.0:
-        return (first <= k).astype(np.float64)
-    if p <= 0.0:
-        return (first <= 0).astype(np.float64)
-    out = np.where(first <= k, np.asarray(_special.bdtrc(np.maximum(first - 1, 0), k, p), dtype=np.float64), 0.0)
-    return np.where(first <= 0, 1.0, out)
+    """P(Binomial(k, p) >= first), elementwise (first > k: 0; first <= 0: 1)."""
+    pmf = _pmf_all(k, p)
+    at_least = np.concatenate([np.cumsum(pmf[::-1])[::-1], [0.0]])  # at_least[j] = P(X >= j), j = 0..k+1
+    idx = np.clip(first, 0, k + 1).astype(np.intp)
+    return np.asarray(np.minimum(1.0, at_least[idx]), dtype=np.float64)
 
 
 @dataclass(frozen=True)

@@ -717,7 +717,8 @@ def exact_mcnemar(b: int, c: int) -> float:
     m = b + c
     if m == 0:
         return 1.0
-    return float(min(1.0, 2.0 * _special.bdtr(min(b, c), m, 0.5)))
+    # exact integer arithmetic (no scipy on the run page's path): sum C(m, i) for i <= min(b, c), over 2^m
+    return min(1.0, 2.0 * sum(math.comb(m, i) for i in range(min(b, c) + 1)) / 2.0**m)
 
 
 def clopper_pearson(k: int, m: int, level: float = 0.95) -> Interval:
@@ -727,9 +728,32 @@ def clopper_pearson(k: int, m: int, level: float = 0.95) -> Interval:
     if m == 0:
         return Interval(0.0, 1.0, level)
     a = 1.0 - level
-    low = 0.0 if k == 0 else float(_special.betaincinv(k, m - k + 1, a / 2.0))
-    high = 1.0 if k == m else float(_special.betaincinv(k + 1, m - k, 1.0 - a / 2.0))
+    # each bound by bisection on the binomial tail (exact sums: the run page's path does not import scipy)
+    low = 0.0 if k == 0 else _binomial_root(lambda q: _binom_sf(k - 1, m, q) - a / 2.0)
+    high = 1.0 if k == m else _binomial_root(lambda q: a / 2.0 - _binom_cdf(k, m, q))
     return Interval(low, high, level)
+
+
+def _binom_cdf(k: int, m: int, q: float) -> float:
+    """P(X <= k) for X ~ Binomial(m, q), summed exactly term by term."""
+    return math.fsum(math.comb(m, i) * q**i * (1.0 - q) ** (m - i) for i in range(k + 1))
+
+
+def _binom_sf(k: int, m: int, q: float) -> float:
+    """P(X > k) for X ~ Binomial(m, q)."""
+    return math.fsum(math.comb(m, i) * q**i * (1.0 - q) ** (m - i) for i in range(k + 1, m + 1))
+
+
+def _binomial_root(f: Any) -> float:
+    """The q in (0, 1) where the increasing function `f` crosses 0, by bisection (~1e-16)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(_BISECTIONS):
+        mid = (lo + hi) / 2.0
+        if f(mid) < 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
 
 
 def _exact_small(
