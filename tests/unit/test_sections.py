@@ -187,3 +187,18 @@ def test_a_collapsed_section_that_the_run_fills_is_shown(tmp_path: Path, sid: st
     sections = tuple(always if s.id == sid else s for s in SECTIONS)
     placed = place(run.report, sections)
     assert sid in {item.id for item in placed.items if not item.collapsed}
+
+
+def test_a_format_whose_folders_take_no_run_yaml_does_not_send_the_reader_to_add_one() -> None:
+    """MLflow runs live inside an mlruns folder, where a run.yaml is not read: the line says so and
+    shows no example."""
+    from obs.adapters.mlflow import MlflowAdapter
+    from obs.render.sections import CollapsedSections, PlacedSection
+
+    hypothesis = next(s for s in SECTIONS if s.id == "hypothesis")
+    line = CollapsedSections((PlacedSection(hypothesis, 2, "", {}),), MlflowAdapter.holds, first=True)
+    assert (
+        line.note
+        == "MLflow runs hold no hypothesis: obs reads it from a run.yaml, which is not read inside an mlruns folder"
+    )
+    assert not line.example
