@@ -55,6 +55,7 @@ class SiteConfig:
     higher_is_better: dict[str, bool] = field(default_factory=lambda: _default("higher_is_better"))
     metrics: dict[str, dict[str, str]] = field(default_factory=lambda: _default("metrics"))
     same_step: str = field(default_factory=lambda: _default("same_step"))
+    restarts: str = field(default_factory=lambda: _default("restarts"))
     gates: list[dict[str, str]] = field(default_factory=list)  # name, label, expr (obs.analysis.gates)
     sweeps: dict[str, Any] = field(default_factory=lambda: _default("sweeps"))
     trends: dict[str, int] = field(default_factory=lambda: _default("trends"))

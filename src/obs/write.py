@@ -44,6 +44,7 @@ from pathlib import Path
 import orjson
 
 from obs.diagnostics import Diagnostic, Severity
+from obs.numbers import plural
 from obs.sourcetree import is_obs_site, site_marker
 
 MARKER = "index.json"
@@ -582,7 +583,7 @@ def check_not_emptying(loc: Path, given: Path, runs: int) -> None:
     if not before or (runs and 2 * (before - runs) <= before):
         return
     raise EmptyingRefused(
-        f"refusing to replace {given} ({before} runs) with a build of {runs} run{'s' if runs != 1 else ''}: "
+        f"refusing to replace {given} ({plural(before, 'run')}) with a build of {plural(runs, 'run')}: "
         "is this the right source folder? Add --force to publish it anyway."
     )
 
@@ -611,7 +612,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _count(rels: list[str]) -> str:
-    return f"{len(rels)} file{'s' if len(rels) != 1 else ''}"
+    return plural(len(rels), "file")
 
 
 def _note(where: Path, severity: Severity, what: str, rels: list[str]) -> Diagnostic:

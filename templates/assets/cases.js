@@ -210,13 +210,16 @@
     this.pinned();
     var run = this.run, self_ = this;
     this.status.textContent = "Loading cases…";
+    this.root.setAttribute("aria-busy", "true");  // until this filter's cases are listed
     return this.scan(this.shown + 1, run).then(function () {
       if (run !== self_.run) return;
       self_.render();
       self_.root.setAttribute("data-ready", "");
+      self_.root.removeAttribute("aria-busy");
     }, function (err) {
       self_.status.textContent = "The case data could not be loaded (" + err.message + "). The groups above still list the failing cases.";
       self_.root.setAttribute("data-ready", "");
+      self_.root.removeAttribute("aria-busy");
     });
   };
 
@@ -224,8 +227,15 @@
     var self_ = this, run = this.run;
     this.shown += SHOW;
     this.more.disabled = true;
+    this.root.setAttribute("aria-busy", "true");
     this.scan(this.shown + 1, run).then(function () {
-      if (run === self_.run) self_.render();
+      if (run !== self_.run) return;
+      self_.render();
+      self_.root.removeAttribute("aria-busy");
+    }, function (err) {
+      if (run !== self_.run) return;
+      self_.status.textContent = "More cases could not be loaded (" + err.message + ").";
+      self_.root.removeAttribute("aria-busy");
     });
   };
 

@@ -268,7 +268,10 @@ def make_charts(report: RunReport, slug: str, max_points: int) -> tuple[RunChart
     groups = {name: panels for name, panels in (("training", training), ("reward", reward)) if panels}
     series = sorted(data["series"])
     drawn = chartdata.panel_series([*training, *reward])
-    explore = next((n for n in series if n not in drawn), series[0] if series else "")
+    # the explorer opens on the headline curve (a member of a mean over eval sets), else the first series not drawn
+    lead = [report.headline.metric, *report.headline.members]
+    explore = next((n for n in lead if n in data["series"]), None)
+    explore = explore or next((n for n in series if n not in drawn), series[0] if series else "")
     captions = {
         "training": " ".join([training_caption(report), *(band_caption(b) for b in _band_figures(report))]).strip(),
         "reward": reward_caption(report),
