@@ -202,3 +202,12 @@ def test_a_format_whose_folders_take_no_run_yaml_does_not_send_the_reader_to_add
         == "MLflow runs hold no hypothesis: obs reads it from a run.yaml, which is not read inside an mlruns folder"
     )
     assert not line.example
+
+
+def test_no_two_sections_give_their_partials_the_same_name(tmp_path: Path) -> None:
+    """Each section's context joins the page's: a name given twice would hand one partial another's data."""
+    run = loaded(write_source(tmp_path / "src"), "native-run")
+    names = [k for p in place(run.report).placed for k in p.context]
+    assert len(names) == len(set(names)), names
+    page_names = {"run", "r", "links", "sections", "renders", "charts", "figures", "root", "standalone"}
+    assert not set(names) & page_names

@@ -245,8 +245,16 @@ class RunPageSections:
 
     @property
     def context(self) -> dict[str, Any]:
-        """What every section's partial reads beyond the page's context (one dict for the page)."""
-        return {k: v for p in self.placed for k, v in p.context.items()}
+        """What every section's partial reads beyond the page's context (one dict for the page); a name
+        two sections give is an error in the registry, not a partial silently reading another's data."""
+        joined: dict[str, Any] = {}
+        given_by: dict[str, str] = {}
+        for p in self.placed:
+            for key, value in p.context.items():
+                if key in joined:
+                    raise ValueError(f"sections {given_by[key]!r} and {p.id!r} both give their partial {key!r}")
+                joined[key], given_by[key] = value, p.id
+        return joined
 
 
 def _words(items: Sequence[str], last: str) -> str:
