@@ -65,9 +65,11 @@ def is_samples_file(path: Path) -> bool:
     if not path.name.lower().endswith(".jsonl"):
         return False
     first = read_head(path, 1 << 20).split(b"\n", 1)[0]
+    if b'"doc_id"' not in first:  # cheap refusal before parsing a line that may be anything
+        return False
     try:
         rec = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line nested deeper than the parser's stack is no sample record
         return False
     return (
         isinstance(rec, dict)
