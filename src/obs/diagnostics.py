@@ -13,6 +13,12 @@ from typing import Literal
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+# said of a source folder with no run in it: a warning, an error with --strict (obs.cli)
+NO_RUNS = (
+    "no run found in this folder: a run is a folder with a run.yaml, or the logs of a format obs reads "
+    "(trainer_state.json, TensorBoard events, MLflow, W&B, lm-eval results, metrics.jsonl; docs/adapters.md); "
+    "is it the right folder?"
+)
 
 
 @dataclass(frozen=True, order=True)
