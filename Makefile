@@ -42,7 +42,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q tests/unit tests/site
+	$(BIN)/pytest -q tests/unit
 
 browser: system-deps $(STAMP)
 	$(BIN)/pytest -q tests/browser

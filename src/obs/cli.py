@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import os
 import signal
@@ -25,6 +26,7 @@ from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
 from obs.diagnostics import NO_RUNS, Diagnostic, sort_diagnostics
 from obs.numbers import plural
+from obs.sanitize import visible
 
 DEFAULT_OUT = "site"
 
@@ -40,7 +42,9 @@ def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
     """One line naming the files no adapter read (the site lists them all), or None when every file was read."""
     if not unread:
         return None
-    names = ", ".join(unread[:shown]) + (f" (+{len(unread) - shown} more)" if len(unread) > shown else "")
+    names = ", ".join(visible(u) for u in unread[:shown]) + (
+        f" (+{len(unread) - shown} more)" if len(unread) > shown else ""
+    )
     return f"obs {command}: {plural(len(unread), 'file')} not read by any format: {names}"
 
 
@@ -178,7 +182,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except ValueError:
             rel = str(claim.folder)
         notes = f" ({'; '.join(claim.notes)})" if claim.notes else ""
-        print(f"{rel}: {claim.adapter}, {plural(claim.runs, 'run')}{notes}")
+        print(f"{visible(rel)}: {claim.adapter}, {plural(claim.runs, 'run')}{notes}")
     for report in check_runs(tree):  # each run read and analysed as a build does, then dropped
         items.extend(report.run.diagnostics.items)
     _print_diagnostics(items, args.quiet)
@@ -410,12 +414,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             _stop_line(args, signum)
             return 128 + signum
         except OSError as exc:  # a file or folder obs could not read or write: say which, no traceback
-            where = f"{exc.filename}: " if exc.filename else ""
+            out = getattr(args, "out", None)
+            where = f"{visible(str(exc.filename))}: " if exc.filename else (f"{out}: " if out else "")
+            if exc.errno in WRITE_FAILURES:  # the disk, not the input: the output is the last complete build
+                kept = " (the output holds the last complete build, if any)" if args.command == "build" else ""
+                print(f"obs {args.command}: cannot write {where}{exc.strerror or exc}{kept}", file=sys.stderr)
+                return WRITE_FAILED
             print(f"obs {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
             return 1
 
 
 FAST_EXIT_COMMANDS = frozenset({"build"})
+WRITE_FAILED = 3  # the output or the cache could not be written (disk full, read-only): not the input's fault
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
 
 
 def run() -> None:

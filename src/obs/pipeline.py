@@ -26,12 +26,14 @@ from obs import ledger
 from obs.adapters import adapter_named
 from obs.adapters.base import LoadContext
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
+from obs.analysis.headline import surrounding_metrics
 from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
 from obs.config import SiteConfig, load_config
 from obs.diagnostics import NO_RUNS, Diagnostic, Diagnostics
 from obs.discover import Discovery, discover
+from obs.fieldbounds import bound_run_fields
 from obs.jsonutil import jsonable
 from obs.model import Campaign, Run, Spec
 from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
@@ -156,6 +158,7 @@ def load_run(tree: SourceTree, planned: PlannedRun) -> Run:
         diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
         run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
     _check_still_readable(planned.source.files, diags)
+    bound_run_fields(run, diags)  # a 2 MB title or date would keep its pages from loading
     run.id = planned.id
     run.baseline = planned.baseline
     run.diagnostics = diags
@@ -185,15 +188,11 @@ def final_window(tree: SourceTree, run: Run) -> int:
 
 
 def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunContext:
-    """What the run's surroundings say: its spec's and campaign's headline choices, the baseline."""
+    """What the run's surroundings say: the primary metrics declared for it (run.yaml, spec, campaign, obs.yaml), the
+    baseline."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)
-    named = [
-        (spec.primary_metric if spec else None, f"spec {spec.id if spec else ''}"),
-        (campaign.primary_metric if campaign else None, f"campaign {campaign.id if campaign else ''}"),
-    ]
     rc = RunContext(
-        preferred_metrics=[m for m, _ in named if m],
-        preferred_from=[w for m, w in named if m],
+        declared=surrounding_metrics(spec, campaign),
         final_window=final_window(tree, run),
         baseline_id=run.baseline,
         baseline=baseline,
@@ -224,13 +223,7 @@ def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport
     `--single-file` and `decide`, so none is more lenient than another."""
     report = analyse_run(run, run_context(tree, run, baseline), tree.cfg)
     if report.headline.missing:  # a primary metric named in run.yaml, spec.yaml or campaign.yaml that is not there
-        spec, campaign = tree.spec_of(run), tree.campaign_of(run)
-        if run.primary_metric:
-            where = run.source_dir / "run.yaml"
-        elif spec and spec.primary_metric:
-            where = spec.source_dir / "spec.yaml"
-        else:
-            where = campaign.source_dir / "campaign.yaml" if campaign else run.source_dir
+        where = next((d.file for d in report.declared if d.required and d.file is not None), run.source_dir)
         run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}", _line_of(where, "primary_metric"))
     return report
 

@@ -101,6 +101,22 @@ class Text(Kind):
         raise Invalid
 
 
+class WebAddress(Text):
+    """An http(s) address (`base_url`): links are made from it, so `javascript:` and the like are refused."""
+
+    expected = "an http:// or https:// address"
+    type_doc = "http(s) URL"
+
+    def __init__(self) -> None:
+        super().__init__(numbers=False)
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        text = super().parse(value, at, key)
+        if text == "" or re.match(r"^https?://[^\s\"'<>]+$", text.strip(), re.IGNORECASE):
+            return text
+        raise Invalid
+
+
 class Markdown(Kind):
     """Markdown text, or a list of strings written as a bullet list; cut to what a page can render
     (`obs.textbounds`), each cut a warning on the field's line."""
@@ -944,7 +960,7 @@ OBS_YAML = Schema(
     "obs.yaml",
     (
         Field("title", Text(numbers=False), "the site's title", default="Run observatory"),
-        Field("base_url", Text(numbers=False), "where the site is published (used in PR summaries)", default=""),
+        Field("base_url", WebAddress(), "where the site is published (used in PR summaries)", default=""),
         Field("primary_metric", Text(numbers=False), "the default headline metric", default="exact"),
         Field(
             "min_effect",
@@ -1009,6 +1025,14 @@ OBS_YAML = Schema(
             "several values of a series logged at one step: their `mean` (drawn with its min–max band and count), "
             "the `last` one, or `all` of them",
             default="mean",
+        ),
+        Field(
+            "restarts",
+            Choice(("last", "apart"), fold_case=True),
+            "a log whose step counter goes back (a restarted or resumed process appending to it): keep the `last` "
+            "attempt's value at each step (as TensorBoard does), or each attempt `apart` as its own series "
+            "(`attempt 1/loss`, ...); either way the page says so",
+            default="last",
         ),
         Field(
             "gates",

@@ -14,28 +14,15 @@
   var SHOW = 20; // cases added per "show more"
   var SCHEMA = "obs.cases/1";
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
+  // shared with obs.js, which the page runs first (both deferred, obs.js earlier in the document)
+  if (!window.obs) return;
+  var el = window.obs.el, inflate = window.obs.inflate;
 
   function fmt(n) {
     return Number(n).toLocaleString("en-US");
   }
 
   // ------------------------------------------------------------------------------ data files
-
-  // A data file's value: its `gz` (base64 of gzip of JSON) inflated by the browser (obs.render.datafile).
-  function inflate(item) {
-    if (!item || item.gz === undefined) return Promise.resolve(item ? item.data : undefined);
-    var bin = atob(item.gz), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text().then(JSON.parse);
-  }
-
 
   function Loader(spec) {
     this.spec = spec;

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from obs.publish.mdtext import SPARK_CHARS, WORD_JOINER, gh_length, md_code, md_obs, md_text, sparkline, table
+from obs.sanitize import visible
 
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
@@ -50,8 +51,16 @@ def unescaped_punctuation(md: str) -> list[str]:
 def test_every_markup_character_of_hostile_text_is_escaped(text: str) -> None:
     out = md_text(text)
     assert unescaped_punctuation(out) == []
-    # and nothing but the escapes and word joiners was added: the reader sees the same text
-    assert re.sub(r"\\(.)", r"\1", out).replace(WORD_JOINER, "") == re.sub(r"\s+", " ", text).strip()
+    # and nothing but the escapes and word joiners was added: the reader sees the same text, its newlines and
+    # control characters written as escapes (issue 31)
+    assert re.sub(r"\\(.)", r"\1", out).replace(WORD_JOINER, "") == re.sub(r"\s+", " ", visible(text)).strip()
+
+
+def test_control_characters_are_shown_as_escapes_on_one_line() -> None:
+    """Issue 31: a title holding ESC or a newline cannot recolour a log or start a Markdown block."""
+    out = md_text("a\x1b[31mred\nsrc/x:1: error: forged\u2028b")
+    assert "\n" not in out and "\x1b" not in out and "\u2028" not in out
+    assert re.sub(r"\\(.)", r"\1", out) == "a\\x1b[31mred\\nsrc/x:1: error: forged\\u2028b"
 
 
 def test_the_escaping_check_can_fail() -> None:

@@ -5,7 +5,9 @@ unless it is escaped. `md_text` backslash-escapes every ASCII punctuation charac
 allows that for all of them), which covers emphasis, links, images, code, raw HTML (`\\<`), entities
 (`\\&`) and table cells (`\\|`), and breaks the things GitHub links *after* rendering (@mentions,
 #references, bare URLs) with an invisible word joiner, so a hostile run cannot ping a team, cite an
-issue or plant a link. Newlines and control characters become spaces: a value stays on its line.
+issue or plant a link. Newlines and control characters are written as their escapes (`\\n`, `\\x1b`:
+the reader sees they were there, and a value stays on its line); other invisible characters (bidi
+overrides, zero-width joiners) become spaces.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from obs.sanitize import visible
+
 COMMENT_LIMIT = 65_536  # GitHub's maximum comment body, in characters
 WORD_JOINER = "\u2060"
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
@@ -25,8 +29,8 @@ SPARK_CHARS = "▁▂▃▄▅▆▇█"
 
 
 def _flatten(text: object, limit: int) -> str:
-    s = "" if text is None else str(text)
-    s = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in s)  # newlines, controls, bidi
+    s = visible("" if text is None else str(text))  # newlines and controls as escapes: \n, \x1b
+    s = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in s)  # bidi overrides, zero widths
     s = re.sub(r"\s+", " ", s).strip()
     if len(s) > limit:
         s = s[: max(1, limit - 1)].rstrip() + "…"

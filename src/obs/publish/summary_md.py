@@ -165,6 +165,8 @@ def _headline_line(report: RunReport) -> str:
         text = "**Headline: none** (no probe, metric or eval value to show)"
     else:
         text = f"**{md_text(h.metric or 'headline', 60)}: {_value(h.value, h.is_rate)}** ({md_obs(h.detail, 120)})"
+    if h.reason:
+        text += f"; {md_obs(h.reason, 200)}"
     d = report.delta
     if d is not None and d.delta is not None and d.verdict == "not_tested":
         base = md_code(d.baseline_id, in_table=False)
