@@ -68,3 +68,9 @@ def test_nothing_changed_says_so(tree: SourceTree) -> None:
     text, errors = pr_comment(tree, changed_in(tree, [], tree.root.parent))
     assert errors == [] and "# obs · 0 runs changed in this pull request" in text
     assert "No run's files changed, so there is no run to summarise." in text
+
+
+def test_paths_are_read_nul_ended_or_one_a_line() -> None:
+    assert read_paths("reports/a b/run.yaml\0reports/é/x.jsonl\0") == ["reports/a b/run.yaml", "reports/é/x.jsonl"]
+    assert read_paths("reports/a/run.yaml\n\n  reports/b/run.yaml \n") == ["reports/a/run.yaml", "reports/b/run.yaml"]
+    assert read_paths("") == []

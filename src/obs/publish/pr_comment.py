@@ -41,7 +41,10 @@ class Changed:
 
 
 def read_paths(text: str) -> list[str]:
-    """One path a line, as `git diff --name-only` prints them; blank lines are skipped."""
+    """The paths `git diff --name-only -z` prints, each ended by a NUL (git quotes a name with other than
+    plain ASCII in it without -z); without a NUL, one path a line. Empty entries are skipped."""
+    if "\0" in text:
+        return [p for p in text.split("\0") if p]
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
