@@ -324,8 +324,34 @@ def _main(outcomes: Sequence[str]) -> str | None:
 
 TEXT_ROLES = {
     "prompt": ("prompt", "question", "query", "input", "instruction", "problem"),
-    "expected": ("expected", "gold", "target", "answer", "reference", "label", "ground_truth"),
-    "actual": ("actual", "pred", "prediction", "output", "response", "completion", "generated", "model_answer"),
+    # `gt` and the other ground-truth spellings before `answer`: beside a `gt`, an `answer` is the model's
+    "expected": (
+        "expected",
+        "gt",
+        "gold",
+        "ground_truth",
+        "groundtruth",
+        "gt_answer",
+        "gold_answer",
+        "correct_answer",
+        "reference_answer",
+        "target",
+        "answer",
+        "reference",
+        "label",
+    ),
+    "actual": (
+        "actual",
+        "pred",
+        "prediction",
+        "output",
+        "response",
+        "completion",
+        "generated",
+        "model_answer",
+        "model_output",
+        "answer",
+    ),
 }
 
 
@@ -393,7 +419,7 @@ def _case(
         if role in rec:
             continue
         for key in keys:
-            if key != id_key and _is_text(rec.get(key)):
+            if key not in used and _is_text(rec.get(key)):
                 shaped[role] = rec[key]
                 used.add(key)
                 break
