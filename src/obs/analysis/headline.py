@@ -342,7 +342,7 @@ def _why(name: str, cls: int, fam: str | None, stale: set[str], classed: dict[st
         parts.append(f"{', '.join(early[:2])} {'is' if len(early) == 1 else 'are'} logged only early in the run")
     elif cls > 2:
         parts.append(_NONE_ABOVE[cls])
-    siblings = [n for n in classed if _stat_rank(n) > 0 and _same_base(n, name)]
+    siblings = [n for n in classed if _stat_rank(n) in (1, 2) and _same_base(n, name)]  # median, max, min
     if siblings and _stat_rank(name) == 0:
         parts.append(f"the mean, not {', '.join(sorted(siblings)[:3])}")
     return "; ".join(parts)
