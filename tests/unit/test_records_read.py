@@ -69,9 +69,7 @@ def test_pass_at_k_per_item_is_an_outcome(tmp_path: Path) -> None:
 
 
 def test_lists_of_k_sample_outcomes_are_items_with_samples(tmp_path: Path) -> None:
-    rows = [
-        {"question_id": 100 + i, "question": f"q{i}", "correct": [j < i % 9 for j in range(8)]} for i in range(30)
-    ]
+    rows = [{"question_id": 100 + i, "question": f"q{i}", "correct": [j < i % 9 for j in range(8)]} for i in range(30)]
     shape = classify(rows)
     assert shape.is_items and shape.main == "correct"
     write(tmp_path / "s" / "sampled.jsonl", _lines(rows))

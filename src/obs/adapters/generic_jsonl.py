@@ -117,7 +117,7 @@ class GenericJsonlAdapter:
             runs = record_runs(log, sniffed)
             systems = systems_of(sniffed) if runs is None and sniffed else None
             if systems is not None:
-                column, names = systems
+                column, system_names = systems
                 sources_list += [
                     RunSource(
                         self.name,
@@ -127,7 +127,7 @@ class GenericJsonlAdapter:
                         default_id=f"{file_id}/{_safe_name(name)}",
                         part=(column, name),
                     )
-                    for name in names
+                    for name in system_names
                 ]
                 continue
             if runs is None:

@@ -2,8 +2,9 @@
 
 Read: `config.yaml` (every key wrapped as `{value: ...}`, plus the `_wandb` internals),
 `wandb-summary.json` (the final value of each logged key), `wandb-metadata.json` (start time,
-program, git commit, hardware; newer clients keep the same in config.yaml's `_wandb.e`) and, when an old client wrote it, `wandb-history.jsonl`. The
-history of a current client lives in the binary `run-<id>.wandb` file, which obs does not read:
+program, git commit, hardware; newer clients keep the same in config.yaml's `_wandb.e`) and, when
+an old client wrote it, `wandb-history.jsonl`. The history of a current client lives in the binary
+`run-<id>.wandb` file, which obs does not read:
 the page says so, and shows the final values only. Personal fields of the metadata (e-mail,
 user name, host name, root folder, interpreter path) are not copied into the site.
 """
