@@ -345,3 +345,18 @@ def test_the_series_explorer_opens_on_the_headline_curve() -> None:
     assert report.headline.metric == "eval_accuracy"
     made = make_charts(report, "hf", 2000)
     assert made is not None and made[0].explore == "eval_accuracy"
+
+
+def test_obs_yaml_default_is_said_as_a_default() -> None:
+    """Without an obs.yaml, "obs.yaml names it" would be false: the default `exact` is said as a default."""
+    from obs.analysis.headline import declared_metrics
+    from obs.model import Run
+
+    declared = declared_metrics(Run(id="r", source_dir=Path(".")), [], SiteConfig())
+    assert [d.where for d in declared] == ["obs.yaml"]
+    assert declared[0].reason == "chosen because it is 'exact', obs.yaml's default primary metric"
+    cfg = SiteConfig()
+    cfg.primary_metric = "pass@1"
+    assert declared_metrics(Run(id="r", source_dir=Path(".")), [], cfg)[0].reason == (
+        "chosen because obs.yaml names it as the primary metric"
+    )
