@@ -17,8 +17,8 @@ from typing import Any
 from obs.diagnostics import Diagnostics
 from obs.fields import YamlFields
 from obs.safeyaml import load_mapping
-from obs.schema import ARMS, OBS_YAML, SWEEPS, THRESHOLDS, TRENDS, Reading
 from obs.schema import DEFAULT_AXES as DEFAULT_AXES  # re-exported: declared in obs.schema
+from obs.schema import OBS_YAML, SWEEPS, THRESHOLDS, Reading
 from obs.schema import SWEEP_GROUPINGS as SWEEP_GROUPINGS
 from obs.sourcetree import safe_input
 from obs.vocabulary import lower_is_better
@@ -32,8 +32,6 @@ DEFAULT_NEGATIVE_PATTERN = re.compile(r"truncat|leak|error|^missing_|^duplicate_
 # The defaults are declared with the fields, in obs.schema; these names are what the rest of obs imports.
 DEFAULT_THRESHOLDS: dict[str, float] = THRESHOLDS.defaults()
 DEFAULT_SWEEPS: dict[str, Any] = SWEEPS.defaults()
-DEFAULT_TRENDS: dict[str, int] = TRENDS.defaults()
-DEFAULT_ARMS: dict[str, Any] = ARMS.defaults()
 
 
 def _default(name: str) -> Any:

@@ -495,7 +495,19 @@ def bounded_markdown(text: str, path: Path, diags: Diagnostics, first_line: int 
     bounded, cuts = bound_markdown(text)
     for line, message in cuts:
         diags.warning(path, message, line + first_line - 1)
+    images = _IMAGE.findall(bounded) if ("![" in bounded or "<img" in bounded.lower()) else []
+    if images:
+        first = bounded[: bounded.find(images[0])].count("\n") + first_line
+        diags.info(
+            path,
+            f"{len(images)} image(s) not shown: pages show no image from Markdown (one could load from another "
+            "host); the text around them is kept",
+            first,
+        )
     return bounded
+
+
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.IGNORECASE)
 
 
 # Parsed, a JSON document takes up to ten times its size in memory; a build keeps to ~400 MB. A log that

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     JsonDoc,
     build_log_metrics,
@@ -101,6 +101,7 @@ def campaign_input(path: Path, root: Path) -> bool:
 
 class GenericJsonlAdapter:
     name = "generic_jsonl"
+    holds = Holds("JSON logs", "the log", records="the log's records", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = [f for f in visible_files(folder, root) if not is_reserved(f, root)]  # decisions.jsonl: the ledger

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     build_log_metrics,
     element_lines,
@@ -62,6 +62,12 @@ _GLOBAL_STEP = re.compile(rb'"global_step"\s*:\s*(\d{1,18})(?![\d.eE])')
 
 class HfTrainerAdapter:
     name = "hf_trainer"
+    holds = Holds(
+        "HF Trainer logs",
+        "trainer_state.json",
+        records="the `log_history` entries of trainer_state.json",
+        sections=LOG_SECTIONS,
+    )
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

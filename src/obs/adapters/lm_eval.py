@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     ProbeCollector,
     folder_id,
@@ -98,6 +98,7 @@ def is_results_file(path: Path) -> bool:
 
 class LmEvalAdapter:
     name = "lm_eval"
+    holds = Holds("lm-evaluation-harness results", "the results file", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     RecordCleaner,
     folder_id,
@@ -27,6 +27,7 @@ from obs.adapters.common import (
 )
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
+from obs.jsontypes import TEXT, TypedReader
 from obs.model import Run
 from obs.safeyaml import load_mapping
 from obs.series_builder import SeriesBuilder
@@ -54,6 +55,7 @@ MODEL_NAME_KEYS = ("_name_or_path", "model_name_or_path", "model_name", "model")
 
 class WandbAdapter:
     name = "wandb"
+    holds = Holds("W&B run folders", "the run's `files/` folder", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files_dir = _files_dir(folder, root)
@@ -137,11 +139,11 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
 
 def _read_config(run: Run, path: Path | None, diags: Diagnostics) -> None:
     doc = load_mapping(path, diags, "config keys") if path is not None else None
-    if doc is None:
+    if doc is None or path is None:
         return
     config, internals = unwrap_config(doc.data)
     run.config = config
-    _config_metadata(run, internals)
+    _config_metadata(run, internals, path, diags)
     for key in ("cli_version", "python_version", "framework"):
         if isinstance(internals.get(key), str | int | float):
             run.provenance[f"wandb_{key}" if key == "cli_version" else key] = internals[key]
@@ -203,23 +205,32 @@ def not_numbers(data: Any, prefix: str = "") -> list[tuple[str, str]]:
     return out
 
 
+# the fields of wandb-metadata.json obs reads, with their types (obs.jsontypes: one message per wrong field)
+WANDB_METADATA = {"startedAt": TEXT, "heartbeatAt": TEXT, "state": TEXT}
+
+
 def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
     if path is None:
         return
     meta = read_json_object(path, diags)
     if meta is None:
         return
+    typed = TypedReader(path, diags)
+    meta = typed.checked(meta, WANDB_METADATA)
+    typed.report()
     _apply_metadata(run, meta)
 
 
-def _config_metadata(run: Run, internals: dict[str, Any]) -> None:
+def _config_metadata(run: Run, internals: dict[str, Any], path: Path, diags: Diagnostics) -> None:
     """Newer clients keep the metadata in config.yaml, `_wandb.e.<writer id>` (UTC start time, git, program,
     hardware), often with no wandb-metadata.json: read it the same way. Several writers (a resumed run): the
     earliest start is the run's."""
     writers = internals.get("e")
     if not isinstance(writers, dict):
         return
-    entries = [w for w in writers.values() if isinstance(w, dict)]
+    typed = TypedReader(path, diags)
+    entries = [typed.checked(w, WANDB_METADATA) for w in writers.values() if isinstance(w, dict)]
+    typed.report()
     entries.sort(key=lambda w: str(w.get("startedAt") or ""), reverse=True)
     for meta in entries:  # the earliest last, so its start time and commit stay
         _apply_metadata(run, meta)

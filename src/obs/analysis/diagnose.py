@@ -21,7 +21,7 @@ from obs.analysis.digest import scaled_mean_sd
 from obs.analysis.reward import RewardHealth
 from obs.analysis.scoreboard import Rate, Scoreboard, ScoreRow
 from obs.model import Metrics
-from obs.numbers import num, pct, pp
+from obs.numbers import num, pct, plural, pp
 
 SEVERITY_ORDER = {"problem": 0, "warning": 1, "note": 2}
 MIN_CURVE_POINTS = 20  # curve rules need a curve: fewer points say nothing about a trend
@@ -319,7 +319,7 @@ def _rule_repair_regression(d: DiagnosisInput) -> Finding | None:
         if f.broke:
             shown = ", ".join(f.broke[:8]) + (f", … ({len(f.broke)} in all)" if len(f.broke) > 8 else "")
             evidence.append(
-                f"{f.check}: {len(f.broke)} case{'s' if len(f.broke) != 1 else ''} right in the raw output, "
+                f"{f.check}: {plural(len(f.broke), 'case')} right in the raw output, "
                 f"wrong after repair ({shown}); the repair fixed {len(f.fixed)}"
             )
     return Finding(
@@ -495,7 +495,7 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
         return None
     worst = spikes[np.argsort(-ratio[spikes], kind="stable")[:3]]
     evidence = [
-        f"{spikes.size} point{'s' if spikes.size != 1 else ''} of {d.grad_key} ≥ {factor:g}× the median of the "
+        f"{plural(int(spikes.size), 'point')} of {d.grad_key} ≥ {factor:g}× the median of the "
         f"previous {k} points" + (f" (the {zeros} steps with a gradient of exactly 0 left out)" if zeros else ""),
     ]
     stage_starts = [st.start for st in (d.metrics.stages if d.metrics else [])[1:]]
