@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from obs.analysis.digest import RunDigest, WindowStat
@@ -360,3 +361,20 @@ def test_obs_yaml_default_is_said_as_a_default() -> None:
     assert declared_metrics(Run(id="r", source_dir=Path(".")), [], cfg)[0].reason == (
         "chosen because obs.yaml names it as the primary metric"
     )
+
+
+def test_an_ultralytics_results_csv_leads_with_map50_95(tmp_path: Path) -> None:
+    """End to end through the CSV reader: the column names are padded with spaces, as ultralytics writes them."""
+    from adapterkit import load_all, write
+
+    from obs.analysis.report import RunContext, analyse_run
+
+    cols = ["epoch", "train/box_loss", "metrics/precision(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)"]
+    cols += ["val/box_loss", "lr/pg0"]
+    rows = [",".join(f"{c:>22}" for c in cols)]
+    rows += [",".join(f"{v:>22}" for v in [e, 1.5 - e / 50, 0.5, 0.6, e / 100, 1.2, 0.01]) for e in range(1, 31)]
+    write(tmp_path / "detect" / "train" / "results.csv", "\n".join(rows) + "\n")
+    (run, _), *_ = load_all(tmp_path).values()
+    h = analyse_run(run, RunContext(), SiteConfig()).headline
+    assert h.metric == "metrics/mAP50-95(B)" and h.value == pytest.approx(np.mean(np.arange(21, 31)) / 100)
+    assert h.reason == "chosen because it is a held-out outcome (mAP)"

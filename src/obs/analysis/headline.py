@@ -344,7 +344,8 @@ def _stale(digest: RunDigest, name: str, last: float) -> bool:
 
 
 def _why(name: str, cls: int, fam: str | None, stale: set[str], classed: dict[str, int]) -> str:
-    parts = [f"it is {CLASS_WORDS[cls]}" + (f" ({fam})" if fam and cls in (2, 4) else "")]
+    shown = {"map": "mAP"}.get(fam or "", fam)
+    parts = [f"it is {CLASS_WORDS[cls]}" + (f" ({shown})" if fam and cls in (2, 4) else "")]
     early = sorted(n for n, c in classed.items() if c < cls and n in stale)
     if name in stale:
         parts.append("it is logged only early in the run, and no outcome or loss is logged to the end")
