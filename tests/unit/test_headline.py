@@ -378,3 +378,34 @@ def test_an_ultralytics_results_csv_leads_with_map50_95(tmp_path: Path) -> None:
     h = analyse_run(run, RunContext(), SiteConfig()).headline
     assert h.metric == "metrics/mAP50-95(B)" and h.value == pytest.approx(np.mean(np.arange(21, 31)) / 100)
     assert h.reason == "chosen because it is a held-out outcome (mAP)"
+
+
+def test_an_hf_run_with_six_eval_sets_leads_with_their_mean_and_compares_it(tmp_path: Path) -> None:
+    """The defect: train `loss` when six eval datasets' losses exist (and rose: the run overfits)."""
+    import json
+
+    from adapterkit import load_all, write
+
+    from obs.analysis.digest import make_digest
+    from obs.analysis.report import RunContext, analyse_run
+    from obs.render.run_page import make_charts
+
+    sets = ["squad", "nq", "trivia", "hotpot", "boolq", "race"]
+
+    def state(rise: float) -> str:
+        log: list[dict] = [{"step": s, "loss": 2 - s / 100, "learning_rate": 1e-4} for s in range(10, 210, 10)]
+        for s in range(50, 250, 50):
+            log.append({"step": s, **{f"eval_{n}_loss": 1.0 + rise * s / 200 for n in sets}})
+        return json.dumps({"global_step": 200, "max_steps": 200, "log_history": log})
+
+    write(tmp_path / "base" / "trainer_state.json", state(0.0))
+    write(tmp_path / "over" / "trainer_state.json", state(0.5))
+    runs = {rid: run for rid, (run, _) in load_all(tmp_path).items()}
+    base = make_digest(runs["base"], 10)
+    report = analyse_run(runs["over"], RunContext(baseline_id="base", baseline=base), SiteConfig())
+    h = report.headline
+    assert h.kind == "aggregate" and h.metric == "mean loss over 6 eval sets" and h.value == pytest.approx(1.5)
+    assert report.delta is not None and report.delta.delta == pytest.approx(0.5)
+    assert report.delta.verdict == "not_tested" and "the same 6 eval sets" in report.delta.method
+    made = make_charts(report, "over", 2000)
+    assert made is not None and made[0].explore == "eval_boolq_loss"  # the first member's curve
