@@ -467,7 +467,7 @@ def _aggregate(digest: RunDigest, cand: _Candidate, hib: Callable[[str], bool]) 
         cand.name,
         float(np.mean(values)),
         "aggregate",
-        f"mean of {len(values)} eval sets' final-window loss ({shown}); each is in the final-value table",
+        f"mean of the final losses of {len(values)} eval sets ({shown})",
         hib(cand.members[0]),
         n=len(values),
         members=cand.members,
