@@ -2,10 +2,10 @@
 
 Read: `config.yaml` (every key wrapped as `{value: ...}`, plus the `_wandb` internals),
 `wandb-summary.json` (the final value of each logged key), `wandb-metadata.json` (start time,
-program, git commit, hardware) and, when an old client wrote it, `wandb-history.jsonl`. The
-history of a current client lives in the binary `run-<id>.wandb` file, read through the wandb SDK's
-own reader (`wandb_binary.py`, the optional extra `obs[wandb]`); without it the page says so and
-shows the final values only. Personal fields of the metadata (e-mail,
+program, git commit, hardware; newer clients keep the same in config.yaml's `_wandb.e`) and, when
+an old client wrote it, `wandb-history.jsonl`. The history of a current client lives in the binary
+`run-<id>.wandb` file, read through the wandb SDK's own reader (`wandb_binary.py`, the optional extra
+`obs[wandb]`); without it the page says so and shows the final values only. Personal fields of the metadata (e-mail,
 user name, host name, root folder, interpreter path) are not copied into the site.
 """
 
@@ -173,10 +173,11 @@ def _read_binary_history(run: Run, folder: Path, ctx: LoadContext) -> None:
 
 def _read_config(run: Run, path: Path | None, diags: Diagnostics) -> None:
     doc = load_mapping(path, diags, "config keys") if path is not None else None
-    if doc is None:
+    if doc is None or path is None:
         return
     config, internals = unwrap_config(doc.data)
     run.config = config
+    _config_metadata(run, internals, path, diags)
     for key in ("cli_version", "python_version", "framework"):
         if isinstance(internals.get(key), str | int | float):
             run.provenance[f"wandb_{key}" if key == "cli_version" else key] = internals[key]
@@ -251,6 +252,25 @@ def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
     typed = TypedReader(path, diags)
     meta = typed.checked(meta, WANDB_METADATA)
     typed.report()
+    _apply_metadata(run, meta)
+
+
+def _config_metadata(run: Run, internals: dict[str, Any], path: Path, diags: Diagnostics) -> None:
+    """Newer clients keep the metadata in config.yaml, `_wandb.e.<writer id>` (UTC start time, git, program,
+    hardware), often with no wandb-metadata.json: read it the same way. Several writers (a resumed run): the
+    earliest start is the run's."""
+    writers = internals.get("e")
+    if not isinstance(writers, dict):
+        return
+    typed = TypedReader(path, diags)
+    entries = [typed.checked(w, WANDB_METADATA) for w in writers.values() if isinstance(w, dict)]
+    typed.report()
+    entries.sort(key=lambda w: str(w.get("startedAt") or ""), reverse=True)
+    for meta in entries:  # the earliest last, so its start time and commit stay
+        _apply_metadata(run, meta)
+
+
+def _apply_metadata(run: Run, meta: dict[str, Any]) -> None:
     started = meta.get("startedAt") or meta.get("heartbeatAt")
     if isinstance(started, str) and started:
         run.date = started
