@@ -55,7 +55,9 @@ def manifest(
     errors: int,
     warnings: int,
     not_read: Iterable[str] = (),
+    sections: dict[str, Any] | None = None,
 ) -> bytes:
+    """index.json; `sections` are what build plugins add (the agent-learning keys: `learning`)."""
     doc = {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "generator": "obs",
@@ -67,4 +69,6 @@ def manifest(
         "diagnostics": {"errors": errors, "warnings": warnings},
         "not_read": list(not_read),  # files of the source that no format read (relative to the source)
     }
+    for name, value in (sections or {}).items():
+        doc.setdefault(name, value)
     return dumps(doc)

@@ -93,6 +93,7 @@ class SourceTree:
             source_name=self.root.name,
             has_specs=bool(self.found.specs),
             has_campaigns=bool(self.found.campaigns),
+            has_learning=bool(self.found.learning),
         )
 
     def planned(self, run_id: str) -> PlannedRun:

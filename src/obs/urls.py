@@ -35,6 +35,7 @@ ANALYSIS = "analysis.json"
 DIFF = "vs-baseline.html"
 LEADERBOARD_DATA = "leaderboard.js"  # every run of the leaderboard, when its page holds only the newest
 CAMPAIGN_FIGURE = "fig-conditions.svg"
+LEARNING = "learning"  # agent learning keys: learning/index.html and a page per key
 CURVES = "curves.js"  # a run's chart data (obs.render.chartdata); campaign and arms pages have one too
 
 
@@ -121,6 +122,14 @@ def arms_page(slug: str) -> str:
 
 def arms_file(slug: str, name: str) -> str:
     return f"{ARMS}/{slug}/{name}"
+
+
+def learning_index() -> str:
+    return f"{LEARNING}/index.html"
+
+
+def learning_page(slug: str) -> str:
+    return f"{LEARNING}/{slug}.html"
 
 
 def asset(name: str) -> str:

@@ -296,6 +296,8 @@ def _confounded(d: Diff, task: WithinGroups) -> str | None:
         )
     if task.delta is not None and d.delta * task.delta < 0:
         return "within the same tasks the delta has the opposite sign: the task mix explains the raw delta"
+    if task.delta is not None and abs(task.delta) < abs(d.delta) / 2:
+        return "within the same tasks the delta is less than half the raw one: the task mix explains part of it"
     return None
 
 

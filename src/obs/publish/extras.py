@@ -28,6 +28,7 @@ from obs.build import BuildOptions, BuildResult, build_site
 from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
 from obs.pipeline import SourceTree
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
+from obs.publish.learning import LearningFeature, read_old_learning
 from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, make_single_file
 from obs.render.site import Renderer
 from obs.sitemodel import LedgerView, LedgerViewEntry, RunSummary
@@ -47,6 +48,7 @@ class PublishExtras:
     old: OldManifest | None = None
     archives: dict[str, str | None] = field(default_factory=dict)  # archive rel path -> problem (None: publishable)
     changes: Changes | None = None
+    learning: LearningFeature = field(default_factory=LearningFeature)  # agent learning pages (publish/learning.py)
 
     def fingerprint(self) -> Any:
         return {"compare_to": str(self.compare_to)} if self.compare_to else {}
@@ -61,6 +63,9 @@ class PublishExtras:
                 self.old = read_manifest(self.compare_to)
             except ManifestError as exc:
                 diags.error(self.compare_to, f"--compare-to: {exc}; no changes page was made")
+        old_learning = read_old_learning(self.compare_to) if self.old is not None and self.compare_to else None
+        self.learning.compare_to = self.compare_to
+        self.learning.read(root, tree.found.learning, diags, old_learning)
         for e in self.ledger.entries:
             if e.archive and e.archive not in self.archives:
                 problem = check_archive(root, e.archive)
@@ -110,7 +115,9 @@ class PublishExtras:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(tree.root / rel, target)  # byte for byte; never re-rendered
         base = link_base_for(tree.cfg.base_url)
-        renderer = Renderer(tree.meta) if self.changes is not None or base else None
+        renderer = Renderer(tree.meta) if self.changes is not None or base or self.learning.reports else None
+        if renderer is not None:
+            pages += self.learning.write(staging, renderer)
         if self.changes is not None and renderer is not None:
             html = renderer.render(
                 "changes.html",
@@ -127,6 +134,11 @@ class PublishExtras:
             staging.write(urls.SITEMAP, sitemap(staging.path, base))
             pages += 1
         return pages
+
+
+    def manifest_sections(self) -> dict[str, Any]:
+        """index.json's sections beyond the runs: `learning` when the source holds agent sessions."""
+        return self.learning.section()
 
 
 def check_archive(root: Path, rel: str) -> str | None:
