@@ -23,6 +23,7 @@ from obs.analysis.learning import KeyReport, key_report
 from obs.analysis.learning_compare import LearningChanges, compare, key_record
 from obs.diagnostics import Diagnostics
 from obs.numbers import num, pct, signed_num
+from obs.publish.mdtext import md_code, md_text
 from obs.render.learning_pages import interval_text, key_slugs, render_learning
 from obs.render.site import Renderer
 from obs.write import Staging
@@ -125,7 +126,7 @@ def learning_markdown(feature: LearningFeature) -> str:
         return "\n".join([*lines, "No agent sessions were found in the source.", ""])
     meta = feature.data.run_metadata
     if meta:
-        lines += ["Export settings: " + ", ".join(f"{k} `{_plain(v)}`" for k, v in sorted(meta.items())), ""]
+        lines += ["Export settings: " + ", ".join(f"{md_text(k)} {md_code(_plain(v), in_table=False)}" for k, v in sorted(meta.items())), ""]
     lines += [
         "| Learning key | Sessions | Recent mean | Baseline mean | Recent − baseline [95% CI] | Negative-impact entries |",
         "|---|---:|---:|---:|---:|---:|",
@@ -134,24 +135,27 @@ def learning_markdown(feature: LearningFeature) -> str:
         m = r.momentum
         harmful = [e.entry_id for e in r.entries if e.impact is not None and e.impact < 0]
         lines.append(
-            f"| `{r.key}` | {r.sessions} | {num(m.diff.mean_a)} ({m.recent_n}) | {num(m.diff.mean_b)} ({m.baseline_n}) "
-            f"| {interval_text(m.diff)} | {', '.join(harmful) or '—'} |"
+            f"| {md_code(r.key)} | {r.sessions} | {num(m.diff.mean_a)} ({m.recent_n}) | {num(m.diff.mean_b)} ({m.baseline_n}) "
+            f"| {interval_text(m.diff)} | {', '.join(md_code(h) for h in harmful) or '—'} |"
         )
     lines += ["", "Windows: the last sessions of a key (recent) and the sessions just before them (baseline); "
               "one session is one observation, Welch's t interval."]
     changes = feature.changes
     if changes is None:
         return "\n".join([*lines, ""])
-    lines += ["", f"### Comparison vs previous build (`{changes.against}`)", ""]
+    lines += ["", f"### Comparison vs previous build ({md_code(changes.against, in_table=False)})", ""]
     old_meta = changes.old_metadata
     if old_meta and old_meta != meta:
-        moved = [f"{k} `{_plain(old_meta.get(k))}` → `{_plain(meta.get(k))}`" for k in sorted(set(old_meta) | set(meta))
-                 if old_meta.get(k) != meta.get(k)]
+        moved = [
+            f"{md_text(k)} {md_code(_plain(old_meta.get(k)), in_table=False)} → {md_code(_plain(meta.get(k)), in_table=False)}"
+            for k in sorted(set(old_meta) | set(meta))
+            if old_meta.get(k) != meta.get(k)
+        ]
         lines += ["Export settings changed: " + ", ".join(moved), ""]
     lines += ["| Learning key | Recent mean | Latest score | Sessions | Cue hits | Adoption rate |", "|---|---:|---:|---:|---:|---:|"]
     for k in changes.keys:
         if k.state != "compared":
-            lines.append(f"| `{k.key}` | {k.state} | | | | |")
+            lines.append(f"| {md_code(k.key)} | {k.state} | | | | |")
             continue
         cells = []
         for name in ("recent mean", "latest score", "sessions", "cue hits", "adoption rate"):
@@ -163,13 +167,28 @@ def learning_markdown(feature: LearningFeature) -> str:
                 cells.append(f"{pct(m.old)} → {pct(m.new)} ({delta})")
             else:
                 cells.append(f"{num(m.old)} → {num(m.new)} ({signed_num(m.delta)})")
-        lines.append(f"| `{k.key}` | " + " | ".join(cells) + " |")
+        lines.append(f"| {md_code(k.key)} | " + " | ".join(cells) + " |")
     for title, board in (("Best deltas", changes.best), ("Worst deltas", changes.worst)):
         lines += ["", f"**{title}** (recent mean): " + (", ".join(
-            f"`{k.key}` {signed_num(m.delta)}" for k in board if (m := k.figure("recent mean")) is not None
+            f"{md_code(k.key, in_table=False)} {signed_num(m.delta)}" for k in board if (m := k.figure("recent mean")) is not None
         ) or "none")]
     lines += ["", "A difference between two exports that share most of their sessions is described, not tested.", ""]
     return "\n".join(lines)
+
+
+def learning_summary(source: Path, old: Path) -> tuple[str, str | None]:
+    """(Markdown, None), or ("", why) when the compared build cannot be read."""
+    from obs.publish.changes import ManifestError, read_manifest
+    from obs.pipeline import SourceTree
+
+    try:
+        read_manifest(old)  # an obs build, or a clear message
+    except ManifestError as exc:
+        return "", f"--compare-to: {exc}"
+    tree = SourceTree.open(source)
+    feature = LearningFeature(compare_to=old)
+    feature.read(tree.root, tree.found.learning, tree.diags, read_old_learning(old))
+    return learning_markdown(feature), None
 
 
 def _plain(value: Any) -> str:

@@ -166,8 +166,15 @@ def render_learning(
         removed = [k.key for k in changes.keys if k.state == "removed"]
     else:
         removed = []
+    old_meta = changes.old_metadata if changes is not None else {}
+    meta_changes = [
+        (k, old_meta.get(k), run_metadata.get(k))
+        for k in sorted(set(old_meta) | set(run_metadata))
+        if changes is not None and old_meta.get(k) != run_metadata.get(k)
+    ]
     html = renderer.render(
         "learning_index.html",
+        meta_changes=meta_changes,
         root=root,
         nav="learning",
         keys=keys,
