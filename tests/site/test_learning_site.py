@@ -1,0 +1,117 @@
+"""Agent learning in a built site: the pages, index.json's `learning` section, `--compare-to` and
+`obs summary --compare-to`. The tree is the demo's export (scripts/make_learning_demo.py), alone."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from obs.build import BuildOptions
+from obs.cli import main
+from obs.publish.extras import build_published
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "make_learning_demo.py"
+
+
+def export(root: Path, previous: bool) -> Path:
+    spec = importlib.util.spec_from_file_location("make_learning_demo", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for rel, blob in module.learning_tree(previous).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_bytes(blob)
+    return root
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    base = tmp_path_factory.mktemp("learning-site")
+    old_src, new_src = export(base / "old-src", True), export(base / "new-src", False)
+    old, new = base / "old", base / "new"
+    assert not build_published(BuildOptions(source=old_src, out=old, quiet=True)).errors
+    result = build_published(BuildOptions(source=new_src, out=new, quiet=True), compare_to=old)
+    assert not result.errors, [d.format() for d in result.diagnostics]
+    return new_src, old, new
+
+
+def test_pages_and_links(sites: tuple[Path, Path, Path]) -> None:
+    _, _, new = sites
+    assert sorted(p.name for p in (new / "learning").iterdir()) == ["incident-triage.html", "index.html", "sql-repair.html"]
+    assert 'href="learning/index.html"' in (new / "index.html").read_text()
+    page = (new / "learning" / "incident-triage.html").read_text()
+    for section in ("momentum", "review", "modes", "models", "playbook", "latest", "comparison"):
+        assert f'id="{section}"' in page, section
+    assert "associations, not effects" in page
+    assert "Approved and pending sessions are mixed" in page
+    # the harmful entry is the first row of the impact table
+    table = page[page.index('id="impact-table"') :]
+    assert table.index('id="entry-pb-03"') < table.index('id="entry-pb-01"')
+
+
+def test_index_json_learning_section(sites: tuple[Path, Path, Path]) -> None:
+    new_src, _, new = sites
+    doc = json.loads((new / "index.json").read_text())
+    learning = doc["learning"]
+    assert learning["run_metadata"]["prompt_variant"] == "schema_v2"
+    keys = {k["key"]: k for k in learning["keys"]}
+    assert set(keys) == {"incident-triage", "sql-repair"}
+    rows = [json.loads(line) for line in (new_src / "agents/results/learning/sessions.jsonl").read_text().splitlines()]
+    triage = sorted((r for r in rows if r["learning_key"] == "incident-triage"), key=lambda r: r["created_at"])
+    assert keys["incident-triage"]["sessions"] == len(triage)
+    recent = [r["session_reward"]["score"] for r in triage[-keys["incident-triage"]["recent_n"] :]]
+    assert keys["incident-triage"]["recent_mean"] == pytest.approx(sum(recent) / len(recent))
+    assert keys["incident-triage"]["page"] == "learning/incident-triage.html"
+    assert doc["runs"] == []  # the sessions are not runs
+
+
+def test_compare_to_deltas_and_boards(sites: tuple[Path, Path, Path]) -> None:
+    _, old, new = sites
+    before = {k["key"]: k for k in json.loads((old / "index.json").read_text())["learning"]["keys"]}
+    after = json.loads((new / "index.json").read_text())["learning"]
+    comparison = after["comparison"]
+    by_key = {k["key"]: k for k in comparison["keys"]}
+    for key, change in by_key.items():
+        figures = {f["name"]: f for f in change["figures"]}
+        assert figures["sessions"]["old"] == before[key]["sessions"]
+        assert figures["sessions"]["delta"] == pytest.approx(figures["sessions"]["new"] - before[key]["sessions"])
+        assert figures["recent mean"]["old"] == pytest.approx(before[key]["recent_mean"])
+    deltas = {k: {f["name"]: f for f in c["figures"]}["recent mean"]["delta"] for k, c in by_key.items()}
+    best = [b["key"] for b in comparison["best"]]
+    worst = [w["key"] for w in comparison["worst"]]
+    assert best == sorted([k for k, d in deltas.items() if d > 0], key=lambda k: -deltas[k])
+    assert worst == sorted([k for k, d in deltas.items() if d < 0], key=lambda k: deltas[k])
+    assert comparison["old_run_metadata"]["prompt_variant"] == "schema_v1"
+    index = (new / "learning" / "index.html").read_text()
+    assert 'id="board-best"' in index and "schema_v1" in index
+
+
+def test_summary_compare_to_markdown(sites: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    new_src, old, new = sites
+    out = tmp_path / "summary.md"
+    assert main(["summary", "--compare-to", str(old), str(new_src), "-o", str(out)]) == 0
+    text = out.read_text()
+    after = {k["key"]: k for k in json.loads((new / "index.json").read_text())["learning"]["comparison"]["keys"]}
+    assert "### Comparison vs previous build" in text
+    assert "| `incident-triage` |" in text and "| `sql-repair` |" in text
+    sessions = {f["name"]: f for f in after["incident-triage"]["figures"]}["sessions"]
+    assert f"{sessions['old']:.0f} → {sessions['new']:.0f} (+{sessions['delta']:.0f})" in text
+    assert "prompt\\_variant `schema_v1` → `schema_v2`" in text  # the name escaped as Markdown text
+    assert "**Worst deltas**" in text
+    assert main(["summary", "--compare-to", str(tmp_path / "nothing"), str(new_src)]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+
+
+def test_an_edited_export_rebuilds_the_pages(tmp_path: Path) -> None:
+    src = export(tmp_path / "src", False)
+    out = tmp_path / "site"
+    build_published(BuildOptions(source=src, out=out, quiet=True))
+    path = src / "agents/results/learning/sessions.jsonl"
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:-30]) + "\n")  # the newest 30 sessions removed
+    build_published(BuildOptions(source=src, out=out, quiet=True))
+    keys = json.loads((out / "index.json").read_text())["learning"]["keys"]
+    assert sum(k["sessions"] for k in keys) == len(lines) - 30
