@@ -40,7 +40,10 @@ ENTRIES: list[dict[str, Any]] = [
     {
         "entry_id": "pb-01",
         "cue": {"type": "regex", "pattern": "(?i)deploy(ed|ment)? (in|within) the last"},
-        "action": {"imperative": "List the deploys of the last hour before touching the service", "runtime_handle": "logs.search"},
+        "action": {
+            "imperative": "List the deploys of the last hour before touching the service",
+            "runtime_handle": "logs.search",
+        },
         "scope": {"category": "reinforcement"},
         "lifecycle": "active",
         "rubric_scores": {"actionability": 0.9, "generality": 0.8, "hookability": 0.85, "concision": 0.7},
@@ -49,7 +52,10 @@ ENTRIES: list[dict[str, Any]] = [
     {
         "entry_id": "pb-02",
         "cue": {"type": "keyword", "pattern": "error rate"},
-        "action": {"imperative": "Query the error rate per endpoint before restarting anything", "runtime_handle": "data.query"},
+        "action": {
+            "imperative": "Query the error rate per endpoint before restarting anything",
+            "runtime_handle": "data.query",
+        },
         "scope": {"category": "differentiation"},
         "lifecycle": "active",
         "rubric_scores": {"actionability": 0.85, "generality": 0.75, "hookability": 0.9, "concision": 0.8},
@@ -58,7 +64,10 @@ ENTRIES: list[dict[str, Any]] = [
     {
         "entry_id": "pb-03",
         "cue": {"type": "keyword", "pattern": "runbook missing"},
-        "action": {"imperative": "Escalate to the on-call human as soon as no runbook matches", "runtime_handle": "pager.escalate"},
+        "action": {
+            "imperative": "Escalate to the on-call human as soon as no runbook matches",
+            "runtime_handle": "pager.escalate",
+        },
         "scope": {"category": "reinforcement"},
         "lifecycle": "active",
         "rubric_scores": {"actionability": 0.8, "generality": 0.7, "hookability": 0.8, "concision": 0.9},
@@ -191,9 +200,9 @@ def sessions_of(key: str) -> list[dict[str, Any]]:
             "execution_mode": mode,
             "review_status": "pending" if i >= n - 12 or rng.random() < 0.05 else "approved",
             "session_reward": {"score": r4(reward), "uncertainty": r4(float(rng.uniform(0.03, 0.12)))},
-            "token_usage": {"total_tokens": int(round(tokens))},
+            "token_usage": {"total_tokens": round(tokens)},
             "models": {"student": student, "teacher": "claude-3-sonnet"},
-            "trajectory_events": [{"event_type": "step", "actor": "student"}] * int(rng.integers(4, 14)),
+            "trajectory_event_count": int(rng.integers(4, 14)),
             "metadata": {
                 "learning_usage": {"session": {"entries": usage, "retry_count": retries, "failure_events": failures}}
             },

@@ -34,7 +34,8 @@ def test_chart_is_drawn_with_its_windows(context: BrowserContext, served_demo: S
     assert plot is not None
     pixels = page.evaluate(
         """() => {
-          const canvas = document.querySelector('#reward-chart canvas'), over = document.querySelector('#reward-chart .u-over');
+          const canvas = document.querySelector('#reward-chart canvas');
+          const over = document.querySelector('#reward-chart .u-over');
           const c = canvas.getBoundingClientRect(), o = over.getBoundingClientRect(), ctx = canvas.getContext('2d');
           const at = (x, y) => Array.from(ctx.getImageData(Math.round(x - c.left), Math.round(y - c.top), 1, 1).data);
           return {before: at(o.left + 2, o.top + 2), recent: at(o.right - 2, o.top + 2)};
@@ -48,7 +49,9 @@ def test_chart_is_drawn_with_its_windows(context: BrowserContext, served_demo: S
     assert page.evaluate(NO_SIDEWAYS) == []
 
 
-def test_phone_has_no_sideways_scroll(browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite) -> None:
+def test_phone_has_no_sideways_scroll(
+    browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite
+) -> None:
     context, watch = new_watched_context(browser, browser_context_args, (served_demo.base, "data:"), viewport=PHONE)
     try:
         for rel in (PAGE, "learning/index.html"):
@@ -62,7 +65,9 @@ def test_phone_has_no_sideways_scroll(browser: Browser, browser_context_args: di
         context.close()
 
 
-def test_without_javascript_the_static_chart_shows(browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite) -> None:
+def test_without_javascript_the_static_chart_shows(
+    browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite
+) -> None:
     context, watch = new_watched_context(
         browser, browser_context_args, (served_demo.base, "data:"), java_script_enabled=False, viewport=DESKTOP
     )

@@ -40,7 +40,11 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
 
 def test_pages_and_links(sites: tuple[Path, Path, Path]) -> None:
     _, _, new = sites
-    assert sorted(p.name for p in (new / "learning").iterdir()) == ["incident-triage.html", "index.html", "sql-repair.html"]
+    assert sorted(p.name for p in (new / "learning").iterdir()) == [
+        "incident-triage.html",
+        "index.html",
+        "sql-repair.html",
+    ]
     assert 'href="learning/index.html"' in (new / "index.html").read_text()
     page = (new / "learning" / "incident-triage.html").read_text()
     for section in ("momentum", "review", "modes", "models", "playbook", "latest", "comparison"):
@@ -89,7 +93,9 @@ def test_compare_to_deltas_and_boards(sites: tuple[Path, Path, Path]) -> None:
     assert 'id="board-best"' in index and "schema_v1" in index
 
 
-def test_summary_compare_to_markdown(sites: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_summary_compare_to_markdown(
+    sites: tuple[Path, Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     new_src, old, new = sites
     out = tmp_path / "summary.md"
     assert main(["summary", "--compare-to", str(old), str(new_src), "-o", str(out)]) == 0

@@ -22,7 +22,9 @@ def session(i: int, key: str = "k1", **extra: object) -> dict:
         "session_reward": {"score": 0.5 + i / 100, "uncertainty": 0.1},
         "token_usage": {"total_tokens": 1000 + i},
         "models": {"student": "m1"},
-        "metadata": {"learning_usage": {"session": {"entries": [{"entry_id": "e1", "cue_hit": i % 2 == 0, "adopted": True}]}}},
+        "metadata": {
+            "learning_usage": {"session": {"entries": [{"entry_id": "e1", "cue_hit": i % 2 == 0, "adopted": True}]}}
+        },
         **extra,
     }
 
@@ -34,7 +36,10 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def test_sessions_are_found_anywhere_and_are_not_runs(tmp_path: Path) -> None:
-    write_jsonl(tmp_path / "deep" / "results" / "learning" / "export.jsonl", [session(i, "a" if i % 2 else "b") for i in range(6)])
+    write_jsonl(
+        tmp_path / "deep" / "results" / "learning" / "export.jsonl",
+        [session(i, "a" if i % 2 else "b") for i in range(6)],
+    )
     (tmp_path / "deep" / "results" / "learning" / "b_summary.json").write_text(
         json.dumps({"learning_key": "b", "reward_windows": {"recent": 0.6}, "sessions": [session(9, "b")]})
     )

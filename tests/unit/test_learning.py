@@ -67,7 +67,8 @@ def fired(r: dict, entry: str) -> bool:
 
 def adopted(r: dict, entry: str) -> bool:
     return any(
-        u["entry_id"] == entry and u["cue_hit"] and u["adopted"] for u in r["metadata"]["learning_usage"]["session"]["entries"]
+        u["entry_id"] == entry and u["cue_hit"] and u["adopted"]
+        for u in r["metadata"]["learning_usage"]["session"]["entries"]
     )
 
 
@@ -85,7 +86,9 @@ def test_momentum_windows_and_welch_interval(tree: Path, raw: list[dict], key: s
     assert m.diff.mean_b == pytest.approx(sum(baseline) / len(baseline))
     low, high = welch_ci(recent, baseline)
     assert (m.diff.low, m.diff.high) == (pytest.approx(low), pytest.approx(high))
-    assert m.recent_first == len(rows) - RECENT_WINDOW and m.baseline_first == len(rows) - RECENT_WINDOW - BASELINE_WINDOW
+    assert (
+        m.recent_first == len(rows) - RECENT_WINDOW and m.baseline_first == len(rows) - RECENT_WINDOW - BASELINE_WINDOW
+    )
     assert rep.latest_score == rewards[-1]
 
 

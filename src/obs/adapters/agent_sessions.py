@@ -153,7 +153,9 @@ def session_from(record: dict[str, Any], where: Path, line: int, order: int, dia
     raw_reward = first(record, REWARD)
     reward = _number(raw_reward)
     if raw_reward is not None and reward is None:
-        diags.warning(where, f"session reward {raw_reward!r} is not a finite number; the session is kept without one", line)
+        diags.warning(
+            where, f"session reward {raw_reward!r} is not a finite number; the session is kept without one", line
+        )
     sid = _text(first(record, SESSION_ID)) or f"{where.name}:{line}"
     return Session(
         session_id=sid,
@@ -223,7 +225,9 @@ def _read_document(path: Path, kind: str, data: LearningData, diags: Diagnostics
     return order
 
 
-def playbook_from(holder: dict[str, Any], key: str | None, path: Path, diags: Diagnostics, outer_weights: Any = None) -> Playbook:
+def playbook_from(
+    holder: dict[str, Any], key: str | None, path: Path, diags: Diagnostics, outer_weights: Any = None
+) -> Playbook:
     raw_weights = holder.get("rubric_weights", outer_weights)
     weights = DEFAULT_WEIGHTS
     given = False
@@ -272,7 +276,9 @@ def entry_from(raw: dict[str, Any]) -> PlaybookEntry | None:
     entry_id = _text(first(raw, ENTRY_ID))
     if entry_id is None:
         return None
-    scores_raw = first(raw, ("rubric_scores", "scores", "rubric.scores", "provenance.rubric.scores", "provenance.rubric_scores"))
+    scores_raw = first(
+        raw, ("rubric_scores", "scores", "rubric.scores", "provenance.rubric.scores", "provenance.rubric_scores")
+    )
     scores = (
         tuple(sorted((str(k), v) for k, s in scores_raw.items() if (v := _number(s)) is not None))
         if isinstance(scores_raw, dict)
@@ -292,7 +298,9 @@ def entry_from(raw: dict[str, Any]) -> PlaybookEntry | None:
         lifecycle=_text(first(raw, ("lifecycle", "provenance.lifecycle", "status"))),
         scores=scores,
         gates=gates,
-        weighted_score=_number(first(raw, ("weighted_score", "rubric.weighted_score", "provenance.rubric.weighted_score"))),
+        weighted_score=_number(
+            first(raw, ("weighted_score", "rubric.weighted_score", "provenance.rubric.weighted_score"))
+        ),
     )
 
 

@@ -49,9 +49,7 @@ def learning_key_of(record: dict[str, Any]) -> Any:
 
 def is_session_record(record: Any) -> bool:
     return (
-        isinstance(record, dict)
-        and learning_key_of(record) is not None
-        and any(m in record for m in SESSION_MARKERS)
+        isinstance(record, dict) and learning_key_of(record) is not None and any(m in record for m in SESSION_MARKERS)
     )
 
 

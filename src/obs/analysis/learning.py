@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from obs.agents import LearningData, Playbook, PlaybookEntry, Session
-from obs.analysis.stats import MIN_REPLICATES, wilson_interval, welch
+from obs.analysis.stats import MIN_REPLICATES, welch, wilson_interval
 
 LEVEL = 0.95
 RECENT_WINDOW = 10
@@ -58,7 +58,9 @@ def diff(a: Sequence[float], b: Sequence[float], what: str = "sessions", level: 
     """Welch's comparison of two groups; its problems are worded for sessions, not seeds."""
     if not a or not b:
         side = "with" if not a else "without"
-        return Diff(len(a), len(b), _mean(a), _mean(b), None, None, None, None, None, None, level, f"no {what} {side} it")
+        return Diff(
+            len(a), len(b), _mean(a), _mean(b), None, None, None, None, None, None, level, f"no {what} {side} it"
+        )
     w = welch(list(a), list(b), level=level)
     problem = None
     if w.problem is not None:
@@ -231,7 +233,9 @@ class WithinGroups:
     delta: float | None
 
 
-def within(fired: Sequence[Session], other: Sequence[Session], by: Callable[[Session], str | None], name: str) -> WithinGroups:
+def within(
+    fired: Sequence[Session], other: Sequence[Session], by: Callable[[Session], str | None], name: str
+) -> WithinGroups:
     fa: dict[str, list[float]] = defaultdict(list)
     fb: dict[str, list[float]] = defaultdict(list)
     for s in fired:

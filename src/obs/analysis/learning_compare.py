@@ -45,7 +45,9 @@ def key_record(r: KeyReport, slug: str, page: str) -> dict[str, Any]:
         "modes": {c.name: c.sessions for c in r.modes},
         "review": {c.name: c.sessions for c in r.review},
         "review_warning": r.review_warning,
-        "models": {f"{row.role}: {row.model}": {"sessions": row.sessions, "reward_mean": row.reward_mean} for row in r.models},
+        "models": {
+            f"{row.role}: {row.model}": {"sessions": row.sessions, "reward_mean": row.reward_mean} for row in r.models
+        },
         "usage": {
             "cue_hits": r.usage.cue_hits,
             "adoptions": r.usage.adoptions,
@@ -127,8 +129,15 @@ class LearningChanges:
             out = []
             for k in ks:
                 m = k.figure("recent mean")
-                out.append({"key": k.key, "page": k.page, "old": m.old if m else None, "new": m.new if m else None,
-                            "delta": m.delta if m else None})
+                out.append(
+                    {
+                        "key": k.key,
+                        "page": k.page,
+                        "old": m.old if m else None,
+                        "new": m.new if m else None,
+                        "delta": m.delta if m else None,
+                    }
+                )
             return out
 
         return {
@@ -144,13 +153,21 @@ def _num(x: Any) -> float | None:
     return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else None
 
 
+# what a key's record is compared on: (name shown, dotted path in the record)
 FIGURES = (
-    ("recent mean", lambda r: r.get("recent_mean")),
-    ("latest score", lambda r: r.get("latest_score")),
-    ("sessions", lambda r: r.get("sessions")),
-    ("cue hits", lambda r: (r.get("usage") or {}).get("cue_hits")),
-    ("adoption rate", lambda r: (r.get("usage") or {}).get("adoption_rate")),
+    ("recent mean", "recent_mean"),
+    ("latest score", "latest_score"),
+    ("sessions", "sessions"),
+    ("cue hits", "usage.cue_hits"),
+    ("adoption rate", "usage.adoption_rate"),
 )
+
+
+def _at(record: dict[str, Any], path: str) -> float | None:
+    node: Any = record
+    for part in path.split("."):
+        node = _dict(node).get(part)
+    return _num(node)
 
 
 def _dict(x: Any) -> dict[str, Any]:
@@ -177,7 +194,7 @@ def compare(old: dict[str, Any], new: list[dict[str, Any]], against: str) -> Lea
             changes.append(KeyChange(rec["key"], "new", rec.get("page")))
             continue
         k = KeyChange(rec["key"], "compared", rec.get("page"))
-        k.figures = [Moved(name, _num(get(before)), _num(get(rec))) for name, get in FIGURES]
+        k.figures = [Moved(name, _at(before, path), _at(rec, path)) for name, path in FIGURES]
         k.models = _pairs(_dict(before.get("models")), _dict(rec.get("models")), "sessions")
         k.model_rewards = _pairs(_dict(before.get("models")), _dict(rec.get("models")), "reward_mean")
         k.entries = _pairs(_dict(before.get("entries")), _dict(rec.get("entries")), "cue_hits")

@@ -143,7 +143,10 @@ def _learning_summary(args: argparse.Namespace) -> int:
     from obs.publish.learning import learning_summary
 
     if args.campaign or (args.run and args.source):
-        print("obs summary: --compare-to summarises the agent learning keys of a source: give only SOURCE", file=sys.stderr)
+        print(
+            "obs summary: --compare-to summarises the agent learning keys of a source: give only SOURCE",
+            file=sys.stderr,
+        )
         return 2
     source = Path(args.run or args.source or DEFAULT_SOURCE)
     old = Path(args.compare_to)

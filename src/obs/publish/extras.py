@@ -135,7 +135,6 @@ class PublishExtras:
             pages += 1
         return pages
 
-
     def manifest_sections(self) -> dict[str, Any]:
         """index.json's sections beyond the runs: `learning` when the source holds agent sessions."""
         return self.learning.section()

@@ -58,7 +58,9 @@ class LearningFeature:
         self.data = LEARNING.load(files, diags)
         keys = self.data.keys()
         if not keys:
-            diags.warning(files[0], "agent-learning files were found but no session with a learning key: no learning page")
+            diags.warning(
+                files[0], "agent-learning files were found but no session with a learning key: no learning page"
+            )
             return
         self.slugs = key_slugs(keys)
 
@@ -73,9 +75,7 @@ class LearningFeature:
             self.changes = compare(old, self.records(), str(self.compare_to))
 
     def records(self) -> list[dict[str, Any]]:
-        return [
-            key_record(r, self.slugs[r.key], urls.learning_page(self.slugs[r.key])) for r in self.reports
-        ]
+        return [key_record(r, self.slugs[r.key], urls.learning_page(self.slugs[r.key])) for r in self.reports]
 
     def section(self) -> dict[str, Any]:
         """index.json's `learning`: every key's figures, the export's settings and the comparison."""
@@ -126,20 +126,29 @@ def learning_markdown(feature: LearningFeature) -> str:
         return "\n".join([*lines, "No agent sessions were found in the source.", ""])
     meta = feature.data.run_metadata
     if meta:
-        lines += ["Export settings: " + ", ".join(f"{md_text(k)} {md_code(_plain(v), in_table=False)}" for k, v in sorted(meta.items())), ""]
+        lines += [
+            "Export settings: "
+            + ", ".join(f"{md_text(k)} {md_code(_plain(v), in_table=False)}" for k, v in sorted(meta.items())),
+            "",
+        ]
     lines += [
-        "| Learning key | Sessions | Recent mean | Baseline mean | Recent − baseline [95% CI] | Negative-impact entries |",
+        "| Learning key | Sessions | Recent mean | Baseline mean | Recent − baseline [95% CI] "
+        "| Negative-impact entries |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for r in feature.reports:
         m = r.momentum
         harmful = [e.entry_id for e in r.entries if e.impact is not None and e.impact < 0]
         lines.append(
-            f"| {md_code(r.key)} | {r.sessions} | {num(m.diff.mean_a)} ({m.recent_n}) | {num(m.diff.mean_b)} ({m.baseline_n}) "
+            f"| {md_code(r.key)} | {r.sessions} | {num(m.diff.mean_a)} ({m.recent_n}) "
+            f"| {num(m.diff.mean_b)} ({m.baseline_n}) "
             f"| {interval_text(m.diff)} | {', '.join(md_code(h) for h in harmful) or '—'} |"
         )
-    lines += ["", "Windows: the last sessions of a key (recent) and the sessions just before them (baseline); "
-              "one session is one observation, Welch's t interval."]
+    lines += [
+        "",
+        "Windows: the last sessions of a key (recent) and the sessions just before them (baseline); "
+        "one session is one observation, Welch's t interval.",
+    ]
     changes = feature.changes
     if changes is None:
         return "\n".join([*lines, ""])
@@ -147,39 +156,52 @@ def learning_markdown(feature: LearningFeature) -> str:
     old_meta = changes.old_metadata
     if old_meta and old_meta != meta:
         moved = [
-            f"{md_text(k)} {md_code(_plain(old_meta.get(k)), in_table=False)} → {md_code(_plain(meta.get(k)), in_table=False)}"
+            f"{md_text(k)} {md_code(_plain(old_meta.get(k)), in_table=False)} → "
+            f"{md_code(_plain(meta.get(k)), in_table=False)}"
             for k in sorted(set(old_meta) | set(meta))
             if old_meta.get(k) != meta.get(k)
         ]
         lines += ["Export settings changed: " + ", ".join(moved), ""]
-    lines += ["| Learning key | Recent mean | Latest score | Sessions | Cue hits | Adoption rate |", "|---|---:|---:|---:|---:|---:|"]
+    lines += [
+        "| Learning key | Recent mean | Latest score | Sessions | Cue hits | Adoption rate |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for k in changes.keys:
         if k.state != "compared":
             lines.append(f"| {md_code(k.key)} | {k.state} | | | | |")
             continue
         cells = []
         for name in ("recent mean", "latest score", "sessions", "cue hits", "adoption rate"):
-            m = k.figure(name)
-            if m is None:
+            fig = k.figure(name)
+            if fig is None:
                 cells.append("—")
             elif name == "adoption rate":
-                delta = "—" if m.delta is None else f"{100 * m.delta:+.1f} pp".replace("-", "−")
-                cells.append(f"{pct(m.old)} → {pct(m.new)} ({delta})")
+                delta = "—" if fig.delta is None else f"{100 * fig.delta:+.1f} pp".replace("-", "−")
+                cells.append(f"{pct(fig.old)} → {pct(fig.new)} ({delta})")
             else:
-                cells.append(f"{num(m.old)} → {num(m.new)} ({signed_num(m.delta)})")
+                cells.append(f"{num(fig.old)} → {num(fig.new)} ({signed_num(fig.delta)})")
         lines.append(f"| {md_code(k.key)} | " + " | ".join(cells) + " |")
     for title, board in (("Best deltas", changes.best), ("Worst deltas", changes.worst)):
-        lines += ["", f"**{title}** (recent mean): " + (", ".join(
-            f"{md_code(k.key, in_table=False)} {signed_num(m.delta)}" for k in board if (m := k.figure("recent mean")) is not None
-        ) or "none")]
+        lines += [
+            "",
+            f"**{title}** (recent mean): "
+            + (
+                ", ".join(
+                    f"{md_code(k.key, in_table=False)} {signed_num(fig.delta)}"
+                    for k in board
+                    if (fig := k.figure("recent mean")) is not None
+                )
+                or "none"
+            ),
+        ]
     lines += ["", "A difference between two exports that share most of their sessions is described, not tested.", ""]
     return "\n".join(lines)
 
 
 def learning_summary(source: Path, old: Path) -> tuple[str, str | None]:
     """(Markdown, None), or ("", why) when the compared build cannot be read."""
-    from obs.publish.changes import ManifestError, read_manifest
     from obs.pipeline import SourceTree
+    from obs.publish.changes import ManifestError, read_manifest
 
     try:
         read_manifest(old)  # an obs build, or a clear message

@@ -105,7 +105,12 @@ def change_rows(change: KeyChange | None) -> dict[str, Any] | None:
     def rows(ms: list[Any], rate: bool = False) -> list[dict[str, str]]:
         f = pct if rate else num
         return [
-            {"name": m.name, "old": f(m.old), "new": f(m.new), "delta": signed_num(m.delta) if not rate else _pp(m.delta)}
+            {
+                "name": m.name,
+                "old": f(m.old),
+                "new": f(m.new),
+                "delta": signed_num(m.delta) if not rate else _pp(m.delta),
+            }
             for m in ms
         ]
 
@@ -157,7 +162,13 @@ def render_learning(
     if changes is not None:
         boards = {
             name: [
-                {"key": k.key, "slug": slugs.get(k.key), "old": num(m.old), "new": num(m.new), "delta": signed_num(m.delta)}
+                {
+                    "key": k.key,
+                    "slug": slugs.get(k.key),
+                    "old": num(m.old),
+                    "new": num(m.new),
+                    "delta": signed_num(m.delta),
+                }
                 for k in board
                 if (m := k.figure("recent mean")) is not None
             ]
@@ -197,7 +208,9 @@ def render_learning(
             momentum=interval_text(r.momentum.diff),
             chart=data,
             svg=svg_chart(data),
-            entries=[{"e": e, "reward": interval_parts(e.reward), "tokens": interval_parts(e.tokens)} for e in r.entries],
+            entries=[
+                {"e": e, "reward": interval_parts(e.reward), "tokens": interval_parts(e.tokens)} for e in r.entries
+            ],
             usage_reward=interval_text(r.usage.reward),
             usage_tokens=interval_text(r.usage.tokens),
             run_metadata=sorted(run_metadata.items()),
