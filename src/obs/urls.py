@@ -23,6 +23,7 @@ LEDGER = "ledger.html"
 SWEEPS = "sweeps.html"
 COMPARE = "compare.html"
 CHANGES = "changes.html"
+COHORTS = "cohorts.html"  # tag cohorts: each tag's runs against the runs without it
 NOT_FOUND = "404.html"
 SITEMAP = "sitemap.xml"
 MANIFEST = "index.json"

@@ -121,3 +121,13 @@ def test_an_edited_export_rebuilds_the_pages(tmp_path: Path) -> None:
     build_published(BuildOptions(source=src, out=out, quiet=True))
     keys = json.loads((out / "index.json").read_text())["learning"]["keys"]
     assert sum(k["sessions"] for k in keys) == len(lines) - 30
+
+
+def test_the_demo_links_its_learning_keys_and_tag_cohorts(demo_site: Path) -> None:
+    index = (demo_site / "index.html").read_text()
+    assert 'href="learning/index.html"' in index and 'href="cohorts.html"' in index
+    assert (demo_site / "learning" / "incident-triage.html").is_file()
+    cohorts = (demo_site / "cohorts.html").read_text()
+    assert "association, not an effect" in cohorts and 'id="cohorts-table"' in cohorts
+    run_page = (demo_site / "runs" / "spec03-r2" / "index.html").read_text()
+    assert 'href="../../learning/index.html"' in run_page  # the top bar leads to the agents from every page

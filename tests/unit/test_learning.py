@@ -180,3 +180,24 @@ def test_quality_and_lifecycle(tree: Path) -> None:
     assert lc.rejected == 1
     sql = report(tree, "sql-repair").quality
     assert sql is not None and not sql.weights_given and sql.candidates == 2  # the default weights, said so
+
+
+def test_tag_cohorts_against_scipy() -> None:
+    from obs.analysis.cohorts import RunPoint, tag_cohorts
+
+    runs = [
+        RunPoint("a1", ("full",), "f1 · spec s", 0.61, True),
+        RunPoint("a2", ("full",), "f1 · spec s", 0.58, True),
+        RunPoint("a3", ("full",), "f1 · spec s", 0.60, True),
+        RunPoint("b1", ("lite",), "f1 · spec s", 0.49, True),
+        RunPoint("b2", (), "f1 · spec s", 0.52, True),
+        RunPoint("b3", ("lite",), "f1 · spec s", 0.47, True),
+        RunPoint("c1", ("full",), "loss · folder x", 1.0, False),  # another set: never mixed in
+    ]
+    cohorts = {(c.tag, c.group): c for c in tag_cohorts(runs)}
+    assert set(cohorts) == {("full", "f1 · spec s"), ("lite", "f1 · spec s")}  # c1 has nothing to compare with
+    full = cohorts[("full", "f1 · spec s")]
+    with_tag, without = [0.61, 0.58, 0.60], [0.49, 0.52, 0.47]
+    assert full.diff.delta == pytest.approx(sum(with_tag) / 3 - sum(without) / 3)
+    assert (full.diff.low, full.diff.high) == tuple(pytest.approx(x) for x in welch_ci(with_tag, without))
+    assert full.better is True and full.without_ids == ("b1", "b2", "b3")

@@ -16,6 +16,7 @@ Nothing here writes into the source tree: archived reports are copied out of it 
 
 from __future__ import annotations
 
+import math
 import shutil
 from dataclasses import dataclass, field, replace
 from html import escape
@@ -118,6 +119,9 @@ class PublishExtras:
         renderer = Renderer(tree.meta) if self.changes is not None or base or self.learning.reports else None
         if renderer is not None:
             pages += self.learning.write(staging, renderer)
+        if any(s.tags for s in summaries):
+            staging.write(urls.COHORTS, cohorts_page(summaries, Renderer(tree.meta)))
+            pages += 1
         if self.changes is not None and renderer is not None:
             html = renderer.render(
                 "changes.html",
@@ -138,6 +142,25 @@ class PublishExtras:
     def manifest_sections(self) -> dict[str, Any]:
         """index.json's sections beyond the runs: `learning` when the source holds agent sessions."""
         return self.learning.section()
+
+
+def cohorts_page(summaries: list[RunSummary], renderer: Renderer) -> bytes:
+    """cohorts.html: every tag's runs against the runs of the same headline metric without it."""
+    from obs.analysis.cohorts import RunPoint, tag_cohorts
+    from obs.render.cohort_page import render_cohorts
+
+    points = [
+        RunPoint(
+            s.id,
+            s.tags,
+            s.comparable + (f" · {s.probe_key}" if s.probe_key else ""),
+            s.headline.value,
+            s.headline.higher_is_better,
+        )
+        for s in summaries
+        if s.headline.metric and s.headline.value is not None and math.isfinite(s.headline.value)
+    ]
+    return render_cohorts(tag_cohorts(points), {s.id: s.slug for s in summaries}, renderer)
 
 
 def check_archive(root: Path, rel: str) -> str | None:
