@@ -177,6 +177,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{rel}: {claim.adapter}, {claim.runs} run{'s' if claim.runs != 1 else ''}{notes}")
     for planned in plan.runs:  # read each run as a build reads it, and drop it
         items.extend(load_run(tree, planned).diagnostics.items)
+    if found.learning:  # agent-session exports, read as a build reads them
+        from obs.publish.learning import check_learning
+
+        print(check_learning(tree.root, found.learning, items))
     _print_diagnostics(items, args.quiet)
     line = unread_line("check", found.unread_rel())
     if line:

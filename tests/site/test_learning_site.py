@@ -131,3 +131,13 @@ def test_the_demo_links_its_learning_keys_and_tag_cohorts(demo_site: Path) -> No
     assert "association, not an effect" in cohorts and 'id="cohorts-table"' in cohorts
     run_page = (demo_site / "runs" / "spec03-r2" / "index.html").read_text()
     assert 'href="../../learning/index.html"' in run_page  # the top bar leads to the agents from every page
+
+
+def test_obs_check_reads_the_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = export(tmp_path / "src", False)
+    with (src / "agents/results/learning/sessions.jsonl").open("a") as fh:
+        fh.write('{"learning_key": "k", "session_id": "x", "session_reward": {"score": "bad"}}\n')
+    assert main(["check", str(src)]) == 0
+    out, err = capsys.readouterr()
+    assert "agent sessions: 301 sessions of 3 learning keys (incident-triage, k, sql-repair)" in out
+    assert "sessions.jsonl:301: warning: session reward 'bad' is not a finite number" in out + err

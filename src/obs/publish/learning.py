@@ -21,7 +21,7 @@ from obs.adapters import LEARNING
 from obs.agents import LearningData, Playbook, Session
 from obs.analysis.learning import KeyReport, key_report
 from obs.analysis.learning_compare import LearningChanges, compare, key_record
-from obs.diagnostics import Diagnostics
+from obs.diagnostics import Diagnostic, Diagnostics
 from obs.numbers import num, pct, signed_num
 from obs.publish.mdtext import md_code, md_text
 from obs.render.learning_pages import interval_text, key_slugs, render_learning
@@ -196,6 +196,20 @@ def learning_markdown(feature: LearningFeature) -> str:
         ]
     lines += ["", "A difference between two exports that share most of their sessions is described, not tested.", ""]
     return "\n".join(lines)
+
+
+def check_learning(root: Path, files: list[Path], items: list[Diagnostic]) -> str:
+    """For `obs check`: read the exports as a build does, add their problems to `items`, say what was found."""
+    diags = Diagnostics(root=root)
+    data = LEARNING.load(files, diags)
+    items.extend(diags.items)
+    keys = data.keys()
+    entries = sum(len(p.entries) for p in data.playbooks)
+    return (
+        f"agent sessions: {len(data.sessions)} session{'s' if len(data.sessions) != 1 else ''} of {len(keys)} "
+        f"learning key{'s' if len(keys) != 1 else ''} ({', '.join(keys) or 'none'}), {entries} playbook entries, "
+        f"in {len(files)} file{'s' if len(files) != 1 else ''}"
+    )
 
 
 def learning_summary(source: Path, old: Path) -> tuple[str, str | None]:
