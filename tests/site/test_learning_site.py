@@ -141,3 +141,33 @@ def test_obs_check_reads_the_exports(tmp_path: Path, capsys: pytest.CaptureFixtu
     out, err = capsys.readouterr()
     assert "agent sessions: 301 sessions of 3 learning keys (incident-triage, k, sql-repair)" in out
     assert "sessions.jsonl:301: warning: session reward 'bad' is not a finite number" in out + err
+
+
+def test_hostile_text_in_an_export_stays_text(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "x").mkdir(parents=True)
+    bad = '<script>alert(1)</script>"\u202e'
+    rows = [
+        {
+            "session_id": f"{bad}{i}",
+            "learning_key": bad if i % 2 else "index",
+            "task_id": bad,
+            "created_at": f"2026-01-01T00:{i:02d}:00Z",
+            "execution_mode": bad,
+            "review_status": "approved",
+            "session_reward": {"score": i / 10},
+            "models": {bad: bad},
+            "metadata": {"learning_usage": {"session": {"entries": [{"entry_id": bad, "cue_hit": True, "adopted": True}]}}},
+        }
+        for i in range(8)
+    ]
+    (src / "x" / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (src / "x" / "meta.json").write_text(json.dumps({"run_metadata": {"prompt_variant": bad}}))
+    out = tmp_path / "site"
+    result = build_published(BuildOptions(source=src, out=out, quiet=True))
+    assert not result.errors
+    pages = sorted((out / "learning").iterdir())
+    assert [p.name for p in pages if p.name != "index.html"] == ["index-2.html", "script-alert-1-script.html"]
+    for page in pages:
+        text = page.read_text()
+        assert "<script>alert" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text, page.name
