@@ -24,6 +24,7 @@ SWEEPS = "sweeps.html"
 COMPARE = "compare.html"
 CHANGES = "changes.html"
 COHORTS = "cohorts.html"  # tag cohorts: each tag's runs against the runs without it
+COHORTS_DATA = "cohorts.json"  # ... their numbers per comparable set, reused by the next build when unchanged
 NOT_FOUND = "404.html"
 SITEMAP = "sitemap.xml"
 MANIFEST = "index.json"

@@ -157,7 +157,9 @@ def test_hostile_text_in_an_export_stays_text(tmp_path: Path) -> None:
             "review_status": "approved",
             "session_reward": {"score": i / 10},
             "models": {bad: bad},
-            "metadata": {"learning_usage": {"session": {"entries": [{"entry_id": bad, "cue_hit": True, "adopted": True}]}}},
+            "metadata": {
+                "learning_usage": {"session": {"entries": [{"entry_id": bad, "cue_hit": True, "adopted": True}]}}
+            },
         }
         for i in range(8)
     ]

@@ -201,3 +201,20 @@ def test_tag_cohorts_against_scipy() -> None:
     assert full.diff.delta == pytest.approx(sum(with_tag) / 3 - sum(without) / 3)
     assert (full.diff.low, full.diff.high) == tuple(pytest.approx(x) for x in welch_ci(with_tag, without))
     assert full.better is True and full.without_ids == ("b1", "b2", "b3")
+
+
+def test_tag_cohorts_reuse_an_unchanged_set_and_recompute_a_changed_one() -> None:
+    import json as _json
+
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json
+    from obs.jsonutil import dumps
+
+    runs = [RunPoint(f"r{i}", ("t",) if i < 3 else (), "m · spec s", 0.1 * i, True) for i in range(6)]
+    first = cohorts_by_group(runs)
+    known = groups_from_json(_json.loads(dumps(groups_json(first))))  # through cohorts.json and back
+    assert known == first
+    marker = (first["m · spec s"][0], [])  # a reused set is taken as it was stored, not tested again
+    assert cohorts_by_group(runs, {"m · spec s": marker})["m · spec s"] is marker
+    moved = [*runs[:-1], RunPoint("r5", (), "m · spec s", 0.9, True)]
+    again = cohorts_by_group(moved, {"m · spec s": marker})["m · spec s"]
+    assert again is not marker and again[1][0].diff.mean_b == pytest.approx((0.3 + 0.4 + 0.9) / 3)

@@ -11,9 +11,12 @@ never across sets. Pure.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from obs.analysis.learning import Diff, diff
 
@@ -51,21 +54,76 @@ class Cohort:
         return None
 
 
-def tag_cohorts(runs: Sequence[RunPoint]) -> list[Cohort]:
-    """Every (tag, comparable set) with runs on both sides, the most separated first (by |t|)."""
+Groups = dict[str, tuple[str, list[Cohort]]]  # comparable set -> (its runs' key, its cohorts)
+
+
+def group_key(points: Sequence[RunPoint]) -> str:
+    """What a comparable set's cohorts depend on: its runs, their tags and headlines."""
+    rows = sorted([p.id, sorted(p.tags), p.value, p.higher_is_better] for p in points)
+    return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:24]
+
+
+def cohorts_by_group(runs: Sequence[RunPoint], known: Mapping[str, tuple[str, list[Cohort]]] | None = None) -> Groups:
+    """Each comparable set's cohorts; a set whose runs are those of `known` (a previous build) is reused,
+    not tested again (a build where one run changed computes only that run's set)."""
     by_group: dict[str, list[RunPoint]] = defaultdict(list)
     for r in runs:
         by_group[r.group].append(r)
-    out = []
+    out: Groups = {}
     for name, group in sorted(by_group.items()):
+        key = group_key(group)
+        before = (known or {}).get(name)
+        if before is not None and before[0] == key:
+            out[name] = before
+            continue
         higher = group[0].higher_is_better
+        found = []
         for tag in sorted({t for r in group for t in r.tags}):
             with_tag = [r for r in group if tag in r.tags]
             without = [r for r in group if tag not in r.tags]
             if len(with_tag) < MIN_SIDE or len(without) < MIN_SIDE:
                 continue
             d = diff([r.value for r in with_tag], [r.value for r in without], "runs")
-            out.append(Cohort(tag, name, higher, tuple(r.id for r in with_tag), tuple(r.id for r in without), d))
+            found.append(Cohort(tag, name, higher, tuple(r.id for r in with_tag), tuple(r.id for r in without), d))
+        out[name] = (key, found)
+    return out
+
+
+def groups_json(groups: Groups) -> dict[str, Any]:
+    return {name: {"key": key, "cohorts": [asdict(c) for c in cs]} for name, (key, cs) in groups.items()}
+
+
+def groups_from_json(doc: Any) -> Groups:
+    """What `groups_json` wrote (a previous build's cohorts.json); anything unreadable is left out."""
+    out: Groups = {}
+    if not isinstance(doc, dict):
+        return out
+    for name, entry in doc.items():
+        try:
+            cohorts = [
+                Cohort(
+                    tag=c["tag"],
+                    group=c["group"],
+                    higher_is_better=c["higher_is_better"],
+                    with_ids=tuple(c["with_ids"]),
+                    without_ids=tuple(c["without_ids"]),
+                    diff=Diff(**c["diff"]),
+                )
+                for c in entry["cohorts"]
+            ]
+            out[str(name)] = (str(entry["key"]), cohorts)
+        except (KeyError, TypeError):
+            continue
+    return out
+
+
+def tag_cohorts(runs: Sequence[RunPoint], known: Groups | None = None) -> list[Cohort]:
+    """Every (tag, comparable set) with runs on both sides, the most separated first (by |t|)."""
+    return ordered([c for _, cs in cohorts_by_group(runs, known).values() for c in cs])
+
+
+def ordered(out: list[Cohort]) -> list[Cohort]:
+    """The most separated first (|Δ / standard error|), cohorts without an interval after them."""
 
     def key(c: Cohort) -> tuple[int, float, str, str]:
         d = c.diff

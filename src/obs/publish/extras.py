@@ -16,6 +16,7 @@ Nothing here writes into the source tree: archived reports are copied out of it 
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ from urllib.parse import quote
 
 from obs import urls
 from obs.build import BuildOptions, BuildResult, build_site
+from obs.jsonutil import dumps
 from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
 from obs.pipeline import SourceTree
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
@@ -120,7 +122,9 @@ class PublishExtras:
         if renderer is not None:
             pages += self.learning.write(staging, renderer)
         if any(s.tags for s in summaries):
-            staging.write(urls.COHORTS, cohorts_page(summaries, Renderer(tree.meta)))
+            page, data = cohorts_page(summaries, Renderer(tree.meta), staging.out / urls.COHORTS_DATA)
+            staging.write(urls.COHORTS, page)
+            staging.write(urls.COHORTS_DATA, data)
             pages += 1
         if self.changes is not None and renderer is not None:
             html = renderer.render(
@@ -144,9 +148,11 @@ class PublishExtras:
         return self.learning.section()
 
 
-def cohorts_page(summaries: list[RunSummary], renderer: Renderer) -> bytes:
-    """cohorts.html: every tag's runs against the runs of the same headline metric without it."""
-    from obs.analysis.cohorts import RunPoint, tag_cohorts
+def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path) -> tuple[bytes, bytes]:
+    """cohorts.html and cohorts.json: every tag's runs against the rest of their comparable set. The sets
+    whose runs did not change since the published build (`previous`, its cohorts.json) are reused, so a
+    build where one run changed tests only that run's set (and imports no statistics when it has none)."""
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json, ordered
     from obs.render.cohort_page import render_cohorts
 
     points = [
@@ -160,7 +166,14 @@ def cohorts_page(summaries: list[RunSummary], renderer: Renderer) -> bytes:
         for s in summaries
         if s.headline.metric and s.headline.value is not None and math.isfinite(s.headline.value)
     ]
-    return render_cohorts(tag_cohorts(points), {s.id: s.slug for s in summaries}, renderer)
+    try:
+        known = groups_from_json(json.loads(previous.read_bytes()).get("groups"))
+    except (OSError, ValueError, AttributeError):
+        known = {}
+    groups = cohorts_by_group(points, known)
+    cohorts = ordered([c for _, cs in groups.values() for c in cs])
+    page = render_cohorts(cohorts, {s.id: s.slug for s in summaries}, renderer)
+    return page, dumps({"schema": 1, "groups": groups_json(groups)})
 
 
 def check_archive(root: Path, rel: str) -> str | None:
