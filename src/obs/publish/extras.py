@@ -172,7 +172,11 @@ def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path
         known = {}
     groups = cohorts_by_group(points, known)
     cohorts = ordered([c for _, cs in groups.values() for c in cs])
-    page = render_cohorts(cohorts, {s.id: s.slug for s in summaries}, renderer)
+    tagged: dict[str, list[str]] = {}
+    for s in summaries:
+        for tag in s.tags:
+            tagged.setdefault(tag, []).append(s.id)
+    page = render_cohorts(cohorts, {s.id: s.slug for s in summaries}, renderer, tagged)
     return page, dumps({"schema": 1, "groups": groups_json(groups)})
 
 
