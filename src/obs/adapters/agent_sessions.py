@@ -10,6 +10,7 @@ the file and line; a record without a learning key or a reward is reported and s
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -77,13 +78,20 @@ class AgentSessionsAdapter:
         return data
 
 
+@functools.cache
+def _parts(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
+
+
 def get(record: Any, path: str) -> Any:
     """The value at a dotted path, or None."""
     node = record
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
+    for part in _parts(path):
+        if not isinstance(node, dict):
             return None
-        node = node[part]
+        node = node.get(part)
+        if node is None:
+            return None
     return node
 
 
