@@ -27,7 +27,7 @@
       scales: { x: { time: false } },
       axes: [
         { label: "session (time order)", size: 40, labelSize: 16, font: "11px sans-serif", labelFont: "11px sans-serif" },
-        { size: 48, font: "11px sans-serif", values: (u, splits) => splits.map(fmt) },
+        { label: "reward", size: 48, labelSize: 16, font: "11px sans-serif", labelFont: "11px sans-serif", values: (u, splits) => splits.map(fmt) },
       ],
       series: [
         { label: "session" },
