@@ -173,3 +173,18 @@ def test_hostile_text_in_an_export_stays_text(tmp_path: Path) -> None:
     for page in pages:
         text = page.read_text()
         assert "<script>alert" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text, page.name
+
+
+def test_summary_markdown_fits_a_github_comment(sites: tuple[Path, Path, Path]) -> None:
+    from obs.pipeline import SourceTree
+    from obs.publish.learning import LearningFeature, learning_markdown, read_old_learning
+
+    new_src, old, _ = sites
+    tree = SourceTree.open(new_src)
+    feature = LearningFeature(compare_to=old)
+    feature.read(tree.root, tree.found.learning, tree.diags, read_old_learning(old))
+    full = learning_markdown(feature)
+    short = learning_markdown(feature, limit=900)
+    assert len(short) <= 900 < len(full)
+    assert "Trimmed to fit GitHub's 900-character comment limit" in short
+    assert short.startswith(full[:200])

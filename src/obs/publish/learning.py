@@ -23,7 +23,7 @@ from obs.analysis.learning import KeyReport, key_report
 from obs.analysis.learning_compare import LearningChanges, compare, key_record
 from obs.diagnostics import Diagnostic, Diagnostics
 from obs.numbers import num, pct, signed_num
-from obs.publish.mdtext import md_code, md_text
+from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text
 from obs.render.learning_pages import interval_text, key_slugs, render_learning
 from obs.render.site import Renderer
 from obs.write import Staging
@@ -119,8 +119,28 @@ def read_old_learning(path: Path) -> dict[str, Any]:
     return section if isinstance(section, dict) else {}
 
 
-def learning_markdown(feature: LearningFeature) -> str:
-    """The learning keys and their comparison with another build, as GitHub Markdown for a PR comment."""
+def learning_markdown(feature: LearningFeature, limit: int = COMMENT_LIMIT) -> str:
+    """The learning keys and their comparison with another build, as GitHub Markdown for a PR comment,
+    never longer than GitHub's comment limit (whole lines left out at the end, and said so)."""
+    text = _markdown(feature)
+    if gh_length(text) <= limit:
+        return text
+    note = (
+        "\n\n> **Trimmed to fit GitHub's {:,}-character comment limit:** {} lines left out; every key and "
+        "delta is on the site's learning/index.html and in its index.json.\n"
+    )
+    lines = text.split("\n")
+    kept: list[str] = []
+    used = gh_length(note.format(limit, len(lines)))
+    for line in lines:
+        if used + gh_length(line) + 1 > limit:
+            break
+        kept.append(line)
+        used += gh_length(line) + 1
+    return "\n".join(kept) + note.format(limit, len(lines) - len(kept))
+
+
+def _markdown(feature: LearningFeature) -> str:
     lines = ["## Agent learning", ""]
     if not feature.reports:
         return "\n".join([*lines, "No agent sessions were found in the source.", ""])
