@@ -17,6 +17,7 @@ adapter: the generic reader may import it without knowing the agent-sessions for
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, Literal
 
@@ -24,16 +25,25 @@ import orjson
 
 Kind = Literal["sessions", "summary", "playbook", "manifest"]
 HEAD_BYTES = 65536
+FIRST_LINE_BYTES = 4096  # a JSON-lines file is told by its first record: most fit in this
 SESSION_MARKERS = ("session_id", "session_reward", "reward_stats")
 KEY_HOLDERS = ("metadata", "session_metadata")
 
 
-def _head(path: Path) -> bytes:
+def _head(path: Path, size: int = HEAD_BYTES) -> bytes:
     try:
         with path.open("rb") as fh:
-            return fh.read(HEAD_BYTES)
+            return fh.read(size)
     except OSError:
         return b""
+
+
+def _jsonl_head(path: Path) -> bytes:
+    """The first record's bytes: 4 KB, or up to 64 KB when the first line is longer."""
+    head = _head(path, FIRST_LINE_BYTES)
+    if len(head) == FIRST_LINE_BYTES and b"\n" not in head.lstrip():
+        head = _head(path)
+    return head
 
 
 def learning_key_of(record: dict[str, Any]) -> Any:
@@ -64,10 +74,23 @@ def _first_record(head: bytes) -> Any:
 
 
 def learning_kind(path: Path) -> Kind | None:
-    """What agent-learning export `path` is, or None when it is none (read only its first 64 KB)."""
+    """What agent-learning export `path` is, or None when it is none (read only its head). Discovery and
+    the generic reader both ask about every log, so the answer is kept for the file as it is (size, mtime)."""
+    name = path.name.lower()
+    if not name.endswith((".jsonl", ".ndjson", ".json")):
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _kind(path, st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _kind(path: Path, size: int, mtime_ns: int) -> Kind | None:
     name = path.name.lower()
     if name.endswith((".jsonl", ".ndjson")):
-        head = _head(path)
+        head = _jsonl_head(path)
         if b"learning_key" not in head:
             return None
         return "sessions" if is_session_record(_first_record(head)) else None
