@@ -188,3 +188,19 @@ def test_summary_markdown_fits_a_github_comment(sites: tuple[Path, Path, Path]) 
     assert len(short) <= 900 < len(full)
     assert "Trimmed to fit GitHub's 900-character comment limit" in short
     assert short.startswith(full[:200])
+
+
+def test_obs_yaml_sets_the_momentum_windows(tmp_path: Path) -> None:
+    src = export(tmp_path / "src", False)
+    (src / "obs.yaml").write_text("trends:\n  recent_sessions: 20\n  baseline_sessions: 30\n")
+    out = tmp_path / "site"
+    assert not build_published(BuildOptions(source=src, out=out, quiet=True)).errors
+    rows = [json.loads(line) for line in (src / "agents/results/learning/sessions.jsonl").read_text().splitlines()]
+    triage = sorted((r for r in rows if r["learning_key"] == "incident-triage"), key=lambda r: r["created_at"])
+    key = next(
+        k for k in json.loads((out / "index.json").read_text())["learning"]["keys"] if k["key"] == "incident-triage"
+    )
+    assert (key["recent_window"], key["recent_n"], key["baseline_window"], key["baseline_n"]) == (20, 20, 30, 30)
+    baseline = [r["session_reward"]["score"] for r in triage[-50:-20]]
+    assert key["baseline_mean"] == pytest.approx(sum(baseline) / len(baseline))
+    assert "last 20 of 20 sessions asked for" in (out / "learning/incident-triage.html").read_text()

@@ -31,7 +31,7 @@ from obs.jsonutil import dumps
 from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
 from obs.pipeline import SourceTree
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
-from obs.publish.learning import LearningFeature, read_old_learning
+from obs.publish.learning import LearningFeature, read_old_learning, windows_of
 from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, standalone
 from obs.render.site import Renderer
 from obs.sitemodel import LedgerView, LedgerViewEntry, RunSummary
@@ -68,6 +68,7 @@ class PublishExtras:
                 diags.error(self.compare_to, f"--compare-to: {exc}; no changes page was made")
         old_learning = read_old_learning(self.compare_to) if self.old is not None and self.compare_to else None
         self.learning.compare_to = self.compare_to
+        self.learning.windows = windows_of(tree.cfg.trends)
         self.learning.read(root, tree.found.learning, diags, old_learning)
         for e in self.ledger.entries:
             if e.archive and e.archive not in self.archives:

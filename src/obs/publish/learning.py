@@ -19,7 +19,7 @@ from typing import Any
 from obs import urls
 from obs.adapters import LEARNING
 from obs.agents import LearningData, Playbook, Session
-from obs.analysis.learning import KeyReport, key_report
+from obs.analysis.learning import BASELINE_WINDOW, RECENT_WINDOW, KeyReport, key_report
 from obs.analysis.learning_compare import LearningChanges, compare, key_record
 from obs.diagnostics import Diagnostic, Diagnostics
 from obs.numbers import num, pct, signed_num
@@ -36,6 +36,7 @@ class LearningFeature:
     """The agent-learning part of a build (see the module docstring)."""
 
     compare_to: Path | None = None
+    windows: tuple[int, int] = (RECENT_WINDOW, BASELINE_WINDOW)  # obs.yaml trends: recent_sessions, baseline_sessions
     root: Path | None = None
     data: LearningData = field(default_factory=LearningData)
     reports: list[KeyReport] = field(default_factory=list)
@@ -70,7 +71,8 @@ class LearningFeature:
         def rel_playbook(p: Playbook) -> str:
             return self.rel(p.source)
 
-        self.reports = [key_report(self.data, key, rel_session, rel_playbook) for key in keys]
+        recent, baseline = self.windows
+        self.reports = [key_report(self.data, key, rel_session, rel_playbook, recent, baseline) for key in keys]
         if old is not None:
             self.changes = compare(old, self.records(), str(self.compare_to))
 
@@ -106,6 +108,11 @@ class LearningFeature:
         for rel, data in sorted(pages.items()):
             staging.write(rel, data)
         return len(pages)
+
+
+def windows_of(trends: dict[str, int]) -> tuple[int, int]:
+    """obs.yaml's `trends: {recent_sessions, baseline_sessions}` (defaults 10 and 50)."""
+    return int(trends.get("recent_sessions", RECENT_WINDOW)), int(trends.get("baseline_sessions", BASELINE_WINDOW))
 
 
 def read_old_learning(path: Path) -> dict[str, Any]:
@@ -242,7 +249,7 @@ def learning_summary(source: Path, old: Path) -> tuple[str, str | None]:
     except ManifestError as exc:
         return "", f"--compare-to: {exc}"
     tree = SourceTree.open(source)
-    feature = LearningFeature(compare_to=old)
+    feature = LearningFeature(compare_to=old, windows=windows_of(tree.cfg.trends))
     feature.read(tree.root, tree.found.learning, tree.diags, read_old_learning(old))
     return learning_markdown(feature), None
 
