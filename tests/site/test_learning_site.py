@@ -204,3 +204,26 @@ def test_obs_yaml_sets_the_momentum_windows(tmp_path: Path) -> None:
     baseline = [r["session_reward"]["score"] for r in triage[-50:-20]]
     assert key["baseline_mean"] == pytest.approx(sum(baseline) / len(baseline))
     assert "last 20 of 20 sessions asked for" in (out / "learning/incident-triage.html").read_text()
+
+
+def test_small_and_empty_keys_say_what_is_missing(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    (src / "x").mkdir(parents=True)
+    rows = [
+        {"session_id": "a1", "learning_key": "one", "session_reward": {"score": 0.5}},
+        {"session_id": "b1", "learning_key": "unrewarded", "session_reward": {"score": None}},
+        {"session_id": "b2", "learning_key": "unrewarded", "session_reward": {"score": None}},
+    ]
+    (src / "x" / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "site"
+    result = build_published(BuildOptions(source=src, out=out, quiet=True))
+    assert not result.errors, [d.format() for d in result.diagnostics]
+    one = (out / "learning" / "one.html").read_text()
+    assert "no interval: no sessions in the baseline window" in one
+    assert "No session names its models" in one and "No session records playbook usage" in one
+    assert "No playbook file for this key" in one
+    empty = (out / "learning" / "unrewarded.html").read_text()
+    assert "No session of this key has a reward" in empty and "2 without a reward" in empty
+    keys = {k["key"]: k for k in json.loads((out / "index.json").read_text())["learning"]["keys"]}
+    assert keys["one"]["recent_n"] == 1 and keys["one"]["baseline_n"] == 0 and keys["one"]["momentum_low"] is None
+    assert keys["unrewarded"]["recent_mean"] is None

@@ -54,15 +54,19 @@ class Diff:
     problem: str | None
 
 
-def diff(a: Sequence[float], b: Sequence[float], what: str = "sessions", level: float = LEVEL) -> Diff:
-    """Welch's comparison of two groups; its problems are worded for sessions, not seeds."""
+def diff(
+    a: Sequence[float],
+    b: Sequence[float],
+    what: str = "sessions",
+    level: float = LEVEL,
+    sides: tuple[str, str] = ("with it", "without it"),
+) -> Diff:
+    """Welch's comparison of two groups; its problems are worded for sessions (or runs), not seeds."""
     if not a or not b:
-        side = "with" if not a else "without"
-        return Diff(
-            len(a), len(b), _mean(a), _mean(b), None, None, None, None, None, None, level, f"no {what} {side} it"
-        )
+        empty = f"no {what} {sides[0] if not a else sides[1]}"
+        return Diff(len(a), len(b), _mean(a), _mean(b), None, None, None, None, None, None, level, empty)
     w = welch(list(a), list(b), level=level)
-    problem = None
+    problem: str | None = None
     if w.problem is not None:
         if len(a) < MIN_REPLICATES or len(b) < MIN_REPLICATES:
             problem = f"too few {what} for an interval ({len(a)} and {len(b)}; each side needs {MIN_REPLICATES})"
@@ -120,7 +124,7 @@ def momentum(ordered: Sequence[Session], recent: int = RECENT_WINDOW, baseline: 
         baseline_n=len(base_rewards),
         recent_first=r_start if recent_rewards else None,
         baseline_first=b_start if base_rewards else None,
-        diff=diff(recent_rewards, base_rewards),
+        diff=diff(recent_rewards, base_rewards, sides=("in the recent window", "in the baseline window")),
         unrewarded=len(ordered) - n,
     )
 
