@@ -91,6 +91,8 @@ def test_compare_to_deltas_and_boards(sites: tuple[Path, Path, Path]) -> None:
     assert comparison["old_run_metadata"]["prompt_variant"] == "schema_v1"
     index = (new / "learning" / "index.html").read_text()
     assert 'id="board-best"' in index and "schema_v1" in index
+    changes = (new / "changes.html").read_text()  # the runs' changes page leads to the learning keys' comparison
+    assert 'href="learning/index.html#boards"' in changes and "Nothing changed in the runs" in changes
 
 
 def test_summary_compare_to_markdown(
