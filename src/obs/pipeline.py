@@ -107,7 +107,7 @@ class SourceTree:
                 folder / f"{kind}.yaml",
                 f"{kind} id '{ident}' shares its page name with another {kind}; its page is {slug}",
             )
-        if not plan.runs:
+        if not plan.runs and not found.learning:  # agent sessions alone are a source too (learning pages)
             diags.warning(root, NO_RUNS)
         return cls(root, cfg, found, plan, layout, diags)
 

@@ -229,3 +229,10 @@ def test_small_and_empty_keys_say_what_is_missing(tmp_path: Path) -> None:
     keys = {k["key"]: k for k in json.loads((out / "index.json").read_text())["learning"]["keys"]}
     assert keys["one"]["recent_n"] == 1 and keys["one"]["baseline_n"] == 0 and keys["one"]["momentum_low"] is None
     assert keys["unrewarded"]["recent_mean"] is None
+
+
+def test_a_tree_of_agent_sessions_alone_is_a_source(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = export(tmp_path / "src", False)
+    assert main(["build", str(src), "-o", str(tmp_path / "site"), "--strict", "-q"]) == 0
+    assert "no run found" not in capsys.readouterr().err
+    assert (tmp_path / "site" / "learning" / "index.html").is_file()
