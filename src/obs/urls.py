@@ -35,6 +35,7 @@ CAMPAIGNS = "campaigns"
 ARMS = "arms"
 ANALYSIS = "analysis.json"
 DIFF = "vs-baseline.html"
+SEED_LEVELS = "seed-levels.json"  # every run's seed-level result (campaign, arms, recipe): index.json embeds it
 LEADERBOARD_DATA = "leaderboard.js"  # every run of the leaderboard, when its page holds only the newest
 CAMPAIGN_FIGURE = "fig-conditions.svg"
 LEARNING = "learning"  # agent learning keys: learning/index.html and a page per key
