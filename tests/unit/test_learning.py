@@ -56,9 +56,15 @@ def ordered(raw: list[dict], key: str) -> list[dict]:
 
 
 def welch_ci(a: list[float], b: list[float]) -> tuple[float, float]:
-    res = stats.ttest_ind(a, b, equal_var=False)
-    ci = res.confidence_interval(0.95)
-    return float(ci.low), float(ci.high)
+    """Welch's interval as obs.analysis.stats.welch defines it: scipy's Welch test when the groups are the same
+    size; with unequal sizes the same standard error with Hsu's conservative df = min(n) - 1 (docs/statistics.md)."""
+    if len(a) == len(b):
+        ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+        return float(ci.low), float(ci.high)
+    se = math.sqrt(stats.tvar(a) / len(a) + stats.tvar(b) / len(b))
+    delta = sum(a) / len(a) - sum(b) / len(b)
+    half = stats.t.ppf(0.975, min(len(a), len(b)) - 1) * se
+    return delta - half, delta + half
 
 
 def fired(r: dict, entry: str) -> bool:
