@@ -185,6 +185,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{visible(rel)}: {claim.adapter}, {plural(claim.runs, 'run')}{notes}")
     for report in check_runs(tree):  # each run read and analysed as a build does, then dropped
         items.extend(report.run.diagnostics.items)
+    if found.learning:  # agent-session exports, read as a build reads them
+        from obs.publish.learning import check_learning
+
+        print(check_learning(tree.root, found.learning, items))
     _print_diagnostics(items, args.quiet)
     line = unread_line("check", found.unread_rel())
     if line:

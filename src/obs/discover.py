@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from obs.adapters import ADAPTERS
+from obs.adapters import ADAPTERS, LEARNING
 from obs.adapters.base import RunSource
 from obs.adapters.native import NATIVE_FILES
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
@@ -57,6 +57,7 @@ class Discovery:
     diags: Diagnostics = field(default_factory=Diagnostics)
     files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths)
     unread: list[Path] = field(default_factory=list)  # ... that no run, spec, campaign or setting reads
+    learning: list[Path] = field(default_factory=list)  # agent-learning exports (obs.adapters.agent_sessions)
 
     def unread_rel(self) -> list[str]:
         """The files no adapter read, relative to the source root, for `obs check`, `obs build` and the site."""
@@ -76,6 +77,7 @@ def not_read(found: Discovery) -> list[Path]:
     """Files of the tree that nothing reads: not a run's input, not a campaign's paired file, not obs' own
     settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
     read = {real(f) for source in found.runs for f in source.files}
+    read.update(real(f) for f in found.learning)
     for source in found.runs:
         if source.base is not None:
             read.update(real(f) for f in source.base.files)
@@ -142,6 +144,7 @@ class _Walk:
             spec = self.spec(folder) or spec
         if CAMPAIGN_FILE in listing.names:
             campaign = self.campaign(folder) or campaign
+        self.found.learning.extend(LEARNING.pick(listing.files, self.root))
         owned = self.claim(folder, spec, campaign)
         for child in self.children(folder, listing):
             if owned:

@@ -100,7 +100,7 @@ class SourceTree:
                 folder / f"{kind}.yaml",
                 f"{kind} id '{ident}' shares its page name with another {kind}; its page is {slug}",
             )
-        if not plan.runs:
+        if not plan.runs and not found.learning:  # agent sessions alone are a source too (learning pages)
             diags.warning(root, NO_RUNS)
         return cls(root, cfg, found, plan, layout, diags)
 
@@ -111,6 +111,7 @@ class SourceTree:
             source_name=self.root.name,
             has_specs=bool(self.found.specs),
             has_campaigns=bool(self.found.campaigns),
+            has_learning=bool(self.found.learning),
         )
 
     def planned(self, run_id: str) -> PlannedRun:

@@ -36,6 +36,7 @@ from obs.adapters.common import (
     salvage_array,
     unread_note,
 )
+from obs.adapters.session_shape import is_learning_file
 from obs.adapters.shapes import Shape, classify, leaves, read_items_into, systems_of
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
@@ -105,7 +106,7 @@ class GenericJsonlAdapter:
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = [f for f in visible_files(folder, root) if not is_reserved(f, root)]  # decisions.jsonl: the ledger
-        logs = [f for f in files if is_log_file(f)]
+        logs = [f for f in files if is_log_file(f) and not is_learning_file(f)]  # agent sessions: not runs
         used_by_campaign = [f for f in logs if campaign_input(f, root)]
         logs = [f for f in logs if f not in used_by_campaign]
         if not logs and not used_by_campaign:
