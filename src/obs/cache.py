@@ -15,6 +15,7 @@ only changed by the holder of the output's lock (obs.write.output_lock).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -56,9 +57,11 @@ def tree_hash(folder: Path, pattern: str = "*") -> str:
 
 
 def hash_json(value: Any) -> str:
-    return hashlib.sha256(
-        orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
-    ).hexdigest()
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+    except TypeError:  # a folder name that is not UTF-8, kept surrogate-escaped: the standard writer escapes it
+        data = json.dumps(value, sort_keys=True, default=str).encode()
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass
@@ -190,8 +193,22 @@ class BuildCache:
         }
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f".{STATE_FILE}.{os.getpid()}"
-        tmp.write_bytes(orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS))
+        try:
+            data = orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:  # a path whose name is not UTF-8: not remembered (its file is hashed again next time)
+            state["file_hashes"] = {k: v for k, v in self.file_hashes.items() if _text(k)}
+            state["peeks"] = {k: v for k, v in self.peeks.items() if k in live_files and _text(k)}
+            data = orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
+        tmp.write_bytes(data)
         os.replace(tmp, self.folder / STATE_FILE)
+
+
+def _text(key: str) -> bool:
+    try:
+        key.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_writable(folder: Path) -> None:

@@ -31,6 +31,7 @@ from obs.sourcetree import (
     report_refused,
     report_unusable,
     safe_input,
+    shown_name,
 )
 
 SPEC_FILE = "spec.yaml"
@@ -63,9 +64,9 @@ class Discovery:
         out = []
         for path in self.unread:
             try:
-                out.append(path.relative_to(real(self.root)).as_posix())
+                out.append(shown_name(path.relative_to(real(self.root)).as_posix()))
             except ValueError:
-                out.append(str(path))
+                out.append(shown_name(str(path)))
         return out
 
 

@@ -597,8 +597,14 @@ def write_hardening(root: Path) -> list[Hardened]:
         "h-bad-name",
     )
     (top / "bad-name" / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"x")
-    os.makedirs(os.fsencode(top / "bad-folder") + b"/stray\xff\xfe", exist_ok=True)
-    cases.append(Hardened("bad-folder", "", "an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd'"))
+    bad_folder = os.fsencode(top / "bad-folder") + b"/stray\xff\xfe"
+    os.makedirs(bad_folder, exist_ok=True)
+    Path(os.fsdecode(bad_folder + b"/run.yaml")).write_bytes(good_run_yaml("h-in-a-bad-name"))
+    Path(os.fsdecode(bad_folder + b"/metrics.jsonl")).write_bytes(good_metrics())
+    Path(os.fsdecode(bad_folder + b"/r\xe9sultats.csv")).write_bytes(b"step,loss\n1,0.5\n2,0.4\n")
+    cases.append(
+        Hardened("bad-folder", "", "an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd')", ("h-in-a-bad-name",))
+    )
     # control characters in a file name: shown as escapes, never raw
     run("control-name", {"run.yaml": good_run_yaml("h-control-name")}, "", None, "h-control-name")
     os.symlink("/etc/passwd", top / "control-name" / "x\x1b[31m\nsrc:1: error: forged")

@@ -36,6 +36,7 @@ def make_tree(src: Path) -> Path:
     # names that are not UTF-8, beside a run and as a folder of their own
     write(src / "base/caf\udce9.txt".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape"), "x")
     os.makedirs(os.fsencode(src) + b"/stray\xff\xfe", exist_ok=True)
+    write(Path(os.fsdecode(os.fsencode(src) + b"/stray\xff\xfe/run.yaml")), "id: in-a-bad-name\n")
     # ids a quick look at run.yaml used to lose
     write(src / "bad-date/run.yaml", "id: dated\ndate: 2024-13-45\nbaseline: good-base\nstatus: finished\n")
     write(src / "emoji/run.yaml", 'id: "smile-\\ud83d\\ude00"\ntitle: "\\ud83d\\ude00 run"\n')
@@ -92,10 +93,10 @@ def test_a_name_that_is_not_utf8_is_named_once_per_folder_and_check_and_build_ag
     assert build_code == 1  # the broken run.yaml; the build went through and published
     assert (site / "runs" / HERE_ID / "index.html").is_file()
     expected = [
-        "src/base: warning: an entry whose name is not valid UTF-8 ('caf\ufffd.txt'; each undecodable byte shown as "
-        "U+FFFD): not read; rename it to read it",
-        "src: warning: an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd'; each undecodable byte shown as "
-        "U+FFFD): not read; rename it to read it",
+        "src/base: warning: an entry whose name is not valid UTF-8 ('caf\ufffd.txt'): read, with each byte that is "
+        "not UTF-8 shown as U+FFFD in messages and pages; rename it to keep its name",
+        "src: warning: an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd'): read, with each byte that is "
+        "not UTF-8 shown as U+FFFD in messages and pages; rename it to keep its name",
     ]
     for line in expected:
         assert check.count(line) == 1, check
@@ -107,7 +108,7 @@ def test_ids_survive_what_libyaml_refuses_and_duplicates_are_found(outputs) -> N
     _, site, _, build, _, _ = outputs
     index = json.loads((site / "index.json").read_text())
     ids = {r["id"] for r in index["runs"]}
-    assert {"dated", "smile-\U0001f600", "broken-id", HERE_ID} <= ids
+    assert {"dated", "smile-\U0001f600", "broken-id", HERE_ID, "in-a-bad-name"} <= ids
     assert "src/dup/run.yaml:1: error: run id 'dated' is already used by src/bad-date; this run was skipped" in build
     assert any(line.startswith("src/broken/run.yaml:3: error: invalid YAML") for line in build)
     page = (site / "runs" / "smile" / "index.html").read_text()
