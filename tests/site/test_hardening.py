@@ -60,6 +60,8 @@ def make_tree(src: Path) -> Path:
     (src / "dir-notes/probe.jsonl").symlink_to("missing.jsonl")
     # plain-text fields far past what a page can lay out, and fields of the wrong type in other formats
     write(src / "long/run.yaml", "id: long\ntitle: " + "T" * 200_000 + '\ndate: "' + "2" * 200_000 + '"\n')
+    write(src / "long-spec/spec.yaml", "id: long-spec\ntitle: " + "S" * 100_000 + "\n")
+    write(src / "long-spec/r1/run.yaml", "id: long-spec-r1\n")
     write(src / "wandb/files/wandb-summary.json", json.dumps({"loss": 0.5, "_step": 10}))
     write(src / "wandb/files/wandb-metadata.json", json.dumps({"startedAt": "2" * 2_000_000, "state": ["x"]}))
     mlrun = src / "mlruns/1/0123456789abcdef"
@@ -164,6 +166,7 @@ def test_plain_text_fields_are_cut_with_one_notice_each(outputs) -> None:  # typ
     assert "src/long/run.yaml: warning: 'title' is 200,000 characters long; pages show its first 300" in build
     assert "src/long/run.yaml: warning: 'date' is 200,000 characters long; pages show its first 64" in build
     assert "src/wandb: warning: 'date' is 2,000,000 characters long; pages show its first 64" in build
+    assert "src/long-spec/spec.yaml: warning: 'title' is 100,000 characters long; pages show its first 300" in build
     for page in site.rglob("*.html"):
         assert page.stat().st_size < 2_000_000, page
     long_page = (site / "runs" / "long" / "index.html").read_text()
