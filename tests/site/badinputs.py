@@ -708,7 +708,7 @@ def write_hardening(root: Path) -> list[Hardened]:
         "notes-images",
         {"run.yaml": good_run_yaml("h-notes-images"), "notes.md": notes},
         "notes.md",
-        "2 image(s) not shown",
+        "2 images not shown",
         "h-notes-images",
     )
     run("corrupt-tfevents", {"events.out.tfevents.1700000000.host.1": bytes(range(256)) * 12}, "", "")

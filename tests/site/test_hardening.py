@@ -243,6 +243,6 @@ def test_images_in_notes_are_named_not_dropped_silently(tmp_path: Path, capsys: 
     main(["check", str(src)])
     out = capsys.readouterr()
     assert (
-        "src/r/notes.md:5: info: 2 image(s) not shown: pages show no image from Markdown (one could load from "
+        "src/r/notes.md:5: info: 2 images not shown: pages show no image from Markdown (one could load from "
         "another host); the text around them is kept" in (out.out + out.err).splitlines()
     )

@@ -500,8 +500,9 @@ def bounded_markdown(text: str, path: Path, diags: Diagnostics, first_line: int 
         first = bounded[: bounded.find(images[0])].count("\n") + first_line
         diags.info(
             path,
-            f"{len(images)} image(s) not shown: pages show no image from Markdown (one could load from another "
-            "host); the text around them is kept",
+            f"{len(images)} image{'s' if len(images) > 1 else ''} not shown: pages show no image from Markdown "
+            "(one could load from another host); the text around "
+            f"{'them' if len(images) > 1 else 'it'} is kept",
             first,
         )
     return bounded
