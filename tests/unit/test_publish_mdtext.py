@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from obs.publish.mdtext import SPARK_CHARS, WORD_JOINER, gh_length, md_code, md_text, sparkline, table
+from obs.publish.mdtext import SPARK_CHARS, WORD_JOINER, gh_length, md_code, md_obs, md_text, sparkline, table
 from obs.sanitize import visible
 
 HOSTILE = [
@@ -122,3 +122,31 @@ def test_any_text_is_one_inert_line(text: str) -> None:
     out = md_text(text)
     assert "\n" not in out
     assert unescaped_punctuation(out) == []
+
+
+def test_obs_own_code_spans_stay_code_and_the_rest_is_escaped() -> None:
+    """A reason obs wrote ("set `baseline:`") reads as GitHub shows code, not as backslashes and backticks."""
+    out = md_obs("no baseline to compare with: promotion is judged against a frozen baseline (set `baseline:`)")
+    assert out.endswith("\\(set `baseline:`\\)")
+    assert "<code>baseline:</code>" in render(out)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_a_run_value_quoted_in_an_obs_sentence_stays_inert(value: str) -> None:
+    """Quoted in a code span, or bare with its own backticks: never a tag, a link or an image."""
+    for sentence in (f"family `{value}` fell", f"family {value} fell", f"`a` then {value} then `b`"):
+        for in_table in (False, True):
+            out = md_obs(sentence, in_table=in_table)
+            html = render(table(["A", "B"], [[out, "end"]]) if in_table else out)
+            assert "<img" not in html and "<script" not in html and "<a " not in html and "<details" not in html
+            assert "\n" not in out
+            if in_table:
+                assert html.split("<tbody>")[1].count("<td") == 2, html
+
+
+@given(st.text(max_size=200))
+def test_any_obs_sentence_is_one_inert_line(text: str) -> None:
+    out = md_obs(text)
+    assert "\n" not in out
+    outside = re.sub(r"(`+) .*? \1|(`+)[^`]*?\2", "", out)  # what is left outside the code spans md_code made
+    assert unescaped_punctuation(outside) == []

@@ -74,8 +74,18 @@ def test_serves_regular_files_and_folder_pages(site: tuple[Site, PreviewServer, 
 
 @pytest.mark.parametrize(
     "path",
-    ["/passwd", "/linked/r1/index.html", "/empty/", "/runs/", "/fifo", "/../secret.txt", "/%2e%2e/secret.txt",
-     "/runs/..%2f..%2fsecret.txt", "/nothing.html", "/%00"],
+    [
+        "/passwd",
+        "/linked/r1/index.html",
+        "/empty/",
+        "/runs/",
+        "/fifo",
+        "/../secret.txt",
+        "/%2e%2e/secret.txt",
+        "/runs/..%2f..%2fsecret.txt",
+        "/nothing.html",
+        "/%00",
+    ],
 )
 def test_links_listings_special_files_and_traversal_are_not_served(
     site: tuple[Site, PreviewServer, int], path: str

@@ -314,6 +314,7 @@ def build_log_metrics(
     diags: Diagnostics,
     step_key: str | None,
     same_step: str = "mean",
+    restarts: str = "last",
 ) -> None:
     """Trainer-style records -> `run.metrics` (streamed: records may come from a multi-GB log).
 
@@ -334,7 +335,7 @@ def build_log_metrics(
                 key_holder.append(next((k for k in STEP_KEYS if k in rec), "line index"))
             yield line, trl_aliases(cleaner.clean(rec, line))
 
-    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
+    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step, restarts=restarts)
     stream = prepared()
     first = next(stream, None)
     if first is not None:

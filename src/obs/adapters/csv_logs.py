@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import build_log_metrics, new_run, read_head, run_id_for_file, unread_note
 from obs.adapters.shapes import TIME_KEYS, classify, read_items_into
 from obs.diagnostics import Diagnostics
@@ -99,6 +99,7 @@ def step_column(header: list[str]) -> str | None:
 
 class CsvLogAdapter:
     name = "csv_logs"
+    holds = Holds("CSV logs", "the CSV log", records="the rows of the CSV log", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
@@ -212,7 +213,9 @@ def read_csv_into(run: Run, path: Path, ctx: LoadContext, *, step_key: str | Non
     for _, r in head[1:]:
         header += [k for k in r if k not in header]
     key = step_key or step_column(header)
-    build_log_metrics(run, records, path, diags, step_key=key, same_step=ctx.config.same_step)
+    build_log_metrics(
+        run, records, path, diags, step_key=key, same_step=ctx.config.same_step, restarts=ctx.config.restarts
+    )
     layout = LAYOUTS.get(path.name.lower())
     if layout:
         run.notices.append(f"{path.name} is read as a {layout}; x = {key or 'the row position'}.")

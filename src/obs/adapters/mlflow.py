@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     bounded_markdown,
     folder_id,
@@ -55,6 +55,7 @@ MAX_METRIC_LINE = 4096  # `timestamp value step` is under 100 bytes
 
 class MlflowAdapter:
     name = "mlflow"
+    holds = Holds("MLflow runs", "the run's meta.yaml", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         experiments = _experiment_dirs(folder, root)
@@ -325,7 +326,12 @@ def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
 
     metrics_dir = run_dir / "metrics"
     builder = SeriesBuilder(
-        metrics_dir, diags, step_key="step", same_step=ctx.config.same_step, key_path=lambda key: metrics_dir / key
+        metrics_dir,
+        diags,
+        step_key="step",
+        same_step=ctx.config.same_step,
+        restarts="off",  # MLflow keeps points by step, in any order: one logged for an earlier step is no restart
+        key_path=lambda key: metrics_dir / key,
     )
     for path in walk_files(metrics_dir, ctx.root):
         key = path.relative_to(metrics_dir).as_posix()

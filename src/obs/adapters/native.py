@@ -41,7 +41,15 @@ class LogReader(Protocol):
     """Reads a log named by `metrics_file:` into a run (the registry passes the generic reader)."""
 
     def __call__(
-        self, run: Run, path: Path, diags: Diagnostics, *, step_key: str | None, root: Path, same_step: str = "mean"
+        self,
+        run: Run,
+        path: Path,
+        diags: Diagnostics,
+        *,
+        step_key: str | None,
+        root: Path,
+        same_step: str = "mean",
+        restarts: str = "last",
     ) -> None: ...
 
 
@@ -152,7 +160,12 @@ def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadConte
         path = safe_input(folder / "metrics.jsonl", ctx.root)
         if path is not None:
             run.metrics = read_metrics_jsonl(
-                path, diags, step_key=step_key, running=run.status == "running", same_step=ctx.config.same_step
+                path,
+                diags,
+                step_key=step_key,
+                running=run.status == "running",
+                same_step=ctx.config.same_step,
+                restarts=ctx.config.restarts,
             )
         return
     inside = safe_child(folder, named, ctx.root, diags, run_yaml)
@@ -160,7 +173,15 @@ def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadConte
         return
     path = safe_input(inside, ctx.root)
     if path is not None:
-        read_log(run, path, diags, step_key=step_key, root=ctx.root, same_step=ctx.config.same_step)
+        read_log(
+            run,
+            path,
+            diags,
+            step_key=step_key,
+            root=ctx.root,
+            same_step=ctx.config.same_step,
+            restarts=ctx.config.restarts,
+        )
     elif reading is not None:
         diags.warning(run_yaml, f"metrics_file '{named}' does not exist", reading.line("metrics_file"))
 
@@ -175,7 +196,13 @@ def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer:
 
 
 def read_metrics_jsonl(
-    path: Path, diags: Diagnostics, *, step_key: str | None, running: bool, same_step: str = "mean"
+    path: Path,
+    diags: Diagnostics,
+    *,
+    step_key: str | None,
+    running: bool,
+    same_step: str = "mean",
+    restarts: str = "last",
 ) -> Metrics:
     """Large clean logs take the native-code fast path; everything else the tolerant reader."""
     metrics = None
@@ -186,7 +213,7 @@ def read_metrics_jsonl(
     if large:
         metrics = read_metrics_fast(path, diags, step_key)
     if metrics is None:
-        builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
+        builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step, restarts=restarts)
         for line, record in iter_jsonl(path, diags, partial_last_is_normal=True):
             builder.add(record, line)
         metrics = builder.finish()

@@ -3,9 +3,9 @@ most PyTorch code.
 
 Read with TensorBoard's own event-file loader (`tensorboard.backend.event_processing.event_file_loader`,
 which also migrates old `simple_value` scalars to the current tensor form), an optional dependency:
-`pip install 'obs[tensorboard]'`. Without it a folder of event files is still found, and its page says
-how to read it, instead of the files vanishing. Importing the loader costs about 0.3 s beyond numpy,
-so it happens only when a run has event files.
+`pip install tensorboard` (the `obs[tensorboard]` extra). Without it a folder of event files is still
+found, and its page says how to read it, instead of the files vanishing. Importing the loader costs
+about 0.3 s beyond numpy, so it happens only when a run has event files.
 
 * A folder holding event files is one run; its event files (a restarted process writes a new one)
   are read in file-name (time) order. When a later file starts at a step already logged, the earlier
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import folder_id, new_run, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
@@ -42,7 +42,7 @@ HPARAMS_YAML = "hparams.yaml"  # Lightning's TensorBoardLogger writes the hyperp
 CONFIG_TEXT_TAGS = ("args", "config", "hparams", "hyperparameters", "model_config", "training_args")
 MISSING_READER = (
     "This folder holds TensorBoard event files, but TensorBoard's reader is not installed: "
-    "pip install 'obs[tensorboard]' (or pip install tensorboard), then build again."
+    "pip install tensorboard into obs's environment (the obs[tensorboard] extra), then build again."
 )
 # HF Trainer's TensorBoardCallback logs `train/<key>`, `eval/<key>`, `test/<key>` for the keys that
 # trainer_state.json logs as `<key>`, `eval_<key>`, `test_<key>` (transformers' `rewrite_logs`)
@@ -83,6 +83,7 @@ def event_dirs_below(folder: Path, root: Path, depth: int = 2) -> list[Path]:
 
 class TensorboardAdapter:
     name = "tensorboard"
+    holds = Holds("TensorBoard event files", "the event files", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

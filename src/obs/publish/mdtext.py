@@ -37,11 +37,26 @@ def _flatten(text: object, limit: int) -> str:
     return s
 
 
-def md_text(text: object, limit: int = 300) -> str:
-    """Untrusted text as inert Markdown, on one line, at most `limit` characters before escaping."""
-    s = _AUTOLINK.sub(lambda m: m.group(1)[:-1] + WORD_JOINER + m.group(1)[-1], _flatten(text, limit))
+def _escape(s: str) -> str:
+    s = _AUTOLINK.sub(lambda m: m.group(1)[:-1] + WORD_JOINER + m.group(1)[-1], s)
     s = s.replace("@", "@" + WORD_JOINER).replace("#", "#" + WORD_JOINER)
     return _PUNCT.sub(r"\\\1", s)
+
+
+def md_text(text: object, limit: int = 300) -> str:
+    """Untrusted text as inert Markdown, on one line, at most `limit` characters before escaping."""
+    return _escape(_flatten(text, limit))
+
+
+def md_obs(text: object, limit: int = 300, in_table: bool = False) -> str:
+    """A sentence obs wrote (a reason, a method, a finding), which may quote a run's values: its
+    `code spans` stay code spans (each made with `md_code`, so nothing inside is markup), and the rest
+    is escaped as `md_text` escapes it. A backtick a run's value brought in cannot open markup: an
+    unpaired one is escaped, and a pair only makes an inert code span."""
+    parts = re.split(r"(`[^`]+`)", _flatten(text, limit))
+    return "".join(
+        md_code(p[1:-1], limit=len(p), in_table=in_table) if i % 2 else _escape(p) for i, p in enumerate(parts)
+    )
 
 
 def md_code(text: object, limit: int = 120, in_table: bool = True) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from obs.build import BuildOptions, BuildResult, build_site
 from obs.cache import cache_dir_for
+from obs.numbers import plural
 from obs.publish.extras import PublishExtras
 from obs.publish.serve_http import PreviewServer
 from obs.resources import templates_dir
@@ -78,8 +79,8 @@ def _build(opts: BuildOptions, *, first: bool = False) -> BuildResult | None:
         if d.severity != "info":
             print(d.format(), file=sys.stderr)
     print(
-        f"obs serve: built {result.runs} runs ({result.built} rebuilt), {result.errors} errors, "
-        f"{result.warnings} warnings in {time.perf_counter() - started:.1f} s",
+        f"obs serve: built {plural(result.runs, 'run')} ({result.built} rebuilt), {plural(result.errors, 'error')}, "
+        f"{plural(result.warnings, 'warning')} in {time.perf_counter() - started:.1f} s",
         flush=True,
     )
     return result
