@@ -67,7 +67,7 @@ def is_samples_file(path: Path) -> bool:
     first = read_head(path, 1 << 20).split(b"\n", 1)[0]
     try:
         rec = json.loads(first)
-    except ValueError:
+    except (ValueError, RecursionError):  # a first line nested past the parser's depth
         return False
     return (
         isinstance(rec, dict)
