@@ -684,7 +684,13 @@ def write_hardening(root: Path) -> list[Hardened]:
         "h-malformed-probe",
     )
     utf16 = "".join(json.dumps({"step": i, "loss": 1 / (i + 1)}) + "\n" for i in range(100_000)).encode("utf-16")
-    run("utf16-metrics", {"run.yaml": good_run_yaml("h-utf16"), "metrics.jsonl": utf16}, "metrics.jsonl", "", "h-utf16")
+    run(
+        "utf16-metrics",
+        {"run.yaml": good_run_yaml("h-utf16"), "metrics.jsonl": utf16},
+        "metrics.jsonl",
+        "the file is UTF-16",
+        "h-utf16",
+    )
     # a CSV cell past the field limit, a header with control characters
     csv = ("step,\x1b[31mloss\x07,note\n" + "".join(f"{i},{1 / (i + 1)},ok\n" for i in range(20))).encode()
     csv = csv.replace(b"5,0.16", b"5,0.16" + b"7" * 200_000)
