@@ -15,7 +15,6 @@ only changed by the holder of the output's lock (obs.write.output_lock).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import tempfile
 from collections.abc import Callable
@@ -57,11 +56,25 @@ def tree_hash(folder: Path, pattern: str = "*") -> str:
 
 
 def hash_json(value: Any) -> str:
+    option = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
     try:
-        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
-    except TypeError:  # a folder name that is not UTF-8, kept surrogate-escaped: the standard writer escapes it
-        data = json.dumps(value, sort_keys=True, default=str).encode()
+        data = orjson.dumps(value, option=option, default=str)
+    except TypeError:  # a name that is not UTF-8, kept surrogate-escaped: hashed by its bytes
+        data = orjson.dumps(_bytes_escaped(value), option=option, default=str)
     return hashlib.sha256(data).hexdigest()
+
+
+def _bytes_escaped(value: Any) -> Any:
+    """`value` with each string that holds a surrogate escape written with its bytes as `\\xNN` (distinct)."""
+    if isinstance(value, str):
+        return value if _text(value) else os.fsencode(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_bytes_escaped(k): _bytes_escaped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bytes_escaped(v) for v in value]
+    if isinstance(value, Path):
+        return _bytes_escaped(str(value))
+    return value
 
 
 @dataclass
