@@ -289,20 +289,17 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
     campaign = tree.layout.campaign(run.campaign)
     # where the seed-level comparison of the run's group is made (from summaries, after the runs): the
     # campaign page for a condition, the spec page (which lists its arm groups) or the index for an arm
-    seed_level = seed_label = None
+    seed_level = None
     if campaign and run.condition:
-        seed_level, seed_label = relative(page, campaign) + "#significance", f"campaign {run.campaign}"
+        seed_level = relative(page, campaign) + "#significance"
     elif run.arm:
-        target = spec or INDEX
-        seed_level = relative(page, target) + ("#ladder" if spec else "#arms")
-        seed_label = f"ablation arms ({f'spec {run.spec}' if spec else 'index'})"
+        seed_level = relative(page, spec or INDEX) + ("#ladder" if spec else "#arms")
     return RunPageLinks(
         root=root_of(page),
         baseline=relative(page, baseline) if baseline else None,
         spec=relative(page, spec) if spec else None,
         campaign=relative(page, campaign) if campaign else None,
         seed_level=seed_level,
-        seed_level_label=seed_label,
     )
 
 

@@ -187,3 +187,27 @@ def test_a_collapsed_section_that_the_run_fills_is_shown(tmp_path: Path, sid: st
     sections = tuple(always if s.id == sid else s for s in SECTIONS)
     placed = place(run.report, sections)
     assert sid in {item.id for item in placed.items if not item.collapsed}
+
+
+def test_a_format_whose_folders_take_no_run_yaml_does_not_send_the_reader_to_add_one() -> None:
+    """MLflow runs live inside an mlruns folder, where a run.yaml is not read: the line says so and
+    shows no example."""
+    from obs.adapters.mlflow import MlflowAdapter
+    from obs.render.sections import CollapsedSections, PlacedSection
+
+    hypothesis = next(s for s in SECTIONS if s.id == "hypothesis")
+    line = CollapsedSections((PlacedSection(hypothesis, 2, "", {}),), MlflowAdapter.holds, first=True)
+    assert (
+        line.note
+        == "MLflow runs hold no hypothesis: obs reads it from a run.yaml, which is not read inside an mlruns folder"
+    )
+    assert not line.example
+
+
+def test_no_two_sections_give_their_partials_the_same_name(tmp_path: Path) -> None:
+    """Each section's context joins the page's: a name given twice would hand one partial another's data."""
+    run = loaded(write_source(tmp_path / "src"), "native-run")
+    names = [k for p in place(run.report).placed for k in p.context]
+    assert len(names) == len(set(names)), names
+    page_names = {"run", "r", "links", "sections", "renders", "charts", "figures", "root", "standalone"}
+    assert not set(names) & page_names

@@ -71,6 +71,8 @@ class Holds:
     beside: str  # what a run.yaml is put beside to add the rest: "trainer_state.json"
     records: str = ""  # where the logged records are, for advice about a field of them
     sections: frozenset[str] | None = None
+    # whether a run.yaml beside the files is read (laid over them); when not, `beside` says where it is not
+    takes_run_yaml: bool = True
 
 
 # what every format that reads a log can fill: the card, the curves, the rules that read them, the configuration

@@ -99,7 +99,9 @@ def step_column(header: list[str]) -> str | None:
 
 class CsvLogAdapter:
     name = "csv_logs"
-    holds = Holds("CSV logs", "the CSV log", records="the rows of the CSV log", sections=CASE_SECTIONS)
+    holds = Holds(
+        "CSV logs", "the CSV log (alone in its folder)", records="the rows of the CSV log", sections=CASE_SECTIONS
+    )
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

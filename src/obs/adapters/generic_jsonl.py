@@ -101,7 +101,7 @@ def campaign_input(path: Path, root: Path) -> bool:
 
 class GenericJsonlAdapter:
     name = "generic_jsonl"
-    holds = Holds("JSON logs", "the log", records="the log's records", sections=CASE_SECTIONS)
+    holds = Holds("JSON logs", "the log (alone in its folder)", records="the log's records", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = [f for f in visible_files(folder, root) if not is_reserved(f, root)]  # decisions.jsonl: the ledger

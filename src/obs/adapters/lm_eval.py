@@ -65,9 +65,11 @@ def is_samples_file(path: Path) -> bool:
     if not path.name.lower().endswith(".jsonl"):
         return False
     first = read_head(path, 1 << 20).split(b"\n", 1)[0]
+    if b'"doc_id"' not in first:  # cheap refusal before parsing a line that may be anything
+        return False
     try:
         rec = json.loads(first)
-    except (ValueError, RecursionError):  # a first line nested past the parser's depth
+    except (ValueError, RecursionError):  # a line nested deeper than the parser's stack is no sample record
         return False
     return (
         isinstance(rec, dict)
@@ -96,7 +98,7 @@ def is_results_file(path: Path) -> bool:
 
 class LmEvalAdapter:
     name = "lm_eval"
-    holds = Holds("lm-evaluation-harness results", "the results file", sections=CASE_SECTIONS)
+    holds = Holds("lm-evaluation-harness results", "the results file (alone in its folder)", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

@@ -55,7 +55,7 @@ MAX_METRIC_LINE = 4096  # `timestamp value step` is under 100 bytes
 
 class MlflowAdapter:
     name = "mlflow"
-    holds = Holds("MLflow runs", "the run's meta.yaml", sections=LOG_SECTIONS)
+    holds = Holds("MLflow runs", "an mlruns folder", sections=LOG_SECTIONS, takes_run_yaml=False)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         experiments = _experiment_dirs(folder, root)

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from obs.analysis.sweeps import Sweep, SweepAxis, SweepRun, tick_text, value_text
 
-FONT = "JetBrains Mono, DejaVu Sans Mono, monospace"
 TITLE_PX = 11
 TICK_PX = 10
 CHAR_EM = 0.6  # advance width of the monospace font, in em

@@ -51,7 +51,6 @@ class RunPageLinks:
     spec: str | None = None
     campaign: str | None = None
     seed_level: str | None = None  # the page with the seed-level comparison of the run's group
-    seed_level_label: str | None = None
 
     def as_dict(self) -> dict[str, str | None]:
         return {"baseline": self.baseline, "spec": self.spec, "campaign": self.campaign, "seed_level": self.seed_level}

@@ -41,6 +41,7 @@ class Section:
     # whether the run's files gave it anything; a section a format cannot fill collapses only when not
     filled: Callable[[RunReport], bool] = _always
     lacks: str = ""  # for the collapsed line: what the files lack ("hypothesis")
+    lacks_many: bool = False  # ... a plural ("probe cases"): "to give them"
     given_by: str = "run.yaml"  # ... and the file that gives it
     index: tuple[str, ...] = ()  # the RunSummary fields the index pages read from it (analysis/summary.py)
     heading_id: str = ""  # its <h2>'s id, "h-<id>" unless set
@@ -114,6 +115,7 @@ SECTIONS: tuple[Section, ...] = (
         aside=lambda r: f"{r.scoreboard.n} cases" if r.scoreboard else "",
         filled=lambda r: bool(r.scoreboard or r.run.evals),
         lacks="probe cases",
+        lacks_many=True,
         given_by="probe.jsonl",
         index=("n_cases", "rates", "family_rates", "split_rates"),
     ),
@@ -125,6 +127,7 @@ SECTIONS: tuple[Section, ...] = (
         aside=lambda r: f"{r.n_failing} failing of {r.scoreboard.n}" if r.scoreboard else "",
         filled=lambda r: r.scoreboard is not None,
         lacks="failing cases",
+        lacks_many=True,
         given_by="probe.jsonl",
         index=("n_failing", "top_failure"),
     ),
@@ -134,6 +137,7 @@ SECTIONS: tuple[Section, ...] = (
         "sections/lessons.html",
         filled=lambda r: bool(r.run.lessons or r.run.notes),
         lacks="lessons",
+        lacks_many=True,
     ),
     Section(
         "decision",
@@ -192,11 +196,21 @@ class CollapsedSections:
     def note(self) -> str:
         lacks = [p.section.lacks for p in self.sections]
         files = ["run.yaml", *sorted({p.section.given_by for p in self.sections} - {"run.yaml"})]
+        them = "it" if len(lacks) == 1 and not self.sections[0].section.lacks_many else "them"
+        if not self.holds.takes_run_yaml:
+            return (
+                f"{self.holds.label} hold no {_words(lacks, 'or')}: obs reads {them} from a run.yaml, "
+                f"which is not read inside {self.holds.beside}"
+            )
         return (
             f"{self.holds.label} hold no {_words(lacks, 'or')}: "
-            f"add {_words(['a ' + files[0], *files[1:]], 'and')} beside {self.holds.beside} to give "
-            f"{'it' if len(lacks) == 1 and not lacks[0].endswith('s') else 'them'}"
+            f"add {_words(['a ' + files[0], *files[1:]], 'and')} beside {self.holds.beside} to give {them}"
         )
+
+    @property
+    def example(self) -> bool:
+        """Whether this line shows the example run.yaml (the page's first, when a run.yaml can be added)."""
+        return self.first and self.holds.takes_run_yaml
 
 
 @dataclass
@@ -219,7 +233,11 @@ class RunPageSections:
     @property
     def run_yaml(self) -> str:
         """Where advice sends a field: the run's run.yaml, or one to put beside another format's files."""
-        return "run.yaml" if self.has_run_yaml else f"a run.yaml beside {self.holds.beside}"
+        if self.has_run_yaml:
+            return "run.yaml"
+        if not self.holds.takes_run_yaml:
+            return f"a run.yaml (not read inside {self.holds.beside})"
+        return f"a run.yaml beside {self.holds.beside}"
 
     @property
     def toc(self) -> list[tuple[str, str]]:
@@ -227,8 +245,16 @@ class RunPageSections:
 
     @property
     def context(self) -> dict[str, Any]:
-        """What every section's partial reads beyond the page's context (one dict for the page)."""
-        return {k: v for p in self.placed for k, v in p.context.items()}
+        """What every section's partial reads beyond the page's context (one dict for the page); a name
+        two sections give is an error in the registry, not a partial silently reading another's data."""
+        joined: dict[str, Any] = {}
+        given_by: dict[str, str] = {}
+        for p in self.placed:
+            for key, value in p.context.items():
+                if key in joined:
+                    raise ValueError(f"sections {given_by[key]!r} and {p.id!r} both give their partial {key!r}")
+                joined[key], given_by[key] = value, p.id
+        return joined
 
 
 def _words(items: Sequence[str], last: str) -> str:
