@@ -16,6 +16,7 @@ from obs.adapters.base import RunSource
 from obs.adapters.native import NATIVE_FILES
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
+from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
@@ -31,6 +32,7 @@ from obs.sourcetree import (
     report_refused,
     report_unusable,
     safe_input,
+    shown_name,
 )
 
 SPEC_FILE = "spec.yaml"
@@ -64,9 +66,9 @@ class Discovery:
         out = []
         for path in self.unread:
             try:
-                out.append(path.relative_to(real(self.root)).as_posix())
+                out.append(shown_name(path.relative_to(real(self.root)).as_posix()))
             except ValueError:
-                out.append(str(path))
+                out.append(shown_name(str(path)))
         return out
 
 
@@ -154,10 +156,14 @@ class _Walk:
 
     def spec(self, folder: Path) -> str | None:
         parsed = read_spec(folder, self.found.diags, root=self.root)
+        if parsed is not None:
+            bound_fields(parsed, MAX_GROUP_FIELD, self.found.diags, folder / SPEC_FILE)
         return self.register(parsed, self.found.specs, folder / SPEC_FILE, "spec")
 
     def campaign(self, folder: Path) -> str | None:
         parsed = read_campaign(folder, self.found.diags, root=self.root)
+        if parsed is not None:
+            bound_fields(parsed, MAX_GROUP_FIELD, self.found.diags, folder / CAMPAIGN_FILE)
         return self.register(parsed, self.found.campaigns, folder / CAMPAIGN_FILE, "campaign")
 
     def register(self, parsed: Spec | Campaign | None, known: dict[str, Any], path: Path, what: str) -> str | None:

@@ -41,6 +41,7 @@ from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sitemodel import RunSummary
+from obs.sourcetree import shown_name
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
 
@@ -136,11 +137,12 @@ class SourceTree:
         return self.found.campaigns.get(run.campaign) if run.campaign else None
 
     def source_rel(self, planned: PlannedRun) -> str:
-        """The run folder as the page names it: relative to the folder above the source root."""
+        """The run folder as the page names it: relative to the folder above the source root (a byte of a
+        name that is not UTF-8 as U+FFFD)."""
         try:
-            return planned.source.path.resolve().relative_to(self.root.parent).as_posix()
+            return shown_name(planned.source.path.resolve().relative_to(self.root.parent).as_posix())
         except ValueError:
-            return planned.source.path.name
+            return shown_name(planned.source.path.name)
 
 
 # ------------------------------------------------------------------------------------------ load
