@@ -15,6 +15,11 @@
   let uPlot = window.uPlot;  // loaded with the first chart that comes near the viewport (needLibrary)
   const HERE = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, "") : "";
   const PALETTE = ["#2f5d9e", "#d9822b", "#3f8f5f", "#9b4dca", "#c2410c", "#0f766e", "#be185d", "#4b5563"];
+  /* Runs get their colour from their id, the same on every chart and page whatever else is picked:
+     Okabe and Ito's colour-blind-safe palette without its yellow (too faint on white). Two runs
+     that hash to one colour are told apart by a dashed line (`runStyles`). */
+  const RUN_PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000"];
+  const DASHES = [null, [6, 3], [2, 2], [8, 3, 2, 3]];
   const MUTED = "#5f6b7a";
   const GRID = "#e5e7eb";
   const AXIS = "#9ca3af";
@@ -24,6 +29,32 @@
   const FAMILY = "Inter, 'DejaVu Sans', system-ui, sans-serif";
   const MINUS = "\u2212";
   const SI = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+
+  // ------------------------------------------------------------------------------ colours
+
+  /* FNV-1a over the id's UTF-16 code units: a stable 32-bit hash, the same in every browser. */
+  function hashOf(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h >>> 0;
+  }
+
+  function runColor(id) { return RUN_PALETTE[hashOf(String(id)) % RUN_PALETTE.length]; }
+
+  /* Colour and dash of each id of a list: its own colour; the second id with a colour already
+     taken gets a dash, the third another one. */
+  function runStyles(ids) {
+    const seen = {};
+    return ids.map(id => {
+      const color = runColor(id);
+      const k = seen[color] || 0;
+      seen[color] = k + 1;
+      return { color, dash: DASHES[k % DASHES.length] };
+    });
+  }
 
   // ------------------------------------------------------------------------------ numbers
 
@@ -72,14 +103,19 @@
       const d = decimalsOf(incr / div);
       return splits.map(v => v == null ? "" : v === 0 ? "0" : minus((v / div).toFixed(d)) + suffix);
     }
-    if (max > 0 && max < 1e-3) {
-      const e = Math.floor(Math.log10(incr) + 1e-9);
-      const scale = Math.pow(10, e);
-      const d = decimalsOf(incr / scale);
-      return splits.map(v => v == null ? "" : v === 0 ? "0" : minus((v / scale).toFixed(d) + "e" + e));
-    }
+    if (max > 0 && max < 1e-3) return splits.map(v => v == null ? "" : v === 0 ? "0" : sci(v, incr));
     const d = decimalsOf(incr);
     return splits.map(v => v == null ? "" : minus(grouped(v.toFixed(d))));
+  }
+
+  /* v (a multiple of incr) in normalised scientific notation, a mantissa in [1, 10) with the
+     decimals incr needs at v's own exponent: 5e−7, 1e−6, 1.5e−6 (never "10e−7"). */
+  function sci(v, incr) {
+    let e = Math.floor(Math.log10(Math.abs(v)) + 1e-9);
+    let m = v / Math.pow(10, e);
+    const d = Math.min(15, decimalsOf(incr / Math.pow(10, e)));
+    if (Math.abs(Number(m.toFixed(d))) >= 10) { e += 1; m = v / Math.pow(10, e); }
+    return minus(String(Number(m.toFixed(d))) + "e" + e);
   }
 
   function shortNum(v) {
@@ -244,6 +280,27 @@
     return e;
   }
 
+  /* The y range that ignores outliers: the 2nd to the 98th percentile of the points drawn in the
+     x range shown (each shown series counts its points), widened by a tenth on each side so the
+     bulk of every curve is in view while one spike no longer flattens it. */
+  const ROBUST_Q = 0.02;
+  function robustRange(u) {
+    const xs = u.data[0], lo = u.scales.x.min, hi = u.scales.x.max, all = [];
+    for (let s = 1; s < u.series.length; s++) {
+      if (!u.series[s].show) continue;
+      const ys = u.data[s];
+      for (let i = 0; i < xs.length; i++) {
+        const v = ys[i];
+        if (v != null && Number.isFinite(v) && (lo == null || (xs[i] >= lo && xs[i] <= hi))) all.push(v);
+      }
+    }
+    if (all.length < 5) return null;
+    all.sort((a, b) => a - b);
+    const q = p => all[Math.min(all.length - 1, Math.max(0, Math.round(p * (all.length - 1))))];
+    const a = q(ROBUST_Q), b = q(1 - ROBUST_Q), pad = (b - a) * 0.1;
+    return b > a ? [a - pad, b + pad] : null;
+  }
+
   // ------------------------------------------------------------------------------- a panel
 
   /* One chart of a group. `model` says what to draw:
@@ -265,7 +322,7 @@
       this.u = null;
       if (this.logBox) {
         this.logBox.checked = !!model.log;
-        this.logBox.addEventListener("change", () => this.draw());
+        this.logBox.addEventListener("change", () => { this.draw(); this.group.notify(); });
       }
       this.plot.addEventListener("keydown", e => this.key(e));
       this.plot.addEventListener("focus", () => { this.group.readout.setAttribute("aria-live", "polite"); });
@@ -319,14 +376,16 @@
         const show = !this.hidden.has(i);
         line.smooth = smooth > 0 ? ema(line.y, smooth) : null;
         tables.push({ x: line.x, ys: line.smooth ? [clean(line.y), clean(line.smooth)] : [clean(line.y)] });
+        const dash = line.dash || undefined;
         series.push({
           show,
           stroke: line.smooth ? alpha(line.color, 0.28) : line.color,
           width: line.width || 1.5,
+          dash,
           spanGaps: true,
           points: { show: line.x.length < 3, size: 5, fill: line.color },
         });
-        if (line.smooth) series.push({ show, stroke: line.color, width: 1.6, spanGaps: true, points: { show: false } });
+        if (line.smooth) series.push({ show, stroke: line.color, width: 1.6, dash, spanGaps: true, points: { show: false } });
       });
       return { data: join(tables), series, bands };
     }
@@ -366,6 +425,10 @@
           x: { time: false },
           y: log ? { distr: 3, log: 10 } : {
             range: (u, lo, hi) => {
+              if (m.robust || this.group.options.robust) {
+                const r = robustRange(u);
+                if (r) [lo, hi] = r;
+              }
               if (lo == null || hi == null) return [0, 1];
               for (const h of m.hlines || []) { lo = Math.min(lo, h.y); hi = Math.max(hi, h.y); }
               if (m.ymin != null) lo = Math.min(lo, m.ymin);
@@ -374,7 +437,8 @@
           },
         },
         axes: [
-          Object.assign({}, axis, { space: 70, values: (u, splits, i, space, incr) => linearLabels(splits, incr) }),
+          Object.assign({}, axis, { space: 70, values: this.group.options.xValues ||
+            ((u, splits, i, space, incr) => linearLabels(splits, incr)) }),
           Object.assign({}, axis, {
             space: 28,
             size: (u, values) => panel.axisWidth(u, values),
@@ -390,6 +454,9 @@
           setCursor: [u => panel.group.cursorMoved(panel, u)],
         },
       };
+      this.styles = series.map(x => ({ stroke: x.stroke, width: x.width, dash: x.dash }));  // for the SVG export
+      this.bandStyles = bands.map(b => ({ series: b.series.slice(), fill: b.fill }));
+      this.extremes = [];
       this.u = new uPlot(opts, data, this.plot);
       if (keep && keep[0] != null && Number.isFinite(keep[0])) {
         this.group.syncing = true;
@@ -425,7 +492,9 @@
       ctx.beginPath();
       ctx.rect(left, y0, width, height);
       ctx.clip();
-      let lastX = null, level = 0;
+      const placed = [];  // the labels drawn so far: [x0, x1, level]
+      let first = 0;  // stages that ended left of the plot get no label, nor all but the last that began there
+      while (first + 1 < stages.length && u.valToPos(stages[first + 1][1], "x", true) <= left) first += 1;
       stages.forEach((st, i) => {
         const x0 = u.valToPos(st[1], "x", true);
         const end = i + 1 < stages.length ? stages[i + 1][1] : st[2];
@@ -435,21 +504,64 @@
           ctx.strokeStyle = STAGE_LINE; ctx.lineWidth = px; ctx.setLineDash([4 * px, 3 * px]);
           ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x0, y0 + height); ctx.stroke();
         }
-        if (top && this.model.stageLabels) {
-          const close = lastX !== null && (x0 - lastX) < 70 * px;
-          level = close ? (level + 1) % 2 : 0;
+        if (top && this.model.stageLabels && i >= first && x0 < left + width) {
           ctx.setLineDash([]);
           ctx.font = (10.5 * px) + "px " + FAMILY;
           ctx.textAlign = "left";
           ctx.textBaseline = "top";
-          label(ctx, st[0], Math.max(left, x0) + 4 * px, y0 + (3 + 13 * level) * px, MUTED, px);
-          lastX = x0;
+          const tx = Math.max(left, x0) + 4 * px, tw = ctx.measureText(st[0]).width;
+          // the lowest of two rows where it overlaps no label drawn before; none free: not drawn
+          const level = [0, 1].find(l => !placed.some(p => p[2] === l && tx < p[1] + 6 * px && tx + tw > p[0]));
+          if (level !== undefined) {
+            label(ctx, st[0], tx, y0 + (3 + 13 * level) * px, MUTED, px);
+            placed.push([tx, tx + tw, level]);
+          }
         }
       });
       ctx.restore();
     }
 
+    /* Each shown curve's lowest and highest logged point in the x range shown, marked and labelled
+       (▼ min, ▲ max), when the group's markers are on. */
+    drawExtremes(u) {
+      if (!this.group.options.marks) return;
+      const ctx = u.ctx, { left, top, width, height } = u.bbox, px = uPlot.pxRatio || 1;
+      const lo = u.scales.x.min, hi = u.scales.x.max;
+      this.extremes = [];
+      ctx.save();
+      ctx.beginPath(); ctx.rect(left, top, width, height); ctx.clip();
+      ctx.font = (10 * px) + "px " + FAMILY;
+      ctx.textAlign = "center";
+      this.model.lines.forEach((line, i) => {
+        if (this.hidden.has(i)) return;
+        let a = -1, b = -1;
+        for (let j = 0; j < line.x.length; j++) {
+          const v = line.y[j];
+          if (v == null || !Number.isFinite(v) || line.x[j] < lo || line.x[j] > hi) continue;
+          if (a < 0 || v < line.y[a]) a = j;
+          if (b < 0 || v > line.y[b]) b = j;
+        }
+        if (a < 0) return;
+        [[a, "min"], [b, "max"]].forEach(([j, kind]) => {
+          const x = u.valToPos(line.x[j], "x", true), y = u.valToPos(line.y[j], "y", true);
+          if (!Number.isFinite(y)) return;
+          this.extremes.push({ line: line.label, kind, x: line.x[j], y: line.y[j] });
+          ctx.fillStyle = line.color;
+          ctx.beginPath(); ctx.arc(x, y, 3.5 * px, 0, 2 * Math.PI); ctx.fill();
+          // the label beside its point, inside the plot: above a maximum unless that leaves the
+          // plot, below a minimum likewise; towards the middle near either side
+          const text = (kind === "max" ? "▲ " : "▼ ") + num(line.y[j]), tw = ctx.measureText(text).width;
+          const above = kind === "max" ? y - 18 * px > top : y + 18 * px > top + height;
+          ctx.textBaseline = above ? "bottom" : "top";
+          ctx.textAlign = x - tw / 2 < left ? "left" : x + tw / 2 > left + width ? "right" : "center";
+          label(ctx, text, x + (ctx.textAlign === "left" ? -3 : ctx.textAlign === "right" ? 3 : 0) * px, y + (above ? -5 : 5) * px, line.color, px);
+        });
+      });
+      ctx.restore();
+    }
+
     drawMarks(u) {
+      this.drawExtremes(u);
       const m = this.model, ctx = u.ctx, { left, top, width, height } = u.bbox, px = uPlot.pxRatio || 1;
       ctx.save();
       ctx.font = (10.5 * px) + "px " + FAMILY;
@@ -506,6 +618,226 @@
     }
   }
 
+  /* A panel's markup, as partials/charts.html's `panel` macro writes it, for groups whose panels
+     the script makes (compare.html: one per picked metric). */
+  function panelElement(index, model) {
+    const root = el("div", "chart-panel" + (model.tall ? " tall" : ""));
+    root.setAttribute("data-panel", String(index));
+    const head = el("div", "chart-head");
+    const log = el("label", "chart-log");
+    const box = el("input");
+    box.type = "checkbox";
+    box.setAttribute("data-log", "");
+    log.append(box, document.createTextNode(" log y"));
+    head.append(el("span", "chart-title", model.title || ""), el("span", "chart-legend"), log);
+    const plot = el("div", "chart-plot");
+    plot.tabIndex = 0;
+    plot.setAttribute("role", "application");
+    plot.setAttribute("aria-roledescription", "chart");
+    plot.setAttribute("aria-label", model.desc || ((model.title || "a metric") + " over steps"));
+    plot.setAttribute("aria-describedby", "chart-help");
+    root.append(head, plot);
+    return root;
+  }
+
+  // ------------------------------------------------------------------------------- export
+
+  /* A file the reader's browser saves: a blob: link clicked (no server, works from file://). */
+  function download(blob, name) {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = name;
+    a.hidden = true;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 60000);
+  }
+
+  /* One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break. A text that a
+     spreadsheet would run as a formula (= + − @ first, and not a number) gets a leading ' . */
+  function csvField(v) {
+    if (v == null) return "";
+    let t = String(v);
+    if (/^[=+\-@\t\r]/.test(t) && !Number.isFinite(Number(t))) t = "'" + t;
+    return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  }
+
+  function csvText(rows) { return rows.map(r => r.map(csvField).join(",")).join("\r\n") + "\r\n"; }
+
+  function safeName(text) { return String(text).replace(/[^A-Za-z0-9._-]+/g, "_").replace(/^_+|_+$/g, "") || "chart"; }
+
+  /* The group's data as drawn, before smoothing: one column per shown curve (and its band's edges),
+     one row per x any of them has; empty where a curve has no point there. */
+  function groupCsv(group) {
+    const cols = [], xsAll = new Set();
+    for (const p of group.panels) {
+      const pre = group.panels.length > 1 && p.model.title ? p.model.title + " · " : "";
+      p.model.lines.forEach((line, i) => {
+        if (p.hidden.has(i)) return;
+        cols.push({ name: pre + line.label, x: line.x, y: line.y });
+        if (line.steps) cols.push({ name: pre + line.label + " · step", x: line.x, y: line.steps });
+        if (line.band) {
+          cols.push({ name: pre + line.label + " · " + line.band.label + " low", x: line.band.x, y: line.band.lo });
+          cols.push({ name: pre + line.label + " · " + line.band.label + " high", x: line.band.x, y: line.band.hi });
+        }
+      });
+    }
+    for (const c of cols) for (const x of c.x) xsAll.add(x);
+    const xs = Array.from(xsAll).sort((a, b) => a - b);
+    const rows = [[group.options.xCsv || group.options.xLabel || "step", ...cols.map(c => c.name)]];
+    const maps = cols.map(c => { const m = new Map(); c.x.forEach((x, i) => m.set(x, c.y[i])); return m; });
+    for (const x of xs) rows.push([x, ...maps.map(m => m.has(x) ? m.get(x) : "")]);
+    return csvText(rows);
+  }
+
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  function svgEl(tag, attrs, text) {
+    const e = document.createElementNS(SVG_NS, tag);
+    for (const k in attrs) if (attrs[k] != null) e.setAttribute(k, String(attrs[k]));
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  const r1 = v => Math.round(v * 10) / 10;
+  const HEAD = 24;  // px above each panel's plot for its title and legend
+
+  /* The group as an SVG drawing: per panel its title and legend, axes with the page's tick labels,
+     stages, bands, curves (smoothed ones as drawn), thresholds and the min/max marks. */
+  function groupSvg(group) {
+    const live = group.panels.filter(p => p.u);
+    const width = Math.max(...live.map(p => p.u.width));
+    const height = live.reduce((h, p) => h + HEAD + p.u.height, 0);
+    const svg = svgEl("svg", { xmlns: SVG_NS, width, height, viewBox: "0 0 " + width + " " + height, "font-family": FAMILY, "font-size": 11 });
+    svg.append(svgEl("rect", { x: 0, y: 0, width, height, fill: "#ffffff" }));
+    let top = 0;
+    live.forEach((p, k) => {
+      const u = p.u, px = uPlot.pxRatio || 1, g = svgEl("g", { transform: "translate(0," + top + ")" });
+      const L = u.bbox.left / px, T = HEAD + u.bbox.top / px, W = u.bbox.width / px, H = u.bbox.height / px;
+      let lx = 4;
+      g.append(svgEl("text", { x: lx, y: 15, "font-weight": 600, fill: "#111827" }, p.model.title || ""));
+      lx += 10 + 7 * (p.model.title || "").length;
+      p.model.lines.forEach((line, i) => {
+        if (p.hidden.has(i) || p.model.lines.length < 2) return;
+        g.append(svgEl("rect", { x: lx, y: 9, width: 14, height: 4, fill: line.color }));
+        g.append(svgEl("text", { x: lx + 18, y: 15, fill: "#374151" }, line.label));
+        lx += 30 + 6.5 * line.label.length;
+      });
+      const clipId = "plot-" + k;
+      const clip = svgEl("clipPath", { id: clipId });
+      clip.append(svgEl("rect", { x: L, y: T, width: W, height: H }));
+      g.append(clip);
+      const X = v => L + u.valToPos(v, "x"), Y = v => T + u.valToPos(v, "y");
+      // axes: grid lines and the tick labels uPlot drew
+      u.axes.forEach((ax, a) => {
+        const splits = ax._splits || [], values = ax._values || [];
+        splits.forEach((v, i) => {
+          if (a === 0) {
+            const x = r1(X(v));
+            g.append(svgEl("line", { x1: x, y1: T, x2: x, y2: T + H, stroke: GRID }));
+            g.append(svgEl("text", { x, y: T + H + 14, "text-anchor": "middle", fill: MUTED }, values[i] || ""));
+          } else {
+            const y = r1(Y(v));
+            g.append(svgEl("line", { x1: L, y1: y, x2: L + W, y2: y, stroke: GRID }));
+            g.append(svgEl("text", { x: L - 6, y: y + 4, "text-anchor": "end", fill: MUTED }, values[i] || ""));
+          }
+        });
+      });
+      const plot = svgEl("g", { "clip-path": "url(#" + clipId + ")" });
+      (group.stages || []).forEach((st, i) => {
+        const x0 = X(st[1]);
+        if (i > 0) plot.append(svgEl("line", { x1: r1(x0), y1: T, x2: r1(x0), y2: T + H, stroke: STAGE_LINE, "stroke-dasharray": "4 3" }));
+        if (p.model.stageLabels) plot.append(svgEl("text", { x: r1(Math.max(L, x0) + 4), y: T + 12, fill: MUTED, "font-size": 10.5 }, st[0]));
+      });
+      const xs = u.data[0];
+      (p.bandStyles || []).forEach(b => {
+        const [hiS, loS] = b.series;
+        if (!u.series[hiS].show) return;
+        const up = [], down = [];
+        for (let i = 0; i < xs.length; i++) {
+          const h = u.data[hiS][i], l = u.data[loS][i];
+          if (h == null || l == null) continue;
+          up.push(r1(X(xs[i])) + "," + r1(Y(h)));
+          down.push(r1(X(xs[i])) + "," + r1(Y(l)));
+        }
+        if (up.length) plot.append(svgEl("polygon", { points: up.concat(down.reverse()).join(" "), fill: b.fill }));
+      });
+      (p.styles || []).forEach((st, s) => {
+        if (s === 0 || !u.series[s] || !u.series[s].show || st.stroke === "transparent") return;
+        let d = "";
+        for (let i = 0; i < xs.length; i++) {
+          const v = u.data[s][i];
+          if (v == null || !Number.isFinite(v)) continue;
+          d += (d ? "L" : "M") + r1(X(xs[i])) + "," + r1(Y(v));
+        }
+        if (d) plot.append(svgEl("path", { d, fill: "none", stroke: st.stroke, "stroke-width": st.width || 1.5,
+          "stroke-dasharray": st.dash ? st.dash.join(" ") : null, "stroke-linejoin": "round" }));
+      });
+      for (const h of p.model.hlines || []) {
+        const y = r1(Y(h.y));
+        plot.append(svgEl("line", { x1: L, y1: y, x2: L + W, y2: y, stroke: MUTED, "stroke-dasharray": "2 3" }));
+        plot.append(svgEl("text", { x: L + 4, y: y - 2, fill: MUTED }, h.label + " " + num(h.y)));
+      }
+      for (const v of p.model.vlines || []) {
+        const x = r1(X(v.x));
+        plot.append(svgEl("line", { x1: x, y1: T, x2: x, y2: T + H, stroke: ONSET, "stroke-dasharray": "5 3" }));
+        plot.append(svgEl("text", { x: x + 4, y: T + 12, fill: ONSET }, v.label));
+      }
+      for (const e of p.extremes || []) {
+        const line = p.model.lines.find(l => l.label === e.line);
+        plot.append(svgEl("circle", { cx: r1(X(e.x)), cy: r1(Y(e.y)), r: 3.5, fill: line ? line.color : MUTED }));
+        plot.append(svgEl("text", { x: r1(X(e.x)), y: r1(Y(e.y) + (e.kind === "max" ? -6 : 14)), "text-anchor": "middle",
+          fill: line ? line.color : MUTED, "font-size": 10 }, (e.kind === "max" ? "▲ " : "▼ ") + num(e.y)));
+      }
+      g.append(plot);
+      g.append(svgEl("rect", { x: L, y: T, width: W, height: H, fill: "none", stroke: AXIS }));
+      svg.append(g);
+      top += HEAD + u.height;
+    });
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(svg) + "\n";
+  }
+
+  /* The group as a PNG at the screen's resolution: per panel its title and legend above the chart
+     as drawn (uPlot's canvas, axes included), on white. */
+  function groupPng(group, done) {
+    const live = group.panels.filter(p => p.u), px = uPlot.pxRatio || 1;
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.max(...live.map(p => p.u.ctx.canvas.width));
+    canvas.height = live.reduce((h, p) => h + HEAD * px + p.u.ctx.canvas.height, 0);
+    const ctx = canvas.getContext("2d");
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    let top = 0;
+    for (const p of live) {
+      ctx.font = "600 " + (12 * px) + "px " + FAMILY;
+      ctx.textBaseline = "middle";
+      ctx.fillStyle = "#111827";
+      const title = p.model.title || "";
+      ctx.fillText(title, 4 * px, top + 12 * px);
+      let x = 4 * px + ctx.measureText(title).width + 12 * px;
+      ctx.font = (11 * px) + "px " + FAMILY;
+      p.model.lines.forEach((line, i) => {
+        if (p.hidden.has(i) || p.model.lines.length < 2) return;
+        ctx.fillStyle = line.color;
+        ctx.fillRect(x, top + 10 * px, 14 * px, 4 * px);
+        ctx.fillStyle = "#374151";
+        ctx.fillText(line.label, x + 18 * px, top + 12 * px);
+        x += 30 * px + ctx.measureText(line.label).width;
+      });
+      top += HEAD * px;
+      ctx.drawImage(p.u.ctx.canvas, 0, top);
+      top += p.u.ctx.canvas.height;
+    }
+    canvas.toBlob(done, "image/png");
+  }
+
+  function exportGroup(group, kind) {
+    if (!group.panels.some(p => p.u)) return;
+    const name = safeName(group.options.file || group.root.id || "chart");
+    if (kind === "csv") download(new Blob([groupCsv(group)], { type: "text/csv" }), name + ".csv");
+    else if (kind === "svg") download(new Blob([groupSvg(group)], { type: "image/svg+xml" }), name + ".svg");
+    else groupPng(group, blob => { if (blob) download(blob, name + ".png"); });
+  }
+
   // ------------------------------------------------------------------------------- a group
 
   /* Panels that share an x axis (zoom and pan move them together, the cursor is synchronised),
@@ -530,26 +862,55 @@
     /* Drawn when it first comes near the viewport: a page's load does no chart work it does not
        show (a run report's curves sit below the fold). */
     start() {
-      const roots = this.root.querySelectorAll(".chart-panel");
-      this.panels = this.models.map((m, i) => new Panel(this, roots[i], m));
+      if (this.dead) return;
+      this.makePanels();
       this.wireTools();
       this.drawAll();
       this.root.classList.add("ready");
+      this.notify();
     }
 
-    setModels(models) {
+    /* One panel per model. A group made with `options.panels` (compare.html's small multiples)
+       makes its panels' markup itself, one per model; the others draw into the page's. */
+    makePanels() {
+      if (this.options.panels) {
+        this.root.querySelectorAll(".chart-panel").forEach(p => p.remove());
+        this.models.forEach((m, i) => this.readout.before(panelElement(i, m)));
+      }
+      const roots = this.root.querySelectorAll(".chart-panel");
+      this.panels = this.models.map((m, i) => new Panel(this, roots[i], m));
+    }
+
+    /* New models; `keepRange` keeps the x range shown (a change of smoothing or grouping, not of
+       what the x axis is). */
+    setModels(models, keepRange) {
       this.models = models;
       if (!this.root.classList.contains("ready")) return;
-      this.panels.forEach((p, i) => {
-        p.model = models[i];
-        p.hidden.clear();
-        if (p.logBox) p.logBox.checked = !!models[i].log;
-        p.makeLegend();
-      });
-      this.range = null;
+      if (this.options.panels) {
+        for (const p of this.panels) if (p.u) p.u.destroy();
+        this.makePanels();
+      } else {
+        this.panels.forEach((p, i) => {
+          p.model = models[i];
+          p.hidden.clear();
+          if (p.logBox) p.logBox.checked = !!models[i].log;
+          p.makeLegend();
+        });
+      }
+      if (!keepRange) this.range = null;
       this.drawAll();
       this.readout.replaceChildren(el("span", "note", "Point at a curve to read its values."));
     }
+
+    setSmoothing(weight) {
+      this.smoothing = weight;
+      const slider = this.root.querySelector("input[data-smooth]"), shown = this.root.querySelector("[data-smooth-value]");
+      if (slider) slider.value = String(weight);
+      if (shown) shown.textContent = weight > 0 ? weight.toFixed(2) : "off";
+    }
+
+    /* Whoever made the group hears of every change of its view (compare.html keeps it in the URL). */
+    notify() { if (this.options.onChange && !this.dead) this.options.onChange(this); }
 
     wireTools() {
       const q = s => this.root.querySelector(s);
@@ -561,9 +922,11 @@
           if (shown) shown.textContent = this.smoothing > 0 ? this.smoothing.toFixed(2) : "off";
           if (pending) return;
           pending = true;
-          requestAnimationFrame(() => { pending = false; this.drawAll(); this.update(); });
+          requestAnimationFrame(() => { pending = false; this.drawAll(); this.update(); this.notify(); });
         });
       }
+      this.root.querySelectorAll("[data-export]").forEach(b =>
+        b.addEventListener("click", () => exportGroup(this, b.getAttribute("data-export"))));
       this.root.querySelectorAll("[data-zoom]").forEach(b =>
         b.addEventListener("click", () => this.zoom(b.getAttribute("data-zoom") === "in" ? 0.5 : 2)));
       this.root.querySelectorAll("[data-pan]").forEach(b =>
@@ -608,6 +971,7 @@
       this.syncing = true;
       for (const p of this.panels) if (p.u) p.u.setScale("x", { min: lo, max: hi });
       this.syncing = false;
+      this.notify();
     }
 
     zoomed(source, lo, hi) {
@@ -616,6 +980,7 @@
       this.syncing = true;
       for (const p of this.panels) if (p !== source && p.u) p.u.setScale("x", { min: lo, max: hi });
       this.syncing = false;
+      this.notify();
     }
 
     zoom(factor) {
@@ -638,6 +1003,8 @@
       this.syncing = true;
       for (const p of this.panels) if (p.u) p.u.setScale("x", { min: a, max: b });
       this.syncing = false;
+      this.range = null;
+      this.notify();
     }
 
     cursorMoved(panel, u) {
@@ -667,7 +1034,8 @@
       }
       if (!items.length) return;
       const frag = document.createDocumentFragment();
-      frag.append(el("span", "ro-step", (this.options.xLabel || "step") + " " + stepText(at)));
+      const xText = this.options.xText || stepText;
+      frag.append(el("span", "ro-step", (this.options.xLabel || "step") + " " + xText(at)));
       for (const { line, j } of items) {
         const item = el("span", "ro-item");
         item.setAttribute("data-series", line.label);
@@ -682,7 +1050,8 @@
           if (b.x[k] === line.x[j]) item.append(el("span", "ro-extra", " " + b.label + " [" + num(b.lo[k]) + ", " + num(b.hi[k]) + "]"));
         }
         if (line.smooth) item.append(el("span", "ro-extra", " smoothed " + num(line.smooth[j])));
-        if (line.x[j] !== at) item.append(el("span", "ro-extra", " at " + stepText(line.x[j])));
+        if (line.x[j] !== at) item.append(el("span", "ro-extra", " at " + xText(line.x[j])));
+        if (line.steps) item.append(el("span", "ro-extra", " (step " + stepText(line.steps[j]) + ")"));
         frag.append(item);
       }
       this.readout.replaceChildren(frag);
@@ -783,7 +1152,7 @@
           if (name === "reward" && i > 0) m.markLabels = false;
           return m;
         });
-        new Group(root, models, { stages, xLabel: run.x });
+        new Group(root, models, { stages, xLabel: run.x, file: run.slug + "-" + name });
       });
       const explore = document.getElementById("chart-explore");
       if (explore) {
@@ -794,7 +1163,7 @@
           title.setAttribute("aria-label", pick.value + " over " + run.x);
           return { lines: line ? [line] : [], bands: [], hlines: [], vlines: [], stageLabels: true, log: false, ymin: null };
         };
-        const group = new Group(explore, [model()], { stages, xLabel: run.x });
+        const group = new Group(explore, [model()], { stages, xLabel: run.x, get file() { return run.slug + "-" + pick.value; } });
         pick.addEventListener("change", () => group.setModels([model()]));
       }
     }));
@@ -810,136 +1179,6 @@
       if (entries.some(e => e.isIntersecting)) { io.disconnect(); once(); }
     }, { rootMargin: "800px 0px" });
     document.querySelectorAll(".chart-group").forEach(g => io.observe(g));
-  }
-
-  // --------------------------------------------------------------- compare.html: overlay
-
-  const LOSS_FIRST = ["loss", "train_loss", "train/loss", "eval_loss", "reward_mean", "reward"];
-
-  function overlayPage(root) {
-    const list = root.querySelector("[data-overlay-runs]");
-    const boxes = Array.from(list.querySelectorAll("input[type=checkbox]"));
-    const bySlug = {};
-    boxes.forEach(b => { bySlug[b.value] = { slug: b.value, id: b.parentElement.textContent.trim() }; });
-    const metricSel = root.querySelector("select[data-overlay-metric]");
-    const count = root.querySelector("[data-overlay-count]");
-    const status = root.querySelector("[data-overlay-status]");
-    const filter = root.querySelector("input[data-overlay-filter]");
-    const tbody = root.querySelector("table[data-overlay-finals] tbody");
-    const groupRoot = root.querySelector(".chart-group");
-    const base = root.getAttribute("data-root") || "";
-    const params = new URLSearchParams(location.search);
-    let wanted = (params.get("runs") || "").split(",").filter(s => bySlug[s]);
-    if (!wanted.length) wanted = [document.getElementById("compare-a"), document.getElementById("compare-b")].filter(Boolean).map(s => s.value);
-    boxes.forEach(b => { b.checked = !b.disabled && wanted.indexOf(b.value) >= 0; });  // a run without curves has no curves.js
-    let metric = params.get("metric") || "";
-    let group = null;
-
-    function picked() { return boxes.filter(b => b.checked).map(b => b.value); }
-
-    function remember() {
-      if (location.protocol === "file:") return;  // a file: page may not rewrite its URL
-      const p = new URLSearchParams(location.search);
-      p.set("runs", picked().join(","));
-      if (metric) p.set("metric", metric);
-      history.replaceState(null, "", "?" + p.toString() + location.hash);
-    }
-
-    function render() {
-      const slugs = picked();
-      count.textContent = String(slugs.length);
-      const runs = slugs.map(s => loaded[s]).filter(Boolean);
-      const missing = slugs.filter(s => !loaded[s]);
-      const names = new Set();
-      runs.forEach(r => Object.keys(r.series).forEach(n => names.add(n)));
-      const sorted = Array.from(names).sort();
-      if (!metric || !names.has(metric)) {
-        const shared = sorted.filter(n => runs.every(r => r.series[n]));
-        metric = LOSS_FIRST.find(n => shared.indexOf(n) >= 0) || shared[0] || sorted[0] || "";
-      }
-      metricSel.replaceChildren(...sorted.map(n => {
-        const o = el("option", null, n);
-        o.value = n;
-        o.selected = n === metric;
-        return o;
-      }));
-      metricSel.disabled = !sorted.length;
-      const lines = [];
-      runs.forEach((r, i) => {
-        const line = seriesLine(r, metric, PALETTE[i % PALETTE.length]);
-        if (line) { line.label = r.id; line.run = r.slug; line.metric = metric; lines.push(line); }
-      });
-      const model = { lines, bands: [], hlines: [], vlines: [], stageLabels: false, log: false, ymin: null };
-      if (!group) group = new Group(groupRoot, [model], { xLabel: "step" });
-      else group.setModels([model]);
-      finals(slugs);
-      status.textContent = slugs.length < 1 ? "Pick runs to overlay." :
-        (lines.length + " of " + slugs.length + " picked runs logged " + (metric || "a metric") +
-         (missing.length ? "; " + missing.length + " could not be read" : "") + ".");
-    }
-
-    function finals(slugs) {
-      const rows = document.createDocumentFragment();
-      slugs.forEach((slug, i) => {
-        const r = loaded[slug], meta = bySlug[slug];
-        const tr = el("tr");
-        const th = el("th");
-        th.scope = "row";
-        const a = el("a", null, meta ? meta.id : slug);
-        a.href = base + "runs/" + encodeURIComponent(slug) + "/index.html";
-        const sw = el("span", "swatch");
-        sw.style.background = PALETTE[i % PALETTE.length];
-        th.append(sw, a);
-        tr.append(th);
-        const s = r && r.series[metric];
-        if (!s) {
-          const td = el("td", "note", r ? "not logged" : "could not be read");
-          td.colSpan = 6;
-          tr.append(td);
-        } else {
-          const xs = xsOf(s), last = xs.length - 1;
-          let lo = Infinity, hi = -Infinity;
-          for (const v of s.y) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-          const fin = r.finals ? r.finals[metric] : undefined;
-          const labels = ["Last step", "Last value", "Final-window mean", "Min", "Max", "Points logged"];  // for a phone's reflowed rows
-          [stepText(xs[last]), num(s.y[last]), fin === undefined ? "—" : num(fin), num(lo), num(hi), num(s.n)].forEach((t, k) => {
-            const td = el("td", "num", t);
-            td.setAttribute("data-label", labels[k]);
-            tr.append(td);
-          });
-        }
-        rows.append(tr);
-      });
-      tbody.replaceChildren(rows);
-    }
-
-    function load() {
-      const slugs = picked();
-      let left = slugs.filter(s => !loaded[s]).length;
-      render();
-      slugs.forEach(slug => {
-        if (loaded[slug]) return;
-        withData(slug, base + "runs/" + encodeURIComponent(slug) + "/curves.js", () => {
-          left -= 1;
-          if (left <= 0) render();
-        });
-      });
-    }
-
-    boxes.forEach(b => b.addEventListener("change", () => { load(); remember(); }));
-    metricSel.addEventListener("change", () => { metric = metricSel.value; render(); remember(); });
-    if (filter) {
-      filter.addEventListener("input", () => {
-        const text = filter.value.trim().toLowerCase();
-        boxes.forEach(b => {
-          const li = b.closest("li");
-          li.hidden = !!text && li.textContent.toLowerCase().indexOf(text) < 0;
-        });
-      });
-    }
-    const clear = root.querySelector("[data-overlay-clear]");
-    if (clear) clear.addEventListener("click", () => { boxes.forEach(b => { b.checked = false; }); load(); remember(); });
-    load();
   }
 
   // ------------------------------------------------- campaign and arms pages: any metric
@@ -969,7 +1208,7 @@
         root.querySelector(".chart-title").textContent = pick.value;
         return { lines, bands, hlines: [], vlines: [], stageLabels: false, log: false, ymin: null };
       };
-      const group = new Group(root, [model()], { xLabel: "step" });
+      const group = new Group(root, [model()], { xLabel: "step", get file() { return spec.key + "-" + pick.value; } });
       const show = () => {
         document.querySelectorAll("[data-metric-block]").forEach(b => {
           b.hidden = b.getAttribute("data-metric-block") !== pick.value;
@@ -995,12 +1234,14 @@
       if (spec.kind === "conditions") conditionsPage(spec);
       else runPage(spec);
     }
-    const overlay = document.getElementById("overlay");
-    if (overlay) overlayPage(overlay);
   }
 
   // for tests and the console: the groups, the formatters, and whether a load is under way
-  window.obsCharts = { groups: Group.all, num, linearLabels, logLabels, ema, loaded, busy: () => inFlight > 0 };
+  window.obsCharts = {
+    groups: Group.all, num, linearLabels, logLabels, ema, loaded, busy: () => inFlight > 0,
+    // for compare.html's overlay (overlay.js)
+    Group, withData, xsOf, stepText, runColor, runStyles, el, csvText, download, safeName,
+  };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -536,7 +536,59 @@
     update();
   }
 
+  // ------------------------------------------------------------------ tables as CSV files
+  // A table marked data-export="name" gets a button that saves it as name.csv (a blob: link: no
+  // server, works from file://): its header row, then every body row as shown, a cell's exact
+  // number (data-value) where it has one. A text a spreadsheet would run as a formula gets a '.
+
+  function csvField(v) {
+    var t = String(v);
+    if (/^[=+\-@\t\r]/.test(t) && !isFinite(Number(t))) t = "'" + t;
+    return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  }
+
+  function tableCsv(table) {
+    var rows = [];
+    var head = table.tHead ? table.tHead.rows[table.tHead.rows.length - 1] : null;
+    if (head) rows.push(Array.prototype.map.call(head.cells, function (c) { return c.textContent.trim().replace(/\s+/g, " "); }));
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (tr) {
+        if (tr.hidden) return;
+        var row = [];
+        Array.prototype.forEach.call(tr.cells, function (c) {
+          var v = c.hasAttribute("data-value") ? c.getAttribute("data-value") : c.textContent.trim().replace(/\s+/g, " ");
+          row.push(v);
+          for (var k = 1; k < (c.colSpan || 1); k++) row.push("");
+        });
+        rows.push(row);
+      });
+    });
+    return rows.map(function (r) { return r.map(csvField).join(","); }).join("\r\n") + "\r\n";
+  }
+
+  function wireExport(table) {
+    var name = (table.getAttribute("data-export") || "table").replace(/[^A-Za-z0-9._-]+/g, "_");
+    var wrap = table.closest(".table-wrap") || table;
+    var p = el("p", "table-export");
+    var b = el("button", null, "Save as CSV");
+    b.type = "button";
+    b.setAttribute("data-export-table", name);
+    b.addEventListener("click", function () {
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([tableCsv(table)], { type: "text/csv" }));
+      a.download = name + ".csv";
+      a.hidden = true;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(function () { URL.revokeObjectURL(a.href); }, 60000);
+    });
+    p.appendChild(b);
+    wrap.parentNode.insertBefore(p, wrap.nextSibling);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-export]"), wireExport);
     var go = document.querySelector("[data-overlay-go]");
     if (go) wirePicks(go);
     document.documentElement.setAttribute("data-obs-js", "");

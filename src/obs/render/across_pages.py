@@ -218,6 +218,8 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
 
     The page carries every run's fields as a `FieldTable` (JSON, indices into distinct values) and
     is rendered with the diff of a default pair, so it is a complete page without JavaScript too.
+    The overlay (assets/overlay.js) groups runs by any of these keys, or by spec, arm, condition or
+    seed, which each run's entry carries beside its cells.
     """
     runs = sorted(summaries, key=lambda s: s.id)
     table = field_table([r.fields for r in runs], cfg.axes, show_value)
@@ -226,7 +228,7 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
         "axes": table.axes,
         "values": table.values,
         "runs": [
-            {"id": r.id, "slug": r.slug, "spec": r.spec, "cells": cells}
+            {"id": r.id, "slug": r.slug, "spec": r.spec, "arm": r.arm, "condition": r.condition, "seed": r.seed, "cells": cells}
             for r, cells in zip(runs, table.cells, strict=True)
         ],
     }
