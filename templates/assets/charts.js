@@ -1029,22 +1029,24 @@
           if (p.hidden.has(i) || !line.x.length) return;
           const j = nearest(line.x, x);
           if (at === null || Math.abs(line.x[j] - x) < Math.abs(at - x)) at = line.x[j];
-          items.push({ line, j });
+          items.push({ line, j, panel: this.options.panels && this.panels.length > 1 ? p.model.title : null });
         });
       }
       if (!items.length) return;
       const frag = document.createDocumentFragment();
       const xText = this.options.xText || stepText;
       frag.append(el("span", "ro-step", (this.options.xLabel || "step") + " " + xText(at)));
-      for (const { line, j } of items) {
+      for (const { line, j, panel } of items) {
         const item = el("span", "ro-item");
         item.setAttribute("data-series", line.label);
         if (line.run) item.setAttribute("data-run", line.run);
-        item.setAttribute("data-step", String(line.x[j]));
+        if (panel) item.setAttribute("data-panel", panel);
+        item.setAttribute("data-step", String(line.steps ? line.steps[j] : line.x[j]));
+        item.setAttribute("data-x", String(line.x[j]));
         item.setAttribute("data-value", String(line.y[j]));
         const sw = el("span", "swatch");
         sw.style.background = line.color;
-        item.append(sw, el("span", "ro-name", line.label), document.createTextNode(" "), el("strong", "ro-value", num(line.y[j])));
+        item.append(sw, el("span", "ro-name", panel ? panel + " · " + line.label : line.label), document.createTextNode(" "), el("strong", "ro-value", num(line.y[j])));
         if (line.band) {
           const b = line.band, k = nearest(b.x, line.x[j]);
           if (b.x[k] === line.x[j]) item.append(el("span", "ro-extra", " " + b.label + " [" + num(b.lo[k]) + ", " + num(b.hi[k]) + "]"));

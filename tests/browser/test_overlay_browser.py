@@ -1,0 +1,471 @@
+"""compare.html's overlay as a researcher uses it: links that keep every setting, small multiples,
+other x axes, grouping with a band, min/max marks, an outlier-robust y range, colours fixed per run,
+and export of the charts (PNG, SVG, CSV) and tables (CSV).
+
+Expected values come from the runs' own metrics.jsonl (and scipy for the group intervals), not
+from the page's data; exported files are opened with Pillow, an XML parser and the csv module.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import statistics
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from browserkit import PHONE, PageWatch, ServedSite, new_watched_context, serve, settle
+from PIL import Image
+from playwright.sync_api import Browser, Page
+from scipy import stats
+
+from obs.build import BuildOptions
+from obs.publish.extras import build_published
+
+OVERLAY = "#chart-overlay"
+# Okabe and Ito's palette without its yellow, as charts.js indexes it
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000"]
+
+PANELS = """() => window.obsCharts.groups.filter(g => g.root.id === 'chart-overlay')
+  .flatMap(g => g.panels.map(p => ({ title: p.model.title, log: p.log,
+     lines: p.model.lines.map(l => ({ label: l.label, color: l.color, run: l.run || null, n: l.x.length,
+        band: l.band ? l.band.label : null })),
+     extremes: (p.extremes || []).map(e => [e.line, e.kind, e.x, e.y]),
+     x: p.u ? [p.u.scales.x.min, p.u.scales.x.max] : null, y: p.u ? [p.u.scales.y.min, p.u.scales.y.max] : null })))"""
+
+READOUT = """() => [...document.querySelectorAll('#chart-overlay .ro-item')].map(e => ({
+  series: e.dataset.series, run: e.dataset.run || null, panel: e.dataset.panel || null, step: Number(e.dataset.step),
+  value: Number(e.dataset.value), text: e.textContent }))"""
+
+
+def fnv1a(text: str) -> int:
+    """32-bit FNV-1a over UTF-16 code units, as charts.js hashes a run id."""
+    h = 0x811C9DC5
+    data = text.encode("utf-16-le")
+    for i in range(0, len(data), 2):
+        h ^= data[i] | (data[i + 1] << 8)
+        h = (h * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def run_color(run_id: str) -> str:
+    return PALETTE[fnv1a(run_id) % len(PALETTE)]
+
+
+def log_of(source: Path, folder: str) -> dict[float, dict[str, Any]]:
+    rows: dict[float, dict[str, Any]] = {}
+    for line in (source / folder / "metrics.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            rows[float(rec["step"])] = rec
+    return rows
+
+
+def folder_of(source: Path, run_id: str) -> str:
+    for path in source.rglob("run.yaml"):
+        if f"id: {run_id}\n" in path.read_text(encoding="utf-8"):
+            return path.parent.relative_to(source).as_posix()
+    raise AssertionError(run_id)
+
+
+def open_overlay(page: Page, url: str) -> None:
+    page.goto(url)
+    settle(page)
+    page.locator(OVERLAY).scroll_into_view_if_needed()
+    page.wait_for_function(
+        "() => { const g = document.querySelector('#chart-overlay'); return g.classList.contains('ready')"
+        " && g.querySelector('canvas') && !window.obsCharts.busy(); }"
+    )
+    page.wait_for_timeout(50)
+
+
+def query(url: str) -> dict[str, str]:
+    return {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+
+
+def hover(page: Page, fraction: float, panel: int = 0) -> None:
+    plot = page.locator(f"{OVERLAY} .chart-plot").nth(panel)
+    plot.scroll_into_view_if_needed()
+    box = plot.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] * fraction, box["y"] + box["height"] * 0.5)
+    page.wait_for_function("() => document.querySelector('#chart-overlay .ro-item')")
+
+
+# ------------------------------------------------------------------- links and the run picker
+
+
+def test_a_shared_link_keeps_its_metric_and_is_not_rewritten(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    url = served_demo.url("compare.html?runs=spec03-r1,spec03-r2&metric=grad_norm")
+    open_overlay(page, url)
+    panels = page.evaluate(PANELS)
+    assert [p["title"] for p in panels] == ["grad_norm"]
+    assert {ln["run"] for ln in panels[0]["lines"]} == {"spec03-r1", "spec03-r2"}
+    assert query(page.url).get("metric", query(page.url).get("metrics")) == "grad_norm"
+    assert "loss" not in (query(page.url).get("metrics") or "")
+    assert page.locator("[data-overlay-link]").is_hidden()
+
+
+def test_every_setting_round_trips_through_the_link(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    url = served_demo.url(
+        "compare.html?runs=onto-full_s1,onto-full_s2,onto-no-schema_s1,onto-no-schema_s2"
+        "&metrics=relational_f1,loss&x=step&group=arm&band=sd&smooth=0.5&zoom=200,900&log=loss&robust=1&marks=1"
+    )
+    open_overlay(page, url)
+    assert page.input_value("select[data-overlay-group]") == "arm"
+    assert page.input_value("select[data-overlay-band]") == "sd"
+    assert page.input_value("select[data-overlay-x]") == "step"
+    assert page.is_checked("input[data-overlay-robust]") and page.is_checked("input[data-overlay-marks]")
+    assert page.input_value(f"{OVERLAY} input[data-smooth]") == "0.5"
+    panels = page.evaluate(PANELS)
+    assert [p["title"] for p in panels] == ["relational_f1", "loss"]
+    assert [p["log"] for p in panels] == [False, True]
+    for p in panels:
+        assert p["x"] == pytest.approx([200, 900])
+        assert {ln["band"] for ln in p["lines"]} == {"± sd"}
+    # the reader changes everything; the URL follows, and a fresh page opened at it shows the same
+    page.select_option("select[data-overlay-group]", "")
+    page.select_option("select[data-overlay-x]", "step")
+    page.uncheck("input[data-overlay-robust]")
+    page.locator(f"{OVERLAY} .chart-plot").first.focus()
+    page.keyboard.press("0")  # reset the zoom
+    page.locator(".overlay-metrics summary").click()
+    page.uncheck(".overlay-metrics input[value='loss']")
+    q = query(page.url)
+    assert q["metrics"] == "relational_f1" and "group" not in q and "robust" not in q and "zoom" not in q
+    assert q["marks"] == "1" and q["smooth"] == "0.5"
+    page.locator(f"{OVERLAY} .chart-plot").first.focus()
+    page.keyboard.press("+")
+    zoom = [float(v) for v in query(page.url)["zoom"].split(",")]
+    again = page.context.new_page()
+    open_overlay(again, page.url)
+    assert again.evaluate(PANELS)[0]["x"] == pytest.approx(zoom)
+    assert again.is_checked("input[data-overlay-marks]") and not again.is_checked("input[data-overlay-robust]")
+    assert again.input_value("select[data-overlay-group]") == ""
+    assert query(again.url) == query(page.url)
+
+
+def test_what_a_link_asks_for_and_is_not_here_is_said(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    url = served_demo.url(
+        "compare.html?runs=spec03-r1,no-such-run&metrics=loss,no_such_metric&x=tokens_seen&group=config.nope&band=iqr"
+    )
+    open_overlay(page, url)
+    note = page.inner_text("[data-overlay-link]")
+    for said in ("no-such-run", "no_such_metric", "tokens_seen", "config.nope", "iqr"):
+        assert said in note, note
+    assert [p["title"] for p in page.evaluate(PANELS)] == ["loss"]
+
+
+def test_the_run_picker_is_one_compact_row_per_run(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    open_overlay(page, served_demo.url("compare.html?runs=spec03-r1"))
+    page.locator(".overlay-runs summary").first.click()
+    rows = page.eval_on_selector_all(
+        "[data-overlay-runs] li:not(.spec) label",
+        """ls => ls.map(l => { const b = l.querySelector('input').getBoundingClientRect();
+             const t = l.querySelector('span').getBoundingClientRect(); const r = l.getBoundingClientRect();
+             return { box: [b.left, b.top, b.right, b.bottom], text: [t.left, t.top, t.right, t.bottom], h: r.height }; })""",
+    )
+    assert len(rows) > 10
+    for r in rows:
+        assert r["box"][2] <= r["text"][0]  # the box left of its run id
+        box_mid, text_mid = (r["box"][1] + r["box"][3]) / 2, (r["text"][1] + r["text"][3]) / 2
+        assert abs(box_mid - text_mid) < 4  # on one line
+        assert r["h"] < 32, r
+
+
+# ------------------------------------------------------------------------------ colours
+
+
+def test_a_run_keeps_its_colour_whatever_else_is_picked(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    colours: dict[str, set[str]] = {}
+    for runs in ("spec03-r2", "spec03-r1,spec03-r2", "grpo-rl-07,spec03-r3,spec03-r2,onto-full_s1"):
+        open_overlay(page, served_demo.url(f"compare.html?runs={runs}&metrics=loss"))
+        for line in page.evaluate(PANELS)[0]["lines"]:
+            colours.setdefault(line["run"], set()).add(line["color"])
+        swatches = page.eval_on_selector_all(
+            "table[data-overlay-finals] tbody th",
+            "ths => ths.map(t => [t.querySelector('a').textContent, getComputedStyle(t.querySelector('.swatch')).backgroundColor])",
+        )
+        for run_id, css in swatches:
+            hexed = "#" + "".join(f"{int(c):02X}" for c in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
+            assert hexed == run_color(run_id), (run_id, css)
+    for run_id, seen in colours.items():
+        assert seen == {run_color(run_id)}, (run_id, seen)
+
+
+# ------------------------------------------------------------------- small multiples, x axes
+
+
+def test_any_metrics_as_small_multiples_read_the_runs_logs(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path
+) -> None:
+    open_overlay(page, served_demo.url("compare.html?runs=spec03-r1,spec03-r3&metrics=loss,grad_norm,eval_loss"))
+    panels = page.evaluate(PANELS)
+    assert [p["title"] for p in panels] == ["loss", "grad_norm", "eval_loss"]
+    logs = {rid: log_of(demo_source, folder_of(demo_source, rid)) for rid in ("spec03-r1", "spec03-r3")}
+    for i, metric in enumerate(("loss", "grad_norm")):
+        hover(page, 0.4, panel=i)
+        items = [it for it in page.evaluate(READOUT) if it["panel"] == metric]
+        assert {it["run"] for it in items} == set(logs)
+        for item in items:
+            assert item["value"] == logs[item["run"]][item["step"]][metric]
+    rows = page.eval_on_selector_all(
+        "table[data-overlay-finals] tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent.trim()))"
+    )
+    assert len(rows) == 6 and {r[1] for r in rows} == {"loss", "grad_norm", "eval_loss"}
+
+
+def test_the_epoch_axis_maps_each_step_through_the_logged_epoch(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path
+) -> None:
+    open_overlay(page, served_demo.url("compare.html?runs=spec03-r1,spec03-r2&metrics=loss&x=epoch"))
+    assert page.input_value("select[data-overlay-x]") == "epoch"
+    assert page.evaluate(PANELS)[0]["x"][1] == pytest.approx(3.0, abs=0.01)
+    hover(page, 0.5)
+    logs = {rid: log_of(demo_source, folder_of(demo_source, rid)) for rid in ("spec03-r1", "spec03-r2")}
+    head = page.inner_text(f"{OVERLAY} .ro-step")
+    assert head.startswith("epoch ")
+    for item in page.evaluate(READOUT):
+        rec = logs[item["run"]][item["step"]]
+        assert item["value"] == rec["loss"]
+        assert f"(step {int(item['step']):,})" in item["text"]
+
+
+@pytest.fixture(scope="module")
+def clocked_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedSite]:
+    """Two runs logging a wall clock, elapsed time, tokens seen and a throughput (not an axis)."""
+    src = tmp_path_factory.mktemp("clocked") / "runs"
+    start = 1_767_225_600.0  # 2026-01-01 00:00:00 UTC
+    for k, (rate, lr) in enumerate(((2.0, "1e-4"), (3.5, "3e-4"))):
+        folder = src / f"r{k}"
+        folder.mkdir(parents=True)
+        folder.joinpath("run.yaml").write_text(
+            f"obs_contract: 1\nid: clock-{k}\nconfig:\n  lr: {lr}\n", encoding="utf-8"
+        )
+        lines = []
+        for step in range(0, 201):
+            t = step * rate + (0.25 * k)
+            lines.append(
+                json.dumps(
+                    {
+                        "step": step,
+                        "loss": round(3.0 / (1 + step / 40) + 0.01 * k, 6),
+                        "_timestamp": start + 600 * k + t,
+                        "elapsed": t,
+                        "tokens_seen": step * 4096,
+                        "tokens_per_second": 4096 / rate,
+                    }
+                )
+            )
+        folder.joinpath("metrics.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path_factory.mktemp("clocked-site") / "site"
+    result = build_published(BuildOptions(source=src, out=out, quiet=True))
+    assert result.errors == 0
+    site = serve(out)
+    yield site
+    site.close()
+
+
+def test_time_and_counter_axes(
+    page: Page, browser: Browser, browser_context_args: dict[str, Any], clocked_site: ServedSite
+) -> None:
+    context, watch = new_watched_context(browser, browser_context_args, (clocked_site.base, "data:"))
+    try:
+        page = context.new_page()
+        open_overlay(page, clocked_site.url("compare.html?runs=clock-0,clock-1&metrics=loss"))
+        options = page.eval_on_selector_all("select[data-overlay-x] option", "os => os.map(o => o.value)")
+        assert options == ["step", "wall", "relative", "tokens_seen"]  # not tokens_per_second: a rate
+        page.select_option("select[data-overlay-x]", "tokens_seen")
+        assert page.evaluate(PANELS)[0]["x"] == pytest.approx([0, 200 * 4096])
+        page.select_option("select[data-overlay-x]", "relative")
+        # run 1 logs 3.5 s a step: 700 s, so minutes
+        assert page.inner_text(f"{OVERLAY} .chart-readout").startswith("Point at")
+        hover(page, 0.5)
+        head = page.inner_text(f"{OVERLAY} .ro-step")
+        assert head.startswith("relative time (min) ")
+        for item in page.evaluate(READOUT):
+            k = int(item["run"].split("-")[1])
+            assert item["value"] == pytest.approx(round(3.0 / (1 + item["step"] / 40) + 0.01 * k, 6))
+        x_rel = page.evaluate(PANELS)[0]["x"]
+        assert x_rel[1] == pytest.approx(200 * 3.5 / 60, rel=1e-3)
+        page.select_option("select[data-overlay-x]", "wall")
+        x_wall = page.evaluate(PANELS)[0]["x"]
+        assert x_wall == pytest.approx([1_767_225_600.0, 1_767_225_600.0 + 600 + 200 * 3.5 + 0.25], abs=0.5)
+        hover(page, 0.2)
+        assert page.inner_text(f"{OVERLAY} .ro-step").startswith("wall time 2026-01-01 00:")
+        assert query(page.url)["x"] == "wall"
+        watch.assert_clean("time axes")
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------------------ grouping
+
+
+def test_grouping_by_a_key_draws_each_groups_mean_and_its_interval(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path
+) -> None:
+    arms = {
+        "full": ["onto-full_s1", "onto-full_s2", "onto-full_s3"],
+        "no-schema": ["onto-no-schema_s1", "onto-no-schema_s2", "onto-no-schema_s3"],
+    }
+    runs = ",".join(r for rs in arms.values() for r in rs)
+    open_overlay(page, served_demo.url(f"compare.html?runs={runs}&metrics=relational_f1&group=arm"))
+    lines = page.evaluate(PANELS)[0]["lines"]
+    assert [ln["label"] for ln in lines] == ["arm=full · n=3", "arm=no-schema · n=3"]
+    assert {ln["band"] for ln in lines} == {"95% CI"}
+    logs = {rid: log_of(demo_source, folder_of(demo_source, rid)) for rs in arms.values() for rid in rs}
+    checked = 0
+    for fraction in (0.3, 0.6, 0.9):
+        hover(page, fraction)
+        for item in page.evaluate(READOUT):
+            arm = item["series"].split("=")[1].split(" ·")[0]
+            values = [logs[r][item["step"]]["relational_f1"] for r in arms[arm]]
+            mean, sd = statistics.fmean(values), statistics.stdev(values)
+            half = stats.t.ppf(0.975, len(values) - 1) * sd / math.sqrt(len(values))
+            assert item["value"] == pytest.approx(mean, rel=1e-9)
+            lo, hi = item["text"].split("95% CI [")[1].split("]")[0].split(", ")
+            assert float(lo.replace("\u2212", "-")) == pytest.approx(mean - half, abs=6e-4)
+            assert float(hi.replace("\u2212", "-")) == pytest.approx(mean + half, abs=6e-4)
+            checked += 1
+    assert checked == 6
+    # the t quantiles the page uses, against scipy
+    for df in (1, 2, 5, 29, 30, 31, 45, 200):
+        assert page.evaluate("df => window.obsOverlay.t975(df)", df) == pytest.approx(stats.t.ppf(0.975, df), abs=2e-6)
+    page.select_option("select[data-overlay-band]", "sd")
+    hover(page, 0.5)
+    item = page.evaluate(READOUT)[0]
+    arm = item["series"].split("=")[1].split(" ·")[0]
+    values = [logs[r][item["step"]]["relational_f1"] for r in arms[arm]]
+    lo = float(item["text"].split("± sd [")[1].split(",")[0].replace("\u2212", "-"))
+    assert lo == pytest.approx(statistics.fmean(values) - statistics.stdev(values), abs=6e-4)
+    assert query(page.url)["band"] == "sd"
+
+
+# --------------------------------------------------------------------- marks and the y range
+
+
+def test_min_max_marks_and_the_outlier_robust_y_range(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path
+) -> None:
+    open_overlay(page, served_demo.url("compare.html?runs=spec03-r2&metrics=grad_norm&marks=1"))
+    panel = page.evaluate(PANELS)[0]
+    log = log_of(demo_source, folder_of(demo_source, "spec03-r2"))
+    values = [rec["grad_norm"] for rec in log.values() if "grad_norm" in rec]
+    marks = {kind: y for _, kind, _, y in panel["extremes"]}
+    assert marks == {"min": min(values), "max": max(values)}
+    full = panel["y"]
+    assert full[1] >= max(values)
+    page.check("input[data-overlay-robust]")
+    robust = page.evaluate(PANELS)[0]["y"]
+    assert robust[1] < max(values)  # the spikes no longer set the range ...
+    assert robust[1] >= sorted(values)[int(0.9 * len(values))]  # ... the bulk of the curve is in view
+    assert query(page.url)["robust"] == "1"
+
+
+# ------------------------------------------------------------------------------- export
+
+
+def saved(page: Page, selector: str, tmp: Path) -> Path:
+    with page.expect_download() as info:
+        page.click(selector)
+    path = tmp / info.value.suggested_filename
+    info.value.save_as(path)
+    return path
+
+
+def test_charts_and_tables_export_as_files_a_program_can_read(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_site: Path, demo_source: Path, tmp_path: Path
+) -> None:
+    open_overlay(page, served_demo.url("compare.html?runs=spec03-r1,spec03-r2&metrics=loss,lr"))
+    png = saved(page, f"{OVERLAY} [data-export=png]", tmp_path)
+    assert png.name == "compare-loss-lr.png"
+    with Image.open(png) as img:
+        img.load()
+        assert img.width >= 600 and img.height >= 300
+        colours = {c for _, c in img.convert("RGB").getcolors(1 << 20) or []}
+    assert len(colours) > 20  # drawn, not blank
+
+    svg = saved(page, f"{OVERLAY} [data-export=svg]", tmp_path)
+    tree = ET.parse(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    texts = [t.text for t in tree.iter(ns + "text")]
+    assert "loss" in texts and "lr" in texts and "spec03-r1" in texts
+    paths = [p for p in tree.iter(ns + "path")]
+    assert len(paths) == 4 and {p.get("stroke") for p in paths} == {run_color("spec03-r1"), run_color("spec03-r2")}
+
+    data = saved(page, f"{OVERLAY} [data-export=csv]", tmp_path)
+    rows = list(csv.reader(io.StringIO(data.read_text(encoding="utf-8"))))
+    assert rows[0] == ["step", "loss · spec03-r1", "loss · spec03-r2", "lr · spec03-r1", "lr · spec03-r2"]
+    logs = {rid: log_of(demo_source, folder_of(demo_source, rid)) for rid in ("spec03-r1", "spec03-r2")}
+    checked = 0
+    for row in rows[1:]:
+        for col, cell in enumerate(row[1:], start=1):
+            if cell:
+                metric, run_id = rows[0][col].split(" · ")
+                assert float(cell) == pytest.approx(logs[run_id][float(row[0])][metric], rel=1e-5)
+                checked += 1
+    assert checked > 1000
+
+    table = saved(page, "[data-export-table=compare-final-values]", tmp_path)
+    rows = list(csv.reader(io.StringIO(table.read_text(encoding="utf-8"))))
+    assert rows[0][:4] == ["Run", "Metric", "Last step", "Last value"]
+    for row in rows[1:]:
+        run_id, metric, last_step, last_value = row[:4]
+        log = logs[run_id]
+        step = max(s for s, rec in log.items() if metric in rec)
+        assert float(last_step) == step
+        assert float(last_value) == pytest.approx(log[step][metric], rel=1e-5)
+    assert len(rows) == 5
+
+
+def test_export_works_from_a_file_url(
+    browser: Browser, browser_context_args: dict[str, Any], demo_site: Path, tmp_path: Path
+) -> None:
+    root = demo_site.resolve().as_uri() + "/"
+    context, watch = new_watched_context(browser, browser_context_args, allowed=(root, "data:", "blob:"))
+    try:
+        page = context.new_page()
+        open_overlay(page, root + "compare.html?runs=spec03-r2,grpo-rl-07&metrics=loss")
+        with Image.open(saved(page, f"{OVERLAY} [data-export=png]", tmp_path)) as img:
+            assert img.width > 100
+        ET.parse(saved(page, f"{OVERLAY} [data-export=svg]", tmp_path))
+        assert (
+            saved(page, "[data-export-table=compare-config-diff]", tmp_path)
+            .read_text(encoding="utf-8")
+            .startswith("Key,")
+        )
+        watch.assert_clean("export from file://")
+    finally:
+        context.close()
+
+
+# --------------------------------------------------------------------------------- phone
+
+
+def test_compare_page_fits_a_phone(
+    browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite
+) -> None:
+    context, watch = new_watched_context(browser, browser_context_args, (served_demo.base, "data:"), viewport=PHONE)
+    try:
+        page = context.new_page()
+        open_overlay(
+            page,
+            served_demo.url(
+                "compare.html?runs=spec03-r1,spec03-r2,onto-full_s1&metrics=loss,grad_norm&group=spec&marks=1"
+            ),
+        )
+        for summary in page.locator(".overlay-runs summary").all():
+            summary.click()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        watch.assert_clean("compare.html at 390 px")
+    finally:
+        context.close()
