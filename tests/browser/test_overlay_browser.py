@@ -166,7 +166,7 @@ def test_what_a_link_asks_for_and_is_not_here_is_said(page: Page, watch: PageWat
 
 def test_the_run_picker_is_one_compact_row_per_run(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
     open_overlay(page, served_demo.url("compare.html?runs=spec03-r1"))
-    page.locator(".overlay-runs summary").first.click()
+    page.locator(".overlay-runs summary").click()
     rows = page.eval_on_selector_all(
         "[data-overlay-runs] li:not(.spec) label",
         """ls => ls.map(l => { const b = l.querySelector('input').getBoundingClientRect();
@@ -463,7 +463,7 @@ def test_compare_page_fits_a_phone(
                 "compare.html?runs=spec03-r1,spec03-r2,onto-full_s1&metrics=loss,grad_norm&group=spec&marks=1"
             ),
         )
-        for summary in page.locator(".overlay-runs summary").all():
+        for summary in page.locator(".overlay-list summary").all():
             summary.click()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         watch.assert_clean("compare.html at 390 px")
