@@ -283,7 +283,7 @@
       const seen = new Set(slugs.map(s => configValue(s, k)));
       return seen.size > 1 || k === state.group;
     });
-    const none = el("option", null, "none: one curve per run");
+    const none = el("option", null, "none");
     none.value = "";
     groupSel.replaceChildren(none, ...keys.map(k => { const o = el("option", null, k); o.value = k; return o; }));
     groupSel.value = state.group;

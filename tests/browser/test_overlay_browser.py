@@ -469,3 +469,74 @@ def test_compare_page_fits_a_phone(
         watch.assert_clean("compare.html at 390 px")
     finally:
         context.close()
+
+
+# ----------------------------------------------------------------------------- runs table
+
+RUN_ROWS = """() => [...document.querySelectorAll('table[data-runs-table] tbody tr')].map(r =>
+  [...r.cells].map(c => c.textContent.trim()))"""
+
+
+def page_data(page: Page) -> dict[str, Any]:
+    value: dict[str, Any] = json.loads(page.text_content("#compare-data") or "{}")
+    return value
+
+
+def run_docs(source: Path) -> dict[str, dict[str, Any]]:
+    import yaml
+
+    docs = {}
+    for path in source.rglob("run.yaml"):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        docs[doc["id"]] = doc
+    return docs
+
+
+def test_the_runs_table_filters_sorts_and_keeps_its_state_in_the_link(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path, tmp_path: Path
+) -> None:
+    where = "config.train.lr > 1e-4; final loss < 0.5"
+    url = served_demo.url("compare.html?cols=spec,config.train.lr,final%20loss&sort=-final%20loss&where=") + where
+    open_overlay(page, url)
+    finals = {r["id"]: r["finals"] for r in page_data(page)["runs"]}
+    docs = run_docs(demo_source)
+    lr = {rid: d.get("config", {}).get("train", {}).get("lr") for rid, d in docs.items()}
+    expected = [rid for rid in docs if lr[rid] is not None and lr[rid] > 1e-4 and finals[rid].get("loss", 1e9) < 0.5]
+    rows = page.evaluate(RUN_ROWS)
+    assert len(expected) >= 2 and sorted(r[0] for r in rows) == sorted(expected)
+    assert [r[0] for r in rows] == sorted(expected, key=lambda rid: -finals[rid]["loss"])  # sort=-final loss
+    assert page.eval_on_selector_all("table[data-runs-table] thead th", "ts => ts.map(t => t.textContent)") == [
+        "run",
+        "spec",
+        "config.train.lr",
+        "final loss",
+    ]
+    # a click on a header sorts by it (numbers as numbers), a second click reverses
+    page.click("table[data-runs-table] th button[data-col='config.train.lr']")
+    shown_lr = [float(r[2].replace("\u2212", "-")) for r in page.evaluate(RUN_ROWS)]
+    assert shown_lr == sorted(shown_lr)
+    assert query(page.url)["sort"] == "config.train.lr"
+    # the table as CSV: its rows, exact numbers
+    table = saved(page, "[data-export-table=runs-table]", tmp_path)
+    rows = list(csv.reader(io.StringIO(table.read_text(encoding="utf-8"))))
+    assert rows[0] == ["run", "spec", "config.train.lr", "final loss"]
+    for row in rows[1:]:
+        assert float(row[3]) == finals[row[0]]["loss"]
+    # what a filter cannot use is said; the rest applies
+    page.fill("input[data-runs-where]", "nosuch > 1; spec = spec03; final loss < lots")
+    page.wait_for_function("() => !document.querySelector('[data-runs-problem]').hidden")
+    problem = page.inner_text("[data-runs-problem]")
+    assert "“nosuch” is not a column" in problem and "“lots” is not a number" in problem
+    assert sorted(r[0] for r in page.evaluate(RUN_ROWS)) == sorted(
+        r for r, d in docs.items() if d.get("spec") == "spec03"
+    )
+    assert query(page.url)["where"] == "nosuch > 1; spec = spec03; final loss < lots"
+    # the runs shown become the overlay's picks
+    page.fill("input[data-runs-where]", "arm = full")
+    page.wait_for_function("() => document.querySelectorAll('table[data-runs-table] tbody tr').length === 3")
+    page.click("[data-runs-overlay]")
+    page.wait_for_function("() => document.querySelectorAll('table[data-overlay-finals] tbody tr').length === 3")
+    assert sorted(query(page.url)["runs"].split(",")) == ["onto-full_s1", "onto-full_s2", "onto-full_s3"]
+    again = page.context.new_page()
+    open_overlay(again, page.url)
+    assert again.evaluate(RUN_ROWS) == page.evaluate(RUN_ROWS)

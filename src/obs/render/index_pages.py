@@ -102,7 +102,8 @@ def render_site_pages(
     )
     diff_inputs = across.diff_inputs(summaries, cfg)  # both pages read the same fields of each run
     pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
-    pages.update(memo("compare", diff_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
+    compare_inputs = across.compare_inputs(summaries, cfg)
+    pages.update(memo("compare", compare_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
     spec_links = {ident: urls.spec_page(slug) for ident, slug in layout.specs.items()}
     prov_attrs = {s.id: across.provenance_attrs(s, facets) for s in summaries}
     shown_rows = rows[: cfg.leaderboard_rows]

@@ -1,0 +1,259 @@
+/* obs compare.html: the runs table. Every run with the columns a reader picks (settings, spec, arm,
+   condition, seed, status, final-window means, probe rates), filtered by clauses such as
+   `config.train.lr > 1e-4; final loss < 0.5`, sorted by any column, kept in the URL
+   (cols=, where=, sort=) and handed to the overlay above ("Overlay these runs").
+
+   The data is the page's own block (#compare-data: every run's settings as the site shows them,
+   its final values and rates). Numbers are compared as numbers (3.000e−04 is 0.0003); a clause
+   that names no column or uses no known operator is said, not ignored. Text is written with
+   textContent. */
+(function () {
+  "use strict";
+  const root = document.getElementById("runs-table");
+  const node = document.getElementById("compare-data");
+  if (!root || !node) return;
+  const data = JSON.parse(node.textContent);
+  const table = root.querySelector("table[data-runs-table]");
+  const whereBox = root.querySelector("input[data-runs-where]");
+  const colList = root.querySelector("[data-runs-columns]");
+  const colCount = root.querySelector("[data-runs-col-count]");
+  const colFilter = root.querySelector("input[data-runs-col-filter]");
+  const status = root.querySelector("[data-runs-status]");
+  const problem = root.querySelector("[data-runs-problem]");
+  const overlayButton = root.querySelector("[data-runs-overlay]");
+  const MINUS = "\u2212";
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // ------------------------------------------------------------------------------ columns
+
+  const PLAIN = ["spec", "arm", "condition", "seed", "status"];
+  const finals = new Set(), rates = new Set();
+  data.runs.forEach(r => {
+    Object.keys(r.finals || {}).forEach(k => finals.add(k));
+    Object.keys(r.rates || {}).forEach(k => rates.add(k));
+  });
+  const COLUMNS = PLAIN.filter(k => data.runs.some(r => r[k] != null))
+    .concat(data.keys)
+    .concat(Array.from(finals).sort().map(k => "final " + k))
+    .concat(Array.from(rates).sort().map(k => "rate " + k));
+
+  /* A run's cell of a column: [text as shown, number or null]. */
+  function cell(run, col) {
+    let text = null, value = null;
+    if (PLAIN.indexOf(col) >= 0) {
+      if (run[col] != null) text = String(run[col]);
+    } else if (col.startsWith("final ") && !data.keys.includes(col)) {
+      value = (run.finals || {})[col.slice(6)];
+      if (value === undefined) value = null;
+    } else if (col.startsWith("rate ") && !data.keys.includes(col)) {
+      value = (run.rates || {})[col.slice(5)];
+      if (value === undefined) value = null;
+    } else {
+      const k = data.keys.indexOf(col);
+      if (k >= 0 && run.cells[k] !== -1) text = data.values[k][run.cells[k]];
+    }
+    if (value !== null) return [window.obsCharts ? window.obsCharts.num(value) : String(value), value];
+    if (text === null) return [null, null];
+    return [text, asNumber(text)];
+  }
+
+  /* "3.000e−04", "1,024", "12%" as numbers; anything else null. */
+  function asNumber(text) {
+    const t = String(text).replace(new RegExp(MINUS, "g"), "-").replace(/,/g, "").trim();
+    if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?%?$/i.test(t)) return null;
+    const v = parseFloat(t);
+    return t.endsWith("%") ? v / 100 : v;
+  }
+
+  /* Settings that differ between runs first (they are what a reader sorts and filters by). */
+  function varies(col) {
+    const seen = new Set(data.runs.map(r => cell(r, col)[0]));
+    return seen.size > 1;
+  }
+
+  // -------------------------------------------------------------------------------- filter
+
+  const OPS = [">=", "<=", "!=", ">", "<", "=", "~"];
+
+  /* Clauses of the filter text: {col, op, value} or {word}; what cannot be read is in `bad`. */
+  function parse(text) {
+    const clauses = [], bad = [];
+    text.split(/;|\band\b/i).map(s => s.trim()).filter(Boolean).forEach(part => {
+      let found = null;
+      for (const op of OPS) {
+        const i = part.indexOf(op);
+        if (i > 0 && (found === null || i < found.i || (i === found.i && op.length > found.op.length))) found = { i, op };
+      }
+      if (!found) {
+        if (/\s/.test(part)) bad.push("“" + part + "” has no operator (> >= < <= = != ~)");
+        else clauses.push({ word: part.toLowerCase() });
+        return;
+      }
+      const col = part.slice(0, found.i).trim(), value = part.slice(found.i + found.op.length).trim();
+      const name = COLUMNS.find(c => c === col) || COLUMNS.find(c => c.toLowerCase() === col.toLowerCase());
+      if (!name) { bad.push("“" + col + "” is not a column"); return; }
+      const number = asNumber(value);
+      if ([">", ">=", "<", "<="].indexOf(found.op) >= 0 && number === null) {
+        bad.push("“" + value + "” is not a number (in “" + part + "”)");
+        return;
+      }
+      clauses.push({ col: name, op: found.op, value, number });
+    });
+    return { clauses, bad };
+  }
+
+  function keeps(run, c) {
+    if (c.word) return run.id.toLowerCase().indexOf(c.word) >= 0;
+    const [text, v] = cell(run, c.col);
+    if (c.op === "~") return text !== null && text.toLowerCase().indexOf(c.value.toLowerCase()) >= 0;
+    if (c.op === "=" || c.op === "!=") {
+      const same = text !== null && (c.number !== null && v !== null ? v === c.number : text === c.value);
+      return c.op === "=" ? same : !same;
+    }
+    if (v === null) return false;
+    return c.op === ">" ? v > c.number : c.op === ">=" ? v >= c.number : c.op === "<" ? v < c.number : v <= c.number;
+  }
+
+  // --------------------------------------------------------------------- state and the URL
+
+  const params = new URLSearchParams(location.search);
+  const said = [];
+  let cols = (params.get("cols") || "").split(",").map(s => s.trim()).filter(Boolean);
+  cols.filter(c => COLUMNS.indexOf(c) < 0).forEach(c => said.push("column “" + c + "” is not here"));
+  cols = cols.filter(c => COLUMNS.indexOf(c) >= 0);
+  if (!params.has("cols")) {
+    const first = ["spec"].filter(c => COLUMNS.indexOf(c) >= 0);
+    // the settings that differ between runs and that most runs set
+    const setBy = k => data.runs.filter(r => cell(r, k)[0] !== null).length;
+    const settings = data.keys.filter(k => k.startsWith("config.") && varies(k))
+      .sort((a, b) => setBy(b) - setBy(a) || (a < b ? -1 : 1)).slice(0, 3);
+    const fin = ["final loss", "final eval_loss"].filter(c => COLUMNS.indexOf(c) >= 0).slice(0, 1);
+    cols = first.concat(settings, fin);
+  }
+  let sort = params.get("sort") || "";
+  const sortCol = sort.replace(/^-/, "");
+  if (sort && sortCol !== "run" && COLUMNS.indexOf(sortCol) < 0) { said.push("sort column “" + sortCol + "” is not here"); sort = ""; }
+  whereBox.value = params.get("where") || "";
+
+  function remember() {
+    if (location.protocol === "file:") return;  // a file: page may not rewrite its URL
+    const p = new URLSearchParams(location.search);
+    p.set("cols", cols.join(","));
+    if (whereBox.value.trim()) p.set("where", whereBox.value.trim()); else p.delete("where");
+    if (sort) p.set("sort", sort); else p.delete("sort");
+    history.replaceState(null, "", "?" + p.toString().replace(/%2C/g, ",") + location.hash);
+  }
+
+  // -------------------------------------------------------------------------------- drawing
+
+  function fillColumns() {
+    const text = colFilter.value.trim().toLowerCase();
+    colList.replaceChildren(...COLUMNS.map(c => {
+      const li = el("li"), label = el("label"), box = el("input");
+      box.type = "checkbox";
+      box.value = c;
+      box.checked = cols.indexOf(c) >= 0;
+      label.append(box, el("span", null, c));
+      li.append(label);
+      li.hidden = !!text && c.toLowerCase().indexOf(text) < 0;
+      return li;
+    }));
+    colCount.textContent = String(cols.length);
+  }
+
+  let shown = [];
+
+  function render() {
+    const { clauses, bad } = parse(whereBox.value);
+    const notes = said.concat(bad);
+    problem.textContent = notes.length ? "Not applied: " + notes.join("; ") + "." : "";
+    problem.hidden = !notes.length;
+    shown = data.runs.filter(r => clauses.every(c => keeps(r, c)));
+    if (sort) {
+      const col = sort.replace(/^-/, ""), dir = sort.startsWith("-") ? -1 : 1;
+      const key = r => col === "run" ? [r.id, null] : cell(r, col);
+      shown.sort((a, b) => {
+        const [ta, va] = key(a), [tb, vb] = key(b);
+        if (ta === null || tb === null) return ta === tb ? 0 : ta === null ? 1 : -1;  // empty cells last
+        if (va !== null && vb !== null) return (va - vb) * dir || a.id.localeCompare(b.id);
+        return ta.localeCompare(tb) * dir || a.id.localeCompare(b.id);
+      });
+    }
+    const head = table.tHead.rows[0];
+    head.replaceChildren(...["run"].concat(cols).map(c => {
+      const th = el("th");
+      th.scope = "col";
+      const b = el("button", "sort", c);
+      b.type = "button";
+      b.setAttribute("data-col", c);
+      th.append(b);
+      if (sort === c) th.setAttribute("aria-sort", "ascending");
+      else if (sort === "-" + c) th.setAttribute("aria-sort", "descending");
+      if (c !== "run" && data.runs.some(r => cell(r, c)[1] !== null)) th.className = "num";
+      return th;
+    }));
+    const rows = document.createDocumentFragment();
+    shown.forEach(r => {
+      const tr = el("tr");
+      const th = el("th");
+      th.scope = "row";
+      const a = el("a", null, r.id);
+      a.href = "runs/" + encodeURIComponent(r.slug) + "/index.html";
+      th.append(a);
+      tr.append(th);
+      cols.forEach(c => {
+        const [text, v] = cell(r, c);
+        const td = el("td", v !== null ? "num" : "kv", text === null ? "—" : text);
+        td.setAttribute("data-label", c);
+        if (v !== null) td.setAttribute("data-value", String(v));
+        else if (text === null) td.setAttribute("data-value", "");
+        tr.append(td);
+      });
+      rows.append(tr);
+    });
+    table.tBodies[0].replaceChildren(rows);
+    status.textContent = shown.length + " of " + data.runs.length + " runs" + (clauses.length ? " match the filter" : "") + ".";
+    overlayButton.textContent = "Overlay these " + shown.length + " runs";
+    overlayButton.disabled = !shown.length;
+  }
+
+  function changed() { render(); remember(); }
+
+  table.tHead.addEventListener("click", e => {
+    const b = e.target.closest("button[data-col]");
+    if (!b) return;
+    const c = b.getAttribute("data-col");
+    sort = sort === c ? "-" + c : c;
+    changed();
+  });
+  let timer = null;
+  whereBox.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(changed, 200); });
+  colList.addEventListener("change", () => {
+    cols = Array.from(colList.querySelectorAll("input:checked")).map(b => b.value);
+    colCount.textContent = String(cols.length);
+    changed();
+  });
+  colFilter.addEventListener("input", fillColumns);
+  /* The overlay's pick boxes set to the runs shown (those that logged curves), then its charts
+     are redrawn as after a reader's own pick. */
+  overlayButton.addEventListener("click", () => {
+    const want = new Set(shown.map(r => r.slug));
+    const boxes = Array.from(document.querySelectorAll("[data-overlay-runs] input[type=checkbox]"));
+    let last = null;
+    boxes.forEach(b => {
+      const on = !b.disabled && want.has(b.value);
+      if (b.checked !== on) { b.checked = on; last = b; }
+    });
+    if (last) last.dispatchEvent(new Event("change"));
+    const overlay = document.getElementById("overlay");
+    if (overlay) overlay.scrollIntoView({ block: "start" });
+  });
+  fillColumns();
+  render();
+})();
