@@ -838,6 +838,19 @@
     else groupPng(group, blob => { if (blob) download(blob, name + ".png"); });
   }
 
+  /* Smoothing is remembered across the site's pages (localStorage; from file:// too). A browser
+     that refuses storage simply starts at "off". */
+  const SMOOTH_KEY = "obs.smoothing";
+  function storedSmoothing() {
+    try {
+      const v = Number(window.localStorage.getItem(SMOOTH_KEY));
+      return v > 0 && v < 1 ? v : 0;
+    } catch (e) { return 0; }
+  }
+  function storeSmoothing(v) {
+    try { window.localStorage.setItem(SMOOTH_KEY, String(v)); } catch (e) { /* storage refused */ }
+  }
+
   // ------------------------------------------------------------------------------- a group
 
   /* Panels that share an x axis (zoom and pan move them together, the cursor is synchronised),
@@ -904,6 +917,7 @@
 
     setSmoothing(weight) {
       this.smoothing = weight;
+      this.smoothingSet = true;
       const slider = this.root.querySelector("input[data-smooth]"), shown = this.root.querySelector("[data-smooth-value]");
       if (slider) slider.value = String(weight);
       if (shown) shown.textContent = weight > 0 ? weight.toFixed(2) : "off";
@@ -916,10 +930,13 @@
       const q = s => this.root.querySelector(s);
       const slider = q("input[data-smooth]"), shown = q("[data-smooth-value]");
       if (slider) {
+        // the reader's last smoothing, on every page of the site (unless this group was given one)
+        if (!this.smoothingSet) this.setSmoothing(storedSmoothing());
         let pending = false;
         slider.addEventListener("input", () => {
           this.smoothing = Number(slider.value);
           if (shown) shown.textContent = this.smoothing > 0 ? this.smoothing.toFixed(2) : "off";
+          storeSmoothing(this.smoothing);
           if (pending) return;
           pending = true;
           requestAnimationFrame(() => { pending = false; this.drawAll(); this.update(); this.notify(); });

@@ -391,7 +391,7 @@
     if (!group) {
       group = new C.Group(groupRoot, built.models, options);
       if (state.zoom) group.range = state.zoom.slice();
-      group.setSmoothing(state.smooth);
+      if (params.has("smooth")) group.setSmoothing(state.smooth);  // else the reader's last smoothing
     } else {
       Object.keys(options).forEach(k => { group.options[k] = options[k]; });
       group.options.robust = state.robust;

@@ -540,3 +540,24 @@ def test_the_runs_table_filters_sorts_and_keeps_its_state_in_the_link(
     again = page.context.new_page()
     open_overlay(again, page.url)
     assert again.evaluate(RUN_ROWS) == page.evaluate(RUN_ROWS)
+
+
+def test_smoothing_is_remembered_across_pages(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    page.goto(served_demo.url("runs/spec03-r2/index.html"))
+    settle(page)
+    page.locator("#chart-training").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('#chart-training').classList.contains('ready')")
+    slider = page.locator("#chart-training input[data-smooth]")
+    slider.fill("0.8")
+    assert page.inner_text("#chart-training [data-smooth-value]") == "0.80"
+    open_overlay(page, served_demo.url("compare.html?runs=spec03-r1,spec03-r2&metrics=loss"))
+    assert page.input_value(f"{OVERLAY} input[data-smooth]") == "0.8"
+    assert page.evaluate("() => window.obsCharts.groups.find(g => g.root.id === 'chart-overlay').smoothing") == 0.8
+    # a link's own smoothing wins over the remembered one
+    open_overlay(page, served_demo.url("compare.html?runs=spec03-r1,spec03-r2&metrics=loss&smooth=0.3"))
+    assert page.input_value(f"{OVERLAY} input[data-smooth]") == "0.3"
+    page.goto(served_demo.url("runs/spec03-r1/index.html"))
+    settle(page)
+    page.locator("#chart-training").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('#chart-training').classList.contains('ready')")
+    assert page.input_value("#chart-training input[data-smooth]") == "0.8"
