@@ -43,7 +43,8 @@ RECORD_TEXT = """
 def ready(page: Page, group: str) -> None:
     page.locator(group).scroll_into_view_if_needed()
     page.wait_for_function(
-        "sel => { const g = document.querySelector(sel); return g && g.classList.contains('ready') && g.querySelector('canvas'); }",
+        "sel => { const g = document.querySelector(sel);"
+        " return g && g.classList.contains('ready') && g.querySelector('canvas'); }",
         arg=group,
     )
 
@@ -127,10 +128,12 @@ def test_tick_labels_are_normalised(page: Page, watch: PageWatch, served_demo: S
         for group in page.locator(".chart-group").all():
             group.scroll_into_view_if_needed()
         page.wait_for_function(
-            "() => document.querySelectorAll('.chart-group').length === document.querySelectorAll('.chart-group.ready').length"
+            "() => document.querySelectorAll('.chart-group').length"
+            " === document.querySelectorAll('.chart-group.ready').length"
         )
         axes = page.evaluate(
-            "() => window.obsCharts.groups.flatMap(g => g.panels.filter(p => p.u).flatMap(p => p.u.axes.map(a => a._values || [])))"
+            "() => window.obsCharts.groups.flatMap(g => g.panels.filter(p => p.u)"
+            ".flatMap(p => p.u.axes.map(a => a._values || [])))"
         )
         for values in axes:
             for v in values:

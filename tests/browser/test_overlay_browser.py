@@ -171,7 +171,8 @@ def test_the_run_picker_is_one_compact_row_per_run(page: Page, watch: PageWatch,
         "[data-overlay-runs] li:not(.spec) label",
         """ls => ls.map(l => { const b = l.querySelector('input').getBoundingClientRect();
              const t = l.querySelector('span').getBoundingClientRect(); const r = l.getBoundingClientRect();
-             return { box: [b.left, b.top, b.right, b.bottom], text: [t.left, t.top, t.right, t.bottom], h: r.height }; })""",
+             return { box: [b.left, b.top, b.right, b.bottom], text: [t.left, t.top, t.right, t.bottom],
+                      h: r.height }; })""",
     )
     assert len(rows) > 10
     for r in rows:
@@ -192,7 +193,8 @@ def test_a_run_keeps_its_colour_whatever_else_is_picked(page: Page, watch: PageW
             colours.setdefault(line["run"], set()).add(line["color"])
         swatches = page.eval_on_selector_all(
             "table[data-overlay-finals] tbody th",
-            "ths => ths.map(t => [t.querySelector('a').textContent, getComputedStyle(t.querySelector('.swatch')).backgroundColor])",
+            "ths => ths.map(t => [t.querySelector('a').textContent,"
+            " getComputedStyle(t.querySelector('.swatch')).backgroundColor])",
         )
         for run_id, css in swatches:
             hexed = "#" + "".join(f"{int(c):02X}" for c in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
