@@ -425,6 +425,13 @@
     window.addEventListener("hashchange", function () { if (self_.restore()) self_.apply(true); });
     var restored = this.restore();
     var ready = function () {
+      // on a phone the facets start folded (the first runs then fit on the screen), unless the
+      // link set one of them
+      var facets = self_.form.querySelector("details.facets");
+      if (facets && window.matchMedia && window.matchMedia("(max-width: 560px)").matches &&
+          !Array.prototype.some.call(facets.querySelectorAll("select"), function (s) { return !!s.value; })) {
+        facets.open = false;
+      }
       self_.form.hidden = false;
       self_.apply(restored);
       self_.table.setAttribute("data-ready", "");
