@@ -21,6 +21,7 @@
   const status = root.querySelector("[data-runs-status]");
   const problem = root.querySelector("[data-runs-problem]");
   const overlayButton = root.querySelector("[data-runs-overlay]");
+  const sortSel = root.querySelector("select[data-runs-sort]");  // the order where the header is hidden (a phone)
   const MINUS = "\u2212";
 
   function el(tag, cls, text) {
@@ -198,11 +199,16 @@
       if (c !== "run" && data.runs.some(r => cell(r, c)[1] !== null)) th.className = "num";
       return th;
     }));
+    const orders = [["", "as listed"]];
+    ["run"].concat(cols).forEach(c => { orders.push([c, c + " ↑"], ["-" + c, c + " ↓"]); });
+    sortSel.replaceChildren(...orders.map(([v, t]) => { const o = el("option", null, t); o.value = v; return o; }));
+    sortSel.value = sort;
     const rows = document.createDocumentFragment();
     shown.forEach(r => {
       const tr = el("tr");
       const th = el("th");
       th.scope = "row";
+      th.setAttribute("data-label", "run");
       const a = el("a", null, r.id);
       a.href = "runs/" + encodeURIComponent(r.slug) + "/index.html";
       th.append(a);
@@ -232,6 +238,7 @@
     sort = sort === c ? "-" + c : c;
     changed();
   });
+  sortSel.addEventListener("change", () => { sort = sortSel.value; changed(); });
   let timer = null;
   whereBox.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(changed, 200); });
   colList.addEventListener("change", () => {
