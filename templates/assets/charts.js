@@ -56,6 +56,19 @@
     });
   }
 
+  /* Colours of the groups of one chart (group by a setting): each its hashed colour, or the next
+     one free in the palette when another group has it; dashes only past the palette's size. */
+  function groupStyles(keys) {
+    const taken = new Set();
+    return keys.map((k, i) => {
+      if (i >= RUN_PALETTE.length) return { color: RUN_PALETTE[i % RUN_PALETTE.length], dash: DASHES[1 + Math.floor(i / RUN_PALETTE.length) % (DASHES.length - 1)] };
+      let at = hashOf(String(k)) % RUN_PALETTE.length;
+      while (taken.has(at)) at = (at + 1) % RUN_PALETTE.length;
+      taken.add(at);
+      return { color: RUN_PALETTE[at], dash: null };
+    });
+  }
+
   // ------------------------------------------------------------------------------ numbers
 
   function minus(text) { return text.replace(/-/g, MINUS); }
@@ -532,6 +545,7 @@
       ctx.beginPath(); ctx.rect(left, top, width, height); ctx.clip();
       ctx.font = (10 * px) + "px " + FAMILY;
       ctx.textAlign = "center";
+      const placed = [];  // labels drawn: [x0, x1, y0, y1]
       this.model.lines.forEach((line, i) => {
         if (this.hidden.has(i)) return;
         let a = -1, b = -1;
@@ -545,7 +559,8 @@
         [[a, "min"], [b, "max"]].forEach(([j, kind]) => {
           const x = u.valToPos(line.x[j], "x", true), y = u.valToPos(line.y[j], "y", true);
           if (!Number.isFinite(y)) return;
-          this.extremes.push({ line: line.label, kind, x: line.x[j], y: line.y[j] });
+          const mark = { line: line.label, kind, x: line.x[j], y: line.y[j] };
+          this.extremes.push(mark);
           ctx.fillStyle = line.color;
           ctx.beginPath(); ctx.arc(x, y, 3.5 * px, 0, 2 * Math.PI); ctx.fill();
           // the label beside its point, inside the plot: above a maximum unless that leaves the
@@ -554,7 +569,16 @@
           const above = kind === "max" ? y - 18 * px > top : y + 18 * px > top + height;
           ctx.textBaseline = above ? "bottom" : "top";
           ctx.textAlign = x - tw / 2 < left ? "left" : x + tw / 2 > left + width ? "right" : "center";
-          label(ctx, text, x + (ctx.textAlign === "left" ? -3 : ctx.textAlign === "right" ? 3 : 0) * px, y + (above ? -5 : 5) * px, line.color, px);
+          const tx = x + (ctx.textAlign === "left" ? -3 : ctx.textAlign === "right" ? 3 : 0) * px;
+          const x0 = ctx.textAlign === "left" ? tx : ctx.textAlign === "right" ? tx - tw : tx - tw / 2;
+          // moved away from its point, a line at a time, while it would cover another mark's label
+          let ty = y + (above ? -5 : 5) * px;
+          const lineH = 12 * px, step = above ? -lineH : lineH;
+          const box = t => above ? [t - lineH, t] : [t, t + lineH];
+          for (let k = 0; k < 4 && placed.some(p => x0 < p[1] && x0 + tw > p[0] && box(ty)[0] < p[3] && box(ty)[1] > p[2]); k++) ty += step;
+          placed.push([x0, x0 + tw, ...box(ty)]);
+          Object.assign(mark, { align: ctx.textAlign, above, dy: (ty - y) / px });  // for the SVG export
+          label(ctx, text, tx, ty, line.color, px);
         });
       });
       ctx.restore();
@@ -785,7 +809,9 @@
       for (const e of p.extremes || []) {
         const line = p.model.lines.find(l => l.label === e.line);
         plot.append(svgEl("circle", { cx: r1(X(e.x)), cy: r1(Y(e.y)), r: 3.5, fill: line ? line.color : MUTED }));
-        plot.append(svgEl("text", { x: r1(X(e.x)), y: r1(Y(e.y) + (e.kind === "max" ? -6 : 14)), "text-anchor": "middle",
+        const anchor = { left: "start", right: "end" }[e.align] || "middle";
+        const dx = e.align === "left" ? -3 : e.align === "right" ? 3 : 0;
+        plot.append(svgEl("text", { x: r1(X(e.x) + dx), y: r1(Y(e.y) + e.dy + (e.above ? -1 : 9)), "text-anchor": anchor,
           fill: line ? line.color : MUTED, "font-size": 10 }, (e.kind === "max" ? "▲ " : "▼ ") + num(e.y)));
       }
       g.append(plot);
@@ -1259,7 +1285,7 @@
   window.obsCharts = {
     groups: Group.all, num, linearLabels, logLabels, ema, loaded, busy: () => inFlight > 0,
     // for compare.html's overlay (overlay.js)
-    Group, withData, xsOf, stepText, runColor, runStyles, el, csvText, download, safeName,
+    Group, withData, xsOf, stepText, runColor, runStyles, groupStyles, el, csvText, download, safeName,
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();

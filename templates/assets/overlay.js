@@ -347,7 +347,7 @@
           byValue.get(v).push(m);
         });
         const values = Array.from(byValue.keys()).sort();
-        const gstyles = C.runStyles(values.map(v => state.group + "=" + v));
+        const gstyles = C.groupStyles(values.map(v => state.group + "=" + v));
         values.forEach((v, gi) => {
           const g = groupCurve(byValue.get(v));
           if (!g) { notes.push(state.group + "=" + v + " (" + metric + "): its runs share no span of x"); return; }
