@@ -1266,6 +1266,13 @@
       });
       const fromHash = decodeURIComponent((location.hash.match(/metric=([^&]+)/) || [])[1] || "");
       if (fromHash && data.metrics[fromHash]) { pick.value = fromHash; group.setModels([model()]); }
+      else if (fromHash) {  // a link's metric that this page does not have is said, not dropped
+        const note = el("p", "note warn chart-link", "This link asks for the metric “" + fromHash +
+          "”, which these runs did not log (or logged too little to draw); showing " + pick.value + ".");
+        note.setAttribute("role", "status");
+        const at = document.querySelector(".metric-pick") || root;
+        at.parentNode.insertBefore(note, at);
+      }
       show();
     });
   }

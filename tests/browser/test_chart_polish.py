@@ -242,3 +242,32 @@ def test_case_browser_links_use_names_and_say_what_they_cannot_apply(
     note = page.inner_text("#cases .case-link")
     assert "split “holdout”" in note and "filter “sort”" in note and "pipeline_lane" not in note
     assert matching(page) == sum(1 for c in cases if c.get("family") == "pipeline_lane")
+
+
+# ------------------------------------------------------------------ other links, other pages
+
+
+def test_a_campaign_link_to_a_metric_it_does_not_have_says_so(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    page.goto(served_demo.url(CAMPAIGN + "#metric=no_such_metric"))
+    settle(page)
+    ready(page, "#chart-conditions")
+    note = page.locator(".chart-link")
+    assert note.is_visible() and "“no_such_metric”" in note.inner_text()
+    assert page.input_value("select[data-metric]") == "correct_rate"
+    page.goto(served_demo.url(CAMPAIGN + "#metric=mean_reward"))  # only the hash changed: load it anew
+    page.reload()
+    settle(page)
+    ready(page, "#chart-conditions")
+    assert page.input_value("select[data-metric]") == "mean_reward" and page.locator(".chart-link").count() == 0
+
+
+def test_a_compare_link_to_a_run_that_is_not_here_says_so(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    page.goto(served_demo.url("compare.html?a=spec03-r1&b=gone-run"))
+    settle(page)
+    note = page.locator("[data-compare-link]")
+    assert note.is_visible() and "“gone-run”" in note.inner_text()
+    assert page.input_value("#compare-a") == "spec03-r1"
