@@ -434,8 +434,11 @@
           points: { size: 7 },
           focus: { prox: -1 },
         },
+        // a wall-clock x axis (compare.html) is uPlot's time scale in UTC: ticks on whole minutes,
+        // hours and days, written as uPlot writes dates
+        tzDate: ts => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
         scales: {
-          x: { time: false },
+          x: { time: !!this.group.options.xTime },
           y: log ? { distr: 3, log: 10 } : {
             range: (u, lo, hi) => {
               if (m.robust || this.group.options.robust) {
@@ -450,8 +453,8 @@
           },
         },
         axes: [
-          Object.assign({}, axis, { space: 70, values: this.group.options.xValues ||
-            ((u, splits, i, space, incr) => linearLabels(splits, incr)) }),
+          this.group.options.xTime ? Object.assign({}, axis, { space: 90, values: this.group.options.xValues }) :
+            Object.assign({}, axis, { space: 70, values: (u, splits, i, space, incr) => linearLabels(splits, incr) }),
           Object.assign({}, axis, {
             space: 28,
             size: (u, values) => panel.axisWidth(u, values),

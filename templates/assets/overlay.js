@@ -178,22 +178,32 @@
   }
 
   function pad2(n) { return (n < 10 ? "0" : "") + n; }
-  function utc(seconds, withDate) {
+  function utc(seconds) {
     const d = new Date(seconds * 1000);
-    const hms = pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes()) + ":" + pad2(d.getUTCSeconds());
-    return withDate ? d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate()) + " " + hms : hms;
+    return d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate()) + " " +
+      pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes()) + ":" + pad2(d.getUTCSeconds());
   }
 
   function axisOptions(runs) {
     if (state.x === "wall") {
       return {
         xLabel: "wall time", xCsv: "wall time (seconds since 1970-01-01 UTC)",
-        xText: v => utc(v, true) + " UTC",
-        xValues: (u, splits) => {
-          const span = (u.scales.x.max - u.scales.x.min) || 1, days = span > 86400 * 1.5;
-          return splits.map(v => v == null ? "" : days ? utc(v, true).slice(5, 16) : utc(v, false).slice(0, span < 600 ? 8 : 5));
+        xText: v => utc(v) + " UTC", xTime: true, unit: 1,
+        // uPlot's time ticks fall on whole seconds, minutes, hours or days: written to that
+        // resolution, ISO style, with the date where it changes (the status line says where it starts)
+        xValues: (u, splits, axis, space, incr) => {
+          const first = splits.find(v => v != null);
+          let day = first == null ? null : utc(first).slice(0, 10);
+          return splits.map(v => {
+            if (v == null) return "";
+            const t = utc(v), d = t.slice(0, 10);
+            if (incr >= 86400) return d;
+            const time = incr < 60 ? t.slice(11, 19) : t.slice(11, 16);
+            const text = d !== day ? d.slice(5) + " " + time : time;
+            day = d;
+            return text;
+          });
         },
-        unit: 1,
       };
     }
     if (state.x === "relative") {
@@ -393,18 +403,23 @@
       if (state.zoom) group.range = state.zoom.slice();
       if (params.has("smooth")) group.setSmoothing(state.smooth);  // else the reader's last smoothing
     } else {
-      Object.keys(options).forEach(k => { group.options[k] = options[k]; });
-      group.options.robust = state.robust;
-      group.options.marks = state.marks;
+      group.options = options;  // whole: what one x axis set (a time scale, a formatter) goes with it
       group.setModels(built.models, true);
     }
     finals(slugs);
     const what = state.group ? "grouped by " + state.group + " (mean and " + BAND_LABEL[state.band] + " of each group's runs)" : "";
     status.textContent = slugs.length < 1 ? "Pick runs to overlay." :
       (state.metrics.map((m, i) => built.drawn[i] + (state.group ? (built.drawn[i] === 1 ? " group" : " groups") : " of " + slugs.length + " picked runs") + " drew " + m).join("; ") +
-       (state.x !== "step" ? " over " + built.opts.xLabel : "") + (what ? "; " + what : "") +
+       (state.x !== "step" ? " over " + built.opts.xLabel : "") + (state.x === "wall" ? wallStart(built.models) : "") +
+       (what ? "; " + what : "") +
        (failed.length ? "; " + failed.length + " could not be read" : "") +
        (built.notes.length ? "; " + built.notes.join("; ") : "") + ".");
+  }
+
+  function wallStart(models) {
+    let lo = Infinity;
+    models.forEach(m => m.lines.forEach(l => { if (l.x.length) lo = Math.min(lo, l.x[0]); }));
+    return Number.isFinite(lo) ? " (UTC, from " + utc(lo) + ")" : "";
   }
 
   /* A change the chart group made itself (zoom, smoothing, log y): kept in the URL. */

@@ -12,6 +12,7 @@ import csv
 import io
 import json
 import math
+import re
 import statistics
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -301,6 +302,12 @@ def test_time_and_counter_axes(
         page.select_option("select[data-overlay-x]", "wall")
         x_wall = page.evaluate(PANELS)[0]["x"]
         assert x_wall == pytest.approx([1_767_225_600.0, 1_767_225_600.0 + 600 + 200 * 3.5 + 0.25], abs=0.5)
+        ticks = page.evaluate(
+            "() => window.obsCharts.groups.find(g => g.root.id === 'chart-overlay').panels[0].u.axes[0]._values"
+        )
+        ticks = [t for t in ticks if t]
+        assert len(ticks) >= 3 and len(set(ticks)) == len(ticks), ticks
+        assert all(re.search(r"\d{1,2}:\d{2}", t) for t in ticks), ticks  # times of day, on whole minutes
         hover(page, 0.2)
         assert page.inner_text(f"{OVERLAY} .ro-step").startswith("wall time 2026-01-01 00:")
         assert query(page.url)["x"] == "wall"
