@@ -1,7 +1,8 @@
 /* obs compare.html: the runs table. Every run with the columns a reader picks (settings, spec, arm,
    condition, seed, status, final-window means, probe rates), filtered by clauses such as
-   `config.train.lr > 1e-4; final loss < 0.5`, sorted by any column, kept in the URL
-   (cols=, where=, sort=) and handed to the overlay above ("Overlay these runs").
+   `config.train.lr > 1e-4; final loss < 0.5`, sorted by any column, grouped by one (each group led
+   by its size and the mean of each numeric column), kept in the URL (cols=, where=, sort=,
+   rows_by=) and handed to the overlay above ("Overlay these runs").
 
    The data is the page's own block (#compare-data: every run's settings as the site shows them,
    its final values and rates). Numbers are compared as numbers (3.000e−04 is 0.0003); a clause
@@ -22,6 +23,7 @@
   const problem = root.querySelector("[data-runs-problem]");
   const overlayButton = root.querySelector("[data-runs-overlay]");
   const sortSel = root.querySelector("select[data-runs-sort]");  // the order where the header is hidden (a phone)
+  const groupSel = root.querySelector("select[data-runs-group]");
   const MINUS = "\u2212";
 
   function el(tag, cls, text) {
@@ -141,6 +143,8 @@
   const sortCol = sort.replace(/^-/, "");
   if (sort && sortCol !== "run" && COLUMNS.indexOf(sortCol) < 0) { said.push("sort column “" + sortCol + "” is not here"); sort = ""; }
   whereBox.value = params.get("where") || "";
+  let rowsBy = params.get("rows_by") || "";
+  if (rowsBy && COLUMNS.indexOf(rowsBy) < 0) { said.push("group column “" + rowsBy + "” is not here"); rowsBy = ""; }
 
   function remember() {
     if (location.protocol === "file:") return;  // a file: page may not rewrite its URL
@@ -148,6 +152,7 @@
     p.set("cols", cols.join(","));
     if (whereBox.value.trim()) p.set("where", whereBox.value.trim()); else p.delete("where");
     if (sort) p.set("sort", sort); else p.delete("sort");
+    if (rowsBy) p.set("rows_by", rowsBy); else p.delete("rows_by");
     history.replaceState(null, "", "?" + p.toString().replace(/%2C/g, ",") + location.hash);
   }
 
@@ -203,8 +208,13 @@
     ["run"].concat(cols).forEach(c => { orders.push([c, c + " ↑"], ["-" + c, c + " ↓"]); });
     sortSel.replaceChildren(...orders.map(([v, t]) => { const o = el("option", null, t); o.value = v; return o; }));
     sortSel.value = sort;
+    const groupable = COLUMNS.filter(c => !/^(final|rate) /.test(c) || data.keys.indexOf(c) >= 0);
+    groupSel.replaceChildren(...[["", "none"]].concat(groupable.map(c => [c, c])).map(([v, t]) => {
+      const o = el("option", null, t); o.value = v; return o;
+    }));
+    groupSel.value = rowsBy;
     const rows = document.createDocumentFragment();
-    shown.forEach(r => {
+    const runRow = r => {
       const tr = el("tr");
       const th = el("th");
       th.scope = "row";
@@ -221,12 +231,57 @@
         else if (text === null) td.setAttribute("data-value", "");
         tr.append(td);
       });
-      rows.append(tr);
+      return tr;
+    };
+    if (!rowsBy) shown.forEach(r => rows.append(runRow(r)));
+    else groupsOf(shown).forEach(([value, members]) => {
+      rows.append(groupRow(value, members));
+      members.forEach(r => rows.append(runRow(r)));
     });
     table.tBodies[0].replaceChildren(rows);
     status.textContent = shown.length + " of " + data.runs.length + " runs" + (clauses.length ? " match the filter" : "") + ".";
     overlayButton.textContent = "Overlay these " + shown.length + " runs";
     overlayButton.disabled = !shown.length;
+  }
+
+  /* The rows shown, by their value of the grouping column (numbers in numeric order, "not set" last),
+     each group keeping the order the rows had. */
+  function groupsOf(list) {
+    const by = new Map();
+    list.forEach(r => {
+      const [text] = cell(r, rowsBy), key = text === null ? "not set" : text;
+      if (!by.has(key)) by.set(key, []);
+      by.get(key).push(r);
+    });
+    return Array.from(by.entries()).sort((a, b) => {
+      if (a[0] === "not set" || b[0] === "not set") return a[0] === b[0] ? 0 : a[0] === "not set" ? 1 : -1;
+      const x = asNumber(a[0]), y = asNumber(b[0]);
+      return x !== null && y !== null ? x - y : a[0].localeCompare(b[0]);
+    });
+  }
+
+  /* A group's lead row: the value and its number of runs, then each numeric column's mean over the
+     group's runs that have a value (n said when some have none). */
+  function groupRow(value, members) {
+    const tr = el("tr", "group-row");
+    const th = el("th", null, rowsBy + " = " + value + " · " + members.length + (members.length === 1 ? " run" : " runs"));
+    th.scope = "rowgroup";
+    th.setAttribute("data-label", "group");
+    tr.append(th);
+    cols.forEach(c => {
+      const values = members.map(r => cell(r, c)[1]).filter(v => v !== null);
+      let td;
+      if (!values.length || c === rowsBy) td = el("td", "note", "");
+      else {
+        const mean = values.reduce((a, b) => a + b, 0) / values.length;
+        const shownMean = window.obsCharts ? window.obsCharts.num(mean) : String(mean);
+        td = el("td", "num", "mean " + shownMean + (values.length < members.length ? " (n=" + values.length + ")" : ""));
+        td.setAttribute("data-value", String(mean));
+      }
+      td.setAttribute("data-label", c);
+      tr.append(td);
+    });
+    return tr;
   }
 
   function changed() { render(); remember(); }
@@ -239,6 +294,7 @@
     changed();
   });
   sortSel.addEventListener("change", () => { sort = sortSel.value; changed(); });
+  groupSel.addEventListener("change", () => { rowsBy = groupSel.value; changed(); });
   let timer = null;
   whereBox.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(changed, 200); });
   colList.addEventListener("change", () => {

@@ -570,3 +570,26 @@ def test_smoothing_is_remembered_across_pages(page: Page, watch: PageWatch, serv
     page.locator("#chart-training").scroll_into_view_if_needed()
     page.wait_for_function("() => document.querySelector('#chart-training').classList.contains('ready')")
     assert page.input_value("#chart-training input[data-smooth]") == "0.8"
+
+
+def test_the_runs_table_groups_rows_by_a_column_with_each_groups_means(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    open_overlay(page, served_demo.url("compare.html?cols=arm,final%20loss&where=spec%20%3D%20onto-arms&rows_by=arm"))
+    finals = {r["id"]: r for r in page_data(page)["runs"]}
+    leads = page.eval_on_selector_all(
+        "table[data-runs-table] tbody tr.group-row",
+        "rs => rs.map(r => [r.cells[0].textContent, r.cells[2].getAttribute('data-value')])",
+    )
+    arms = sorted({r["arm"] for r in finals.values() if r["spec"] == "onto-arms"})
+    assert [lead[0] for lead in leads] == [f"arm = {a} · 3 runs" for a in arms]
+    for (_, mean), arm in zip(leads, arms, strict=True):
+        losses = [r["finals"]["loss"] for r in finals.values() if r["arm"] == arm]
+        assert float(mean) == pytest.approx(statistics.fmean(losses), rel=1e-12)
+    assert page.input_value("select[data-runs-group]") == "arm"
+    page.select_option("select[data-runs-group]", "")
+    assert page.locator("table[data-runs-table] tr.group-row").count() == 0
+    assert "rows_by" not in query(page.url)
+    page.goto(served_demo.url("compare.html?rows_by=nope"))
+    settle(page)
+    assert "group column “nope” is not here" in page.inner_text("[data-runs-problem]")
