@@ -303,7 +303,7 @@
 
   /* Checks the link's metrics, axis and key against what the picked runs have (once, when their
      data is first here), and says what it could not use. */
-  function checkLink(runs, slugs) {
+  function checkLink(runs) {
     if (linkChecked) return;
     linkChecked = true;
     const names = new Set(metricNames(runs));
@@ -322,7 +322,6 @@
       linkNote.textContent = "This link asked for what is not here: " + unknown.join("; ") + ".";
       linkNote.hidden = false;
     }
-    void slugs;
   }
 
   function defaultMetric(runs) {
@@ -331,7 +330,7 @@
     return LOSS_FIRST.find(n => shared.indexOf(n) >= 0) || shared[0] || sorted[0];
   }
 
-  function models(runs, slugs) {
+  function models(runs) {
     const opts = axisOptions(runs), unit = opts.unit;
     const styles = C.runStyles(runs.map(r => r.id));
     const out = [], notes = [];
@@ -386,7 +385,7 @@
     count.textContent = String(slugs.length);
     const runs = loadedRuns(slugs);
     const failed = slugs.filter(s => C.loaded[s] === undefined);
-    checkLink(runs, slugs);
+    checkLink(runs);
     const names = metricNames(runs);
     if (!state.metrics.length) { const d = defaultMetric(runs); if (d) state.metrics = [d]; }
     fillMetrics(names);
@@ -395,7 +394,7 @@
     fillKeys(slugs);
     robustBox.checked = state.robust;
     marksBox.checked = state.marks;
-    const built = models(runs, slugs);
+    const built = models(runs);
     const options = Object.assign({ panels: true, robust: state.robust, marks: state.marks, onChange: viewChanged,
       file: "compare-" + state.metrics.join("-") }, built.opts);
     if (!group) {
