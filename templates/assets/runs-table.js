@@ -153,6 +153,10 @@
     if (whereBox.value.trim()) p.set("where", whereBox.value.trim()); else p.delete("where");
     if (sort) p.set("sort", sort); else p.delete("sort");
     if (rowsBy) p.set("rows_by", rowsBy); else p.delete("rows_by");
+    p.set("sx", scatter.x.value);
+    p.set("sy", scatter.y.value);
+    if (scatter.logx.checked) p.set("slogx", "1"); else p.delete("slogx");
+    if (scatter.logy.checked) p.set("slogy", "1"); else p.delete("slogy");
     history.replaceState(null, "", "?" + p.toString().replace(/%2C/g, ",") + location.hash);
   }
 
@@ -239,7 +243,9 @@
       members.forEach(r => rows.append(runRow(r)));
     });
     table.tBodies[0].replaceChildren(rows);
-    status.textContent = shown.length + " of " + data.runs.length + " runs" + (clauses.length ? " match the filter" : "") + ".";
+    const sc = scatter.box ? drawScatter() : { drawn: 0, left: 0 };
+    status.textContent = shown.length + " of " + data.runs.length + " runs" + (clauses.length ? " match the filter" : "") + "." +
+      (sc.left ? " The scatter leaves out " + sc.left + " without a value of both its columns." : "");
     overlayButton.textContent = "Overlay these " + shown.length + " runs";
     overlayButton.disabled = !shown.length;
   }
@@ -284,6 +290,116 @@
     return tr;
   }
 
+  // ------------------------------------------------------------------------------ scatter
+
+  const scatter = {
+    x: root.querySelector("select[data-scatter-x]"), y: root.querySelector("select[data-scatter-y]"),
+    logx: root.querySelector("input[data-scatter-logx]"), logy: root.querySelector("input[data-scatter-logy]"),
+    box: root.querySelector("[data-scatter]"), readout: root.querySelector("[data-scatter-readout]"),
+  };
+  const SVG = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    Object.keys(attrs).forEach(k => e.setAttribute(k, String(attrs[k])));
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  /* Ticks of [lo, hi]: multiples of 1, 2 or 5 × 10^k, about five; on a log axis the powers of ten. */
+  function ticks(lo, hi, log) {
+    if (log) {
+      const out = [];
+      for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) out.push(Math.pow(10, e));
+      return { at: out.filter(v => v >= lo * 0.999 && v <= hi * 1.001), incr: null };
+    }
+    const raw = (hi - lo) / 5 || 1, mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const incr = [1, 2, 5, 10].map(m => m * mag).find(v => v >= raw) || 10 * mag;
+    const at = [];
+    for (let v = Math.ceil(lo / incr) * incr; v <= hi + incr * 1e-9; v += incr) at.push(Math.abs(v) < incr * 1e-9 ? 0 : v);
+    return { at, incr };
+  }
+
+  function drawScatter() {
+    const C = window.obsCharts;
+    const cx = scatter.x.value, cy = scatter.y.value;
+    const logx = scatter.logx.checked, logy = scatter.logy.checked;
+    const pts = [];
+    let left = 0;
+    shown.forEach(r => {
+      const x = cell(r, cx)[1], y = cell(r, cy)[1];
+      if (x === null || y === null || (logx && !(x > 0)) || (logy && !(y > 0))) { left += 1; return; }
+      pts.push({ r, x, y });
+    });
+    const W = Math.max(200, scatter.box.clientWidth), H = Math.max(120, scatter.box.clientHeight);
+    const m = { l: 64, r: 14, t: 12, b: 34 };
+    const root_ = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H });
+    scatter.box.replaceChildren(root_);
+    scatter.box.setAttribute("aria-label", "Scatter of " + cy + " against " + cx + ": " + pts.length + " runs");
+    scatter.readout.replaceChildren(el("span", "note", pts.length ? "Point at a run to read its values." :
+      "No run in the table has both " + cx + " and " + cy + (logx || logy ? " (above zero, for a log axis)" : "") + "."));
+    if (!pts.length) return { drawn: 0, left };
+    const range = (vals, log) => {
+      let lo = Math.min(...vals), hi = Math.max(...vals);
+      if (log) { lo = Math.log10(lo); hi = Math.log10(hi); }
+      const pad = (hi - lo) * 0.06 || Math.abs(hi) * 0.1 || 1;
+      return [lo - pad, hi + pad];
+    };
+    const [x0, x1] = range(pts.map(p => p.x), logx), [y0, y1] = range(pts.map(p => p.y), logy);
+    const X = v => m.l + ((logx ? Math.log10(v) : v) - x0) / (x1 - x0) * (W - m.l - m.r);
+    const Y = v => H - m.b - ((logy ? Math.log10(v) : v) - y0) / (y1 - y0) * (H - m.t - m.b);
+    const axis = (lo, hi, log, horizontal) => {
+      const t = ticks(log ? Math.pow(10, lo) : lo, log ? Math.pow(10, hi) : hi, log);
+      const labels = log ? C.logLabels(t.at) : C.linearLabels(t.at, t.incr);
+      t.at.forEach((v, i) => {
+        if (horizontal) {
+          const x = X(v);
+          root_.append(svg("line", { x1: x, y1: m.t, x2: x, y2: H - m.b, stroke: "#e5e7eb" }));
+          root_.append(svg("text", { x, y: H - m.b + 16, "text-anchor": "middle", "font-size": 11, fill: "#5f6b7a" }, labels[i]));
+        } else {
+          const y = Y(v);
+          root_.append(svg("line", { x1: m.l, y1: y, x2: W - m.r, y2: y, stroke: "#e5e7eb" }));
+          root_.append(svg("text", { x: m.l - 6, y: y + 4, "text-anchor": "end", "font-size": 11, fill: "#5f6b7a" }, labels[i]));
+        }
+      });
+    };
+    axis(x0, x1, logx, true);
+    axis(y0, y1, logy, false);
+    root_.append(svg("text", { x: W - m.r, y: H - 4, "text-anchor": "end", "font-size": 11, fill: "#374151" }, cx));
+    root_.append(svg("text", { x: m.l + 4, y: m.t + 10, "font-size": 11, fill: "#374151" }, cy));
+    pts.forEach(p => {
+      const dot = svg("circle", { cx: X(p.x), cy: Y(p.y), r: 5, fill: C.runColor(p.r.id), "fill-opacity": 0.85, tabindex: 0,
+        "data-run": p.r.id, "data-x": p.x, "data-y": p.y });
+      dot.append(svg("title", {}, p.r.id));
+      const show = () => {
+        const line = el("span", "ro-item");
+        const sw = el("span", "swatch");
+        sw.style.background = C.runColor(p.r.id);
+        line.append(sw, el("strong", null, p.r.id), document.createTextNode("\u00a0· " + cx + " " + C.num(p.x) + " · " + cy + " " + C.num(p.y)));
+        scatter.readout.replaceChildren(line);
+      };
+      dot.addEventListener("mouseenter", show);
+      dot.addEventListener("focus", show);
+      root_.append(dot);
+    });
+    return { drawn: pts.length, left };
+  }
+
+  function fillScatter() {
+    const numeric = COLUMNS.filter(c => data.runs.some(r => cell(r, c)[1] !== null));
+    [[scatter.x, scatterState.x], [scatter.y, scatterState.y]].forEach(([sel, want]) => {
+      sel.replaceChildren(...numeric.map(c => { const o = el("option", null, c); o.value = c; return o; }));
+      if (want && numeric.indexOf(want) >= 0) sel.value = want;
+    });
+    if (!scatterState.x) scatter.x.value = numeric.find(c => c.startsWith("config.") && varies(c)) || numeric[0] || "";
+    if (!scatterState.y) scatter.y.value = numeric.find(c => c.startsWith("final ")) || numeric[1] || "";
+    scatter.logx.checked = scatterState.logx;
+    scatter.logy.checked = scatterState.logy;
+  }
+  const scatterState = { x: params.get("sx") || "", y: params.get("sy") || "", logx: params.get("slogx") === "1", logy: params.get("slogy") === "1" };
+  ["x", "y"].forEach(k => {
+    if (scatterState[k] && COLUMNS.indexOf(scatterState[k]) < 0) { said.push("scatter column “" + scatterState[k] + "” is not here"); scatterState[k] = ""; }
+  });
+
   function changed() { render(); remember(); }
 
   table.tHead.addEventListener("click", e => {
@@ -317,6 +433,10 @@
     const overlay = document.getElementById("overlay");
     if (overlay) overlay.scrollIntoView({ block: "start" });
   });
+  [scatter.x, scatter.y, scatter.logx, scatter.logy].forEach(c => c.addEventListener("change", changed));
+  let resizing = null;
+  window.addEventListener("resize", () => { clearTimeout(resizing); resizing = setTimeout(drawScatter, 100); });
   fillColumns();
+  fillScatter();
   render();
 })();

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import re
@@ -593,3 +594,37 @@ def test_the_runs_table_groups_rows_by_a_column_with_each_groups_means(
     page.goto(served_demo.url("compare.html?rows_by=nope"))
     settle(page)
     assert "group column “nope” is not here" in page.inner_text("[data-runs-problem]")
+
+
+def test_the_runs_table_scatters_any_setting_against_any_outcome(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path
+) -> None:
+    open_overlay(page, served_demo.url("compare.html?sx=config.train.lr&sy=final%20loss&slogx=1"))
+    page.locator(".runs-scatter").scroll_into_view_if_needed()
+    finals = {r["id"]: r["finals"] for r in page_data(page)["runs"]}
+    docs = run_docs(demo_source)
+    lr = {rid: d.get("config", {}).get("train", {}).get("lr") for rid, d in docs.items()}
+    both = {rid for rid in docs if lr[rid] is not None and "loss" in finals[rid]}
+    dots = page.eval_on_selector_all(
+        ".scatter-plot circle",
+        "cs => cs.map(c => ({ run: c.dataset.run, x: Number(c.dataset.x), y: Number(c.dataset.y),"
+        " cx: Number(c.getAttribute('cx')), cy: Number(c.getAttribute('cy')), fill: c.getAttribute('fill') }))",
+    )
+    assert {d["run"] for d in dots} == both
+    for d in dots:
+        assert d["x"] == pytest.approx(lr[d["run"]]) and d["y"] == finals[d["run"]]["loss"]
+        assert d["fill"] == run_color(d["run"])
+    # positions follow the values: further right for a larger lr (log x), higher for a larger loss
+    by_x = sorted(dots, key=lambda d: d["x"])
+    assert all(a["cx"] <= b["cx"] for a, b in itertools.pairwise(by_x))
+    by_y = sorted(dots, key=lambda d: d["y"])
+    assert all(a["cy"] >= b["cy"] for a, b in itertools.pairwise(by_y))
+    left = len(docs) - len(both)
+    assert f"The scatter leaves out {left} without a value of both its columns." in page.inner_text(
+        "[data-runs-status]"
+    )
+    page.locator(".scatter-plot circle").first.hover()
+    assert page.inner_text("[data-scatter-readout]").startswith(dots[0]["run"])
+    page.select_option("select[data-scatter-y]", "final grad_norm")
+    q = query(page.url)
+    assert (q["sx"], q["sy"], q["slogx"]) == ("config.train.lr", "final grad_norm", "1")
