@@ -6,10 +6,24 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test lint typecheck unit browser check-site check-site-tools snapshots system-deps clean
 
+# obs needs Python 3.11+. A Python too old is refused before a venv is made; a venv made by one (an
+# earlier `make demo PYTHON=python3.10`) is made again; a venv this recipe made and could not install
+# into is removed, so the next `make` starts over instead of reusing it.
+PY_OK := import sys; sys.exit(sys.version_info < (3, 11))
+
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	@$(PYTHON) -c '$(PY_OK)' 2>/dev/null || { \
+	  echo "make: obs needs Python 3.11 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1 | head -n 1). Name another: make demo PYTHON=python3.11" >&2; \
+	  exit 2; }
+	@if [ -f $(VENV)/pyvenv.cfg ] && ! $(BIN)/python -c '$(PY_OK)' 2>/dev/null; then \
+	  echo "make: $(VENV) was made by $$($(BIN)/python -V 2>&1 | head -n 1), which cannot run obs: removing it" >&2; \
+	  rm -rf $(VENV); \
+	fi
+	@made=0; [ -f $(VENV)/pyvenv.cfg ] || made=1; \
+	set -x; $(PYTHON) -m venv $(VENV) && $(BIN)/pip install -q --upgrade pip && $(BIN)/pip install -q -e '.[dev]' || { \
+	  set +x; \
+	  if [ $$made = 1 ]; then echo "make: setting up $(VENV) failed; it is removed, so the next make starts over" >&2; rm -rf $(VENV); fi; \
+	  exit 1; }
 	touch $(STAMP)
 
 ## demo: build the demo site from reports/ into site/
@@ -28,7 +42,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q tests/unit tests/site
+	$(BIN)/pytest -q tests/unit
 
 browser: system-deps $(STAMP)
 	$(BIN)/pytest -q tests/browser
@@ -66,6 +80,7 @@ system-deps:
 ## clean: the demo site is a link (site -> .site.obs/site.<id>): remove the link, its versions and its cache
 clean:
 	rm -rf site .site.obs .obs-cache build dist .pytest_cache .mypy_cache .ruff_cache
+	@echo "clean: kept $(VENV)/ (obs and its tools; rm -rf $(VENV) to reinstall) and bench/corpus/ (the benchmark's corpus, if made)"
 
 ## readme-screenshot: the README's picture of a run page, made by the project's own browser code
 readme-screenshot: demo

@@ -50,7 +50,7 @@ def tree_hash(folder: Path, pattern: str = "*") -> str:
     """Hash of the files under `folder` matching `pattern` (names and contents)."""
     h = hashlib.sha256()
     for path in sorted(p for p in folder.rglob(pattern) if p.is_file()):
-        h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+        h.update(os.fsencode(path.relative_to(folder).as_posix()) + b"\0")
         h.update(sha256_file(path).encode())
     return h.hexdigest()
 
@@ -144,7 +144,7 @@ class BuildCache:
                 sha = self.file_sha(path)
             except OSError:
                 sha = "<unreadable>"
-            h.update(f"{rel}\0{sha}\0".encode())
+            h.update(os.fsencode(rel) + f"\0{sha}\0".encode())  # a name may hold any byte but / and NUL
         return h.hexdigest()
 
     def digest_path(self, slug: str) -> Path:

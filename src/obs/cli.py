@@ -1,4 +1,4 @@
-"""Command line: `obs build`, `obs check`, `obs gate`; `obs summary`, `obs decide`, `obs serve` (obs.publish).
+"""Command line: `obs build`, `obs check`, `obs ls`, `obs gate`; `obs summary`, `obs decide`, `obs serve` (obs.publish).
 
 Every diagnostic is printed as `path:line: severity: message`, then one summary line. Exit status:
 0 clean, 1 errors (or warnings with --strict), 2 bad usage (a missing or unreadable source, an
@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import os
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -23,6 +25,8 @@ from typing import Any
 from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
 from obs.diagnostics import Diagnostic, sort_diagnostics
+from obs.numbers import plural
+from obs.sanitize import visible
 
 DEFAULT_OUT = "site"
 
@@ -38,20 +42,24 @@ def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
     """One line naming the files no adapter read (the site lists them all), or None when every file was read."""
     if not unread:
         return None
-    names = ", ".join(unread[:shown]) + (f" (+{len(unread) - shown} more)" if len(unread) > shown else "")
-    return f"obs {command}: {len(unread)} file{'s' if len(unread) != 1 else ''} not read by any format: {names}"
+    names = ", ".join(visible(u) for u in unread[:shown]) + (
+        f" (+{len(unread) - shown} more)" if len(unread) > shown else ""
+    )
+    return f"obs {command}: {plural(len(unread), 'file')} not read by any format: {names}"
 
 
 def _counts(items: list[Diagnostic]) -> tuple[int, int]:
     return sum(d.severity == "error" for d in items), sum(d.severity == "warning" for d in items)
 
 
-def _no_runs(source: Path, runs: int, strict: bool) -> bool:
-    """--strict: a build that found no run fails (an empty or wrong source is a mistake in CI)."""
-    if strict and runs == 0:
-        print(f"obs build: no run was found in {source} (--strict)", file=sys.stderr)
-        return True
-    return False
+def _strict(items: list[Diagnostic], strict: bool) -> list[Diagnostic]:
+    """With --strict, "no run found" (a warning: an empty or wrong source folder) is an error: in CI it is
+    a mistake, never a wish."""
+    from obs.pipeline import NO_RUNS
+
+    if not strict:
+        return items
+    return [replace(d, severity="error") if d.message == NO_RUNS else d for d in items]
 
 
 def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, taken: list[Any]) -> int | None:
@@ -71,16 +79,15 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, take
     taken.append(current)
     if previous is None or not quickcheck.unchanged(previous, current):
         return None
-    diagnostics = [Diagnostic(**d) for d in previous["result"]["diagnostics"]]
+    diagnostics = _strict([Diagnostic(**d) for d in previous["result"]["diagnostics"]], args.strict)
     _print_diagnostics(diagnostics, args.quiet)
     line = unread_line("build", previous["result"].get("unread", []))
     if line:
         print(line, file=sys.stderr)
     errors, warnings = _counts(diagnostics)
     runs = previous["result"]["runs"]
-    print(f"obs build: {runs} runs, nothing changed, {errors} errors, {warnings} warnings -> {out}")
-    if _no_runs(source, runs, args.strict):
-        return 1
+    counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
+    print(f"obs build: {plural(runs, 'run')}, nothing changed, {counts} -> {out}")
     return 1 if errors or (args.strict and warnings) else 0
 
 
@@ -140,24 +147,27 @@ def cmd_build(args: argparse.Namespace) -> int:
     except OutputError as exc:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
+    result.diagnostics = _strict(result.diagnostics, args.strict)
     _print_diagnostics(result.diagnostics, args.quiet)
     line = unread_line("build", result.unread)
     if line:
         print(line + " (listed on the site's index page)", file=sys.stderr)
     what = (
-        f"{result.runs} runs ({result.built} built, {result.reused} reused), {result.pages} pages written"
+        f"{plural(result.runs, 'run')} ({result.built} built, {result.reused} reused), "
+        f"{plural(result.pages, 'page')} written"
         if result.changed
-        else f"{result.runs} runs, nothing changed"
+        else f"{plural(result.runs, 'run')}, nothing changed"
     )
-    print(f"obs build: {what}, {result.errors} errors, {result.warnings} warnings in {result.seconds:.2f} s -> {out}")
-    if _no_runs(source, result.runs, args.strict):
-        return 1
+    print(
+        f"obs build: {what}, {plural(result.errors, 'error')}, {plural(result.warnings, 'warning')} "
+        f"in {result.seconds:.2f} s -> {out}"
+    )
     return result.exit_code(args.strict)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from obs.ledger import read_ledger
-    from obs.pipeline import SourceTree, load_run
+    from obs.pipeline import SourceTree, check_runs
 
     problem = source_problem(Path(args.source))
     if problem:
@@ -167,26 +177,43 @@ def cmd_check(args: argparse.Namespace) -> int:
     tree = SourceTree.open(root)
     found, plan = tree.found, tree.plan
     read_ledger(root, tree.diags)  # decisions.jsonl, line by line
-    items = list(tree.diags.items)
+    items = _strict(list(tree.diags.items), args.strict)
     for claim in found.claims:
         try:
             rel = claim.folder.resolve().relative_to(root.parent).as_posix()
         except ValueError:
             rel = str(claim.folder)
         notes = f" ({'; '.join(claim.notes)})" if claim.notes else ""
-        print(f"{rel}: {claim.adapter}, {claim.runs} run{'s' if claim.runs != 1 else ''}{notes}")
-    for planned in plan.runs:  # read each run as a build reads it, and drop it
-        items.extend(load_run(tree, planned).diagnostics.items)
+        print(f"{visible(rel)}: {claim.adapter}, {plural(claim.runs, 'run')}{notes}")
+    for report in check_runs(tree):  # each run read and analysed as a build does, then dropped
+        items.extend(report.run.diagnostics.items)
     _print_diagnostics(items, args.quiet)
     line = unread_line("check", found.unread_rel())
     if line:
         print(line)
     errors, warnings = _counts(items)
     print(
-        f"obs check: {len(plan.runs)} runs, {len(found.specs)} specs, {len(found.campaigns)} campaigns: "
-        f"{errors} errors, {warnings} warnings"
+        f"obs check: {plural(len(plan.runs), 'run')}, {plural(len(found.specs), 'spec')}, "
+        f"{plural(len(found.campaigns), 'campaign')}: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
     )
     return 1 if errors or (args.strict and warnings) else 0
+
+
+def cmd_ls(args: argparse.Namespace) -> int:
+    """`obs ls [SOURCE] [--json]`: every run's id, format, status and headline (obs.listing)."""
+    from obs.listing import as_json, as_table, list_runs
+    from obs.pipeline import NO_RUNS, SourceTree
+
+    problem = source_problem(Path(args.source))
+    if problem:
+        print(f"obs ls: {problem}", file=sys.stderr)
+        return 2
+    tree = SourceTree.open(Path(args.source))
+    rows = list_runs(tree)
+    if not rows:
+        print(f"obs ls: {args.source}: {NO_RUNS}", file=sys.stderr)
+    print(as_json(rows) if args.json else as_table(rows))
+    return 0
 
 
 GATE_MARK = {True: "pass", False: "FAIL", None: "n/a"}
@@ -277,6 +304,16 @@ def make_parser() -> argparse.ArgumentParser:
     check.add_argument("-q", "--quiet", action="store_true", help="hide info diagnostics")
     check.set_defaults(func=cmd_check)
 
+    ls = sub.add_parser(
+        "ls",
+        help="list the runs: id, format, status, headline (one line each)",
+        description="Read every run as a build does and print its id (what every other command takes), its "
+        "format, its status and its headline. Nothing is written.",
+    )
+    ls.add_argument("source", nargs="?", default=DEFAULT_SOURCE, help="source folder (default: reports/)")
+    ls.add_argument("--json", action="store_true", help="a JSON list instead of columns")
+    ls.set_defaults(func=cmd_ls)
+
     gate = sub.add_parser(
         "gate",
         help="the promotion rules' verdict for one run (exit 0 only for promote; for CI)",
@@ -302,14 +339,23 @@ class Interrupted(KeyboardInterrupt):
         self.signum = signum
 
 
-STOP_NOTE = {
-    "build": "interrupted; the output holds the last complete build",
-    "serve": "stopped",
-}
+def _stop_note(args: argparse.Namespace) -> str:
+    """What an interrupted command left, said truly: a build into an output that has no site yet left
+    none (the first build), not "the last complete build"."""
+    if args.command == "serve":
+        return "stopped"
+    if args.command != "build":
+        return "interrupted"
+    out = Path(args.out or (f"{args.single_file}.html" if args.single_file else DEFAULT_OUT))
+    if args.single_file:
+        return f"interrupted; {out} {'is as it was' if out.exists() else 'was not written'}"
+    if out.exists():
+        return "interrupted; the output holds the last complete build"
+    return f"interrupted; nothing was published (there was no site in {out} yet)"
 
 
 @contextlib.contextmanager
-def _signals_as_interrupts(command: str) -> Iterator[None]:
+def _signals_as_interrupts(args: argparse.Namespace) -> Iterator[None]:
     """SIGINT and SIGTERM raise Interrupted in this process; a second one exits at once.
 
     Forked worker processes inherit this handler: there SIGINT is ignored (a terminal sends it
@@ -329,7 +375,7 @@ def _signals_as_interrupts(command: str) -> Iterator[None]:
                 os.kill(os.getpid(), signum)
             return
         if stopping:  # asked twice: stop now; the next build removes what is left
-            _stop_line(command, signum)
+            _stop_line(args, signum)
             os._exit(128 + signum)
         stopping = True
         raise Interrupted(signum)
@@ -342,9 +388,8 @@ def _signals_as_interrupts(command: str) -> Iterator[None]:
             signal.signal(sig, old)
 
 
-def _stop_line(command: str, signum: int) -> None:
-    note = STOP_NOTE.get(command, "interrupted")
-    print(f"obs {command}: {note} ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
+def _stop_line(args: argparse.Namespace, signum: int) -> None:
+    print(f"obs {args.command}: {_stop_note(args)} ({signal.Signals(signum).name})", file=sys.stderr, flush=True)
 
 
 def _collect_again() -> None:
@@ -363,20 +408,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command != "build":
         _collect_again()
-    with _signals_as_interrupts(args.command):
+    with _signals_as_interrupts(args):
         try:
             return int(args.func(args))
         except KeyboardInterrupt as exc:
             signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
-            _stop_line(args.command, signum)
+            _stop_line(args, signum)
             return 128 + signum
         except OSError as exc:  # a file or folder obs could not read or write: say which, no traceback
-            where = f"{exc.filename}: " if exc.filename else ""
+            out = getattr(args, "out", None)
+            where = f"{visible(str(exc.filename))}: " if exc.filename else (f"{out}: " if out else "")
+            if exc.errno in WRITE_FAILURES:  # the disk, not the input: the output is the last complete build
+                kept = " (the output holds the last complete build, if any)" if args.command == "build" else ""
+                print(f"obs {args.command}: cannot write {where}{exc.strerror or exc}{kept}", file=sys.stderr)
+                return WRITE_FAILED
             print(f"obs {args.command}: {where}{exc.strerror or exc}", file=sys.stderr)
             return 1
 
 
 FAST_EXIT_COMMANDS = frozenset({"build"})
+WRITE_FAILED = 3  # the output or the cache could not be written (disk full, read-only): not the input's fault
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG})
 
 
 def run() -> None:

@@ -17,8 +17,8 @@ from typing import Any
 from obs.diagnostics import Diagnostics
 from obs.fields import YamlFields
 from obs.safeyaml import load_mapping
-from obs.schema import ARMS, OBS_YAML, SWEEPS, THRESHOLDS, TRENDS, Reading
 from obs.schema import DEFAULT_AXES as DEFAULT_AXES  # re-exported: declared in obs.schema
+from obs.schema import OBS_YAML, SWEEPS, THRESHOLDS, Reading
 from obs.schema import SWEEP_GROUPINGS as SWEEP_GROUPINGS
 from obs.sourcetree import safe_input
 from obs.vocabulary import lower_is_better
@@ -32,8 +32,6 @@ DEFAULT_NEGATIVE_PATTERN = re.compile(r"truncat|leak|error|^missing_|^duplicate_
 # The defaults are declared with the fields, in obs.schema; these names are what the rest of obs imports.
 DEFAULT_THRESHOLDS: dict[str, float] = THRESHOLDS.defaults()
 DEFAULT_SWEEPS: dict[str, Any] = SWEEPS.defaults()
-DEFAULT_TRENDS: dict[str, int] = TRENDS.defaults()
-DEFAULT_ARMS: dict[str, Any] = ARMS.defaults()
 
 
 def _default(name: str) -> Any:
@@ -57,6 +55,7 @@ class SiteConfig:
     higher_is_better: dict[str, bool] = field(default_factory=lambda: _default("higher_is_better"))
     metrics: dict[str, dict[str, str]] = field(default_factory=lambda: _default("metrics"))
     same_step: str = field(default_factory=lambda: _default("same_step"))
+    restarts: str = field(default_factory=lambda: _default("restarts"))
     gates: list[dict[str, str]] = field(default_factory=list)  # name, label, expr (obs.analysis.gates)
     sweeps: dict[str, Any] = field(default_factory=lambda: _default("sweeps"))
     trends: dict[str, int] = field(default_factory=lambda: _default("trends"))

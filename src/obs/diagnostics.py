@@ -3,16 +3,30 @@
 The format is the one compilers use (`path:line: severity: message`) so editors and CI logs can
 jump to the place. A bad file never raises out of a reader; it adds a diagnostic and the build goes
 on with what could be read.
+
+Two bounds hold for every diagnostic, whoever makes it:
+
+* **one line, nothing a terminal acts on**: control characters in a path or a message (an ESC in a
+  CSV header, a newline in a file name) are written as escapes (`\x1b`, `\n`), so an input cannot
+  recolour a terminal or forge a `path:1: error:` line in a CI log;
+* **at most `MAX_PER_KIND` per file and kind** (a kind is the message with its numbers and quoted
+  parts left out): 50,000 malformed lines of one log give the first `MAX_PER_KIND` messages and one
+  line saying how many more there were, not 50,000 lines and a 6 MB run page.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from obs.sanitize import visible
+
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+MAX_PER_KIND = 20  # messages of one kind about one file; the rest are counted in one more line
+_VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+(?:\.\d+)?")
 
 
 @dataclass(frozen=True, order=True)
@@ -23,6 +37,10 @@ class Diagnostic:
     line: int | None
     severity: Severity
     message: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", visible(self.path))
+        object.__setattr__(self, "message", visible(self.message))
 
     def format(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
@@ -42,6 +60,11 @@ class Diagnostics:
     root: Path | None = None
     items: list[Diagnostic] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # input files that could not be read (see `unreadable`)
+    kinds: dict[tuple[str, str, str], list[int]] = field(default_factory=dict)  # -> [count, index of "more"]
+
+    def shown(self, path: Path | str) -> str:
+        """A path as messages name it (relative to the folder above the source root)."""
+        return self._where(path)
 
     def _where(self, path: Path | str) -> str:
         """The path as a reader knows it, relative to the folder above the source root. A link is named
@@ -55,7 +78,27 @@ class Diagnostics:
         return str(p)
 
     def add(self, severity: Severity, path: Path | str, message: str, line: int | None = None) -> None:
-        self.items.append(Diagnostic(self._where(path), line, severity, message))
+        where = self._where(path)
+        key = (where, severity, _VARIABLE.sub("", message))
+        seen = self.kinds.setdefault(key, [0, -1])
+        seen[0] += 1
+        if seen[0] <= MAX_PER_KIND:
+            self.items.append(Diagnostic(where, line, severity, message))
+            return
+        more = seen[0] - MAX_PER_KIND
+        first_line = line if seen[1] < 0 else self.items[seen[1]].line  # sorts after the listed ones
+        summary = Diagnostic(
+            where,
+            first_line,
+            severity,
+            f"and {more} more message{'s' if more > 1 else ''} like the {MAX_PER_KIND} before, from here on; "
+            f"not listed (the last: {message[:160]})",
+        )
+        if seen[1] < 0:
+            seen[1] = len(self.items)
+            self.items.append(summary)
+        else:
+            self.items[seen[1]] = summary
 
     def error(self, path: Path | str, message: str, line: int | None = None) -> None:
         self.add("error", path, message, line)

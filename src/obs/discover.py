@@ -13,6 +13,7 @@ from typing import Any
 
 from obs.adapters import ADAPTERS
 from obs.adapters.base import RunSource
+from obs.adapters.native import NATIVE_FILES
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fields import YamlFields
@@ -28,6 +29,7 @@ from obs.sourcetree import (
     real,
     remembered_locations,
     report_refused,
+    report_unusable,
     safe_input,
 )
 
@@ -115,6 +117,10 @@ class _Walk:
         self.seen.add(where)
         listing = list_folder(folder, self.root)
         report_refused(self.found.diags, listing.refused)
+        report_unusable(self.found.diags, folder, listing)
+        for child in listing.dirs:
+            if child.name in NATIVE_FILES:
+                self.found.diags.warning(child, "a folder, not a regular file: not read")
         if listing.unreadable:
             self.found.diags.error(
                 folder,

@@ -85,8 +85,10 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
     if columns is None:
         return None
     steps, series_values, stage_key, stage_points = columns
-    if distinct(steps).size != steps.size:
-        return None  # several rows at one step: the tolerant reader aggregates them (obs.yaml same_step) and says so
+    if distinct(steps).size != steps.size or bool(np.any(np.diff(steps) < 0)):
+        # several rows at one step, or a step counter that goes back (a restart): the tolerant reader aggregates
+        # them (obs.yaml same_step) or keeps the attempts (obs.yaml restarts), and says so
+        return None
     if partial:
         lineno = raw.count(b"\n") + 1
         diags.info(path, "last line is incomplete (the run may still be writing); it was skipped", lineno)

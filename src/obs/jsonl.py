@@ -43,7 +43,6 @@ class JsonlStats:
     blank: int = 0
     nonstandard_numbers: list[int] = field(default_factory=list)
     bad_utf8: list[int] = field(default_factory=list)
-    partial_last_line: bool = False
     long_lines: list[tuple[int, int]] = field(default_factory=list)  # (line, bytes)
     repeated: list[tuple[int, str]] = field(default_factory=list)  # (line, key)
     findings: Findings = field(default_factory=Findings)
@@ -220,7 +219,6 @@ def _records(
                 obj, problem = _second_chance(stripped, lineno, st)
                 if problem is not None:
                     if not ends_with_newline:
-                        st.partial_last_line = True
                         msg = "last line is incomplete (the run may still be writing); it was skipped"
                         if partial_last_is_normal:
                             diags.info(path, msg, lineno)

@@ -228,7 +228,10 @@ class Run:
     status: str = UNKNOWN
     baseline: str | None = None
     primary_axis: str | None = None
-    primary_metric: str | None = None
+    primary_metric: str | None = None  # declared in run.yaml
+    # the outcome a reader found to be a per-item file's own (its accuracy): a preference below every declared one
+    reader_metric: str | None = None
+    reader_metric_from: str | None = None  # which file said so, for the headline's reason
     hypothesis: str = ""
     success_criteria: str = ""
     held_constant: list[str] = field(default_factory=list)

@@ -92,3 +92,9 @@ def p_text(p: Any) -> str:
 def step(x: float) -> str:
     """A training step: whole steps with separators, fractional ones as they are."""
     return f"{int(x):,}" if float(x).is_integer() else f"{x:g}"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """A count and its noun, agreeing: 1 run, 2 runs, 0 runs; `many` for an irregular plural
+    (plural(1, "entry", "entries")). Every "N things" obs writes goes through here."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"

@@ -26,17 +26,20 @@ from obs import ledger
 from obs.adapters import adapter_named
 from obs.adapters.base import LoadContext
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
+from obs.analysis.headline import surrounding_metrics
 from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
 from obs.config import SiteConfig, load_config
 from obs.diagnostics import Diagnostic, Diagnostics
 from obs.discover import Discovery, discover
+from obs.fieldbounds import bound_run_fields
 from obs.jsonutil import jsonable
 from obs.model import Campaign, Run, Spec
 from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
 from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
+from obs.safeyaml import YamlError, load_yaml_file
 from obs.sitemodel import RunSummary
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
@@ -50,6 +53,26 @@ class RunNotFound(Exception):
 
 class CampaignNotFound(Exception):
     """The campaign id is not in the source tree (the message lists the known ones)."""
+
+
+NO_RUNS = (
+    "no run found in this folder: a run is a folder with a run.yaml, or the logs of a format obs reads "
+    "(trainer_state.json, TensorBoard events, MLflow, W&B, lm-eval results, metrics.jsonl; docs/adapters.md); "
+    "is it the right folder?"
+)
+
+
+def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:
+    """What to say after "no run with id X": the ids that contain X or that X contains, else the ids
+    closest to X (difflib's ratio), else the first ids, so a reader never has to go and list them."""
+    if not ids:
+        return "there is no run in this folder"
+    contained = [i for i in ids if wanted and (wanted in i or i in wanted)]  # `r2` for `spec03-r2`
+    close = contained[:5] or difflib.get_close_matches(wanted, ids, n=5, cutoff=0.6)
+    if close:
+        return f"did you mean {', '.join(close)}?"
+    more = f" (+{len(ids) - shown} more; obs ls lists them)" if len(ids) > shown else ""
+    return f"{len(ids)} run{'' if len(ids) == 1 else 's'}: {', '.join(sorted(ids)[:shown])}{more}"
 
 
 @dataclass
@@ -84,6 +107,8 @@ class SourceTree:
                 folder / f"{kind}.yaml",
                 f"{kind} id '{ident}' shares its page name with another {kind}; its page is {slug}",
             )
+        if not plan.runs:
+            diags.warning(root, NO_RUNS)
         return cls(root, cfg, found, plan, layout, diags)
 
     @property
@@ -99,10 +124,9 @@ class SourceTree:
         for p in self.plan.runs:
             if p.id == run_id:
                 return p
-        ids = [p.id for p in self.plan.runs]
-        close = difflib.get_close_matches(run_id, ids, n=3)
-        hint = f"did you mean {', '.join(close)}?" if close else f"{len(ids)} runs found"
-        raise RunNotFound(f"no run with id '{run_id}' in {self.root} ({hint})")
+        raise RunNotFound(
+            f"no run with id '{run_id}' in {self.root} ({closest_ids(run_id, [p.id for p in self.plan.runs])})"
+        )
 
     def campaign(self, campaign_id: str) -> Campaign:
         campaign = self.found.campaigns.get(campaign_id)
@@ -141,6 +165,7 @@ def load_run(tree: SourceTree, planned: PlannedRun) -> Run:
         diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
         run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
     _check_still_readable(planned.source.files, diags)
+    bound_run_fields(run, diags)  # a 2 MB title or date would keep its pages from loading
     run.id = planned.id
     run.baseline = planned.baseline
     run.diagnostics = diags
@@ -170,15 +195,11 @@ def final_window(tree: SourceTree, run: Run) -> int:
 
 
 def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunContext:
-    """What the run's surroundings say: its spec's and campaign's headline choices, the baseline."""
+    """What the run's surroundings say: the primary metrics declared for it (run.yaml, spec, campaign, obs.yaml), the
+    baseline."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)
-    named = [
-        (spec.primary_metric if spec else None, f"spec {spec.id if spec else ''}"),
-        (campaign.primary_metric if campaign else None, f"campaign {campaign.id if campaign else ''}"),
-    ]
     rc = RunContext(
-        preferred_metrics=[m for m, _ in named if m],
-        preferred_from=[w for m, w in named if m],
+        declared=surrounding_metrics(spec, campaign),
         final_window=final_window(tree, run),
         baseline_id=run.baseline,
         baseline=baseline,
@@ -204,17 +225,38 @@ def min_effect_of(tree: SourceTree, run: Run) -> float:
 
 
 def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport:
+    """Analyse a loaded run, and make the checks only an analysis can (a named headline metric the run
+    does not have). Every command goes through here: `obs build`, `check`, `summary`, `gate`,
+    `--single-file` and `decide`, so none is more lenient than another."""
     report = analyse_run(run, run_context(tree, run, baseline), tree.cfg)
     if report.headline.missing:  # a primary metric named in run.yaml, spec.yaml or campaign.yaml that is not there
-        spec, campaign = tree.spec_of(run), tree.campaign_of(run)
-        if run.primary_metric:
-            where = run.source_dir / "run.yaml"
-        elif spec and spec.primary_metric:
-            where = spec.source_dir / "spec.yaml"
-        else:
-            where = campaign.source_dir / "campaign.yaml" if campaign else run.source_dir
-        run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}")
+        where = next((d.file for d in report.declared if d.required and d.file is not None), run.source_dir)
+        run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}", _line_of(where, "primary_metric"))
     return report
+
+
+def _line_of(path: Path, key: str) -> int | None:
+    """The line `key` is written on in a YAML file (read again: this is said only when something is wrong)."""
+    if path.suffix not in (".yaml", ".yml"):
+        return None
+    try:
+        return load_yaml_file(path).line_of(key)
+    except (OSError, YamlError):
+        return None
+
+
+def check_runs(tree: SourceTree) -> Iterator[RunReport]:
+    """Every run loaded and analysed as a build does, baselines first, each dropped after its report is
+    yielded (only its digest is kept, for the runs compared with it): what `obs check` reports."""
+    digests: dict[str, RunDigest] = {}
+    for planned in tree.plan.runs:
+        run = load_run(tree, planned)
+        base = digests.get(planned.baseline) if planned.baseline else None
+        if planned.baseline and base is None and planned.baseline in tree.plan.slugs:
+            base = digest_of(tree, tree.planned(planned.baseline))
+        report = analyse(tree, run, base)
+        digests[planned.id] = report.digest
+        yield report
 
 
 def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_hash: str) -> RunSummary:
@@ -245,20 +287,17 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
     campaign = tree.layout.campaign(run.campaign)
     # where the seed-level comparison of the run's group is made (from summaries, after the runs): the
     # campaign page for a condition, the spec page (which lists its arm groups) or the index for an arm
-    seed_level = seed_label = None
+    seed_level = None
     if campaign and run.condition:
-        seed_level, seed_label = relative(page, campaign) + "#significance", f"campaign {run.campaign}"
+        seed_level = relative(page, campaign) + "#significance"
     elif run.arm:
-        target = spec or INDEX
-        seed_level = relative(page, target) + ("#ladder" if spec else "#arms")
-        seed_label = f"ablation arms ({f'spec {run.spec}' if spec else 'index'})"
+        seed_level = relative(page, spec or INDEX) + ("#ladder" if spec else "#arms")
     return RunPageLinks(
         root=root_of(page),
         baseline=relative(page, baseline) if baseline else None,
         spec=relative(page, spec) if spec else None,
         campaign=relative(page, campaign) if campaign else None,
         seed_level=seed_level,
-        seed_level_label=seed_label,
     )
 
 

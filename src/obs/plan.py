@@ -7,13 +7,14 @@ needs it. Ids are peeked from run.yaml without reading any log.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from obs.adapters.base import RunSource
 from obs.diagnostics import Diagnostics
-from obs.safeyaml import YamlError, peek_yaml
+from obs.safeyaml import MAX_YAML_BYTES, YamlError, peek_yaml
 from obs.sanitize import clean_text
 from obs.urls import unique_slugs
 
@@ -49,7 +50,9 @@ def read_identity(run_yaml: Path) -> Identity:
     """
     try:
         data = peek_yaml(run_yaml)
-    except (YamlError, OSError):
+    except YamlError:
+        data = _scan_identity(run_yaml)  # the loading names the file and line; the id written there is kept
+    except OSError:
         return None, None
     if not isinstance(data, dict):
         return None, None
@@ -59,6 +62,34 @@ def read_identity(run_yaml: Path) -> Identity:
     if isinstance(data.get("baseline"), str | int) and not isinstance(data.get("baseline"), bool):
         baseline = clean_text(str(data["baseline"]))
     return run_id, baseline
+
+
+# `id: value` or `baseline: value` at the start of a line, the value plain or quoted, a comment allowed after it
+_TOP_FIELD = re.compile(
+    r"""^(id|baseline):[ \t]+(?:'([^'\n]*)'|"([^"\\\n]*)"|([^\s#'"][^#\n]*?))[ \t]*(?:#.*)?$""", re.M
+)
+
+
+def _scan_identity(run_yaml: Path) -> dict[str, str]:
+    """The top-level `id:` and `baseline:` lines of a run.yaml that is not valid YAML (the first of each)."""
+    try:
+        text = run_yaml.read_bytes()[:MAX_YAML_BYTES].decode("utf-8-sig", "replace")
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    for m in _TOP_FIELD.finditer(text):
+        found.setdefault(m.group(1), next(g for g in m.groups()[1:] if g is not None))
+    return found
+
+
+def _id_line(run_yaml: Path) -> int | None:
+    """The line of the top-level `id:` of a run.yaml (for a message), None when there is none."""
+    try:
+        text = run_yaml.read_bytes()[:MAX_YAML_BYTES].decode("utf-8-sig", "replace")
+    except OSError:
+        return None
+    m = re.search(r"^id:", text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else None
 
 
 def _direct_peek(
@@ -84,9 +115,12 @@ def plan_build(sources: list[RunSource], diags: Diagnostics, peek: Peek = _direc
     identities = sorted(((peek_identity(s, peek), s) for s in sources), key=lambda t: (t[0][0], str(t[1].path)))
     for (run_id, baseline), source in identities:
         if run_id in seen:
+            run_yaml = source.path / "run.yaml"
+            native = source.adapter == "native"
             diags.error(
-                source.path / "run.yaml" if source.adapter == "native" else source.path,
-                f"run id '{run_id}' is already used by {seen[run_id]}; this run was skipped",
+                run_yaml if native else source.path,
+                f"run id '{run_id}' is already used by {diags.shown(seen[run_id])}; this run was skipped",
+                _id_line(run_yaml) if native else None,
             )
             continue
         seen[run_id] = source.path

@@ -434,8 +434,6 @@ def align(here: CaseOutcomes, base: CaseOutcomes) -> Alignment:
 
 # ------------------------------------------------------------------------------------------ texts
 
-TEXT_FIELDS = ("prompt", "expected", "actual", "render", "note")
-
 
 @dataclass(frozen=True)
 class CaseText:

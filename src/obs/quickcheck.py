@@ -28,6 +28,11 @@ from obs.write import output_location, versions_dir
 SNAPSHOT_FILE = "snapshot.json"
 
 
+def _key(path: str) -> str:
+    """A path as a JSON key: a name that is not UTF-8 keeps its bytes as backslash escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def _walk(root: Path, skip: set[str]) -> dict[str, list[int]]:
     """Stat of every file and folder under `root` (hidden entries and `skip` paths excluded)."""
     out: dict[str, list[int]] = {}
@@ -36,7 +41,7 @@ def _walk(root: Path, skip: set[str]) -> dict[str, list[int]]:
         folder = stack.pop()
         try:
             st = folder.stat()
-            out[str(folder) + os.sep] = [st.st_mtime_ns]
+            out[_key(str(folder) + os.sep)] = [st.st_mtime_ns]
             entries = list(os.scandir(folder))
         except OSError:
             continue
@@ -48,9 +53,9 @@ def _walk(root: Path, skip: set[str]) -> dict[str, list[int]]:
                     stack.append(Path(entry.path))
                 elif entry.is_file():
                     est = entry.stat()
-                    out[entry.path] = [est.st_size, est.st_mtime_ns, est.st_ino]
+                    out[_key(entry.path)] = [est.st_size, est.st_mtime_ns, est.st_ino]
                 elif entry.is_symlink():
-                    out[entry.path] = [-1, 0, 0]  # a link changes meaning without changing stat: never quick
+                    out[_key(entry.path)] = [-1, 0, 0]  # a link changes meaning without changing stat: never quick
             except OSError:
                 continue
     return out

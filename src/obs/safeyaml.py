@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from obs.diagnostics import Diagnostics
-from obs.sanitize import clean_text, digits_text, has_unsafe_text, int_in_range
+from obs.sanitize import clean_text, digits_text, has_unsafe_text, int_in_range, join_pairs
 
 MAX_YAML_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64  # levels of nested mappings and lists
@@ -72,6 +72,8 @@ class _NoAliasLoader(yaml.SafeLoader):
 
     def construct_yaml_str(self, node: yaml.ScalarNode) -> Any:
         value = super().construct_yaml_str(node)
+        if isinstance(value, str) and has_unsafe_text(value):
+            value = join_pairs(value)  # "\ud83d\ude00", as json.dumps writes an emoji, is that emoji
         if isinstance(value, str) and has_unsafe_text(value):
             self.problem(
                 node,
@@ -264,8 +266,14 @@ def peek_yaml(path: Path) -> Any:
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         return yaml.load(raw, Loader=loader)
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        raise YamlError(f"invalid YAML: {type(exc).__name__}") from None
+    except (yaml.YAMLError, ValueError, RecursionError):
+        pass
+    # libyaml refuses what the bounded reader keeps and reports (a date like 2024-13-45, a surrogate
+    # escape, a key written twice...): a quick look must see the same fields as the full reading
+    try:
+        return load_yaml_text(raw.decode("utf-8-sig")).data
+    except UnicodeDecodeError:
+        raise YamlError("not valid UTF-8") from None
 
 
 def load_mapping(path: Path, diags: Diagnostics, what: str = "fields") -> YamlDoc | None:

@@ -39,9 +39,52 @@ FLOAT_LIMIT = 1e150  # its square is still a double
 MAX_SHOWN_DIGITS = 40
 
 
+_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
+
+
+def _joined(m: re.Match[str]) -> str:
+    pair = m.group()
+    return chr(0x10000 + ((ord(pair[0]) - 0xD800) << 10) + (ord(pair[1]) - 0xDC00))
+
+
+def join_pairs(text: str) -> str:
+    """`text` with each surrogate pair joined into the character it encodes (see `clean_text`)."""
+    return _PAIR.sub(_joined, text) if _PAIR.search(text) else text
+
+
 def clean_text(text: str) -> str:
-    """`text` with every character that cannot be written replaced by U+FFFD."""
-    return UNSAFE_TEXT.sub(REPLACEMENT, text)
+    """`text` with every character that cannot be written replaced by U+FFFD.
+
+    A surrogate pair (YAML's `"\\ud83d\\ude00"`, as `json.dumps` writes an emoji; a JSON parser joins
+    it, PyYAML does not) is first joined into the character it encodes: only a lone surrogate is lost.
+    """
+    return UNSAFE_TEXT.sub(REPLACEMENT, join_pairs(text))
+
+
+# What a terminal, a CI log or a Markdown line would act on: every C0 and C1 control (newline and tab too),
+# DEL, the line and paragraph separators; lone surrogates (and the surrogate escapes of undecodable bytes in
+# file names) become U+FFFD
+_INVISIBLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(m: re.Match[str]) -> str:
+    ch = m.group()
+    if ch in _SHORT:
+        return _SHORT[ch]
+    code = ord(ch)
+    if 0xD800 <= code <= 0xDFFF:
+        return REPLACEMENT  # an undecodable byte of a file name, or a lone surrogate: cannot be written as is
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """`text` with every control character written as its escape (`\\x1b`, `\\n`, `\\u2028`).
+
+    For one-line output a reader's tools interpret: a diagnostic, a log line, a line of PR Markdown. A
+    message quoting a file cannot recolour a terminal, move its cursor or forge a `path:1: error:` line.
+    """
+    return _INVISIBLE.sub(_shown, text) if _INVISIBLE.search(text) else text
 
 
 def has_unsafe_text(text: str) -> bool:

@@ -17,6 +17,7 @@ fields, and none of them gives line numbers from our YAML reader.
 from __future__ import annotations
 
 import copy
+import difflib
 import json
 import re
 from collections.abc import Callable
@@ -97,6 +98,22 @@ class Text(Kind):
             return value
         if self.numbers and _is_number(value):
             return str(value)
+        raise Invalid
+
+
+class WebAddress(Text):
+    """An http(s) address (`base_url`): links are made from it, so `javascript:` and the like are refused."""
+
+    expected = "an http:// or https:// address"
+    type_doc = "http(s) URL"
+
+    def __init__(self) -> None:
+        super().__init__(numbers=False)
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        text = super().parse(value, at, key)
+        if text == "" or re.match(r"^https?://[^\s\"'<>]+$", text.strip(), re.IGNORECASE):
+            return text
         raise Invalid
 
 
@@ -410,6 +427,16 @@ class Field:
         return "the default was used" if plain == "—" or len(plain) > 40 else f"the default ({plain}) was used"
 
 
+def did_you_mean(key: str, names: list[str]) -> str | None:
+    """The declared name `key` is most probably a typo of (`baselin` -> `baseline`), or None. Close means
+    difflib's ratio of 0.8 or more, or the same letters in another case or with `-` for `_`."""
+    folded = {n.lower().replace("-", "_"): n for n in names}
+    if key.lower().replace("-", "_") in folded:
+        return folded[key.lower().replace("-", "_")]
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 @dataclass(frozen=True)
 class Reading:
     """What a file (or a nested mapping) said: the valid values given, and the keys the schema does not know."""
@@ -480,7 +507,15 @@ class Schema:
 
     def _unknown(self, at: YamlFields, key: str, value: Any, into: dict[str, Any]) -> None:
         known = ", ".join(f.name for f in self.fields)
-        at.say(self.unknown_severity, key, self.unknown.format(key=key, name=at.name(key), known=known))
+        message = self.unknown.format(key=key, name=at.name(key), known=known)
+        meant = did_you_mean(str(key), [f.name for f in self.fields])
+        # a key one typo away from a declared one is a value the author meant to give and lost: a warning
+        # (shown by -q, failing --strict) naming it, however quietly an unrelated extra key is noted
+        at.say(
+            "warning" if meant else self.unknown_severity,
+            key,
+            f"{message}; did you mean '{meant}'?" if meant else message,
+        )
         if not self.keep_unknown:
             return
         if self.extra is None:
@@ -925,7 +960,7 @@ OBS_YAML = Schema(
     "obs.yaml",
     (
         Field("title", Text(numbers=False), "the site's title", default="Run observatory"),
-        Field("base_url", Text(numbers=False), "where the site is published (used in PR summaries)", default=""),
+        Field("base_url", WebAddress(), "where the site is published (used in PR summaries)", default=""),
         Field("primary_metric", Text(numbers=False), "the default headline metric", default="exact"),
         Field(
             "min_effect",
@@ -990,6 +1025,14 @@ OBS_YAML = Schema(
             "several values of a series logged at one step: their `mean` (drawn with its min–max band and count), "
             "the `last` one, or `all` of them",
             default="mean",
+        ),
+        Field(
+            "restarts",
+            Choice(("last", "apart"), fold_case=True),
+            "a log whose step counter goes back (a restarted or resumed process appending to it): keep the `last` "
+            "attempt's value at each step (as TensorBoard does), or each attempt `apart` as its own series "
+            "(`attempt 1/loss`, ...); either way the page says so",
+            default="last",
         ),
         Field(
             "gates",

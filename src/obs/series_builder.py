@@ -7,8 +7,8 @@ column is reported (once per key, with its line), nested objects are flattened w
 column named like a stage (obs.vocabulary) labels stages, non-finite values are kept and reported
 with their key, step and line, and several values at one step are aggregated by the obs.yaml
 `same_step` policy: `mean` (default; min, max and count kept for the band), `last` or `all`. A
-finite number too large to compute with (beyond ±1e150, `obs.sanitize`) is read as infinity, like
-the `Infinity` a log may hold, and reported; a step that large is no step, and its record is skipped.
+finite number beyond ±1e150 (`obs.sanitize`) is kept as logged and said (statistics over it are computed
+scaled, never clamped to infinity); a step that large is no step, and its record is skipped.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from obs.diagnostics import Diagnostics
 from obs.model import Metrics, Series, Stage
 from obs.numbers import num
 from obs.numbers import step as step_text
-from obs.sanitize import FLOAT_LIMIT, as_logged
+from obs.sanitize import FLOAT_LIMIT
 from obs.vocabulary import is_stage_key
 
 STEP_KEYS: tuple[str, ...] = ("step", "global_step", "iteration", "current_steps", "_step", "steps")
@@ -123,6 +123,7 @@ class _KeyNotes:
     first_bad: tuple[float, float, int | None] | None = None  # step, value, line
     repeat_line: int | None = None  # first line whose step is not after the key's previous one
     last_step: float = -math.inf
+    attempt: int = 1  # restarts met so far + 1
 
 
 @dataclass
@@ -159,6 +160,10 @@ class SeriesBuilder:
     _notes: dict[str, _KeyNotes] = field(default_factory=dict)
     _huge_values: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (first line, count)
     _huge_steps: list[int] = field(default_factory=list)
+    # obs.yaml `restarts`: keep the `last` attempt at each step, or each attempt `apart`; `off` for a format whose
+    # points carry their step in any order (MLflow: a point logged for an earlier step is not a restart)
+    restarts: str = "last"
+    _restarts: dict[tuple[int | None, float, float], int] = field(default_factory=dict)  # (line, from, to) -> attempt
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -223,10 +228,9 @@ class SeriesBuilder:
         if isinstance(value, int | float):
             number = float(value)
             huge = not -FLOAT_LIMIT <= number <= FLOAT_LIMIT and math.isfinite(number)
-            if huge:  # reported apart (finish), so not counted as non-finite as well
+            if huge:  # kept as logged (a finite number stays finite on the page), and said once per key (finish)
                 first, count = self._huge_values.get(name, (line or 0, 0))
                 self._huge_values[name] = (first, count + 1)
-                number = as_logged(number)
             col = self._columns.get(name)
             if col is None:
                 col = self._columns[name] = _Column()
@@ -237,7 +241,10 @@ class SeriesBuilder:
                 notes.nonfinite += 1
                 if notes.first_bad is None:
                     notes.first_bad = (step, number, line)
-            if step <= notes.last_step and notes.repeat_line is None:
+            restart = step < notes.last_step and self.restarts != "off" and name not in self._reduced
+            if restart:  # the counter went back: a restarted process appending to the log
+                self._restart(name, col, notes, step, line)
+            elif step <= notes.last_step and notes.repeat_line is None:
                 notes.repeat_line = line
             notes.last_step = step
             col.steps.append(step)
@@ -252,6 +259,46 @@ class SeriesBuilder:
                 return
             first, count = self._string_keys.get(name, (line or 0, 0))
             self._string_keys[name] = (first, count + 1)
+
+    def _restart(self, name: str, col: _Column, notes: _KeyNotes, step: float, line: int | None) -> None:
+        """A key's step went back (a resumed or restarted process appending to the same log): keep the last
+        attempt's points from `step` on (as TensorBoard does), or move the earlier attempt to `attempt k/<key>`."""
+        self._restarts.setdefault((line, notes.last_step, step), notes.attempt + 1)
+        if self.restarts == "apart":
+            moved = self._columns.setdefault(f"attempt {notes.attempt}/{name}", _Column())
+            moved.steps += col.steps
+            moved.values += col.values
+            col.steps.clear()
+            col.values.clear()
+        else:
+            keep = [i for i, st in enumerate(col.steps) if st < step]
+            col.steps[:] = [col.steps[i] for i in keep]
+            col.values[:] = [col.values[i] for i in keep]
+        notes.attempt += 1
+
+    def _report_restarts(self) -> str | None:
+        if not self._restarts:
+            return None
+        by_attempt: dict[int, tuple[int | None, float, float]] = {}
+        for (line, back_from, to), attempt in sorted(self._restarts.items(), key=lambda kv: kv[1]):
+            by_attempt.setdefault(attempt, (line, back_from, to))
+        points = [by_attempt[k] for k in sorted(by_attempt)]
+        shown = "; ".join(
+            f"{'line ' + str(line) + ': ' if line else ''}from step {step_text(a)} back to {step_text(b)}"
+            for line, a, b in points[:3]
+        ) + (f" (+{len(points) - 3} more)" if len(points) > 3 else "")
+        attempts = max(by_attempt)
+        if self.restarts == "apart":
+            what = "each earlier attempt is its own series, 'attempt k/<name>'; the plain names hold the last attempt"
+        else:
+            what = (
+                "at each step the last attempt's value was kept (points an earlier attempt logged at steps a later "
+                "one logged again were replaced); obs.yaml `restarts: apart` keeps each attempt as its own series"
+            )
+        text = f"the step counter goes back ({shown}): {attempts} attempts in one log, not averaged: {what}"
+        first = next((line for line, _, _ in points if line), None)
+        self.diags.info(self.path, text, first)  # how the file was read, said on the page: not a problem in it
+        return text
 
     def finish(self) -> Metrics:
         source = self._step_source or "step"
@@ -272,10 +319,10 @@ class SeriesBuilder:
                 first,
             )
         for name, (first, count) in sorted(self._huge_values.items()):
-            self.diags.warning(
+            self.diags.info(
                 self.path,
-                f"'{name}' has {count} value(s) beyond ±{FLOAT_LIMIT:g}, too large to compute with "
-                f"(first at line {first}); they were read as infinity",
+                f"'{name}' has {count} value(s) beyond ±{FLOAT_LIMIT:g} (first at line {first}); they are kept as "
+                "logged, and its final-window mean and sd are computed scaled, so they do not overflow",
                 first or None,
             )
         for name, (first, count) in sorted(self._string_keys.items()):
@@ -309,6 +356,9 @@ class SeriesBuilder:
                 "first value of each was kept",
             )
         dropped: list[str] = []
+        restarted = self._report_restarts()
+        if restarted:
+            dropped.append(restarted)
         if repeated:
             dropped.append(self._report_repeats(repeated, series))
         elif duplicates:  # only in the reduced columns of a very long log
@@ -383,8 +433,9 @@ def build_metrics(
     diags: Diagnostics,
     step_key: str | None = None,
     same_step: str = "mean",
+    restarts: str = "last",
 ) -> Metrics:
-    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
+    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step, restarts=restarts)
     for line, record in records:
         builder.add(record, line)
     return builder.finish()

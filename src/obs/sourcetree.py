@@ -9,12 +9,20 @@ be inside the source root, and listings enter each real folder once.
 Discovery lists every folder it visits with `list_folder` and names each refused link once, in a
 warning (`report_refused`); the readers then check again with `safe_input` and skip a refused
 file without a second word.
+
+Two more kinds of entry are never read, and named by discovery too (`report_unusable`):
+
+* **a name that is not valid UTF-8** (`caf\xe9.txt`, a byte sequence any POSIX file system allows):
+  Python keeps such a name surrogate-escaped, and nothing can write it into a page, a JSON file or a
+  hash as text. The entry is skipped, and one warning per folder names those entries with U+FFFD in
+  place of each undecodable byte: one stray file cannot stop a build, nor hide from `obs check`;
+* **what is not a regular file or a folder**: a FIFO (reading it blocks forever), a device, a socket, a
+  dangling link. One warning each.
 """
 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import stat
 import threading
@@ -22,6 +30,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 from obs.diagnostics import Diagnostic, Diagnostics
 
@@ -135,6 +146,8 @@ class Listing:
     dirs: list[Path] = field(default_factory=list)
     refused: list[tuple[Path, str]] = field(default_factory=list)
     unreadable: str | None = None  # why the folder could not be listed (Permission denied, ...)
+    bad_names: list[Path] = field(default_factory=list)  # names that are not valid UTF-8: not read
+    special: list[tuple[Path, str]] = field(default_factory=list)  # FIFOs, devices, sockets, dangling links
 
     @property
     def names(self) -> set[str]:
@@ -170,6 +183,9 @@ def _list_folder(folder: Path, root: Path) -> Listing:
         if entry.name.startswith("."):
             continue
         path = folder / entry.name
+        if not valid_name(entry.name):
+            out.bad_names.append(path)
+            continue
         if entry.is_symlink():
             reason = _refusal(path, root_real)
             if reason is None and path.is_dir() and here.is_relative_to(real(path)):
@@ -182,9 +198,40 @@ def _list_folder(folder: Path, root: Path) -> Listing:
                 out.dirs.append(path)
             elif entry.is_file():
                 out.files.append(path)
+            else:
+                out.special.append((path, special_kind(path)))
         except OSError:
             continue
     return out
+
+
+def valid_name(name: str) -> bool:
+    """Whether a file name read from the system is text (an undecodable byte is kept as a lone surrogate)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(path: Path | str) -> str:
+    """A path as messages and pages show it: each byte that is not UTF-8 as U+FFFD."""
+    return os.fsencode(path).decode("utf-8", "replace")
+
+
+def special_kind(path: Path) -> str:
+    """What a name that is neither a regular file nor a folder is, in a reader's words."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "a symbolic link to nothing (its target is missing)"
+    if stat.S_ISFIFO(st.st_mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(st.st_mode):
+        return "a socket"
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        return "a device"
+    return "not a regular file"
 
 
 def walk_files(folder: Path, root: Path, *, recursive: bool = True) -> list[Path]:
@@ -211,6 +258,27 @@ def report_refused(diags: Diagnostics, refused: list[tuple[Path, str]]) -> None:
         diags.items.append(Diagnostic(_shown(path, diags.root), None, "warning", reason))
 
 
+MAX_NAMED = 5  # bad names listed in the one message about a folder
+
+
+def report_unusable(diags: Diagnostics, folder: Path, listing: Listing) -> None:
+    """One warning per folder for names that are not UTF-8, one per special file (see the module)."""
+    if listing.bad_names:
+        names = [shown_name(p.name) for p in listing.bad_names]
+        more = f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else ""
+        what = "an entry whose name is" if len(names) == 1 else f"{len(names)} entries whose names are"
+        diags.warning(
+            folder,
+            f"{what} not valid UTF-8 ({', '.join(repr(n) for n in names[:MAX_NAMED])}{more}; each undecodable "
+            f"byte shown as U+FFFD): not read; rename {'it' if len(names) == 1 else 'them'} to read "
+            f"{'it' if len(names) == 1 else 'them'}",
+        )
+    for path, kind in listing.special:
+        diags.items.append(
+            Diagnostic(_shown(path, diags.root), None, "warning", f"{kind}, not a regular file: not read")
+        )
+
+
 def _shown(path: Path, root: Path | None) -> str:
     """The link's path as diagnostics show paths (relative to the source's parent), its folder resolved only."""
     placed = real(path.parent) / path.name
@@ -222,15 +290,24 @@ def _shown(path: Path, root: Path | None) -> str:
     return str(path)
 
 
-def is_obs_site(folder: Path, listing: Listing) -> bool:
-    """A site obs built (its `index.json` says `"generator": "obs"`): pages, not runs, if found in the sources."""
-    if "index.json" not in listing.names:
-        return False
+def site_marker(folder: Path, max_bytes: int | None = MAX_SITE_MARKER_BYTES) -> dict[str, Any] | None:
+    """The `index.json` of a site obs built in `folder` (it says `"generator": "obs"`), else None.
+
+    The one test of "is this an obs site": discovery skips such folders in the sources (pages, not
+    runs; a marker over `max_bytes` is not read), the output folder checks what it may replace.
+    """
     marker = folder / "index.json"
     try:
-        if marker.stat().st_size > MAX_SITE_MARKER_BYTES:
-            return False
-        data = json.loads(marker.read_bytes())
+        if max_bytes is not None and marker.stat().st_size > max_bytes:
+            return None
+        data = orjson.loads(marker.read_bytes())  # several times a build: orjson, ~10x json's speed
     except (OSError, ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) and data.get("generator") == "obs" else None
+
+
+def is_obs_site(folder: Path, listing: Listing | None = None) -> bool:
+    """A site obs built; `listing`, when the folder was listed already, saves opening a missing file."""
+    if listing is not None and "index.json" not in listing.names:
         return False
-    return isinstance(data, dict) and data.get("generator") == "obs"
+    return site_marker(folder) is not None

@@ -44,6 +44,8 @@ from pathlib import Path
 import orjson
 
 from obs.diagnostics import Diagnostic, Severity
+from obs.numbers import plural
+from obs.sourcetree import is_obs_site, site_marker
 
 MARKER = "index.json"
 STATIC_DIR = "static"  # at the top of the source tree: copied into every site, never read as runs
@@ -151,7 +153,7 @@ def check_output_location(source: Path, out: Path) -> None:
         raise OutputError(f"the output folder {out} must be outside the source tree {source} (obs never writes there)")
     if dst.exists() and not dst.is_dir():
         raise OutputError(f"{out} exists and is not a folder")
-    if dst.is_dir() and not _is_obs_site(dst):
+    if dst.is_dir() and not is_obs_site(dst):
         entries = sorted(p.name for p in dst.iterdir())
         if entries:
             raise OutputError(
@@ -160,17 +162,10 @@ def check_output_location(source: Path, out: Path) -> None:
             )
 
 
-def _is_obs_site(folder: Path) -> bool:
-    return site_run_count(folder) is not None
-
-
 def site_run_count(folder: Path) -> int | None:
     """How many runs the obs site in `folder` lists (None when it is not an obs site)."""
-    try:
-        data = orjson.loads((folder / MARKER).read_bytes())  # several times a build: orjson, ~10x json's speed
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("generator") != "obs":
+    data = site_marker(folder, max_bytes=None)  # an output site of any size is still ours
+    if data is None:
         return None
     runs = data.get("runs")
     return len(runs) if isinstance(runs, list) else 0
@@ -588,7 +583,7 @@ def check_not_emptying(loc: Path, given: Path, runs: int) -> None:
     if not before or (runs and 2 * (before - runs) <= before):
         return
     raise EmptyingRefused(
-        f"refusing to replace {given} ({before} runs) with a build of {runs} run{'s' if runs != 1 else ''}: "
+        f"refusing to replace {given} ({plural(before, 'run')}) with a build of {plural(runs, 'run')}: "
         "is this the right source folder? Add --force to publish it anyway."
     )
 
@@ -617,7 +612,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _count(rels: list[str]) -> str:
-    return f"{len(rels)} file{'s' if len(rels) != 1 else ''}"
+    return plural(len(rels), "file")
 
 
 def _note(where: Path, severity: Severity, what: str, rels: list[str]) -> Diagnostic:

@@ -14,28 +14,15 @@
   var SHOW = 20; // cases added per "show more"
   var SCHEMA = "obs.cases/1";
 
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    return e;
-  }
+  // shared with obs.js, which the page runs first (both deferred, obs.js earlier in the document)
+  if (!window.obs) return;
+  var el = window.obs.el, inflate = window.obs.inflate;
 
   function fmt(n) {
     return Number(n).toLocaleString("en-US");
   }
 
   // ------------------------------------------------------------------------------ data files
-
-  // A data file's value: its `gz` (base64 of gzip of JSON) inflated by the browser (obs.render.datafile).
-  function inflate(item) {
-    if (!item || item.gz === undefined) return Promise.resolve(item ? item.data : undefined);
-    var bin = atob(item.gz), bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text().then(JSON.parse);
-  }
-
 
   function Loader(spec) {
     this.spec = spec;
@@ -265,13 +252,16 @@
     this.pinned();
     var run = this.run, self_ = this;
     this.status.textContent = "Loading cases…";
+    this.root.setAttribute("aria-busy", "true");  // until this filter's cases are listed
     return this.scan(this.shown + 1, run).then(function () {
       if (run !== self_.run) return;
       self_.render();
       self_.root.setAttribute("data-ready", "");
+      self_.root.removeAttribute("aria-busy");
     }, function (err) {
       self_.status.textContent = "The case data could not be loaded (" + err.message + "). The groups above still list the failing cases.";
       self_.root.setAttribute("data-ready", "");
+      self_.root.removeAttribute("aria-busy");
     });
   };
 
@@ -279,8 +269,15 @@
     var self_ = this, run = this.run;
     this.shown += SHOW;
     this.more.disabled = true;
+    this.root.setAttribute("aria-busy", "true");
     this.scan(this.shown + 1, run).then(function () {
-      if (run === self_.run) self_.render();
+      if (run !== self_.run) return;
+      self_.render();
+      self_.root.removeAttribute("aria-busy");
+    }, function (err) {
+      if (run !== self_.run) return;
+      self_.status.textContent = "More cases could not be loaded (" + err.message + ").";
+      self_.root.removeAttribute("aria-busy");
     });
   };
 

@@ -863,6 +863,7 @@
     reset() {
       const [a, b] = this.extent();
       this.range = null;
+      if (!(b > a)) return;  /* one point, or none finite: the range was never changed (setRange's guard) */
       this.syncing = true;
       for (const p of this.panels) if (p.u) p.u.setScale("x", { min: a, max: b });
       this.syncing = false;

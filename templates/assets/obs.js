@@ -1,5 +1,6 @@
 /* obs: a little local JavaScript. Every table is complete without it; this only adds sorting and
-   filtering. No network, no globals besides `obs`, no inline handlers (a strict CSP applies). */
+   filtering. No network, no globals besides `obs` (the helpers cases.js shares), no inline handlers
+   (a strict CSP applies). */
 (function () {
   "use strict";
 
@@ -612,6 +613,8 @@
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(remeasureAll);
   });
   window.addEventListener("load", function () { markScrollable(false); });
+  // the page's other scripts (cases.js) build elements and read data files with these
+  window.obs = { el: el, inflate: inflate };
   window.addEventListener("resize", remeasureAll);
   document.addEventListener("toggle", markSoon, true);
   // sections drawn only near the viewport (content-visibility: auto) have no size until then

@@ -8,7 +8,9 @@ import functools
 import http.server
 import os
 import threading
+import time
 import urllib.parse
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,10 @@ DESKTOP: dict[str, int] = {"width": 1366, "height": 768}
 PHONE: dict[str, int] = {"width": 390, "height": 844}
 HERE = Path(__file__).resolve().parent
 OUTPUT = HERE / "output"  # failure artefacts (git-ignored)
-TIMEOUT_MS = 5000  # a local static page needs far less; a broken locator should fail fast, not in 30 s
+# How long a step may wait for what it expects (a locator, a function, a navigation). A local page
+# needs far less, but on a machine shared with other builds a step can stall for seconds; a wait
+# that passes returns at once, so a long bound costs only a failing test its time.
+TIMEOUT_MS = 30_000
 
 
 def chromium_available() -> bool:
@@ -102,6 +107,7 @@ class PageWatch:
     console_errors: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    aborted: list[str] = field(default_factory=list)  # cancelled by a navigation: seen, not a problem
 
     def _route(self, route: Route) -> None:
         url = route.request.url
@@ -125,7 +131,10 @@ class PageWatch:
         page (or a closed page) aborts the requests still in flight, reported as net::ERR_ABORTED.
         That is the test moving on, not the site failing, and it happens more often the busier the
         machine is; a missing file is an HTTP 404 (seen by `_response`) or ERR_FILE_NOT_FOUND."""
-        if request.url in self.foreign or request.failure in ABORTED_BY_NAVIGATION:
+        if request.url in self.foreign:
+            return
+        if request.failure in ABORTED_BY_NAVIGATION:
+            self.aborted.append(request.url)
             return
         self.failed.append(f"{request.failure} {request.url}")
 
@@ -154,7 +163,7 @@ class PageWatch:
         assert not problems, f"{where}:\n  " + "\n  ".join(problems)
 
     def clear(self) -> None:
-        for bucket in (self.foreign, self.console_errors, self.page_errors, self.failed):
+        for bucket in (self.foreign, self.console_errors, self.page_errors, self.failed, self.aborted):
             bucket.clear()
 
 
@@ -189,6 +198,22 @@ def settle(page: Page) -> None:
             "() => new Promise(r => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 250); })"
         )
         page.wait_for_function("() => !window.obsCharts.busy()")
+
+
+def wait_until(page: Page, condition: Callable[[], bool], what: str, timeout_ms: int = TIMEOUT_MS) -> None:
+    """Wait until `condition()` (a check on what the test's event handlers recorded) holds, letting
+    Playwright deliver events meanwhile: a deadline instead of a fixed pause, which a loaded machine
+    outruns."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout_ms / 1000:.0f} s for {what}")
+        page.wait_for_timeout(20)
+
+
+def next_frame(page: Page) -> None:
+    """Wait for the page's next two animation frames: work a handler put off to the next frame is done."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
 def add_css_rule(page: Page, rule: str) -> None:

@@ -6,8 +6,16 @@ without scrolling. Checked on the element boxes (not on text), which must lie wh
 
 from __future__ import annotations
 
-from browserkit import DESKTOP, PageWatch, ServedSite, add_css_rule, run_pages, settle
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browserkit import DESKTOP, PageWatch, ServedSite, add_css_rule, run_pages, serve, settle
 from playwright.sync_api import Page
+
+from obs.build import BuildOptions
+from obs.publish.extras import build_published
 
 BOXES = ["#headline-metric", "#headline-delta", "#recorded-decision", "#failures-link"]
 GALLERY_LINK = "#failures-link a"
@@ -58,3 +66,32 @@ def test_the_check_fails_when_a_box_is_pushed_down(page: Page, watch: PageWatch,
     settle(page)
     boxes = page.evaluate(BOX_FACTS, BOXES)
     assert all(outside_viewport(b, DESKTOP["width"], DESKTOP["height"]) for b in boxes)
+
+
+HF_RUN = Path(__file__).resolve().parents[1] / "data" / "corpus" / "trainer_state" / "chandlerzuo__rlhf_recsys"
+
+
+@pytest.fixture(scope="module")
+def served_hf(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedSite]:
+    """An HF Trainer output folder as it comes (no run.yaml), built on its own."""
+    src = tmp_path_factory.mktemp("hf") / "runs"
+    shutil.copytree(HF_RUN, src / HF_RUN.name)
+    out = tmp_path_factory.mktemp("hf-site") / "site"
+    build_published(BuildOptions(source=src, out=out, quiet=True))
+    site = serve(out)
+    yield site
+    site.close()
+
+
+def test_a_foreign_run_shows_its_curves_on_the_first_screen(page: Page, served_hf: ServedSite) -> None:
+    """What an HF Trainer folder cannot hold (hypothesis, baseline, data, gate) is one line, not four
+    boxes: the training curves start on the first 1366x768 screen."""
+    (rel,) = run_pages(served_hf.root)
+    page.goto(served_hf.url(rel))
+    settle(page)
+    assert page.viewport_size == {"width": DESKTOP["width"], "height": DESKTOP["height"]}
+    line = page.locator(".collapsed-sections").first
+    assert "HF Trainer logs hold no hypothesis" in line.inner_text()
+    (heading, plot) = page.evaluate(BOX_FACTS, ["#curves > h2", "#curves .chart-figure .chart-plot"])
+    assert not outside_viewport(heading, DESKTOP["width"], DESKTOP["height"]), heading
+    assert plot["top"] < DESKTOP["height"], plot  # the first chart's plot begins on the first screen

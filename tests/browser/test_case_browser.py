@@ -42,12 +42,19 @@ def matching(page: Page) -> int:
     return int(text.split(" of ")[1].split()[0].replace(",", "").rstrip("+"))
 
 
+def listed(page: Page) -> None:
+    """Wait until the browser has listed the cases of its current filter (it is aria-busy while it
+    reads their data files): a condition, not a pause, so a loaded machine cannot outrun it."""
+    page.wait_for_selector("#cases[data-ready]:not([aria-busy])", state="attached")
+
+
 def show_all(page: Page) -> list[str]:
     """Press "show more" until every match is listed; the ids listed."""
     more = page.locator("#cases [data-more]")
+    listed(page)
     while more.is_visible():
         more.click()
-        page.wait_for_timeout(50)
+        listed(page)
     return page.eval_on_selector_all("#cases .case-item .cid", "els => els.map(e => e.textContent)")
 
 
@@ -91,11 +98,11 @@ def test_outcome_filter_counts_the_failing_cases(browser_page: Page, served_demo
     analysis = json.loads((served_demo.root / "runs/spec03-r2/analysis.json").read_text(encoding="utf-8"))
     failing = sorted(i for g in analysis["failures"] for i in g["case_ids"])
     browser_page.locator('#cases select[name="outcome"]').select_option("failing")
-    browser_page.wait_for_timeout(100)
+    listed(browser_page)
     assert matching(browser_page) == len(failing)
     assert sorted(show_all(browser_page)) == failing
     browser_page.locator('#cases select[name="outcome"]').select_option("passing")
-    browser_page.wait_for_timeout(100)
+    listed(browser_page)
     assert matching(browser_page) == 160 - len(failing)
 
 
@@ -106,12 +113,12 @@ def test_flip_filter_matches_the_paired_comparison(browser_page: Page, served_de
         browser_page.locator('#cases select[name="check"]').select_option(check)
         for flip, key in (("broke", "right_to_wrong"), ("fixed", "wrong_to_right")):
             browser_page.locator('#cases select[name="flip"]').select_option(flip)
-            browser_page.wait_for_timeout(100)
+            listed(browser_page)
             assert sorted(show_all(browser_page)) == sorted(flips[check][key]), (check, flip)
     # side by side: a case that broke shows ✗ here, "was ✓", and the baseline's ✓
     browser_page.locator('#cases select[name="check"]').select_option("exact")
     browser_page.locator('#cases select[name="flip"]').select_option("broke")
-    browser_page.wait_for_timeout(100)
+    listed(browser_page)
     first = browser_page.locator("#cases .case-item").first
     sides = first.locator(".ci-side")
     assert sides.count() == 2
@@ -126,7 +133,7 @@ def test_text_search_reaches_prompts_and_outputs(browser_page: Page, demo_source
         browser_page.wait_for_function(
             "(q) => location.hash.includes('q=' + encodeURIComponent(q).replace(/%20/g, '+'))", arg=query
         )
-        browser_page.wait_for_timeout(300)
+        listed(browser_page)
         q = query.lower()
         wanted = sorted(
             c["id"] for c in probe(demo_source) if any(q in str(c.get(k) or "").lower() for k in TEXT_FIELDS)
@@ -136,7 +143,7 @@ def test_text_search_reaches_prompts_and_outputs(browser_page: Page, demo_source
 
 def test_a_case_opens_to_its_texts(browser_page: Page) -> None:
     browser_page.locator('#cases select[name="group"]').select_option(label="layout_drift (16)")
-    browser_page.wait_for_timeout(100)
+    listed(browser_page)
     item = browser_page.locator("#cases .case-item").first
     toggle = item.locator(".ci-toggle")
     assert toggle.get_attribute("aria-expanded") == "false"
@@ -154,7 +161,7 @@ def test_group_and_pattern_links_filter_the_browser_and_the_hash_restores_it(bro
     n = int(group.locator("table.patterns tbody tr td").first.text_content() or "")
     group.locator("a.browse", has_text="all").first.click()  # the biggest pattern's "all N →"
     browser_page.wait_for_function("() => location.hash.startsWith('#cases?pattern=')")
-    browser_page.wait_for_timeout(100)
+    listed(browser_page)
     assert matching(browser_page) == n
     assert "Only the pattern" in browser_page.locator("#cases .case-pinned").inner_text()
     hash_ = browser_page.evaluate("location.hash")
@@ -163,7 +170,7 @@ def test_group_and_pattern_links_filter_the_browser_and_the_hash_restores_it(bro
     assert browser_page.evaluate("location.hash") == hash_
     assert matching(browser_page) == n
     browser_page.locator("#cases .case-pinned button").click()
-    browser_page.wait_for_timeout(100)
+    listed(browser_page)
     assert matching(browser_page) == 160
 
 
@@ -257,5 +264,9 @@ def test_two_systems_side_by_side_item_by_item(page: Page, paired_site: ServedSi
         assert sorted(rows().locator("th").all_inner_texts()) == sorted(i for i in shared if keep(i)), value
     select.select_option("")
     view.locator('input[name="q"]').fill(item)
-    page.wait_for_timeout(300)
+    page.wait_for_function(  # the search applies after a pause in typing: wait until only matches are listed
+        "q => [...document.querySelectorAll('[data-paired-view] tbody th')].every("
+        "th => th.textContent.toLowerCase().includes(q))",
+        arg=item.lower(),
+    )
     assert item in rows().locator("th").all_inner_texts()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import PageWatch, ServedSite, new_watched_context, run_pages, settle
+from browserkit import PageWatch, ServedSite, new_watched_context, next_frame, run_pages, settle
 from playwright.sync_api import Browser, Page
 
 from obs.render.chartdata import PREFIX, SUFFIX
@@ -173,7 +173,7 @@ def test_smoothing_log_scale_and_legend(page: Page, watch: PageWatch, served_dem
         "el => { el.value = '0.6'; el.dispatchEvent(new Event('input', {bubbles: true})); }",
     )
     assert page.inner_text("#chart-training [data-smooth-value]") == "0.60"
-    page.wait_for_timeout(100)
+    next_frame(page)  # the slider redraws on the next animation frame
     plot = page.locator("#chart-training .chart-plot").first
     plot.focus()
     for _ in range(5):

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import yaml
-from browserkit import PageWatch, ServedSite, new_watched_context, serve, settle, site_pages
+from browserkit import PageWatch, ServedSite, new_watched_context, serve, settle, site_pages, wait_until
 from playwright.sync_api import Browser, BrowserContext, Dialog, Page
 
 from obs.build import BuildOptions
@@ -253,7 +253,7 @@ def test_the_harness_sees_a_payload_that_runs(
         page: Page = context.new_page()
         page.goto(hostile_site.url("control.html"))
         page.wait_for_function("() => window.__obsFlag === 'control'")
-        page.wait_for_timeout(100)
+        wait_until(page, lambda: bool(executions.calls), "the control payload's call")  # onerror comes later
         assert executions.calls == ["control"]
     finally:
         context.close()

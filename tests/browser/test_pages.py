@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from browserkit import PageWatch, ServedSite, new_watched_context, settle, site_pages
+from browserkit import PageWatch, ServedSite, new_watched_context, settle, site_pages, wait_until
 from playwright.sync_api import Browser, Page
 
 BACKGROUND = "rgb(246, 247, 249)"  # --bg in obs.css: proves the stylesheet was applied
@@ -97,7 +97,7 @@ def test_the_watch_catches_foreign_requests_and_errors(
             """() => { const img = new Image(); img.src = 'https://tracker.example.net/p.gif';
                       document.body.append(img); setTimeout(() => { throw new Error('boom'); }, 0); }"""
         )
-        page.wait_for_timeout(300)
+        wait_until(page, lambda: bool(watch.foreign and watch.page_errors), "the request and the exception")
         assert watch.foreign == ["https://tracker.example.net/p.gif"]
         assert any("boom" in e for e in watch.page_errors), watch.page_errors
     finally:

@@ -1,4 +1,4 @@
-"""A run page as a reader uses it: the 11 report sections reachable from the table of contents, the
+"""A run page as a reader uses it: the 12 report sections reachable from the table of contents, the
 links inside the page landing where they say, and long model outputs collapsed until asked for.
 """
 
@@ -11,7 +11,7 @@ from browserkit import PageWatch, ServedSite, run_pages, settle
 from playwright.sync_api import Page, expect
 
 from obs.render.format import TEXT_PREVIEW_CHARS, TEXT_PREVIEW_LINES
-from obs.render.run_page import SECTIONS
+from obs.render.sections import SECTIONS
 
 GALLERY_RUN = "runs/spec03-r2/index.html"  # rejected rung with many failing cases, some collapsed
 
@@ -22,7 +22,7 @@ IN_VIEW = """(id) => { const r = document.getElementById(id).getBoundingClientRe
 def test_every_run_page_has_the_12_sections_in_order(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
     pages = run_pages(served_demo.root)
     assert len(pages) >= 5
-    wanted = [sid for sid, _ in SECTIONS]
+    wanted = [s.id for s in SECTIONS]
     assert len(wanted) == 12  # the 12th: the run's configuration (issue 16)
     for rel in pages:
         page.goto(served_demo.url(rel))
@@ -36,7 +36,7 @@ def test_every_run_page_has_the_12_sections_in_order(page: Page, watch: PageWatc
 def test_section_links_scroll_to_their_section(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
     page.goto(served_demo.url(GALLERY_RUN))
     settle(page)
-    for sid, title in SECTIONS:
+    for sid, title in ((s.id, s.title) for s in SECTIONS):
         page.locator("nav.toc").get_by_role("link", name=title, exact=True).click()
         page.wait_for_function(IN_VIEW, arg=sid)
         assert page.evaluate("location.hash") == f"#{sid}"

@@ -556,6 +556,160 @@ def _surrogate_key(kind: str) -> bytes:
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# issue 31: names, special files, types, ids, sizes (written beside the other cases: one build for all)
+
+
+@dataclass(frozen=True)
+class Hardened:
+    """One issue-31 case in `hardening/<folder>`: a message about `target` (relative to the folder; '' names the
+    folder itself) must contain `message` (None: no message is needed); `ids` must be runs of the site,
+    `not_runs` must not."""
+
+    folder: str
+    target: str
+    message: str | None
+    ids: tuple[str, ...] = ()
+    not_runs: tuple[str, ...] = ()
+
+
+HARDENING = "hardening"
+MALFORMED_LINES = 50_000
+
+
+def write_hardening(root: Path) -> list[Hardened]:
+    """The issue-31 fault corpus under `root/hardening/` (FIFOs and names that are not UTF-8 need the file
+    system, not a dict of bytes); returns what each case must produce."""
+    import os
+
+    top = root / HARDENING
+    cases: list[Hardened] = []
+
+    def run(folder: str, files: dict[str, bytes], target: str, message: str | None, *ids: str) -> None:
+        write_files(top / folder, files)
+        cases.append(Hardened(folder, target, message, ids))
+
+    # a name that is not UTF-8: beside a run, and as a folder of its own
+    run(
+        "bad-name",
+        native_run("h-bad-name"),
+        "",
+        "an entry whose name is not valid UTF-8 ('caf\ufffd.txt'",
+        "h-bad-name",
+    )
+    (top / "bad-name" / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"x")
+    os.makedirs(os.fsencode(top / "bad-folder") + b"/stray\xff\xfe", exist_ok=True)
+    cases.append(Hardened("bad-folder", "", "an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd'"))
+    # control characters in a file name: shown as escapes, never raw
+    run("control-name", {"run.yaml": good_run_yaml("h-control-name")}, "", None, "h-control-name")
+    os.symlink("/etc/passwd", top / "control-name" / "x\x1b[31m\nsrc:1: error: forged")
+    # special files in place of inputs
+    run(
+        "fifo-run-yaml",
+        {"metrics.jsonl": good_metrics(), "probe.jsonl": good_probe()},
+        "run.yaml",
+        "a named pipe (FIFO)",
+    )
+    os.mkfifo(top / "fifo-run-yaml" / "run.yaml")
+    cases[-1] = Hardened("fifo-run-yaml", "run.yaml", "a named pipe (FIFO)", not_runs=("fifo-run-yaml",))
+    run(
+        "fifo-metrics", {"run.yaml": good_run_yaml("h-fifo-metrics")}, "metrics.jsonl", "a named pipe", "h-fifo-metrics"
+    )
+    os.mkfifo(top / "fifo-metrics" / "metrics.jsonl")
+    run(
+        "dir-notes",
+        {"run.yaml": good_run_yaml("h-dir-notes")},
+        "notes.md",
+        "a folder, not a regular file",
+        "h-dir-notes",
+    )
+    (top / "dir-notes" / "notes.md").mkdir()
+    run(
+        "dangling-probe",
+        {"run.yaml": good_run_yaml("h-dangling")},
+        "probe.jsonl",
+        "a symbolic link to nothing",
+        "h-dangling",
+    )
+    (top / "dangling-probe" / "probe.jsonl").symlink_to("gone.jsonl")
+    # ids a quick look at run.yaml lost, and duplicates found through them
+    run(
+        "invalid-date",
+        {"run.yaml": b"id: h-dated\ndate: 2024-13-45\nbaseline: good-run\n"},
+        "run.yaml",
+        "2024-13-45",
+        "h-dated",
+    )
+    run("surrogate-pair", {"run.yaml": b'id: "h-smile-\\ud83d\\ude00"\n'}, "run.yaml", None, "h-smile-\U0001f600")
+    run(
+        "broken-yaml", {"run.yaml": b"id: h-broken  # kept\ntitle: [unclosed\n"}, "run.yaml", "invalid YAML", "h-broken"
+    )
+    run("z-duplicate-of-dated", {"run.yaml": b"id: h-dated\n"}, "run.yaml", "run id 'h-dated' is already used by")
+    # type confusion in gate.json
+    gate_text = json.dumps({"passed": True, "assets": "a" * 2_000_000, "checks": "abc"}).encode()
+    run(
+        "gate-2mb-string",
+        {"run.yaml": good_run_yaml("h-gate-text"), "gate.json": gate_text},
+        "gate.json",
+        "'assets' must be a list of gate assets, not a text of 2000000 characters",
+        "h-gate-text",
+    )
+    gate_num = json.dumps({"assets": 7, "checks": True}).encode()
+    run(
+        "gate-number",
+        {"run.yaml": good_run_yaml("h-gate-number"), "gate.json": gate_num},
+        "gate.json",
+        "'assets' must be a list of gate assets, not a number",
+        "h-gate-number",
+    )
+    # messages bounded per file and kind
+    bad_lines = b"".join(b"{bad %d\n" % i for i in range(MALFORMED_LINES))
+    run(
+        "malformed-metrics",
+        {"run.yaml": good_run_yaml("h-malformed"), "metrics.jsonl": bad_lines},
+        "metrics.jsonl",
+        f"and {MALFORMED_LINES - 20} more messages like the 20 before",
+        "h-malformed",
+    )
+    run(
+        "malformed-probe",
+        {"run.yaml": good_run_yaml("h-malformed-probe"), "probe.jsonl": bad_lines},
+        "probe.jsonl",
+        "more messages like the 20 before",
+        "h-malformed-probe",
+    )
+    utf16 = "".join(json.dumps({"step": i, "loss": 1 / (i + 1)}) + "\n" for i in range(100_000)).encode("utf-16")
+    run("utf16-metrics", {"run.yaml": good_run_yaml("h-utf16"), "metrics.jsonl": utf16}, "metrics.jsonl", "", "h-utf16")
+    # a CSV cell past the field limit, a header with control characters
+    csv = ("step,\x1b[31mloss\x07,note\n" + "".join(f"{i},{1 / (i + 1)},ok\n" for i in range(20))).encode()
+    csv = csv.replace(b"5,0.16", b"5,0.16" + b"7" * 200_000)
+    run("csv-huge-cell", {"metrics.csv": csv}, "metrics.csv", "row not read: field larger than field limit (131072)")
+    # plain-text fields far past a page's layout
+    long_yaml = b"id: h-long\ntitle: " + b"T" * 200_000 + b'\ndate: "' + b"2" * 200_000 + b'"\n'
+    run("long-fields", {"run.yaml": long_yaml}, "run.yaml", "'title' is 200,000 characters long", "h-long")
+    meta = json.dumps({"startedAt": "2" * 2_000_000, "state": {"x": 1}}).encode()
+    run(
+        "wandb-long-date",
+        {"files/wandb-summary.json": b'{"loss": 0.5}', "files/wandb-metadata.json": meta},
+        "",
+        "'date' is 2,000,000 characters long",
+    )
+    mlflow = _mlflow_files(b"1700000000000 0.5 1\n")
+    mlflow["mlruns/1/0123456789abcdef/meta.yaml"] = b"run_id: 0123456789abcdef\nrun_name: {a: 1}\nstart_time: soon\n"
+    run("mlflow-types", mlflow, "mlruns/1/0123456789abcdef/meta.yaml", "'run_name' must be text, not an object")
+    # small items
+    notes = b"# notes\n\n![a](a.png) ![b](http://x.example/b.png)\n"
+    run(
+        "notes-images",
+        {"run.yaml": good_run_yaml("h-notes-images"), "notes.md": notes},
+        "notes.md",
+        "2 image(s) not shown",
+        "h-notes-images",
+    )
+    run("corrupt-tfevents", {"events.out.tfevents.1700000000.host.1": bytes(range(256)) * 12}, "", "")
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # trees
 
 

@@ -23,11 +23,15 @@ from pathlib import Path
 import pytest
 from badinputs import (
     GOOD_RUNS,
+    HARDENING,
     ROOT_KINDS,
     Case,
+    Hardened,
     case_path,
     catalogue,
     root_groups,
+    slug,
+    write_hardening,
     write_root_tree,
     write_tree,
 )
@@ -35,6 +39,7 @@ from faultkit import obs_command
 
 HERE = Path(__file__).parent
 PEAK_MB = 400
+MAX_PAGE = 2 * 1024 * 1024
 CPU_S_PER_CASE = 1.0  # far above what a case costs (about 0.13 s); catches a case that runs away
 
 # Cases that are valid input and need no message: any text is valid Markdown (the values appear as
@@ -131,18 +136,27 @@ def check_site(out: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def run_cases_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Case], Path, list[str]]:
-    """All run, spec and campaign cases in one tree, one build."""
+def corpus_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Case], list[Hardened], Path, list[str]]:
+    """All run, spec and campaign cases and the issue-31 cases in one tree, one build."""
     cases = [c for c in catalogue() if c.kind not in ROOT_KINDS]
     root = tmp_path_factory.mktemp("bad")
     source = write_tree(root / "src", cases)
+    hardened = write_hardening(source)
     proc, cpu, peak = build(source, root / "site")
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr, proc.stderr[-5000:]
     assert peak < PEAK_MB, f"peak {peak:.0f} MB"
-    assert cpu < CPU_S_PER_CASE * len(cases), f"{cpu:.0f} s of CPU for {len(cases)} cases"
+    assert cpu < CPU_S_PER_CASE * (len(cases) + len(hardened)), f"{cpu:.0f} s of CPU for {len(cases)} cases"
     check_site(root / "site")
-    return cases, source, proc.stderr.splitlines()
+    return cases, hardened, source, proc.stderr.splitlines()
+
+
+@pytest.fixture(scope="module")
+def run_cases_build(
+    corpus_build: tuple[list[Case], list[Hardened], Path, list[str]],
+) -> tuple[list[Case], Path, list[str]]:
+    cases, _, source, lines = corpus_build
+    return cases, source, lines
 
 
 def test_every_run_spec_and_campaign_case(run_cases_build: tuple[list[Case], Path, list[str]]) -> None:
@@ -159,6 +173,56 @@ def test_known_gaps(run_cases_build: tuple[list[Case], Path, list[str]]) -> None
     cases, source, lines = run_cases_build
     fixed = [c.folder for c in cases if gap(c) and check_case(c, source, lines) is None]
     assert not fixed, f"no longer gaps (remove them from gap()): {fixed}"
+
+
+def test_every_issue_31_case(corpus_build: tuple[list[Case], list[Hardened], Path, list[str]]) -> None:
+    """Names, special files, types, ids and sizes: each case's message, its runs kept or not read."""
+    _, hardened, source, lines = corpus_build
+    ids = site_ids(source.parent / "site")
+    problems = []
+    for case in hardened:
+        where = f"{source.name}/{HARDENING}/{case.folder}" + (f"/{case.target}" if case.target else "")
+        about = [line for line in lines if line.startswith(where + ":")]
+        if case.message is not None and not any(case.message in line for line in about):
+            problems.append(f"{case.folder}: no message about {where} says {case.message!r}: {about[:3]}")
+        problems += [f"{case.folder}: run {i!r} is missing" for i in case.ids if i not in ids]
+        problems += [f"{case.folder}: {i!r} was read as a run" for i in ids for n in case.not_runs if n in i]
+    assert not problems, "\n".join(problems)
+
+
+def test_no_run_with_a_readable_id_is_lost(corpus_build: tuple[list[Case], list[Hardened], Path, list[str]]) -> None:
+    """Every case whose run.yaml is good (the bad file is another) is a run of the site under its id."""
+    cases, _, source, _ = corpus_build
+    ids = site_ids(source.parent / "site")
+    expected = []
+    for c in cases:
+        rid = f"{slug(c.kind)}-{c.name}"
+        if c.kind in ("metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md"):
+            expected.append(rid)
+        elif c.kind == "spec.yaml":
+            expected.append(f"{rid}-r1")
+        elif c.kind == "campaign.yaml":
+            expected += [f"{rid}-a1", f"{rid}-b1"]
+    lost = [i for i in expected if i not in ids]
+    assert len(expected) > 300
+    assert not lost, f"{len(lost)} runs lost: {lost[:20]}"
+
+
+def test_no_page_over_2_mb_and_no_raw_control_character(
+    corpus_build: tuple[list[Case], list[Hardened], Path, list[str]],
+) -> None:
+    _, _, source, lines = corpus_build
+    site = source.parent / "site"
+    big = [
+        (p.relative_to(site).as_posix(), p.stat().st_size) for p in site.rglob("*.html") if p.stat().st_size > MAX_PAGE
+    ]
+    assert not big, big
+    raw = [line for line in lines if re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", line)]
+    assert not raw, raw[:5]  # an input cannot recolour a terminal or forge a message line
+
+
+def site_ids(site: Path) -> set[str]:
+    return {r["id"] for r in json.loads((site / "index.json").read_text())["runs"]}
 
 
 def test_every_root_level_case(tmp_path: Path) -> None:

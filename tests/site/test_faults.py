@@ -166,6 +166,19 @@ def test_a_signal_during_a_build_gives_one_line(
     assert site_files(out) == old and debris(out) == []  # the staging folder went with it
 
 
+def test_ctrl_c_on_a_first_build_does_not_claim_a_previous_one(tmp_path: Path) -> None:
+    """With no site in the output yet, there is no "last complete build" to point at."""
+    source, out = make_source(tmp_path / "src", 2), tmp_path / "site"
+    proc = build(source, out, pause="staged")
+    proc.paused("staged")
+    proc.signal_group(signal.SIGINT)
+    assert proc.finish() == 130
+    assert proc.stderr_after_pause() == [
+        f"obs build: interrupted; nothing was published (there was no site in {out} yet) (SIGINT)\n"
+    ]
+    assert not out.exists() and debris(out) == []
+
+
 def test_ctrl_c_reaching_the_workers_too_gives_one_line(
     ladder: tuple[Path, Path, dict[str, str], dict[str, str]],
 ) -> None:

@@ -284,7 +284,9 @@ def test_strict_fails_when_no_run_was_found(tmp_path: Path, capsys: pytest.Captu
     assert build(empty, tmp_path / "site") == 0
     assert build(empty, tmp_path / "site", "--strict") == 1  # the quick replay says so too
     assert build(empty, tmp_path / "other", "--strict") == 1
-    assert f"obs build: no run was found in {empty} (--strict)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "empty: warning: no run found in this folder" in err  # without --strict: said, and exit 0
+    assert err.count("empty: error: no run found in this folder") == 2  # with it: an error, in both paths
 
 
 def test_an_interrupt_just_after_the_switch_never_removes_the_published_version(tmp_path: Path) -> None:

@@ -86,14 +86,14 @@ def test_workers_die_with_a_killed_build(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     workers: set[int] = set()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
         workers = _children(proc.pid)
         time.sleep(0.05)
     assert len(workers) >= 2, "the build never started its workers"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 120  # an upper bound for a loaded machine: they die within a second when idle
     while any(_alive(w) for w in workers) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [w for w in workers if _alive(w)], "workers outlived the build"

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -25,6 +26,14 @@ def _lines(proc: subprocess.Popen[str], into: queue.Queue[str]) -> None:
 def _get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as r:  # a local test server
         return r.read().decode()
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
 
 
 def test_serve_builds_serves_and_rebuilds(tmp_path: Path) -> None:
@@ -52,6 +61,10 @@ def test_serve_builds_serves_and_rebuilds(tmp_path: Path) -> None:
         assert url, "obs serve never said where it serves"
         index = _get(url + "/index.html")
         assert "Keyed scene DSL v3 baseline" in index and "Content-Security-Policy" in index
+        assert '<script src="/__obs/live.js?v=site.' in index  # the live reloader, added by the server only
+        stamp = _get(url + "/__obs/stamp.js")
+        (out / "passwd").symlink_to("/etc/passwd")  # a link placed in the published version
+        (out / "here.txt").write_text("a user's file\n")
 
         run_yaml = src / "spec03/r1/run.yaml"
         run_yaml.write_text(run_yaml.read_text().replace("Keyed scene DSL v3 baseline", "Renamed while serving"))
@@ -62,6 +75,10 @@ def test_serve_builds_serves_and_rebuilds(tmp_path: Path) -> None:
         else:
             raise AssertionError("the site was not rebuilt after the source changed")
         assert "Renamed while serving" in _get(url + "/runs/spec03-r1/index.html")
+        assert _get(url + "/__obs/stamp.js") != stamp  # what makes an open page reload itself
+        assert _status(url + "/passwd") == 404  # carried into the new version, never followed
+        assert _status(url + "/runs/") == 404  # no listings
+        assert "live.js" not in (out / "index.html").read_text()  # opened from disk: nothing polls
     finally:
         proc.terminate()
         proc.wait(timeout=30)

@@ -140,9 +140,8 @@ def test_control_copies_show_every_marker(tmp_path: Path) -> None:
 def test_no_link_publishes_an_outside_file_and_each_is_named(tmp_path: Path) -> None:
     src = make_tree(tmp_path, links=True)
     out = tmp_path / "site"
-    code, output, seconds = obs_build(src, out)
+    code, output, _ = obs_build(src, out)  # a link loop followed for ever fails the run's timeout, not a clock
     assert "Traceback" not in output and code in (0, 1), output
-    assert seconds < 60
     leaked = sorted(set(re.findall(r"SECRET[-_][a-z]+", site_text(out))))
     assert leaked == []
     warned = {line.split(": warning: ")[0] for line in output.splitlines() if ": warning: symbolic link" in line}

@@ -20,11 +20,11 @@ from obs.model import Run
 DATA_CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
 
 
-def load_all(root: Path) -> dict[str, tuple[Run, Diagnostics]]:
+def load_all(root: Path, config: SiteConfig | None = None) -> dict[str, tuple[Run, Diagnostics]]:
     """Every run discovery finds under `root`, loaded as a build would (an exception fails the test)."""
     out = {}
     for source in discover(root).runs:
-        ctx = LoadContext(root=root, config=SiteConfig(), diags=Diagnostics(root=root))
+        ctx = LoadContext(root=root, config=config or SiteConfig(), diags=Diagnostics(root=root))
         out[source.default_id] = (adapter_named(source.adapter).load(source, ctx), ctx.diags)
     return out
 

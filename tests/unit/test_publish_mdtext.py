@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from obs.publish.mdtext import SPARK_CHARS, WORD_JOINER, gh_length, md_code, md_text, sparkline, table
+from obs.publish.mdtext import SPARK_CHARS, WORD_JOINER, gh_length, md_code, md_obs, md_text, sparkline, table
+from obs.sanitize import visible
 
 HOSTILE = [
     "<img src=x onerror=alert(1)>",
@@ -50,8 +51,16 @@ def unescaped_punctuation(md: str) -> list[str]:
 def test_every_markup_character_of_hostile_text_is_escaped(text: str) -> None:
     out = md_text(text)
     assert unescaped_punctuation(out) == []
-    # and nothing but the escapes and word joiners was added: the reader sees the same text
-    assert re.sub(r"\\(.)", r"\1", out).replace(WORD_JOINER, "") == re.sub(r"\s+", " ", text).strip()
+    # and nothing but the escapes and word joiners was added: the reader sees the same text, its newlines and
+    # control characters written as escapes (issue 31)
+    assert re.sub(r"\\(.)", r"\1", out).replace(WORD_JOINER, "") == re.sub(r"\s+", " ", visible(text)).strip()
+
+
+def test_control_characters_are_shown_as_escapes_on_one_line() -> None:
+    """Issue 31: a title holding ESC or a newline cannot recolour a log or start a Markdown block."""
+    out = md_text("a\x1b[31mred\nsrc/x:1: error: forged\u2028b")
+    assert "\n" not in out and "\x1b" not in out and "\u2028" not in out
+    assert re.sub(r"\\(.)", r"\1", out) == "a\\x1b[31mred\\nsrc/x:1: error: forged\\u2028b"
 
 
 def test_the_escaping_check_can_fail() -> None:
@@ -113,3 +122,31 @@ def test_any_text_is_one_inert_line(text: str) -> None:
     out = md_text(text)
     assert "\n" not in out
     assert unescaped_punctuation(out) == []
+
+
+def test_obs_own_code_spans_stay_code_and_the_rest_is_escaped() -> None:
+    """A reason obs wrote ("set `baseline:`") reads as GitHub shows code, not as backslashes and backticks."""
+    out = md_obs("no baseline to compare with: promotion is judged against a frozen baseline (set `baseline:`)")
+    assert out.endswith("\\(set `baseline:`\\)")
+    assert "<code>baseline:</code>" in render(out)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+def test_a_run_value_quoted_in_an_obs_sentence_stays_inert(value: str) -> None:
+    """Quoted in a code span, or bare with its own backticks: never a tag, a link or an image."""
+    for sentence in (f"family `{value}` fell", f"family {value} fell", f"`a` then {value} then `b`"):
+        for in_table in (False, True):
+            out = md_obs(sentence, in_table=in_table)
+            html = render(table(["A", "B"], [[out, "end"]]) if in_table else out)
+            assert "<img" not in html and "<script" not in html and "<a " not in html and "<details" not in html
+            assert "\n" not in out
+            if in_table:
+                assert html.split("<tbody>")[1].count("<td") == 2, html
+
+
+@given(st.text(max_size=200))
+def test_any_obs_sentence_is_one_inert_line(text: str) -> None:
+    out = md_obs(text)
+    assert "\n" not in out
+    outside = re.sub(r"(`+) .*? \1|(`+)[^`]*?\2", "", out)  # what is left outside the code spans md_code made
+    assert unescaped_punctuation(outside) == []

@@ -113,7 +113,10 @@ def test_one_bad_run_yaml_field_is_a_warning_on_its_line_and_the_rest_is_kept(tm
     assert f"r/run.yaml:3: warning: 'status' is 'done'; expected one of {statuses}; ignored" in said
     assert "r/run.yaml:4: warning: 'model' should be a mapping, got 3; ignored" in said
     assert "r/run.yaml:5: warning: 'seed' should be an integer, got 'x'; ignored" in said
-    assert any(m.startswith("r/run.yaml:6: info: unknown field 'baselin'") for m in said)
+    assert (  # one typo away from a field: a warning that names it, not a note -q would hide
+        "r/run.yaml:6: warning: unknown field 'baselin' (not in contract v1); shown under other fields; "
+        "did you mean 'baseline'?" in said
+    )
     assert any(m.startswith("r/run.yaml:7: error: obs_contract: 2 is not a version") for m in said)
     assert run.other_fields == {"baselin": "r0"}
 

@@ -153,8 +153,8 @@ def test_the_docs_print_the_vocabulary() -> None:
 
 
 def test_headline_fallback_prefers_a_held_out_outcome_logged_to_the_end() -> None:
-    from obs.analysis.compare import resolve_headline
     from obs.analysis.digest import make_digest
+    from obs.analysis.headline import choose_headline
     from obs.model import Run
 
     steps = np.arange(10, dtype=float)
@@ -167,8 +167,8 @@ def test_headline_fallback_prefers_a_held_out_outcome_logged_to_the_end() -> Non
             "val/accuracy": Series(steps, np.linspace(0.3, 0.7, 10)),
         }
     )
-    h = resolve_headline(make_digest(run, 3), [], SiteConfig().metric_higher_is_better, 3)
+    h = choose_headline(make_digest(run, 3), [], SiteConfig().metric_higher_is_better, 3)
     assert h.metric == "val/accuracy"  # held out, an outcome (not the loss), logged to the end
     del run.metrics.series["val/accuracy"], run.metrics.series["val/loss"]
-    h = resolve_headline(make_digest(run, 3), [], SiteConfig().metric_higher_is_better, 3)
+    h = choose_headline(make_digest(run, 3), [], SiteConfig().metric_higher_is_better, 3)
     assert h.metric == "env/pass_rate"  # not the step-0-only test metric

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from obs.adapters import native, tensorboard
-from obs.adapters.base import Adapter, Claim, LoadContext, RunSource
+from obs.adapters.base import Adapter, Claim, Holds, LoadContext, RunSource
 from obs.adapters.common import new_run
 from obs.adapters.csv_logs import CsvLogAdapter
 from obs.adapters.generic_jsonl import GenericJsonlAdapter, read_log_into
@@ -34,6 +34,7 @@ class HfTrainerWithEvents:
     one run, its configuration from the events' `args` and `model_config`, every tag the state lacks."""
 
     name = HfTrainerAdapter.name
+    holds = HfTrainerAdapter.holds
 
     def __init__(self) -> None:
         self.hf = HfTrainerAdapter()
@@ -75,6 +76,7 @@ class NativeAdapter:
     """A folder with run.yaml: native files alone, or run.yaml laid over another format's files."""
 
     name = "native"
+    holds = Holds("run folders", "run.yaml", records="metrics.jsonl lines")  # every section
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         claim = native.claim(folder, root)
@@ -126,6 +128,14 @@ def overlaid_source(source: RunSource, root: Path) -> RunSource | None:
 
 
 ADAPTERS: list[Adapter] = [NativeAdapter(), *OTHER_FORMATS]
+
+
+def holds_of(adapter: str) -> Holds:
+    """What the files of the format that holds a run's data can hold, for a `Run.adapter`: for a
+    run.yaml laid over another format's files (`native+hf_trainer`), that other format's."""
+    name = adapter.split("+")[-1]
+    found = next((a for a in ADAPTERS if a.name == name), None)
+    return found.holds if found is not None else NativeAdapter.holds
 
 
 def adapter_named(name: str) -> Adapter:

@@ -58,10 +58,35 @@ class LoadContext:
     diags: Diagnostics = field(default_factory=Diagnostics)
 
 
+@dataclass(frozen=True)
+class Holds:
+    """What a format's files can hold, said once by the format: the run page collapses the sections
+    they cannot fill into one line that says where to add them (a run.yaml beside `beside`).
+
+    `sections` are run-page section ids (`obs.render.sections`); `None` means every section (the
+    native format, and run.yaml laid over another format).
+    """
+
+    label: str  # "HF Trainer logs": the subject of "... hold no hypothesis"
+    beside: str  # what a run.yaml is put beside to add the rest: "trainer_state.json"
+    records: str = ""  # where the logged records are, for advice about a field of them
+    sections: frozenset[str] | None = None
+    # whether a run.yaml beside the files is read (laid over them); when not, `beside` says where it is not
+    takes_run_yaml: bool = True
+
+
+# what every format that reads a log can fill: the card, the curves, the rules that read them, the configuration
+LOG_SECTIONS = frozenset({"run-card", "curves", "diagnosis", "config"})
+# ... and a format whose files may hold per-item outcomes (read as probe cases)
+CASE_SECTIONS = LOG_SECTIONS | {"probe", "failures"}
+
+
 class Adapter(Protocol):
-    """An input format. `name` is shown by `obs check` next to every folder it claims."""
+    """An input format. `name` is shown by `obs check` next to every folder it claims; `holds` says
+    which run-page sections its files can fill."""
 
     name: str
+    holds: Holds
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         """Return the runs in `folder` when this format recognises it, else None."""

@@ -313,6 +313,7 @@ def build_log_metrics(
     diags: Diagnostics,
     step_key: str | None,
     same_step: str = "mean",
+    restarts: str = "last",
 ) -> None:
     """Trainer-style records -> `run.metrics` (streamed: records may come from a multi-GB log).
 
@@ -333,7 +334,7 @@ def build_log_metrics(
                 key_holder.append(next((k for k in STEP_KEYS if k in rec), "line index"))
             yield line, trl_aliases(cleaner.clean(rec, line))
 
-    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
+    builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step, restarts=restarts)
     stream = prepared()
     first = next(stream, None)
     if first is not None:
@@ -494,7 +495,19 @@ def bounded_markdown(text: str, path: Path, diags: Diagnostics, first_line: int 
     bounded, cuts = bound_markdown(text)
     for line, message in cuts:
         diags.warning(path, message, line + first_line - 1)
+    images = _IMAGE.findall(bounded) if ("![" in bounded or "<img" in bounded.lower()) else []
+    if images:
+        first = bounded[: bounded.find(images[0])].count("\n") + first_line
+        diags.info(
+            path,
+            f"{len(images)} image(s) not shown: pages show no image from Markdown (one could load from another "
+            "host); the text around them is kept",
+            first,
+        )
     return bounded
+
+
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b[^>]*>", re.IGNORECASE)
 
 
 # Parsed, a JSON document takes up to ten times its size in memory; a build keeps to ~400 MB. A log that

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import build_log_metrics, new_run, read_head, run_id_for_file, unread_note
 from obs.adapters.shapes import TIME_KEYS, classify, read_items_into
 from obs.diagnostics import Diagnostics
@@ -46,6 +46,7 @@ KNOWN_NAMES = (
 )
 HPARAMS_YAML = "hparams.yaml"
 SNIFF_ROWS = 50
+MAX_CSV_FIELD = 131_072  # characters in one cell (Python's csv default): a metric log's cell is far shorter
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
 _SPECIAL = {
     "nan": float("nan"),
@@ -98,6 +99,9 @@ def step_column(header: list[str]) -> str | None:
 
 class CsvLogAdapter:
     name = "csv_logs"
+    holds = Holds(
+        "CSV logs", "the CSV log (alone in its folder)", records="the rows of the CSV log", sections=CASE_SECTIONS
+    )
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
@@ -141,15 +145,26 @@ def rows(path: Path, diags: Diagnostics) -> Iterator[tuple[int, dict[str, Any]]]
         diags.error(path, f"cannot be read: {exc.strerror}")
         return
     with fh:
+        csv.field_size_limit(MAX_CSV_FIELD)  # the module's default, said here: a cell past it skips its row
         reader = csv.reader(fh)
         try:
             header = [h.strip() for h in next(reader)]
-        except (StopIteration, csv.Error):
+        except StopIteration:
             diags.error(path, "file is empty; expected a header row and rows of values")
+            return
+        except csv.Error as exc:
+            diags.error(path, f"the header row cannot be read ({exc}); the file was not read", reader.line_num)
             return
         short = 0
         first_short: int | None = None
-        for row in reader:
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:  # a cell over MAX_CSV_FIELD characters, a NUL: that row only
+                diags.warning(path, f"row not read: {exc}", reader.line_num)
+                continue
             line = reader.line_num
             if not any(cell.strip() for cell in row):
                 continue
@@ -200,7 +215,9 @@ def read_csv_into(run: Run, path: Path, ctx: LoadContext, *, step_key: str | Non
     for _, r in head[1:]:
         header += [k for k in r if k not in header]
     key = step_key or step_column(header)
-    build_log_metrics(run, records, path, diags, step_key=key, same_step=ctx.config.same_step)
+    build_log_metrics(
+        run, records, path, diags, step_key=key, same_step=ctx.config.same_step, restarts=ctx.config.restarts
+    )
     layout = LAYOUTS.get(path.name.lower())
     if layout:
         run.notices.append(f"{path.name} is read as a {layout}; x = {key or 'the row position'}.")

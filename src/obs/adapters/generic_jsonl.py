@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     JsonDoc,
     build_log_metrics,
@@ -101,6 +101,7 @@ def campaign_input(path: Path, root: Path) -> bool:
 
 class GenericJsonlAdapter:
     name = "generic_jsonl"
+    holds = Holds("JSON logs", "the log (alone in its folder)", records="the log's records", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = [f for f in visible_files(folder, root) if not is_reserved(f, root)]  # decisions.jsonl: the ledger
@@ -138,12 +139,19 @@ class GenericJsonlAdapter:
             read_record_run(run, path, source.record, ctx.diags)
             return run
         run = new_run(source, ctx, title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name)
-        read_log_into(run, path, ctx.diags, root=ctx.root, same_step=ctx.config.same_step)
+        read_log_into(run, path, ctx.diags, root=ctx.root, same_step=ctx.config.same_step, restarts=ctx.config.restarts)
         return run
 
 
 def read_log_into(
-    run: Run, path: Path, diags: Diagnostics, *, step_key: str | None = None, root: Path, same_step: str = "mean"
+    run: Run,
+    path: Path,
+    diags: Diagnostics,
+    *,
+    step_key: str | None = None,
+    root: Path,
+    same_step: str = "mean",
+    restarts: str = "last",
 ) -> None:
     """Read one log file (JSONL streamed, or a JSON document) into `run`: metrics or probe cases."""
     try:
@@ -169,7 +177,7 @@ def read_log_into(
             run.notices.append(
                 f"{path.name} lists runs, one per record ({shape.why}); read here as one log in record order."
             )
-        build_log_metrics(run, stream, path, diags, step_key=step_key, same_step=same_step)
+        build_log_metrics(run, stream, path, diags, step_key=step_key, same_step=same_step, restarts=restarts)
         if run.metrics is not None and not run.metrics.series:
             diags.warning(path, "no numeric metrics found")
         return

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     build_log_metrics,
     element_lines,
@@ -61,6 +61,12 @@ _GLOBAL_STEP = re.compile(rb'"global_step"\s*:\s*(\d{1,18})(?![\d.eE])')
 
 class HfTrainerAdapter:
     name = "hf_trainer"
+    holds = Holds(
+        "HF Trainer logs",
+        "trainer_state.json",
+        records="the `log_history` entries of trainer_state.json",
+        sections=LOG_SECTIONS,
+    )
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
@@ -121,7 +127,7 @@ class HfTrainerAdapter:
         state_path = source.path / source.key if source.key else source.files[0]
         if state_path.name != STATE_FILE and state_path.parent == source.path:
             run.title = f"{source.path.name}/{state_path.stem}"
-        load_trainer_state(run, state_path, ctx.diags, same_step=ctx.config.same_step)
+        load_trainer_state(run, state_path, ctx.diags, same_step=ctx.config.same_step, restarts=ctx.config.restarts)
         for path in source.files:
             if path.name in RESULT_FILES:
                 _read_results_file(run, path, ctx.diags)
@@ -157,7 +163,9 @@ def _looks_like_state(path: Path) -> bool:
     return b'"log_history"' in head or b'"global_step"' in head or path.stat().st_size > 65536
 
 
-def load_trainer_state(run: Run, path: Path, diags: Diagnostics, same_step: str = "mean") -> None:
+def load_trainer_state(
+    run: Run, path: Path, diags: Diagnostics, same_step: str = "mean", restarts: str = "last"
+) -> None:
     """Fill `run` (metrics, summary, config, provenance) from one trainer_state.json."""
     doc = read_json_document(path, diags)
     if doc is None:
@@ -199,7 +207,7 @@ def load_trainer_state(run: Run, path: Path, diags: Diagnostics, same_step: str 
             diags.warning(path, f"log entry {i + 1} is a {type(entry).__name__}, not an object; skipped", line)
             continue
         records.append((line, entry))
-    build_log_metrics(run, records, path, diags, step_key="step", same_step=same_step)
+    build_log_metrics(run, records, path, diags, step_key="step", same_step=same_step, restarts=restarts)
     max_steps, global_step = state.get("max_steps"), state.get("global_step")
     if is_number(max_steps) and is_number(global_step) and 0 < global_step < max_steps:
         run.notices.append(

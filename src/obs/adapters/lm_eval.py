@@ -10,12 +10,13 @@ documents are compared case by case.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     ProbeCollector,
     folder_id,
@@ -51,6 +52,38 @@ PROVENANCE_KEYS = (
 SAMPLE_TEXT_KEYS = ("arguments", "target", "resps", "filtered_resps", "doc", "filter", "metrics", "doc_id")
 
 
+SAMPLE_FIELDS = frozenset({"resps", "filtered_resps"})  # what only the harness's per-sample records hold ...
+SAMPLE_CONTEXT = frozenset({"doc", "arguments", "target"})  # ... beside a doc_id and one of these
+
+
+def is_samples_file(path: Path) -> bool:
+    """`samples_<task>_<date>.jsonl`, or any JSON-lines file whose first record has the harness's per-sample
+    fields (`doc_id`, `resps` or `filtered_resps`, and `doc`, `arguments` or `target`): a dump saved under another
+    name is the same evaluation, not a curve over the line index."""
+    if SAMPLES_NAME.match(path.name):
+        return True
+    if not path.name.lower().endswith(".jsonl"):
+        return False
+    first = read_head(path, 1 << 20).split(b"\n", 1)[0]
+    if b'"doc_id"' not in first:  # cheap refusal before parsing a line that may be anything
+        return False
+    try:
+        rec = json.loads(first)
+    except (ValueError, RecursionError):  # a line nested deeper than the parser's stack is no sample record
+        return False
+    return (
+        isinstance(rec, dict)
+        and "doc_id" in rec
+        and bool(SAMPLE_FIELDS & rec.keys())
+        and bool(SAMPLE_CONTEXT & rec.keys())
+    )
+
+
+def _task_of(path: Path) -> str:
+    m = SAMPLES_NAME.match(path.name)
+    return m.group("task") if m else path.stem
+
+
 def is_results_file(path: Path) -> bool:
     """`results*.json` with a `results` key (or empty: reported when read), `results_<date>.json` whatever it
     holds (the harness's own name: a damaged one is reported when read, not skipped without a word); other
@@ -65,13 +98,14 @@ def is_results_file(path: Path) -> bool:
 
 class LmEvalAdapter:
     name = "lm_eval"
+    holds = Holds("lm-evaluation-harness results", "the results file (alone in its folder)", sections=CASE_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
         results = [f for f in files if f.suffix == ".json" and is_results_file(f)]
         if not results:
             return samples_only_claim(self.name, folder, root, files)
-        samples = [f for f in files if SAMPLES_NAME.match(f.name)]
+        samples = [f for f in files if is_samples_file(f)]
         several = len(results) > 1
         sources = []
         used: set[Path] = set(results)
@@ -99,7 +133,7 @@ class LmEvalAdapter:
         results_path = source.path / source.key if source.key else source.files[0]
         run = new_run(source, ctx, title=results_path.stem)
         load_results(run, results_path, ctx.diags)
-        samples = [p for p in source.files if p != results_path and SAMPLES_NAME.match(p.name)]
+        samples = [p for p in source.files if p != results_path and is_samples_file(p)]
         if samples:
             run.probe = load_samples(samples, source.path, ctx.root, ctx.diags)
         return run
@@ -108,7 +142,7 @@ class LmEvalAdapter:
 def samples_only_claim(name: str, folder: Path, root: Path, files: list[Path]) -> Claim | None:
     """`samples_<task>_<date>.jsonl` alone in a folder (no results file): one evaluation run per date stamp,
     read from its samples. Without this they were a generic log: a curve over the line index."""
-    samples = [f for f in files if SAMPLES_NAME.match(f.name)]
+    samples = [f for f in files if is_samples_file(f)]
     if not samples:
         return None
     stamps: dict[str, list[Path]] = {}
@@ -136,7 +170,7 @@ def samples_only_claim(name: str, folder: Path, root: Path, files: list[Path]) -
 def load_samples_only(source: RunSource, ctx: LoadContext) -> Run:
     """An evaluation run known from its per-sample files: each document a case, each metric a check."""
     files = sorted(source.files)
-    tasks = sorted({m.group("task") for f in files if (m := SAMPLES_NAME.match(f.name))})
+    tasks = sorted({_task_of(f) for f in files})
     run = new_run(source, ctx, title=" + ".join(tasks) or source.path.name)
     run.probe = load_samples(files, source.path, ctx.root, ctx.diags)
     m = SAMPLES_NAME.match(files[0].name)
@@ -174,8 +208,17 @@ def load_results(run: Run, path: Path, diags: Diagnostics) -> None:
                 part = salvage_object(doc.text, key)
                 if isinstance(part, dict):
                     data[key] = part
+            kept = _salvage_scalars(doc.text)
+            config = {k: kept.pop(k) for k in ("model", "model_args") if k in kept}
+            if config and not isinstance(data.get("config"), dict):
+                data["config"] = config
+            data.update(kept)
             diags.warning(path, "the 'results' section before the damage was intact and was read")
-            run.notices.append(f"{path.name} is damaged or truncated: task metrics were recovered, details were not.")
+            said = f" ({', '.join(sorted([*config, *kept]))} kept from before the damage)" if config or kept else ""
+            run.notices.append(
+                f"{path.name} is damaged or truncated: task metrics were recovered, the details after the damage "
+                f"were not{said}."
+            )
         else:
             run.notices.append(f"{path.name} is damaged or truncated: no task metrics could be read.")
             return
@@ -204,6 +247,25 @@ def load_results(run: Run, path: Path, diags: Diagnostics) -> None:
     _run_fields(run, data, path)
     if doc.ok:
         run.status = "finished"  # the harness writes its results file once, when the evaluation is done
+
+
+SALVAGED_SCALARS = ("model_name", "model", "model_args", "date", *PROVENANCE_KEYS)
+_SCALAR = r'\s*:\s*("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false)(?=\s*[,}\]])'
+
+
+def _salvage_scalars(text: str) -> dict[str, Any]:
+    """The identity a truncated results file still holds before its damage (the model, its arguments, the date,
+    versions): each key's first complete text or number; a value the damage cut is not read."""
+    out: dict[str, Any] = {}
+    for key in SALVAGED_SCALARS:
+        m = re.search('"' + re.escape(key) + '"' + _SCALAR, text)
+        if m is None:
+            continue
+        try:
+            out[key] = json.loads(m.group(1))
+        except ValueError:
+            continue
+    return out
 
 
 def _mapping(data: dict[str, Any], key: str) -> dict[str, Any]:
@@ -276,8 +338,7 @@ def load_samples(paths: list[Path], run_dir: Path, root: Path, diags: Diagnostic
     """samples_*.jsonl -> one probe case per (task, doc); filters become separate checks of the case."""
     collector = ProbeCollector(paths[0], diags)
     for path in sorted(paths):
-        m = SAMPLES_NAME.match(path.name)
-        task = m.group("task") if m else path.stem
+        task = _task_of(path)
         cases: dict[str, tuple[int, dict[str, Any]]] = {}
         for line, rec in iter_jsonl(path, diags, partial_last_is_normal=True):
             doc_id = rec.get("doc_id")

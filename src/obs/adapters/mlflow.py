@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     bounded_markdown,
     folder_id,
@@ -27,6 +27,7 @@ from obs.adapters.common import (
 )
 from obs.diagnostics import Diagnostics
 from obs.jsonl import bounded_lines
+from obs.jsontypes import NUMBER, TEXT, TypedReader
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sanitize import clean_text, has_unsafe_text
@@ -54,6 +55,7 @@ MAX_METRIC_LINE = 4096  # `timestamp value step` is under 100 bytes
 
 class MlflowAdapter:
     name = "mlflow"
+    holds = Holds("MLflow runs", "an mlruns folder", sections=LOG_SECTIONS, takes_run_yaml=False)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         experiments = _experiment_dirs(folder, root)
@@ -151,6 +153,20 @@ def _names_a_run(meta: Path, root: Path) -> bool:
     return safe_input(meta, root) is not None and b"run_id" in read_head(meta, 4096)
 
 
+# the fields of an MLflow meta.yaml obs reads, with their types (obs.jsontypes: one message per wrong field)
+MLFLOW_META = {
+    "name": TEXT,
+    "run_name": TEXT,
+    "run_id": TEXT,
+    "run_uuid": TEXT,
+    "experiment_id": TEXT,
+    "lifecycle_stage": TEXT,
+    "status": TEXT,
+    "start_time": NUMBER,
+    "end_time": NUMBER,
+}
+
+
 def _read_meta(path: Path, root: Path, diags: Diagnostics | None = None) -> dict[str, Any]:
     if safe_input(path, root) is None:
         return {}
@@ -168,6 +184,11 @@ def _read_meta(path: Path, root: Path, diags: Diagnostics | None = None) -> dict
         if diags is not None:
             diags.error(path, "expected a mapping", 1)
         return {}
+    if diags is None:
+        return data
+    typed = TypedReader(path, diags)
+    data = typed.checked(data, MLFLOW_META)
+    typed.report()
     return data
 
 
@@ -305,7 +326,12 @@ def load_mlflow_run(source: RunSource, ctx: LoadContext) -> Run:
 
     metrics_dir = run_dir / "metrics"
     builder = SeriesBuilder(
-        metrics_dir, diags, step_key="step", same_step=ctx.config.same_step, key_path=lambda key: metrics_dir / key
+        metrics_dir,
+        diags,
+        step_key="step",
+        same_step=ctx.config.same_step,
+        restarts="off",  # MLflow keeps points by step, in any order: one logged for an earlier step is no restart
+        key_path=lambda key: metrics_dir / key,
     )
     for path in walk_files(metrics_dir, ctx.root):
         key = path.relative_to(metrics_dir).as_posix()

@@ -7,6 +7,7 @@ this module imports no other adapter.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
@@ -25,6 +26,7 @@ from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
 from obs.fields import YamlFields
 from obs.jsonl import iter_jsonl
+from obs.jsontypes import BOOL, NUMBER, TEXT, Records, TypedReader
 from obs.model import Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
 from obs.probetable import table_of
 from obs.safeyaml import YamlDoc, load_mapping
@@ -39,7 +41,15 @@ class LogReader(Protocol):
     """Reads a log named by `metrics_file:` into a run (the registry passes the generic reader)."""
 
     def __call__(
-        self, run: Run, path: Path, diags: Diagnostics, *, step_key: str | None, root: Path, same_step: str = "mean"
+        self,
+        run: Run,
+        path: Path,
+        diags: Diagnostics,
+        *,
+        step_key: str | None,
+        root: Path,
+        same_step: str = "mean",
+        restarts: str = "last",
     ) -> None: ...
 
 
@@ -51,7 +61,11 @@ def claim(folder: Path, root: Path) -> Claim | None:
     """
     if safe_input(folder / RUN_FILE, root) is None:
         if refusal(folder / RUN_FILE, root) is None:
-            return None
+            if not os.path.lexists(folder / RUN_FILE):
+                return None
+            # a FIFO, device, folder or dangling link named run.yaml (discovery names it): never read, and
+            # the folder is not taken by another format either (its logs are this unreadable run's)
+            return Claim(runs=(), owned_dirs=(folder,), notes=("run.yaml is not a regular file: folder not read",))
         return Claim(runs=(), owned_dirs=(folder,), notes=("run.yaml is a refused link: folder not read",))
     files = list_files(folder, root)
     source = RunSource(adapter="native", path=folder, files=files, default_id=folder_id(folder, root))
@@ -146,7 +160,12 @@ def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadConte
         path = safe_input(folder / "metrics.jsonl", ctx.root)
         if path is not None:
             run.metrics = read_metrics_jsonl(
-                path, diags, step_key=step_key, running=run.status == "running", same_step=ctx.config.same_step
+                path,
+                diags,
+                step_key=step_key,
+                running=run.status == "running",
+                same_step=ctx.config.same_step,
+                restarts=ctx.config.restarts,
             )
         return
     inside = safe_child(folder, named, ctx.root, diags, run_yaml)
@@ -154,7 +173,15 @@ def read_metrics(run: Run, folder: Path, reading: Reading | None, ctx: LoadConte
         return
     path = safe_input(inside, ctx.root)
     if path is not None:
-        read_log(run, path, diags, step_key=step_key, root=ctx.root, same_step=ctx.config.same_step)
+        read_log(
+            run,
+            path,
+            diags,
+            step_key=step_key,
+            root=ctx.root,
+            same_step=ctx.config.same_step,
+            restarts=ctx.config.restarts,
+        )
     elif reading is not None:
         diags.warning(run_yaml, f"metrics_file '{named}' does not exist", reading.line("metrics_file"))
 
@@ -169,7 +196,13 @@ def safe_child(folder: Path, name: str, root: Path, diags: Diagnostics, referer:
 
 
 def read_metrics_jsonl(
-    path: Path, diags: Diagnostics, *, step_key: str | None, running: bool, same_step: str = "mean"
+    path: Path,
+    diags: Diagnostics,
+    *,
+    step_key: str | None,
+    running: bool,
+    same_step: str = "mean",
+    restarts: str = "last",
 ) -> Metrics:
     """Large clean logs take the native-code fast path; everything else the tolerant reader."""
     metrics = None
@@ -180,7 +213,7 @@ def read_metrics_jsonl(
     if large:
         metrics = read_metrics_fast(path, diags, step_key)
     if metrics is None:
-        builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step)
+        builder = SeriesBuilder(path, diags, step_key=step_key, same_step=same_step, restarts=restarts)
         for line, record in iter_jsonl(path, diags, partial_last_is_normal=True):
             builder.add(record, line)
         metrics = builder.finish()
@@ -206,51 +239,38 @@ def read_probe(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Pro
     return probe
 
 
+GATE_CHECK = Records("gate check", {"name": TEXT, "passed": BOOL, "detail": TEXT}, required=("name",))
+GATE_ASSET = Records(
+    "gate asset", {"id": TEXT, "passed": BOOL, "score": NUMBER, "render": TEXT, "note": TEXT}, required=("id",)
+)
+GATE_JSON = {"passed": BOOL, "parity_score": NUMBER, "threshold": NUMBER, "checks": GATE_CHECK, "assets": GATE_ASSET}
+
+
 def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:
+    """gate.json, every field checked against `GATE_JSON` (obs.jsontypes: one message per field)."""
     data = read_json_object(path, diags)
     if data is None:
         return None
-    checks = []
-    for item in data.get("checks") or []:
-        if isinstance(item, dict) and "name" in item:
-            passed = item.get("passed")
-            checks.append(
-                GateCheck(
-                    str(item["name"]),
-                    passed if isinstance(passed, bool) else None,
-                    str(item.get("detail") or ""),
-                )
-            )
-        else:
-            diags.warning(path, "a gate check needs at least a 'name'; skipped")
+    typed = TypedReader(path, diags)
+    f = typed.fields(data, GATE_JSON)
+    typed.report()
+    checks = [GateCheck(c["name"], c.get("passed"), c.get("detail", "")) for c in f.get("checks", [])]
     assets = []
-    for item in data.get("assets") or []:
-        if not (isinstance(item, dict) and "id" in item):
-            diags.warning(path, "a gate asset needs at least an 'id'; skipped")
-            continue
-        passed = item.get("passed")
-        score = item.get("score")
-        render = item.get("render")
-        render = checked_render(render, run_dir, root, path, 1, diags) if isinstance(render, str) else None
+    for a in f.get("assets", []):
+        render = a.get("render")
         assets.append(
             GateAsset(
-                id=str(item["id"]),
-                passed=passed if isinstance(passed, bool) else None,
-                score=float(score) if isinstance(score, int | float) and not isinstance(score, bool) else None,
-                render=render,
-                note=str(item.get("note") or ""),
+                id=a["id"],
+                passed=a.get("passed"),
+                score=a.get("score"),
+                render=checked_render(render, run_dir, root, path, 1, diags) if render is not None else None,
+                note=a.get("note", ""),
             )
         )
-    passed = data.get("passed")
-    if not isinstance(passed, bool):
+    passed = f.get("passed")
+    if passed is None:
         known = [c.passed for c in checks if c.passed is not None] + [a.passed for a in assets if a.passed is not None]
         passed = all(known) if known else None
-    parity = data.get("parity_score")
-    threshold = data.get("threshold")
     return Gate(
-        passed=passed,
-        parity_score=float(parity) if isinstance(parity, int | float) and not isinstance(parity, bool) else None,
-        threshold=float(threshold) if isinstance(threshold, int | float) and not isinstance(threshold, bool) else None,
-        checks=checks,
-        assets=assets,
+        passed=passed, parity_score=f.get("parity_score"), threshold=f.get("threshold"), checks=checks, assets=assets
     )

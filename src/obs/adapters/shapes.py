@@ -18,6 +18,7 @@ shape):
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +104,47 @@ MAIN_OUTCOMES = (
     "hit",
 )
 MIN_SHARE = 0.9  # an outcome must be in at least this share of the records
+# a true/false field that describes how the record was made, not how it went (`git_dirty`, `use_cache`): never an
+# outcome unless its name says it is one
+CONFIG_TOKENS = frozenset(
+    {
+        "dirty",
+        "git",
+        "debug",
+        "use",
+        "enable",
+        "enabled",
+        "disable",
+        "disabled",
+        "fp16",
+        "bf16",
+        "amp",
+        "shuffle",
+        "resume",
+        "resumed",
+        "verbose",
+        "cuda",
+        "gpu",
+        "distributed",
+        "dry",
+        "overwrite",
+        "push",
+        "cache",
+        "cached",
+        "deterministic",
+        "compile",
+        "greedy",
+        "streaming",
+        "chat",
+        "template",
+        "lora",
+        "quantized",
+        "trust",
+        "remote",
+        "flag",
+    }
+)
+PASS_AT_K = re.compile(r"^pass(@|_at_)\d+$", re.IGNORECASE)  # pass@1, pass_at_10: per item, 0/1 or an estimate
 
 
 @dataclass(frozen=True)
@@ -123,6 +165,8 @@ class Shape:
 class _Column:
     present: int = 0
     bools: int = 0
+    trues: int = 0
+    sample_lists: int = 0  # lists of true/false (or 0/1), one per sample of the item (`correct: [8 booleans]`)
     zero_one: int = 0
     numbers: int = 0
     texts: set[str] = field(default_factory=set)
@@ -176,6 +220,9 @@ def classify(records: Sequence[dict[str, Any]]) -> Shape:
             col.present += 1
             if isinstance(value, bool):
                 col.bools += 1
+                col.trues += value
+            elif _is_sample_list(value):
+                col.sample_lists += 1
             elif _is_number(value):
                 col.numbers += 1
                 if value in (0, 1):
@@ -191,21 +238,26 @@ def classify(records: Sequence[dict[str, Any]]) -> Shape:
         (k for k in RUN_KEYS if k in common and cols[k].text_count == cols[k].present and len(cols[k].texts) == n), None
     )
 
-    bools = [p for p, c in common.items() if c.bools == c.present]
+    bools = [p for p, c in common.items() if c.bools == c.present and _outcome_like(p, c)]
     zero_one = [
         p
         for p, c in common.items()
-        if c.numbers == c.present == c.zero_one and _named(p, OUTCOME_TOKENS) and not _named(p, FRACTION_TOKENS)
+        if c.numbers == c.present == c.zero_one and _named_outcome(p) and not _named(p, FRACTION_TOKENS)
     ]
-    scores = [p for p, c in common.items() if c.numbers == c.present and p not in zero_one and _named(p, SCORE_TOKENS)]
-    top_level = [p for p in bools + zero_one if "." not in p]
-    outcomes = top_level or [p for p in bools + zero_one if _named(p, OUTCOME_TOKENS)]
-    if training and not outcomes:
-        return Shape("metrics", why=f"training quantities ({', '.join(sorted(training)[:3])})")
-    if run_key and n >= 2 and not outcomes:
+    lists = [p for p, c in common.items() if c.sample_lists == c.present and "." not in p]
+    scores = [
+        p
+        for p, c in common.items()
+        if c.numbers == c.present and p not in zero_one and (_named(p, SCORE_TOKENS) or _is_pass_at_k(p))
+    ]
+    top_level = [p for p in bools + zero_one + lists if "." not in p]
+    outcomes = top_level or [p for p in bools + zero_one if _named_outcome(p)]
+    if run_key and n >= 2 and not outcomes:  # before training quantities: a registry's records hold their `lr`
         metrics = [p for p, c in common.items() if c.numbers == c.present and p != run_key]
         if metrics:
             return Shape("runs", id_key=run_key, why=f"each record names a different run ('{run_key}')")
+    if training and not outcomes:
+        return Shape("metrics", why=f"training quantities ({', '.join(sorted(training)[:3])})")
     if outcomes or (scores and id_key):  # a score without ids could be a log in record order
         main = _main(outcomes) or (sorted(scores)[0] if not outcomes else None)
         return Shape(
@@ -217,6 +269,33 @@ def classify(records: Sequence[dict[str, Any]]) -> Shape:
             why=f"each record has an outcome: {', '.join(sorted(outcomes or scores)[:3])}",
         )
     return Shape("metrics", why="no step, no per-item outcome: read as a log in record order")
+
+
+def _named_outcome(path: str) -> bool:
+    return _named(path, OUTCOME_TOKENS) or _is_pass_at_k(path)
+
+
+def _is_pass_at_k(path: str) -> bool:
+    return PASS_AT_K.match(path.rsplit(".", 1)[-1]) is not None
+
+
+def _outcome_like(path: str, col: _Column) -> bool:
+    """A true/false column is an outcome when its name says so, or when it varies and its name is not a setting's
+    (`git_dirty`, `use_cache`); a constant one (every record true) says nothing about the items."""
+    if _named_outcome(path):
+        return True
+    if col.trues in (0, col.bools):
+        return False
+    return not _named(path, CONFIG_TOKENS)
+
+
+def _is_sample_list(value: Any) -> bool:
+    """A list of per-sample results of one item: booleans, or 0 and 1 (HumanEval-style `passed: [...]`)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(v, bool) or (isinstance(v, int) and v in (0, 1)) for v in value)
+    )
 
 
 def _names_each_record(col: _Column, n: int) -> bool:
@@ -272,7 +351,7 @@ def read_items_into(
     checks = collector.check_names
     ids = f"id from '{shape.id_key}'" if shape.id_key else "no id field: items are numbered in file order"
     if shape.main in checks and run.probe is not None:
-        run.primary_metric = shape.main
+        run.reader_metric, run.reader_metric_from = shape.main, f"{path.name}'s own per-item outcome"
         column = run.probe.table.outcomes.checks[shape.main]  # 1 true, 0 false, -1 absent
         hits = int((column == 1).sum())
         n = int((column >= 0).sum())
@@ -285,7 +364,8 @@ def read_items_into(
             stderr = float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else None
             run.evals.append(EvalResult(task=path.stem, metric=s, value=mean, stderr=stderr, n=len(values)))
             if shape.main == s:
-                run.primary_metric = f"{path.stem}/{s}"
+                run.reader_metric = f"{path.stem}/{s}"
+                run.reader_metric_from = f"{path.name}'s own per-item score"
     run.notices.append(
         f"{path.name} holds per-item results, not a time series ({shape.why}): each of its {len(collector)} "
         f"records is a case ({ids}); checks: {', '.join(checks) or 'none'}"

@@ -3,9 +3,9 @@ most PyTorch code.
 
 Read with TensorBoard's own event-file loader (`tensorboard.backend.event_processing.event_file_loader`,
 which also migrates old `simple_value` scalars to the current tensor form), an optional dependency:
-`pip install 'obs[tensorboard]'`. Without it a folder of event files is still found, and its page says
-how to read it, instead of the files vanishing. Importing the loader costs about 0.3 s beyond numpy,
-so it happens only when a run has event files.
+`pip install tensorboard` (the `obs[tensorboard]` extra). Without it a folder of event files is still
+found, and its page says how to read it, instead of the files vanishing. Importing the loader costs
+about 0.3 s beyond numpy, so it happens only when a run has event files.
 
 * A folder holding event files is one run; its event files (a restarted process writes a new one)
   are read in file-name (time) order. When a later file starts at a step already logged, the earlier
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import folder_id, new_run, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
@@ -42,7 +42,7 @@ HPARAMS_YAML = "hparams.yaml"  # Lightning's TensorBoardLogger writes the hyperp
 CONFIG_TEXT_TAGS = ("args", "config", "hparams", "hyperparameters", "model_config", "training_args")
 MISSING_READER = (
     "This folder holds TensorBoard event files, but TensorBoard's reader is not installed: "
-    "pip install 'obs[tensorboard]' (or pip install tensorboard), then build again."
+    "pip install tensorboard into obs's environment (the obs[tensorboard] extra), then build again."
 )
 # HF Trainer's TensorBoardCallback logs `train/<key>`, `eval/<key>`, `test/<key>` for the keys that
 # trainer_state.json logs as `<key>`, `eval_<key>`, `test_<key>` (transformers' `rewrite_logs`)
@@ -83,6 +83,7 @@ def event_dirs_below(folder: Path, root: Path, depth: int = 2) -> list[Path]:
 
 class TensorboardAdapter:
     name = "tensorboard"
+    holds = Holds("TensorBoard event files", "the event files", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)
@@ -142,7 +143,7 @@ class Events:
             kinds = ", ".join(f"{n} {k} value(s)" for k, n in sorted(self.skipped.items()))
             run.notices.append(f"TensorBoard data that obs does not draw: {kinds}.")
         if not run.metrics.series:
-            run.diagnostics.warning(run.source_dir, "the TensorBoard event files hold no scalars")
+            run.diagnostics.warning(run.source_dir, "no scalars were read from the TensorBoard event files")
 
 
 def read_events(source: RunSource, ctx: LoadContext, prefix_splits: bool = True) -> Events | None:
@@ -163,8 +164,10 @@ def read_events(source: RunSource, ctx: LoadContext, prefix_splits: bool = True)
         high = -1.0
         for path in sorted(group):
             first: float | None = None
+            records = 0
             try:
                 for event in EventFileLoader(str(path)).Load():
+                    records += 1
                     if not event.HasField("summary"):
                         continue
                     step = float(event.step)
@@ -185,6 +188,13 @@ def read_events(source: RunSource, ctx: LoadContext, prefix_splits: bool = True)
                     f"event file could not be read to its end ({type(exc).__name__}); "
                     "the events before the damage were kept",
                 )
+            else:
+                if records == 0 and _size(path) > 0:  # TensorBoard's reader stops at damage without a word
+                    ctx.diags.warning(
+                        path,
+                        f"no event record could be read from this {_size(path):,}-byte file (damaged, cut off at "
+                        "its first record, or not a TensorBoard event file)",
+                    )
         for tag, pts in points.items():
             for step, value in pts:
                 events.builder.add({"step": step, tag: value})
@@ -192,6 +202,13 @@ def read_events(source: RunSource, ctx: LoadContext, prefix_splits: bool = True)
     for yaml_file in (f for f in source.files if f.name == HPARAMS_YAML):
         _hparams_yaml(events, yaml_file, ctx.diags)
     return events
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _purge(points: dict[str, list[tuple[float, float]]], step: float) -> int:

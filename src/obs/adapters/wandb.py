@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.base import Claim, LoadContext, RunSource, visible_files
+from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
 from obs.adapters.common import (
     RecordCleaner,
     folder_id,
@@ -26,6 +26,7 @@ from obs.adapters.common import (
 )
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
+from obs.jsontypes import TEXT, TypedReader
 from obs.model import Run
 from obs.safeyaml import load_mapping
 from obs.series_builder import SeriesBuilder
@@ -53,6 +54,7 @@ MODEL_NAME_KEYS = ("_name_or_path", "model_name_or_path", "model_name", "model")
 
 class WandbAdapter:
     name = "wandb"
+    holds = Holds("W&B run folders", "the run's files/ folder", sections=LOG_SECTIONS)
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files_dir = _files_dir(folder, root)
@@ -116,7 +118,9 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
     _read_metadata(run, safe_input(files_dir / METADATA, ctx.root), diags)
     history = safe_input(files_dir / HISTORY, ctx.root)
     if history is not None:
-        builder = SeriesBuilder(history, diags, step_key=None, same_step=ctx.config.same_step)
+        builder = SeriesBuilder(
+            history, diags, step_key=None, same_step=ctx.config.same_step, restarts=ctx.config.restarts
+        )
         cleaner = RecordCleaner(history, diags)
         for line, rec in iter_jsonl(history, diags, partial_last_is_normal=True):
             builder.add(cleaner.clean(rec, line), line)
@@ -199,12 +203,19 @@ def not_numbers(data: Any, prefix: str = "") -> list[tuple[str, str]]:
     return out
 
 
+# the fields of wandb-metadata.json obs reads, with their types (obs.jsontypes: one message per wrong field)
+WANDB_METADATA = {"startedAt": TEXT, "heartbeatAt": TEXT, "state": TEXT}
+
+
 def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
     if path is None:
         return
     meta = read_json_object(path, diags)
     if meta is None:
         return
+    typed = TypedReader(path, diags)
+    meta = typed.checked(meta, WANDB_METADATA)
+    typed.report()
     started = meta.get("startedAt") or meta.get("heartbeatAt")
     if isinstance(started, str) and started:
         run.date = started

@@ -51,7 +51,7 @@ from obs.analysis.stats import (
     welch,
 )
 from obs.model import Campaign
-from obs.numbers import num, p_text
+from obs.numbers import num, p_text, plural
 from obs.sitemodel import RunSummary
 
 __all__ = [
@@ -490,7 +490,7 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
         return f"{cand.label}: not compared, no run of it has a final value of {metric}."
     direction = "higher" if campaign.higher_is_better else "lower"
     text = (
-        f"{cand.label} averaged {num_na(c.mean)} {metric} over {c.n} seed{'s' if c.n != 1 else ''}, against "
+        f"{cand.label} averaged {num_na(c.mean)} {metric} over {plural(c.n, 'seed')}, against "
         f"{num_na(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {_signed(c.delta)} "
         f"({direction} is better"
     )

@@ -15,7 +15,6 @@ the seed-level comparison, when both runs belong to seed groups, is made on the 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -34,11 +33,8 @@ from obs.analysis.stats import (
     paired_comparisons,
     recommendation,
 )
-from obs.numbers import num
-from obs.numbers import step as step_text
 from obs.probetable import ABSENT, FALSE, TRUE, CaseOutcome, CaseOutcomes, IdList, align
 from obs.sitemodel import nonfinite_of
-from obs.vocabulary import lower_is_better, tokens
 
 PROBE_UNIT = "probe cases, paired by id"
 ONE_RUN_EACH = "one run each: no test; seed-to-seed variation unknown"
@@ -172,12 +168,14 @@ class Headline:
 
     metric: str | None
     value: float | None
-    kind: str | None  # probe | series | summary | eval
+    kind: str | None  # probe | series | summary | eval | aggregate
     detail: str
     higher_is_better: bool = True
     n: int | None = None
     stderr: float | None = None
     missing: str | None = None  # a primary metric was named and the run does not have it: why there is no number
+    reason: str = ""  # why this metric leads (analysis.headline.choose_headline, the one rule that picks it)
+    members: tuple[str, ...] = ()  # kind "aggregate": the metrics whose mean it is
 
     @property
     def is_rate(self) -> bool:
@@ -198,6 +196,8 @@ class Headline:
             "higher_is_better": self.higher_is_better,
             "n": self.n,
             "stderr": _num(self.stderr),
+            "reason": self.reason,
+            "members": list(self.members),
         }
 
 
@@ -248,153 +248,6 @@ def _num(value: float | None) -> float | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return value
-
-
-FALLBACK_METRICS: tuple[str, ...] = (
-    "correct_rate",
-    "reward_mean",
-    "reward",
-    "eval_accuracy",
-    "eval_acc",
-    "val_accuracy",  # Keras CSVLogger, Lightning
-    "val_acc",
-    "validation_accuracy",
-    "test_accuracy",
-    "test_acc",
-    "accuracy",
-    "acc",
-    "eval_exact_match",
-    "exact_match",
-    "eval_f1",
-    "f1",
-    "eval_loss",
-    "val_loss",
-    "loss",
-    "train_loss",
-)
-
-
-# Logged numbers that describe the run's mechanics, not how well it did: never a headline by default.
-BOOKKEEPING = re.compile(
-    r"(^_|runtime|time|second|flos|_per_|step|epoch|memory|mem_|throughput|tokens|^lr$|learning_rate|grad_norm"
-    r"|loss_scale|completions|num_|count|^n_|elapsed|remaining|version)",
-    re.IGNORECASE,
-)
-OUTCOME_HINT = re.compile(r"acc|exact|match|f1|pass|correct|reward|win|score|bleu|rouge|loss|nll|perplex", re.I)
-
-
-def available_metrics(digest: RunDigest) -> list[str]:
-    """Every name a headline can be: probe checks, logged series, final-summary values, evaluation results."""
-    checks = digest.probe.check_names() if digest.probe else set()
-    return sorted(checks | set(digest.finals) | set(digest.ends_nonfinite) | set(digest.summary) | set(digest.evals))
-
-
-def is_bookkeeping(name: str) -> bool:
-    """Mechanics, not outcomes (runtime, lr, step counts, ...); Keras' `epoch_loss`, `epoch_accuracy` are outcomes."""
-    return BOOKKEEPING.search(re.sub(r"(^|/)epoch_(?=.)", r"\1", name)) is not None
-
-
-HELD_OUT = frozenset({"eval", "val", "valid", "validation", "test", "dev", "holdout"})
-
-
-def held_out_first(name: str) -> tuple[bool, bool, str]:
-    """Sort key: metrics measured on held-out data (`eval/accuracy`, `validation/epoch_accuracy`) before the rest,
-    and outcomes (accuracy, F1, ...) before losses."""
-    return (not any(t in HELD_OUT for t in tokens(name)), lower_is_better(name), name)
-
-
-def resolve_headline(
-    digest: RunDigest,
-    preferred: list[str],
-    higher_is_better: Callable[[str], bool],
-    window: int,
-    required: tuple[str, str] | None = None,
-) -> Headline:
-    """The first preferred metric the run actually has; else a sensible fallback; else nothing.
-
-    `required` is (metric, where it was named) when a run.yaml, spec or campaign names the primary
-    metric: a name the run does not have is then no headline and says which metrics there are,
-    never a silent fall back to another metric (a typo would rank the run by something else).
-    """
-    checks_present: list[str] = []
-    if digest.probe:
-        checks_present = order_checks(digest.probe.check_names())
-    if required is not None:
-        name, where = required
-        found = _headline_for(digest, name, higher_is_better, window, checks_present)
-        if found is not None:
-            return found
-        have = available_metrics(digest)
-        shown = ", ".join(have[:30]) + (f" (+{len(have) - 30} more)" if len(have) > 30 else "")
-        message = f"primary_metric '{name}' ({where}) is not a metric of this run; it has: {shown or 'none'}"
-        return Headline(None, None, None, message, missing=message)
-    candidates = [p for p in preferred if p]
-    outcome_names = [n for n in [*digest.finals, *digest.summary] if not is_bookkeeping(n)]
-    last = max((st.last_step for st in digest.finals.values()), default=0.0)
-
-    def stale(name: str) -> bool:
-        """Logged only early in the run (an eval at step 0 only): not what the run ended with."""
-        stat = digest.finals.get(name)
-        return stat is not None and last > 0 and stat.last_step < 0.5 * last
-
-    fallbacks = [
-        *checks_present[:1],
-        *FALLBACK_METRICS,
-        *sorted(digest.evals),  # an evaluation run's first task metric
-        *sorted((n for n in outcome_names if OUTCOME_HINT.search(n)), key=lambda n: (stale(n), *held_out_first(n))),
-        *sorted(outcome_names),
-    ]
-    for name in [*candidates, *fallbacks]:
-        headline = _headline_for(digest, name, higher_is_better, window, checks_present)
-        if headline is not None:
-            return headline
-    return Headline(None, None, None, "no metric found: add probe.jsonl or metrics.jsonl, or set primary_metric")
-
-
-def _headline_for(
-    digest: RunDigest, name: str, hib: Callable[[str], bool], window: int, checks: list[str]
-) -> Headline | None:
-    if digest.probe and name in checks:
-        column = digest.probe.checks[name]
-        n = int(np.count_nonzero(column >= 0))
-        return Headline(
-            name,
-            int(np.count_nonzero(column == TRUE)) / n,
-            "probe",
-            f"{name} rate over {n} probe cases",
-            hib(name),
-            n=n,
-        )
-    end = digest.ends_nonfinite.get(name)
-    if end is not None:  # the run ended diverged: say so, never average it away
-        value, at = end
-        return Headline(
-            name,
-            value,
-            "series",
-            f"last logged value of {name} (step {step_text(at)}) is {num(value)}: not a number to average",
-            hib(name),
-            n=1,
-        )
-    stat = digest.finals.get(name)
-    if stat is not None:
-        what = "last logged value" if stat.n == 1 else f"mean of the last {stat.n} logged values"
-        return Headline(
-            name,
-            stat.mean,
-            "series",
-            f"{what} of {name} (step {step_text(stat.last_step)})",
-            hib(name),
-            n=stat.n,
-        )
-    if name in digest.summary:
-        value = digest.summary[name]
-        said = "" if math.isfinite(value) else f" is {num(value)}"
-        return Headline(name, value, "summary", f"{name} from the run's final summary{said}", hib(name))
-    if name in digest.evals:
-        value, stderr = digest.evals[name]
-        return Headline(name, value, "eval", f"{name} (evaluation result)", hib(name), stderr=stderr)
-    return None
 
 
 def headline_delta(

@@ -17,10 +17,11 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from obs.analysis.compare import ProbeComparison
+from obs.analysis.digest import scaled_mean_sd
 from obs.analysis.reward import RewardHealth
 from obs.analysis.scoreboard import Rate, Scoreboard, ScoreRow
 from obs.model import Metrics
-from obs.numbers import num, pct, pp
+from obs.numbers import num, pct, plural, pp
 
 SEVERITY_ORDER = {"problem": 0, "warning": 1, "note": 2}
 MIN_CURVE_POINTS = 20  # curve rules need a curve: fewer points say nothing about a trend
@@ -121,12 +122,24 @@ def _final_window(steps: np.ndarray, values: np.ndarray, frac: float) -> tuple[n
 
 
 def _trend(x: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
-    """Least-squares line through the window: (fitted change from first to last step, residuals)."""
+    """Least-squares line through the window: (fitted change from first to last step, residuals), fitted on the
+    values over their largest magnitude so a logged 1e230 does not overflow."""
+    scale = _scale(y)
+    u = y / scale
     if x[-1] == x[0]:
-        return 0.0, y - y.mean()
-    slope, intercept = np.polyfit(x, y, 1)
+        return 0.0, (u - u.mean()) * scale
+    slope, intercept = np.polyfit(x, u, 1)
     fit = intercept + slope * x
-    return float(slope * (x[-1] - x[0])), y - fit
+    return float(slope * (x[-1] - x[0])) * scale, (u - fit) * scale
+
+
+def _scale(y: np.ndarray) -> float:
+    top = float(np.max(np.abs(y))) if y.size else 0.0
+    return top if top and np.isfinite(top) else 1.0
+
+
+def _mean(y: np.ndarray) -> float:
+    return scaled_mean_sd(y)[0]
 
 
 # --------------------------------------------------------------------------- scoreboard rules
@@ -306,7 +319,7 @@ def _rule_repair_regression(d: DiagnosisInput) -> Finding | None:
         if f.broke:
             shown = ", ".join(f.broke[:8]) + (f", … ({len(f.broke)} in all)" if len(f.broke) > 8 else "")
             evidence.append(
-                f"{f.check}: {len(f.broke)} case{'s' if len(f.broke) != 1 else ''} right in the raw output, "
+                f"{f.check}: {plural(len(f.broke), 'case')} right in the raw output, "
                 f"wrong after repair ({shown}); the repair fixed {len(f.fixed)}"
             )
     return Finding(
@@ -329,7 +342,7 @@ def _rule_memorised(d: DiagnosisInput) -> Finding | None:
     if curve is None or sb is None or check is None or check in sb.negative:
         return None
     rate = sb.rate(check)
-    final = float(np.mean(curve[1][-max(1, d.final_window) :]))
+    final = _mean(curve[1][-max(1, d.final_window) :])
     if rate is None or final >= d.threshold("memorised_loss") or rate >= d.threshold("low_exact"):
         return None
     return Finding(
@@ -354,7 +367,7 @@ def _rule_plateau(d: DiagnosisInput) -> Finding | None:
         return None
     x, y = _final_window(*curve, d.threshold("plateau_window_frac"))
     change, _ = _trend(x, y)
-    level = float(np.mean(y))
+    level = _mean(y)
     rel = change / level
     limit = d.threshold("plateau_rel_change")
     floor = d.threshold("memorised_loss")
@@ -396,8 +409,8 @@ def _rule_oscillation(d: DiagnosisInput) -> Finding | None:
         return None
     x, y = _final_window(*curve, d.threshold("plateau_window_frac"))
     _, resid = _trend(x, y)
-    level = float(np.mean(y))
-    cv = float(np.std(resid, ddof=1)) / level
+    level = _mean(y)
+    cv = scaled_mean_sd(resid)[1] / level
     limit = d.threshold("oscillation_cv")
     if cv <= limit:
         return None
@@ -466,6 +479,11 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
     if curve is None:
         return None
     steps, g = curve
+    # a step whose gradient is exactly 0 had no gradient (every group tied, a skipped batch): not a scale to
+    # spike against; left in, runs of them pulled the trailing median down and ordinary steps read as spikes
+    has_grad = g != 0
+    zeros = int(g.size - np.count_nonzero(has_grad))
+    steps, g = steps[has_grad], g[has_grad]
     k = max(3, int(d.threshold("grad_spike_window")))
     factor = d.threshold("grad_spike_factor")
     if g.size <= k:
@@ -477,8 +495,8 @@ def _rule_grad_spikes(d: DiagnosisInput) -> Finding | None:
         return None
     worst = spikes[np.argsort(-ratio[spikes], kind="stable")[:3]]
     evidence = [
-        f"{spikes.size} point{'s' if spikes.size != 1 else ''} of {d.grad_key} ≥ {factor:g}× the median of the "
-        f"previous {k} points",
+        f"{plural(int(spikes.size), 'point')} of {d.grad_key} ≥ {factor:g}× the median of the "
+        f"previous {k} points" + (f" (the {zeros} steps with a gradient of exactly 0 left out)" if zeros else ""),
     ]
     stage_starts = [st.start for st in (d.metrics.stages if d.metrics else [])[1:]]
     span = float(steps[-1] - steps[0]) or 1.0

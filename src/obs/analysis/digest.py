@@ -32,6 +32,9 @@ __all__ = [
 ]
 
 
+DENSE_FACTOR = 2  # a final window is averaged only over a series with at least this many windows' worth of points
+
+
 @dataclass(frozen=True)
 class WindowStat:
     """Mean, sd and count of the last `window` finite points of a series, plus its last step."""
@@ -108,13 +111,28 @@ def sample_counts(samples: list[ProbeCase] | None) -> SampleCounts | None:
 
 
 def window_stat(values: np.ndarray, steps: np.ndarray, window: int) -> WindowStat | None:
+    """The mean of the last `window` finite points, when the series is dense: at least twice `window` points, so the
+    window is the end of the run. A sparse series (an eval logged 5-7 times) has its last value (n 1): a "mean of the
+    last 10" would span the whole run."""
     keep = np.isfinite(values)
     vals, st = values[keep], steps[keep]
     if vals.size == 0:
         return None
-    tail = vals[-max(1, window) :]
-    sd = float(np.std(tail, ddof=1)) if tail.size > 1 else math.nan
-    return WindowStat(float(np.mean(tail)), sd, int(tail.size), float(st[-1]), int(vals.size))
+    tail = vals[-max(1, window) :] if vals.size >= DENSE_FACTOR * window else vals[-1:]
+    mean, sd = scaled_mean_sd(tail)
+    return WindowStat(mean, sd, int(tail.size), float(st[-1]), int(vals.size))
+
+
+def scaled_mean_sd(values: np.ndarray) -> tuple[float, float]:
+    """Mean and sample sd of finite values, computed on values divided by their largest magnitude: a logged 1.2e230
+    (or 1.7e308) has a finite mean and sd instead of an overflow to infinity (their squares are not doubles)."""
+    scale = float(np.max(np.abs(values))) if values.size else 0.0
+    if not scale or not math.isfinite(scale):
+        scale = 1.0
+    unit = values / scale
+    mean = float(np.mean(unit)) * scale
+    sd = float(np.std(unit, ddof=1)) * scale if values.size > 1 else math.nan
+    return mean, sd
 
 
 def make_digest(run: Run, window: int) -> RunDigest:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from obs.analysis.stats import PAIRED_METHOD, PairedComparison, paired_comparison, paired_items_needed
-from obs.numbers import p_text, pct, pp
+from obs.numbers import p_text, pct, plural, pp
 
 __all__ = [
     "CORRECT_KEYS",
@@ -237,7 +237,7 @@ def parse_item_results(
             duplicates += 1
         outcomes[key] = outcome
     if not_records:
-        problems.append(f"{not_records} entr{'y is' if not_records == 1 else 'ies are'} not an object; skipped")
+        problems.append(f"{plural(not_records, 'entry is', 'entries are')} not an object; skipped")
     if no_id:
         problems.append(f"{no_id} record(s) have no usable '{ikey}'; skipped")
     if no_outcome:
@@ -340,7 +340,7 @@ def _sentence(spec: PairedSpec, c: PairedComparison) -> str:
     ci = f"{c.interval.level:.0%} CI {pp_na(c.interval.low)} to {pp_na(c.interval.high)}"
     text = (
         f"On {c.n:,} shared items {spec.label_a} scored {pct_na(c.rate_a)} and {spec.label_b} {pct_na(c.rate_b)}: "
-        f"a gap of {pp_na(c.delta)} ({ci}, items as the unit). They disagree on {c.only_a + c.only_b:,} items "
+        f"a gap of {pp_na(c.delta)} ({ci}, items as the unit). They disagree on {plural(c.only_a + c.only_b, 'item')} "
         f"({c.only_a:,} only {spec.label_a} right, {c.only_b:,} only {spec.label_b} right; "
         f"McNemar score test {p_text(c.p_value)})."
     )

@@ -38,7 +38,7 @@ from obs.analysis.stats import (
     holm_adjust,
     score_tests,
 )
-from obs.numbers import delta_text, num, p_text, pct, pp
+from obs.numbers import delta_text, num, p_text, pct, plural, pp
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class Regression:
             f"{self.where}: {self.check} {pct(pc.rate_b)} → {pct(pc.rate_a)} ({pp(pc.delta)}, 95% CI "
             f"[{pp(iv.low, False)}, {pp(iv.high, False)}] pp, n = {pc.n} paired cases; {broke} broken / {fixed} "
             f"fixed): worse by more than {pp(self.tolerance, False)} pp, one-sided score test {p_text(self.p_value)}, "
-            f"Holm-adjusted over {self.m} cells {p_text(self.p_adjusted)}"
+            f"Holm-adjusted over {plural(self.m, 'cell')} {p_text(self.p_adjusted)}"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -181,7 +181,7 @@ class PromotionInput:
 
 
 def _count(items: Sized, noun: str) -> str:
-    return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
+    return plural(len(items), noun)
 
 
 def _change(delta: HeadlineDelta, is_rate: bool) -> str:
@@ -367,7 +367,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         checks.append(
             RuleCheck(
                 f"no split or family worse by more than {pp(tolerance, False)} pp (one-sided score test, "
-                f"Holm over {m} cell{'s' if m != 1 else ''})",
+                f"Holm over {plural(m, 'cell')})",
                 not regs,
                 "none" if not regs else f"{_count(regs, 'regression')}:",
                 items=tuple(r.text() for r in regs),
@@ -378,7 +378,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
                 RuleCheck(
                     "cells too small to judge",
                     None,
-                    f"{len(unjudged)} scope-check cell{'s' if len(unjudged) != 1 else ''} cannot show a regression "
+                    f"{plural(len(unjudged), 'scope-check cell')} cannot show a regression "
                     "at this size (not counted as passing or failing):",
                     gate=False,
                     items=tuple(u.text() for u in unjudged),

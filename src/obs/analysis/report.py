@@ -16,13 +16,13 @@ from obs.analysis.compare import (
     ProbeComparison,
     compare_probes,
     headline_delta,
-    resolve_headline,
 )
 from obs.analysis.config_view import ConfigView, config_view
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
+from obs.analysis.headline import Declared, aggregate_delta, choose_headline, declared_metrics
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
@@ -37,10 +37,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunContext:
-    """What the run's surroundings say: spec/campaign headline choices and the baseline."""
+    """What the run's surroundings say: the declared primary metrics and the baseline."""
 
-    preferred_metrics: list[str] = field(default_factory=list)
-    preferred_from: list[str] = field(default_factory=list)  # where each preferred metric was named (spec.yaml, ...)
+    declared: list[Declared] = field(default_factory=list)  # the spec's and campaign's (headline.surrounding_metrics)
     final_window: int = 10
     baseline_id: str | None = None
     baseline: RunDigest | None = None
@@ -72,6 +71,7 @@ class RunReport:
     seed_level: str | None = None  # where the seed-level comparison of this run's group lives, if any
     passk: list[PassK] = field(default_factory=list)  # one per positive check, when cases were sampled
     config: ConfigView | None = None
+    declared: list[Declared] = field(default_factory=list)  # the primary metrics declared for it, in precedence order
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -117,12 +117,8 @@ class RunReport:
 
 def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     digest = make_digest(run, ctx.final_window)
-    preferred = [m for m in [run.primary_metric, *ctx.preferred_metrics, cfg.primary_metric] if m]
-    named = [(run.primary_metric, "run.yaml")] if run.primary_metric else []
-    froms = ctx.preferred_from or ["spec or campaign"] * len(ctx.preferred_metrics)
-    named += list(zip(ctx.preferred_metrics, froms, strict=False))
-    required = next(((m, w) for m, w in named if m), None)
-    headline = resolve_headline(digest, preferred, cfg.metric_higher_is_better, ctx.final_window, required)
+    declared = declared_metrics(run, ctx.declared, cfg)
+    headline = choose_headline(digest, declared, cfg.metric_higher_is_better, ctx.final_window)
     is_negative = cfg.is_negative_check
 
     scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
@@ -143,7 +139,13 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     comparison = None
     if base is not None and digest.probe and base.probe:
         comparison = compare_probes(digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect)
-    delta = headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect) if base else None
+    delta = None
+    if base is not None:
+        delta = (
+            aggregate_delta(headline, digest, base)
+            if headline.members
+            else headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect)
+        )
     repair_comparison = None
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
@@ -189,6 +191,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         )
     )
     return RunReport(
+        declared=declared,
         run=run,
         digest=digest,
         headline=headline,

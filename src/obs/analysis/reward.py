@@ -20,14 +20,28 @@ from typing import Any
 import numpy as np
 
 from obs.model import Metrics, Series
-from obs.vocabulary import stat_groups
+from obs.vocabulary import stat_groups, tokens
 
 # Names as logged by common trainers, most specific first. A `train/` prefix (W&B exports) is accepted.
 MEAN_NAMES = ("reward_mean", "rewards_mean", "reward/mean", "rewards/mean", "reward", "mean_reward")
 STD_NAMES = ("reward_std", "rewards_std", "reward/std", "rewards/std")
 MIN_NAMES = ("reward_min", "rewards_min", "reward/min", "rewards/min")
 MAX_NAMES = ("reward_max", "rewards_max", "reward/max", "rewards/max")
-ZERO_STD_NAMES = ("frac_reward_zero_std", "zero_std_ratio")  # TRL, then older TRL
+# the share of groups whose completions all got the same reward (so zero advantage): TRL, older TRL, then the
+# names other GRPO implementations use; any other name saying "zero std/advantage" or "tied/uniform groups" and a
+# share is read as the same canary (`_zero_std_like`)
+ZERO_STD_NAMES = (
+    "frac_reward_zero_std",
+    "zero_std_ratio",
+    "zero_advantage_fraction",
+    "frac_zero_advantage",
+    "zero_adv_frac",
+    "zero_std_frac",
+    "frac_zero_std",
+)
+_SHARE = frozenset({"frac", "fraction", "rate", "ratio", "share", "pct", "percent", "prop", "proportion"})
+_ZERO_OF = frozenset({"std", "adv", "advantage", "advantages", "variance", "var", "spread"})
+_TIED = frozenset({"tie", "tied", "ties", "uniform", "degenerate", "identical"})
 ADV_MEAN_NAMES = ("advantage_mean", "advantages_mean", "advantage/mean", "advantages/mean")
 ADV_STD_NAMES = ("advantage_std", "advantages_std", "advantage/std", "advantages/std")
 # Per-reward-function components: TRL logs `rewards/<fn>/mean` and `/std` (older: `rewards/<fn>`).
@@ -50,6 +64,7 @@ class SeriesStat:
     max: float
     last_step: float
     points: int
+    last: float = math.nan  # the last logged finite value
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -122,6 +137,26 @@ class RewardHealth:
         """The earliest detected onset: the step from which the learning signal is considered gone."""
         steps = [o.step for o in (self.zero_std_onset, self.std_onset) if o is not None]
         return min(steps) if steps else None
+
+    @property
+    def points_needed(self) -> int:
+        """A collapse is a rolling mean past its threshold for a full window of rolling means: 2 windows - 1 points."""
+        return 2 * self.window - 1
+
+    @property
+    def judged(self) -> bool:
+        """Enough points of a spread signal to say "no collapse" (else there is no verdict either way)."""
+        return any(s is not None and s.points >= self.points_needed for s in (self.std, self.zero_std))
+
+    @property
+    def last_tied(self) -> str | None:
+        """The last logged step already has no spread (every group tied), whatever the rolling rule says yet."""
+        z, s = self.zero_std, self.std
+        if z is not None and z.last >= self.zero_std_threshold:
+            return f"the last logged {z.key} is {z.last:.3g} (step {z.last_step:g})"
+        if s is not None and s.last == 0:
+            return f"the last logged {s.key} is 0 (step {s.last_step:g})"
+        return None
 
     @property
     def can_detect(self) -> bool:
@@ -242,6 +277,7 @@ def _stat(key: str, series: Series, window: int) -> SeriesStat | None:
         max=float(np.max(v)),
         last_step=float(s.steps[-1]),
         points=int(v.size),
+        last=float(v[-1]),
     )
 
 
@@ -269,6 +305,18 @@ def _pick(names: dict[str, str], candidates: tuple[str, ...], stat: str | None =
             logged = groups.get(base, {}).get(stat)
             if logged is not None:
                 return names[logged]
+    return None
+
+
+def _zero_std_like(names: dict[str, str]) -> str | None:
+    """A share of groups with no reward spread under another name: `uniform_group_rate`, `tie_rate`,
+    `frac_groups_tied`, `zero_adv_share`, ..."""
+    for canon in sorted(names):
+        toks = set(tokens(canon))
+        zero = "zero" in toks and bool(toks & _ZERO_OF)
+        tied = bool(toks & _TIED) and bool(toks & (_SHARE | {"group", "groups"}))
+        if zero or tied:
+            return names[canon]
     return None
 
 
@@ -307,7 +355,7 @@ def reward_health(metrics: Metrics | None, threshold: Callable[[str], float]) ->
         "std": _pick(names, STD_NAMES, "std"),
         "min": _pick(names, MIN_NAMES, "min"),
         "max": _pick(names, MAX_NAMES, "max"),
-        "zero_std": _pick(names, ZERO_STD_NAMES),
+        "zero_std": _pick(names, ZERO_STD_NAMES) or _zero_std_like(names),
         "adv_mean": _pick(names, ADV_MEAN_NAMES),
         "adv_std": _pick(names, ADV_STD_NAMES),
     }

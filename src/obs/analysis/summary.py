@@ -15,6 +15,7 @@ from obs.analysis.held_constant import run_fields
 from obs.analysis.report import RunReport
 from obs.decimate import decimate
 from obs.model import Decision, Metrics
+from obs.numbers import plural
 from obs.sitemodel import (
     Curve,
     DecisionSummary,
@@ -59,7 +60,7 @@ def comparable_set(report: RunReport) -> tuple[str, str | None]:
     if headline.kind == "probe" and headline.n is not None:
         version = run.contract.get("probe") if isinstance(run.contract, dict) else None
         named = f"{version}" if str(version).lower().startswith("probe") else f"probe {version}"
-        probe = f"{named + ' · ' if version else ''}{headline.n} cases"
+        probe = f"{named + ' · ' if version else ''}{plural(headline.n, 'case')}"
     return f"{metric} · {family}", probe
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from obs.analysis.ranking import rank_groups
 from obs.analysis.trends import metric_value
+from obs.numbers import plural
 from obs.sitemodel import RunSummary
 
 RUN_KEYS = ("run.arm", "run.condition", "run.spec", "run.campaign", "run.primary_axis")
@@ -377,7 +378,7 @@ def build_sweep(
     if len(chosen) > n_settings:
         dropped = [k for k, _ in chosen[n_settings:]]
         notes.append(
-            f"{len(dropped)} more varying key{'s' if len(dropped) > 1 else ''} not drawn (max_axes {max_axes}): "
+            f"{plural(len(dropped), 'more varying key')} not drawn (max_axes {max_axes}): "
             + ", ".join(dropped[:8])
             + (" …" if len(dropped) > 8 else "")
         )
@@ -457,7 +458,7 @@ def build_sweeps(
     for label, runs in sweep_groups(summaries, group_by):
         runs = sorted(runs, key=lambda s: s.id)
         if len(runs) < min_runs:
-            skipped.append(f"{label}: {len(runs)} run{'s' if len(runs) != 1 else ''} (fewer than {min_runs})")
+            skipped.append(f"{label}: {plural(len(runs), 'run')} (fewer than {min_runs})")
             continue
         counts: dict[str, int] = {}  # the group's most common headline metric colours the chart
         for r in runs:

@@ -31,6 +31,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     summary.add_argument("run", nargs="?", help="run id (omit with --campaign)")
     summary.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
     summary.add_argument("--campaign", metavar="ID", help="summarise a campaign instead of a run")
+    summary.add_argument(
+        "--changed",
+        metavar="FILE",
+        help="one comment for every run the paths in FILE touch (one path a line, as `git diff --name-only` "
+        "prints them; - reads standard input); omit the run id",
+    )
     summary.add_argument("--baseline", metavar="RUN", help="compare with this run instead of the run's baseline")
     summary.add_argument("-o", "--out", metavar="FILE", help="write to FILE instead of standard output")
     summary.set_defaults(func=cmd_summary)
@@ -101,33 +107,63 @@ def _atomic_write(target: Path, data: bytes) -> None:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from obs.pipeline import CampaignNotFound, RunNotFound
-    from obs.publish.summary_md import summarize_campaign, summarize_run
+    from obs.diagnostics import Diagnostic
+    from obs.pipeline import CampaignNotFound, RunNotFound, SourceTree, load_report
+    from obs.publish.summary_md import summarize_campaign, summary_of_loaded
 
     run, source = args.run, args.source
-    if args.campaign and run and source is None:  # `obs summary --campaign ID SOURCE`
+    whole = args.campaign or args.changed  # no run id: `obs summary --campaign ID SOURCE`, `--changed FILE SOURCE`
+    if whole and run and source is None:
         run, source = None, run
-    problem = (None if args.campaign else missing_run_id("summary", run, source)) or source_problem(
+    problem = (None if whole else missing_run_id("summary", run, source)) or source_problem(
         Path(source or DEFAULT_SOURCE)
     )
     if problem:
         print(f"obs summary: {problem}", file=sys.stderr)
         return 2
     source_path = Path(source or DEFAULT_SOURCE)
-    if bool(args.campaign) == bool(run):
-        print("obs summary: give a run id, or --campaign ID (not both)", file=sys.stderr)
+    if sum(map(bool, (args.campaign, args.changed, run))) != 1:
+        print("obs summary: give one of a run id, --campaign ID or --changed FILE", file=sys.stderr)
         return 2
+    if args.changed:
+        return _summary_of_changes(args.changed, source_path, args.out)
+    errors: list[Diagnostic] = []
     try:
-        text = (
-            summarize_campaign(source_path, args.campaign)
-            if args.campaign
-            else summarize_run(source_path, run, args.baseline)
-        )
+        if args.campaign:
+            text = summarize_campaign(source_path, args.campaign)
+        else:
+            tree = SourceTree.open(source_path)
+            loaded = load_report(tree, run, args.baseline)
+            errors = [d for d in loaded.report.run.diagnostics.items if d.severity == "error"]
+            text = summary_of_loaded(tree, loaded)
     except (RunNotFound, CampaignNotFound) as exc:
         print(f"obs summary: {exc}{'' if args.campaign else folder_hint(run, source)}", file=sys.stderr)
         return 2
     fault_point("summary")
-    return _write_or_print(text, args.out, source_path)
+    for d in errors:  # what a build would say about this run: the summary is written, and the exit says it
+        print(d.format(), file=sys.stderr)
+    return _write_or_print(text, args.out, source_path) or (1 if errors else 0)
+
+
+def _summary_of_changes(listing: str, source: Path, out: str | None) -> int:
+    """`obs summary --changed FILE`: every run the listed paths touch, as one comment (obs.publish.pr_comment)."""
+    from obs.pipeline import SourceTree
+    from obs.publish.pr_comment import changed_in, pr_comment, read_paths
+
+    try:
+        text = sys.stdin.read() if listing == "-" else Path(listing).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(
+            f"obs summary: --changed {listing}: cannot be read ({getattr(exc, 'strerror', None) or exc})",
+            file=sys.stderr,
+        )
+        return 2
+    tree = SourceTree.open(source)
+    comment, errors = pr_comment(tree, changed_in(tree, read_paths(text), Path.cwd()))
+    fault_point("summary")
+    for d in errors:
+        print(d.format(), file=sys.stderr)
+    return _write_or_print(comment, out, source) or (1 if errors else 0)
 
 
 def cmd_decide(args: argparse.Namespace) -> int:

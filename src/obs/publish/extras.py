@@ -28,7 +28,7 @@ from obs.build import BuildOptions, BuildResult, build_site
 from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
 from obs.pipeline import SourceTree
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
-from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, make_single_file
+from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, standalone
 from obs.render.site import Renderer
 from obs.sitemodel import LedgerView, LedgerViewEntry, RunSummary
 from obs.write import Staging
@@ -121,9 +121,9 @@ class PublishExtras:
             staging.write(urls.CHANGES, html.encode("utf-8"))
             pages += 1
         if base and renderer is not None:
-            page = renderer.render("404.html", root="").encode("utf-8")
             opts = SingleFileOptions("", link_base=base, with_script=False, page_file=urls.NOT_FOUND)
-            staging.write(urls.NOT_FOUND, make_single_file({urls.INDEX: page}, opts))
+            page = renderer.render("404.html", root="", standalone=standalone(opts))
+            staging.write(urls.NOT_FOUND, page.encode("utf-8"))
             staging.write(urls.SITEMAP, sitemap(staging.path, base))
             pages += 1
         return pages

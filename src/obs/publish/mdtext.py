@@ -5,7 +5,9 @@ unless it is escaped. `md_text` backslash-escapes every ASCII punctuation charac
 allows that for all of them), which covers emphasis, links, images, code, raw HTML (`\\<`), entities
 (`\\&`) and table cells (`\\|`), and breaks the things GitHub links *after* rendering (@mentions,
 #references, bare URLs) with an invisible word joiner, so a hostile run cannot ping a team, cite an
-issue or plant a link. Newlines and control characters become spaces: a value stays on its line.
+issue or plant a link. Newlines and control characters are written as their escapes (`\\n`, `\\x1b`:
+the reader sees they were there, and a value stays on its line); other invisible characters (bidi
+overrides, zero-width joiners) become spaces.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from obs.sanitize import visible
+
 COMMENT_LIMIT = 65_536  # GitHub's maximum comment body, in characters
 WORD_JOINER = "\u2060"
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
@@ -25,19 +29,34 @@ SPARK_CHARS = "▁▂▃▄▅▆▇█"
 
 
 def _flatten(text: object, limit: int) -> str:
-    s = "" if text is None else str(text)
-    s = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in s)  # newlines, controls, bidi
+    s = visible("" if text is None else str(text))  # newlines and controls as escapes: \n, \x1b
+    s = "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in s)  # bidi overrides, zero widths
     s = re.sub(r"\s+", " ", s).strip()
     if len(s) > limit:
         s = s[: max(1, limit - 1)].rstrip() + "…"
     return s
 
 
-def md_text(text: object, limit: int = 300) -> str:
-    """Untrusted text as inert Markdown, on one line, at most `limit` characters before escaping."""
-    s = _AUTOLINK.sub(lambda m: m.group(1)[:-1] + WORD_JOINER + m.group(1)[-1], _flatten(text, limit))
+def _escape(s: str) -> str:
+    s = _AUTOLINK.sub(lambda m: m.group(1)[:-1] + WORD_JOINER + m.group(1)[-1], s)
     s = s.replace("@", "@" + WORD_JOINER).replace("#", "#" + WORD_JOINER)
     return _PUNCT.sub(r"\\\1", s)
+
+
+def md_text(text: object, limit: int = 300) -> str:
+    """Untrusted text as inert Markdown, on one line, at most `limit` characters before escaping."""
+    return _escape(_flatten(text, limit))
+
+
+def md_obs(text: object, limit: int = 300, in_table: bool = False) -> str:
+    """A sentence obs wrote (a reason, a method, a finding), which may quote a run's values: its
+    `code spans` stay code spans (each made with `md_code`, so nothing inside is markup), and the rest
+    is escaped as `md_text` escapes it. A backtick a run's value brought in cannot open markup: an
+    unpaired one is escaped, and a pair only makes an inert code span."""
+    parts = re.split(r"(`[^`]+`)", _flatten(text, limit))
+    return "".join(
+        md_code(p[1:-1], limit=len(p), in_table=in_table) if i % 2 else _escape(p) for i, p in enumerate(parts)
+    )
 
 
 def md_code(text: object, limit: int = 120, in_table: bool = True) -> str:

@@ -6,14 +6,14 @@ and the source tree and templates are polled for changed sizes and modification 
 needs no dependency and works the same on every file system; a preview can afford a second.
 
 The build publishes the new site by switching the output's link in one rename (obs.write), and the
-server serves the link, so a request never sees a half-written site: it is answered from the old
-version or the new one.
+server resolves the link once per request, so a request never sees a half-written site: it is answered
+from the old version or the new one. What the server answers, and to whom, is `serve_http.py`'s: only
+the version's regular files, to requests addressed to this machine, with the page reloading itself
+when a new version is published.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
 import sys
@@ -21,22 +21,27 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 from obs.build import BuildOptions, BuildResult, build_site
 from obs.cache import cache_dir_for
+from obs.numbers import plural
 from obs.publish.extras import PublishExtras
+from obs.publish.serve_http import PreviewServer
 from obs.resources import templates_dir
 from obs.write import OutputError, check_output_location, output_location, output_lock, versions_dir
 
 
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def end_headers(self) -> None:
-        self.send_header("Cache-Control", "no-store")  # a preview: always the latest build
-        super().end_headers()
+class _Published:
+    """The published version of an output, resolved at each request (None until the first build)."""
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    def __init__(self) -> None:
+        self.out: Path | None = None
+
+    def __call__(self) -> tuple[str | None, str]:
+        if self.out is None:
+            return None, ""
+        top = os.path.realpath(output_location(self.out))
+        return (top, os.path.basename(top)) if os.path.isdir(top) else (None, "")
 
 
 def fingerprint(folders: list[Path], skip: set[Path]) -> dict[str, tuple[int, int]]:
@@ -74,8 +79,8 @@ def _build(opts: BuildOptions, *, first: bool = False) -> BuildResult | None:
         if d.severity != "info":
             print(d.format(), file=sys.stderr)
     print(
-        f"obs serve: built {result.runs} runs ({result.built} rebuilt), {result.errors} errors, "
-        f"{result.warnings} warnings in {time.perf_counter() - started:.1f} s",
+        f"obs serve: built {plural(result.runs, 'run')} ({result.built} rebuilt), {plural(result.errors, 'error')}, "
+        f"{plural(result.warnings, 'warning')} in {time.perf_counter() - started:.1f} s",
         flush=True,
     )
     return result
@@ -93,7 +98,8 @@ def serve(
     """
     root = source.resolve()
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+        published = _Published()
+        server = PreviewServer(("127.0.0.1", port), published)
     except OSError as exc:
         print(f"obs serve: cannot listen on 127.0.0.1:{port}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -108,10 +114,7 @@ def serve(
             check_output_location(root, out)  # before the lock makes a folder beside it
             with output_lock(out, holder="obs serve"):
                 _build(opts, first=True)
-                server.RequestHandlerClass = functools.partial(
-                    _Handler,
-                    directory=str(output_location(out)),  # the link: each request sees the latest build
-                )
+                published.out = out  # the link: each request sees the latest build
                 thread = threading.Thread(target=server.serve_forever, daemon=True)
                 thread.start()
                 url = f"http://127.0.0.1:{server.server_address[1]}/index.html"

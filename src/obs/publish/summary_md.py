@@ -7,7 +7,8 @@ dropped first (the comment says which); the headline, the verdicts and the link 
 are never dropped. No image is uploaded anywhere: curves are Unicode sparklines.
 
 Everything that comes from a run is escaped (`mdtext.md_text` / `md_code`); only obs's own words,
-numbers and table structure are Markdown.
+numbers and table structure are Markdown. obs's own sentences (reasons, methods, findings) keep their
+`code spans` as code (`md_obs`), and what they quote from a run stays inert.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from obs.analysis.campaign import CampaignStats
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
 from obs.analysis.report import RunReport
-from obs.numbers import delta_text, num, pct, pp, signed_num
+from obs.numbers import delta_text, num, pct, plural, pp, signed_num
 from obs.numbers import p_text as pval
-from obs.pipeline import SourceTree, campaign_summaries, load_report
-from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text, sparkline, table
+from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, load_report
+from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_obs, md_text, sparkline, table
 from obs.render.format import unit_text, verdict_words
 
 MAX_ROWS = 40
@@ -109,7 +110,15 @@ def report_link(base_url: str, rel: str) -> str | None:
 # --------------------------------------------------------------------------- one run
 
 
-def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str = "", tolerance: float = 0.02) -> str:
+def run_summary(
+    report: RunReport,
+    *,
+    slug: str,
+    base_url: str,
+    input_hash: str = "",
+    tolerance: float = 0.02,
+    limit: int = COMMENT_LIMIT,
+) -> str:
     run = report.run
     title = f"## obs · {md_code(run.id, in_table=False)}"
     if run.title:
@@ -145,21 +154,25 @@ def run_summary(report: RunReport, *, slug: str, base_url: str, input_hash: str 
         else f"Full report: `{urls.run_page(slug)}` in the built site (set `base_url` in obs.yaml to link it here)."
     )
     foot += f"\n\n<sub>obs {__version__}" + (f" · inputs sha256 {input_hash[:12]}" if input_hash else "") + "</sub>"
-    return assemble(head, sections, foot)
+    return assemble(head, sections, foot, limit)
 
 
 def _headline_line(report: RunReport) -> str:
     h: Headline = report.headline
-    if h.value is None:
+    if h.value is None and h.missing:
+        text = f"**Headline: none**: {md_obs(h.missing, 600)}"
+    elif h.value is None:
         text = "**Headline: none** (no probe, metric or eval value to show)"
     else:
-        text = f"**{md_text(h.metric or 'headline', 60)}: {_value(h.value, h.is_rate)}** ({md_text(h.detail, 120)})"
+        text = f"**{md_text(h.metric or 'headline', 60)}: {_value(h.value, h.is_rate)}** ({md_obs(h.detail, 120)})"
+    if h.reason:
+        text += f"; {md_obs(h.reason, 200)}"
     d = report.delta
     if d is not None and d.delta is not None and d.verdict == "not_tested":
         base = md_code(d.baseline_id, in_table=False)
-        text += f" · **Δ {_delta(d.delta, h.is_rate)}** vs {base}: {md_text(d.method, 200)}"
+        text += f" · **Δ {_delta(d.delta, h.is_rate)}** vs {base}: {md_obs(d.method, 200)}"
         if report.seed_level:
-            text += f"; {md_text(report.seed_level, 200)}"
+            text += f"; {md_obs(report.seed_level, 200)}"
     elif d is not None and d.delta is not None:
         ci = _ci(d.interval.low, d.interval.high, h.is_rate) if d.interval else "no CI"
         extra = [ci] + ([pval(d.p_value)] if d.p_value is not None else []) + [unit_text(d.unit, d.n)]
@@ -167,11 +180,11 @@ def _headline_line(report: RunReport) -> str:
         arrow = f" {ARROW[d.verdict]}" if d.verdict in ARROW else ""
         text += (
             f" · **Δ {_delta(d.delta, h.is_rate)}**{arrow} vs {base}"
-            f" ({' · '.join(extra)}): {md_text(verdict_words(d.verdict), 60)}"
+            f" ({' · '.join(extra)}): {md_obs(verdict_words(d.verdict), 60)}"
         )
     elif report.baseline_id:
         why = report.baseline_problem or (d.method if d else "no comparable metric")
-        text += f" · no delta vs {md_code(report.baseline_id, in_table=False)}: {md_text(why, 160)}"
+        text += f" · no delta vs {md_code(report.baseline_id, in_table=False)}: {md_obs(why, 160)}"
     else:
         text += " · no baseline"
     return text
@@ -194,7 +207,7 @@ def _verdict_table(report: RunReport) -> str:
     elif s.verdict and run.verdict:
         suggested += " (agrees)"
     if s.reasons:
-        suggested += f": {md_text(s.reasons[0], 240)}"
+        suggested += f": {md_obs(s.reasons[0], 240, in_table=True)}"
     return table(["Decision", "Verdict"], [["Recorded", recorded], ["Suggested by the promotion rules", suggested]])
 
 
@@ -242,7 +255,7 @@ def _against_baseline(report: RunReport) -> str:
                 f"{fixed} / {broke}",
             ]
         )
-    head = f"Paired on {cmp.overall.n_shared} cases shared with {md_code(cmp.baseline_id, in_table=False)}"
+    head = f"Paired on {plural(cmp.overall.n_shared, 'case')} shared with {md_code(cmp.baseline_id, in_table=False)}"
     if cmp.only_here or cmp.only_baseline:
         head += f" ({len(cmp.only_here)} only in this run, {len(cmp.only_baseline)} only in the baseline, not paired)"
     head += ": cases are the unit; Tango 95% score CI and the McNemar score test it inverts."
@@ -267,10 +280,10 @@ def _regressions(report: RunReport, tolerance: float) -> str:
     if not regs:
         text = (
             f"None: no split or family is worse than the baseline by more than {pp(tolerance, False)} pp on any check "
-            f"(one-sided score tests, Holm over {m} cells)."
+            f"(one-sided score tests, Holm over {plural(m, 'cell')})."
         )
         if small:
-            text += f" {len(small)} cell{'s' if len(small) != 1 else ''} too small to judge."
+            text += f" {plural(len(small), 'cell')} too small to judge."
         return text
     ordered = sorted(regs, key=lambda r: -r.worse_by)
     rows = []
@@ -298,7 +311,8 @@ def _regressions(report: RunReport, tolerance: float) -> str:
         out += f"\n\n… and {len(regs) - MAX_ROWS} more in the full report."
     rule = (
         f"a split or family (or another check overall) worse than the baseline by more than {pp(tolerance, False)} "
-        f"pp: one-sided score test against that margin, Holm-adjusted over the {m} cells tested (the promotion rule)"
+        f"pp: one-sided score test against that margin, Holm-adjusted over the {plural(m, 'cell')} tested "
+        "(the promotion rule)"
     )
     return out + f"\n\nFlagged: {rule}."
 
@@ -322,7 +336,7 @@ def _passk(report: RunReport) -> str:
             ]
         )
     out = (
-        f"{md_code(pk.check, in_table=False)} over {pk.n_items} cases sampled {pk.samples_min}"
+        f"{md_code(pk.check, in_table=False)} over {plural(pk.n_items, 'case')} sampled {pk.samples_min}"
         + (f"–{pk.samples_max}" if pk.samples_max != pk.samples_min else "")
         + " times (unbiased estimator, 95% CI over cases; cases are the unit).\n\n"
     )
@@ -330,8 +344,9 @@ def _passk(report: RunReport) -> str:
     if pk.selector is not None:
         sel = pk.selector
         out += (
-            f"\n\nBest-of-n {pct(sel.oracle)} vs the selected sample {pct(sel.selected)} on {sel.n_items} cases: "
-            f"the selector leaves {sel.left} case{'s' if sel.left != 1 else ''} the oracle solves."
+            f"\n\nBest-of-n {pct(sel.oracle)} vs the selected sample {pct(sel.selected)} "
+            f"on {plural(sel.n_items, 'case')}: "
+            f"the selector leaves {plural(sel.left, 'case')} the oracle solves."
         )
     return out
 
@@ -348,7 +363,8 @@ def _failures(report: RunReport) -> str:
     out += table(["Failure class", "Cases", "Share", "Grouped by"], rows, ["l", "r", "r", "l"])
     rest = report.failures[MAX_FAILURE_CLASSES:]
     if rest:
-        out += f"\n\n… and {len(rest)} more classes ({sum(g.count for g in rest)} cases)."
+        cases = plural(sum(g.count for g in rest), "case")
+        out += f"\n\n… and {plural(len(rest), 'more class', 'more classes')} ({cases})."
     return out
 
 
@@ -360,8 +376,8 @@ def _rules(report: RunReport) -> str:
     out = []
     for c in checks:
         mark = marks[c.passed] if c.gate else ("yes" if c.passed else "no" if c.passed is not None else "n/a")
-        out.append(f"- {mark} {md_text(c.rule, 120)}: {md_text(c.detail, 240)}")
-        out += [f"  - {md_text(item, 240)}" for item in c.items[:10]]
+        out.append(f"- {mark} {md_obs(c.rule, 120)}: {md_obs(c.detail, 240)}")
+        out += [f"  - {md_obs(item, 240)}" for item in c.items[:10]]
     return "\n".join(out)
 
 
@@ -371,10 +387,10 @@ def _diagnosis(report: RunReport) -> str:
     icons = {"problem": "🔴", "warning": "🟠", "note": "🔵"}
     out = []
     for f in report.findings[:12]:
-        line = f"- {icons.get(f.severity, '')} **{md_text(f.title, 160)}**"
+        line = f"- {icons.get(f.severity, '')} **{md_obs(f.title, 160)}**"
         if f.evidence:
-            line += f": {md_text(f.evidence[0], 240)}"
-        line += f" → {md_text(f.action, 240)}"
+            line += f": {md_obs(f.evidence[0], 240)}"
+        line += f" → {md_obs(f.action, 240)}"
         out.append(line)
     return "\n".join(out)
 
@@ -419,7 +435,14 @@ def _curves(report: RunReport) -> str:
 
 
 def campaign_summary(
-    stats: CampaignStats, *, title: str, question: str, slug: str, base_url: str, curves: dict[str, list[float]]
+    stats: CampaignStats,
+    *,
+    title: str,
+    question: str,
+    slug: str,
+    base_url: str,
+    curves: dict[str, list[float]],
+    limit: int = COMMENT_LIMIT,
 ) -> str:
     """`stats` from obs.analysis.campaign; `curves` is each condition's mean curve (for sparklines)."""
     head_lines = [
@@ -435,10 +458,10 @@ def campaign_summary(
         "",
         f"Primary metric {metric} ({direction}), mean of the last {stats.final_window} logged points per run, "
         f"seeds as the unit; baseline condition **{md_text(baseline, 80)}**, "
-        f"α = {stats.alpha:g}, {md_text(stats.correction, 300)}.",
+        f"α = {stats.alpha:g}, {md_obs(stats.correction, 300)}.",
     ]
     for p in stats.problems:
-        head_lines += ["", f"> ⚠️ {md_text(p, 300)}"]
+        head_lines += ["", f"> ⚠️ {md_obs(p, 300)}"]
     by_name = {c.condition: c for c in stats.candidates}
     rows = []
     for cond in stats.conditions:
@@ -450,9 +473,14 @@ def campaign_summary(
         else:
             delta = _delta(cand.delta, False)
             iv = cand.welch.interval
-            ci = f"[{signed_num(iv.low)}, {signed_num(iv.high)}]" if iv else md_text(cand.welch.problem or "—", 80)
+            ci = (
+                f"[{signed_num(iv.low)}, {signed_num(iv.high)}]"
+                if iv
+                else md_obs(cand.welch.problem or "—", 80, in_table=True)
+            )
             p = f"{pval(cand.p_value)} → {pval(cand.p_adjusted)}" if cand.tested else "—"
-            litmus = f"{md_text(verdict_words(cand.recommendation), 60)} · **{md_text(cand.litmus.verdict, 20)}**"
+            words = md_obs(verdict_words(cand.recommendation), 60, in_table=True)
+            litmus = f"{words} · **{md_text(cand.litmus.verdict, 20)}**"
         rows.append(
             [
                 md_text(cond.label or cond.name, 80),
@@ -483,14 +511,14 @@ def campaign_summary(
         ),
     ]
     head = "\n".join(head_lines)
-    sentences = "\n".join(f"- {md_text(c.sentence, 600)}" for c in stats.candidates)
-    unmet = "\n".join(f"- {md_text(c.label, 80)}: {md_text(u, 200)}" for c in stats.candidates for u in c.litmus.unmet)
-    paired_rows = [[md_text(p.name, 120), md_text(p.sentence, 400)] for p in stats.paired]
+    sentences = "\n".join(f"- {md_obs(c.sentence, 600)}" for c in stats.candidates)
+    unmet = "\n".join(f"- {md_text(c.label, 80)}: {md_obs(u, 200)}" for c in stats.candidates for u in c.litmus.unmet)
+    paired_rows = [[md_text(p.name, 120), md_obs(p.sentence, 400, in_table=True)] for p in stats.paired]
     sections = [
         Section("Reading", sentences, 70),
         Section("Unmet evidence minimums", unmet, 60),
         Section("Paired systems", table(["Comparison", "Result"], paired_rows) if paired_rows else "", 50),
-        Section("Notes", "\n".join(f"- {md_text(n, 300)}" for n in stats.notes), 20),
+        Section("Notes", "\n".join(f"- {md_obs(n, 300)}" for n in stats.notes), 20),
     ]
     link = report_link(base_url, urls.campaign_page(slug))
     foot = (
@@ -499,7 +527,7 @@ def campaign_summary(
         else f"Full page: `{urls.campaign_page(slug)}` in the built site (set `base_url` in obs.yaml to link it here)."
     )
     foot += f"\n\n<sub>obs {__version__}</sub>"
-    return assemble(head, sections, foot)
+    return assemble(head, sections, foot, limit)
 
 
 # --------------------------------------------------------------------------- entry points (read the tree)
@@ -508,19 +536,28 @@ def campaign_summary(
 def summarize_run(source: Path, run_id: str, baseline: str | None = None) -> str:
     """The run (and its baseline) analysed by the build's own pipeline, as a PR comment."""
     tree = SourceTree.open(source)
-    loaded = load_report(tree, run_id, baseline)
+    return summary_of_loaded(tree, load_report(tree, run_id, baseline))
+
+
+def summary_of_loaded(tree: SourceTree, loaded: LoadedRun, limit: int = COMMENT_LIMIT) -> str:
+    """A run already analysed (`pipeline.load_report`) as a PR comment of at most `limit` characters."""
     return run_summary(
         loaded.report,
         slug=loaded.slug,
         base_url=tree.cfg.base_url,
         input_hash=loaded.input_hash,
         tolerance=tree.cfg.threshold("regression_tolerance"),
+        limit=limit,
     )
 
 
 def summarize_campaign(source: Path, campaign_id: str) -> str:
     """The campaign's runs analysed by the build's own pipeline, and the campaign page's own view."""
-    tree = SourceTree.open(source)
+    return campaign_comment(SourceTree.open(source), campaign_id)
+
+
+def campaign_comment(tree: SourceTree, campaign_id: str, limit: int = COMMENT_LIMIT) -> str:
+    """A campaign of an open source tree as a PR comment of at most `limit` characters."""
     campaign, summaries = campaign_summaries(tree, campaign_id)
     view = campaign_view(campaign, summaries)
     return campaign_summary(
@@ -530,4 +567,5 @@ def summarize_campaign(source: Path, campaign_id: str) -> str:
         slug=tree.layout.campaign_slug(campaign.id),
         base_url=tree.cfg.base_url,
         curves={c.name: view.mean_curve(c.name) for c in view.curves},
+        limit=limit,
     )

@@ -12,7 +12,7 @@ import io
 import math
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import matplotlib
@@ -384,17 +384,7 @@ def reward_health_figure(metrics: Metrics, health: RewardHealth, max_points: int
     threshold, the advantage mean ± std and the reward components: a band that narrows while the
     zero-std fraction climbs is the learning signal vanishing, whatever the mean does.
     """
-    panels: list[str] = []
-    if health.mean is not None:
-        panels.append("reward")
-    if health.zero_std is not None:
-        panels.append("zero-std groups")
-    if health.adv_mean is not None or health.adv_std is not None:
-        panels.append("advantage")
-    if health.components:
-        panels.append("components")
-    if not panels:
-        panels.append("reward std")
+    panels = _reward_panels(health)
     heights = [1.9 if p == "reward" else 1.35 for p in panels]
     total = sum(heights) + 0.8
     onset = health.onset_step
@@ -404,49 +394,93 @@ def reward_health_figure(metrics: Metrics, health: RewardHealth, max_points: int
         fig.subplots_adjust(left=0.09, right=0.985, top=1 - 0.4 / total, bottom=0.42 / total, hspace=0.3)
         axes = [row[0] for row in grid]
         for ax, panel in zip(axes, panels, strict=True):
-            if panel == "reward" and health.mean is not None:
-                if health.std is not None:
-                    lo = health.min.key if health.min and health.max else None
-                    hi = health.max.key if health.min and health.max else None
-                    _draw_band(ax, metrics, Band("reward", health.mean.key, health.std.key, lo, hi), max_points)
-                else:
-                    _plot_line(ax, metrics.series[health.mean.key], max_points, color=PALETTE[0], label="mean")
-            elif panel == "reward std" and health.std is not None:
-                _plot_line(ax, metrics.series[health.std.key], max_points, color=PALETTE[0], label=health.std.key)
-            elif panel == "zero-std groups" and health.zero_std is not None:
-                _plot_line(ax, metrics.series[health.zero_std.key], max_points, color=PALETTE[1], label="fraction")
-                ax.axhline(health.zero_std_threshold, color=MUTED, linewidth=0.9, linestyle=":", label="threshold")
-                ax.set_ylim(bottom=0)
-            elif panel == "advantage":
-                if health.adv_mean is not None and health.adv_std is not None:
-                    band = Band("advantage", health.adv_mean.key, health.adv_std.key, None, None)
-                    _draw_band(ax, metrics, band, max_points, color=PALETTE[2])
-                else:
-                    only = health.adv_mean or health.adv_std
-                    if only is not None:
-                        _plot_line(ax, metrics.series[only.key], max_points, color=PALETTE[2], label=only.key)
-            elif panel == "components":
-                for j, comp in enumerate(health.components):
-                    color = PALETTE[(j + 3) % len(PALETTE)]
-                    _plot_line(ax, metrics.series[comp.mean.key], max_points, color=color, label=comp.name)
+            _REWARD_PANELS[panel](ax, metrics, health, max_points)
             if onset is not None:
                 ax.axvline(onset, color=ONSET, linewidth=1.0, linestyle="--", zorder=3)
             _draw_stages(ax, metrics.stages, label=False)
             _style_axes(ax, panel)
             ax.legend(loc="best", ncols=4, fontsize=7.5)
         if onset is not None:
-            lo, hi = axes[0].get_xlim()
-            right_half = onset > lo + 0.5 * (hi - lo)  # label on the side with room for it
-            axes[0].text(
-                onset,
-                1.02,
-                f"signal lost from step {onset:g} " if right_half else f" signal lost from step {onset:g}",
-                transform=axes[0].get_xaxis_transform(),
-                fontsize=7.5,
-                color=ONSET,
-                ha="right" if right_half else "left",
-                va="bottom",
-                clip_on=False,
-            )
+            _label_onset(axes[0], onset)
         axes[-1].set_xlabel(_xlabel(metrics))
         return _save(fig)
+
+
+def _reward_panels(health: RewardHealth) -> list[str]:
+    """The panels the run's reward series fill, top to bottom (the reward std alone when nothing else)."""
+    panels: list[str] = []
+    if health.mean is not None:
+        panels.append("reward")
+    if health.zero_std is not None:
+        panels.append("zero-std groups")
+    if health.adv_mean is not None or health.adv_std is not None:
+        panels.append("advantage")
+    if health.components:
+        panels.append("components")
+    return panels or ["reward std"]
+
+
+def _reward_panel(ax: Axes, metrics: Metrics, health: RewardHealth, max_points: int) -> None:
+    if health.mean is None:
+        return
+    if health.std is not None:
+        lo = health.min.key if health.min and health.max else None
+        hi = health.max.key if health.min and health.max else None
+        _draw_band(ax, metrics, Band("reward", health.mean.key, health.std.key, lo, hi), max_points)
+    else:
+        _plot_line(ax, metrics.series[health.mean.key], max_points, color=PALETTE[0], label="mean")
+
+
+def _reward_std_panel(ax: Axes, metrics: Metrics, health: RewardHealth, max_points: int) -> None:
+    if health.std is not None:
+        _plot_line(ax, metrics.series[health.std.key], max_points, color=PALETTE[0], label=health.std.key)
+
+
+def _zero_std_panel(ax: Axes, metrics: Metrics, health: RewardHealth, max_points: int) -> None:
+    if health.zero_std is None:
+        return
+    _plot_line(ax, metrics.series[health.zero_std.key], max_points, color=PALETTE[1], label="fraction")
+    ax.axhline(health.zero_std_threshold, color=MUTED, linewidth=0.9, linestyle=":", label="threshold")
+    ax.set_ylim(bottom=0)
+
+
+def _advantage_panel(ax: Axes, metrics: Metrics, health: RewardHealth, max_points: int) -> None:
+    if health.adv_mean is not None and health.adv_std is not None:
+        band = Band("advantage", health.adv_mean.key, health.adv_std.key, None, None)
+        _draw_band(ax, metrics, band, max_points, color=PALETTE[2])
+        return
+    only = health.adv_mean or health.adv_std
+    if only is not None:
+        _plot_line(ax, metrics.series[only.key], max_points, color=PALETTE[2], label=only.key)
+
+
+def _components_panel(ax: Axes, metrics: Metrics, health: RewardHealth, max_points: int) -> None:
+    for j, comp in enumerate(health.components):
+        color = PALETTE[(j + 3) % len(PALETTE)]
+        _plot_line(ax, metrics.series[comp.mean.key], max_points, color=color, label=comp.name)
+
+
+_REWARD_PANELS: dict[str, Callable[[Axes, Metrics, RewardHealth, int], None]] = {
+    "reward": _reward_panel,
+    "reward std": _reward_std_panel,
+    "zero-std groups": _zero_std_panel,
+    "advantage": _advantage_panel,
+    "components": _components_panel,
+}
+
+
+def _label_onset(ax: Axes, onset: float) -> None:
+    """The collapse onset's label above the top panel, on the side with room for it."""
+    lo, hi = ax.get_xlim()
+    right_half = onset > lo + 0.5 * (hi - lo)
+    ax.text(
+        onset,
+        1.02,
+        f"signal lost from step {onset:g} " if right_half else f" signal lost from step {onset:g}",
+        transform=ax.get_xaxis_transform(),
+        fontsize=7.5,
+        color=ONSET,
+        ha="right" if right_half else "left",
+        va="bottom",
+        clip_on=False,
+    )

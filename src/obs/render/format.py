@@ -14,7 +14,7 @@ from markupsafe import Markup, escape
 from obs.analysis.compare import Headline
 from obs.analysis.held_constant import flatten
 from obs.analysis.stats import OUTCOME_WORDS
-from obs.numbers import delta_text, num, p_text, pct, pp, signed_num
+from obs.numbers import delta_text, num, p_text, pct, plural, pp, signed_num
 from obs.numbers import is_number as _is_number
 from obs.sitemodel import RunSummary
 
@@ -202,6 +202,15 @@ def unit_text(unit: str | None, n: int | None) -> str:
     return f"n = {n} {unit}" if n else unit
 
 
+def stats_in_pp(stats: Any) -> bool:
+    """Whether a campaign's (or an arms group's) statistics read in percent and percentage points, as a
+    run page shows a rate: the metric is named as a rate and every final value is a proportion."""
+    from obs.analysis.campaign import metric_is_rate  # only pages with seed-level statistics get here
+
+    values = [v.value for cond in stats.conditions for v in cond.values if _is_number(v.value)]
+    return bool(values) and metric_is_rate(stats.primary_metric) and all(0.0 <= v <= 1.0 for v in values)
+
+
 FILTERS = {
     "summary_value": summary_value,
     "summary_delta": summary_delta,
@@ -228,4 +237,6 @@ FILTERS = {
     "flat_items": flat_items,
     "safe_hint": safe_hint,
     "human_bytes": human_bytes,
+    "plural": plural,
+    "stats_in_pp": stats_in_pp,
 }

@@ -58,30 +58,54 @@ def render_site_pages(
     memo: PageMemo = no_memo,
 ) -> dict[str, bytes]:
     """Every page made from summaries. Costly groups (a campaign's statistics and figure) go through
-    `memo` with exactly the inputs they depend on, so one changed run re-renders only what it feeds."""
-    cfg, layout = site.cfg, site.layout
-    pages: dict[str, bytes] = {}
+    `memo` with exactly the inputs they depend on, so one changed run re-renders only what it feeds.
+
+    One step per family of pages: arms, campaigns, the across-runs pages, the index, specs, the ledger.
+    """
+    cfg = site.cfg
     by_id = {s.id: s for s in summaries}
-    rows = sorted(across.with_gates(summaries, cfg), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
-    specs = [spec_context(spec, summaries, by_id, layout) for spec in sorted(site.specs.values(), key=lambda s: s.id)]
+    pages: dict[str, bytes] = {}
+    specs = _spec_contexts(summaries, site, by_id)
+    arm_pages, arm_results = across.arms_pages(summaries, cfg, renderer, memo)
+    arm_groups = [g for g, _ in arm_results]
+    pages.update(arm_pages)
+    campaign_stats = _campaign_pages(summaries, site, renderer, memo, pages)
+    seed_levels = seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, site.layout)
+    pages.update(_across_pages(summaries, cfg, renderer, memo))
+    pages.update(_index_page(summaries, site, renderer, specs, arm_groups, seed_levels))
+    pages.update(_spec_pages(specs, site, by_id, arm_groups, seed_levels, renderer, memo))
+    pages.update(_ledger_page(summaries, renderer, memo))
+    return pages
+
+
+def _spec_contexts(summaries: list[RunSummary], site: SitePages, by_id: dict[str, RunSummary]) -> list[dict[str, Any]]:
+    """Each spec's ladder, with what varies along it and where its headline is heading."""
+    cfg = site.cfg
+    specs = [
+        spec_context(spec, summaries, by_id, site.layout) for spec in sorted(site.specs.values(), key=lambda s: s.id)
+    ]
     for ctx in specs:  # across runs: what varies along the ladder, and where the headline is heading
         ctx["varies"] = across.varies(ctx["runs"])
         ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
         ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
         ctx["run_ids_all"] = set(by_id)  # a baseline in the site has a diff page
-    campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
-    provenance = across.provenance_groups(summaries)
-    facets = across.provenance_facets(provenance, cfg)
-    arm_pages, arm_results = across.arms_pages(summaries, cfg, renderer, memo)
-    arm_groups = [g for g, _ in arm_results]
-    pages.update(arm_pages)
-    # Each campaign's statistics are computed once, for its pages, and published in its analysis.json; the
-    # leaderboard and spec rows of its runs read that file. A campaign whose inputs did not change keeps its
-    # pages (memo) and its statistics are not computed again (nor scipy imported for them).
+    return specs
+
+
+def _campaign_pages(
+    summaries: list[RunSummary], site: SitePages, renderer: Renderer, memo: PageMemo, pages: dict[str, bytes]
+) -> dict[str, dict[str, Any]]:
+    """Each campaign's pages into `pages`; returns each campaign's statistics (its analysis.json).
+
+    Each campaign's statistics are computed once, for its pages, and published in its analysis.json; the
+    leaderboard and spec rows of its runs read that file. A campaign whose inputs did not change keeps its
+    pages (memo) and its statistics are not computed again (nor scipy imported for them).
+    """
+    cfg = site.cfg
     campaign_stats: dict[str, dict[str, Any]] = {}
     for campaign in sorted(site.campaigns.values(), key=lambda c: c.id):
         members = sorted((s for s in summaries if s.campaign == campaign.id), key=lambda s: s.id)
-        slug = layout.campaign_slug(campaign.id)
+        slug = site.layout.campaign_slug(campaign.id)
         made = memo(
             f"campaign:{campaign.id}",
             [
@@ -96,14 +120,37 @@ def render_site_pages(
         )
         pages.update(made)
         campaign_stats[campaign.id] = orjson.loads(made[urls.campaign_file(slug, urls.ANALYSIS)])
-    seed_levels = seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, layout)
-    pages.update(
+    return campaign_stats
+
+
+def _across_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo) -> dict[str, bytes]:
+    """The sweeps page, each run's config diff page and the compare page."""
+    pages = dict(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
-    diff_inputs = across.diff_inputs(summaries, cfg)  # both pages read the same fields of each run
+    diff_inputs = across.diff_inputs(summaries, cfg)
     pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
     compare_inputs = across.compare_inputs(summaries, cfg)
     pages.update(memo("compare", compare_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
+    return pages
+
+
+def _index_page(
+    summaries: list[RunSummary],
+    site: SitePages,
+    renderer: Renderer,
+    specs: list[dict[str, Any]],
+    arm_groups: list[ArmGroup],
+    seed_levels: dict[str, SeedLevel],
+) -> dict[str, bytes]:
+    """The index: the leaderboard (its rows past `leaderboard_rows` as a data file), specs, campaigns,
+    provenance groups, arm groups and the newest config diffs."""
+    cfg, layout = site.cfg, site.layout
+    pages: dict[str, bytes] = {}
+    rows = sorted(across.with_gates(summaries, cfg), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
+    campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
+    provenance = across.provenance_groups(summaries)
+    facets = across.provenance_facets(provenance, cfg)
     spec_links = {ident: urls.spec_page(slug) for ident, slug in layout.specs.items()}
     prov_attrs = {s.id: across.provenance_attrs(s, facets) for s in summaries}
     shown_rows = rows[: cfg.leaderboard_rows]
@@ -143,32 +190,54 @@ def render_site_pages(
         seed_levels=seed_levels,
         not_read=site.not_read,
     ).encode()
+    return pages
+
+
+def _spec_pages(
+    specs: list[dict[str, Any]],
+    site: SitePages,
+    by_id: dict[str, RunSummary],
+    arm_groups: list[ArmGroup],
+    seed_levels: dict[str, SeedLevel],
+    renderer: Renderer,
+    memo: PageMemo,
+) -> dict[str, bytes]:
+    """Each spec's ladder page; a changed run re-renders its own ladder only."""
+    pages: dict[str, bytes] = {}
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         page = urls.spec_page(ctx["slug"])
         spec = site.specs[ctx["id"]]
-        members = [s.to_json() for s in ctx["runs"]]  # a changed run re-renders its own ladder only
+        members = [s.to_json() for s in ctx["runs"]]
         baseline = ctx["baseline_summary"].to_json() if ctx["baseline_summary"] else None
         inputs = [repr(spec), ctx["slug"], members, baseline, sorted(by_id), [g.slug for g in ctx["arm_groups"]]]
         pages.update(
             memo(
                 f"spec:{ctx['id']}",
-                [*inputs, repr(sorted(seed_levels.items())), repr(renderer.meta), cfg.trends, cfg.fingerprint()],
+                [
+                    *inputs,
+                    repr(sorted(seed_levels.items())),
+                    repr(renderer.meta),
+                    site.cfg.trends,
+                    site.cfg.fingerprint(),
+                ],
                 functools.partial(_spec_page, ctx, page, renderer, seed_levels),
             )
         )
+    return pages
+
+
+def _ledger_page(summaries: list[RunSummary], renderer: Renderer, memo: PageMemo) -> dict[str, bytes]:
+    """The decision ledger: every recorded decision, newest first."""
     entries = ledger_entries(summaries)
     ledger_inputs = across.summary_fields(
         entries, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
     )
-    pages.update(
-        memo(
-            "ledger",
-            [ledger_inputs, [s.id for s in entries], repr(renderer.meta)],
-            lambda: {urls.LEDGER: renderer.render("ledger.html", root="", nav="ledger", entries=entries).encode()},
-        )
+    return memo(
+        "ledger",
+        [ledger_inputs, [s.id for s in entries], repr(renderer.meta)],
+        lambda: {urls.LEDGER: renderer.render("ledger.html", root="", nav="ledger", entries=entries).encode()},
     )
-    return pages
 
 
 def _spec_page(

@@ -40,11 +40,8 @@ def run_record(
     """One run as the script's row builder (assets/obs.js `buildRow`) reads it: the same cell as the
     template's `run_delta` (the delta with its comparison key and outcome, "vs baseline" when it was
     tested, and the group's seed-level result when the run belongs to one)."""
-    d = s.delta if s.delta and s.delta.delta is not None else None
     ch = s.changed if s.changed and s.changed.state != "same" else None
-    cond = ""
-    if s.campaign and s.condition:
-        cond = s.condition + (f" · seed {s.seed}" if s.seed is not None else "")
+    cond = _condition(s)
     flag = f"rules suggest {s.suggested_verdict}" if s.disagrees else None
     suggested = f"suggested: {s.suggested_verdict}" if not s.verdict and s.suggested_verdict and not flag else None
     gate_cells, gates_text, passed = _gates(gates) if gates is not None else ([], "", 0)
@@ -67,14 +64,7 @@ def run_record(
         "metric": s.headline.metric,
         "group": rank.group if rank else "",  # the headline is ranked only within this comparable set
         "marks": list(rank.marks) if rank else [],
-        "delta": summary_delta(s) if d else None,
-        "deltaSort": d.delta if d else None,
-        "ci": summary_ci(s) if d else "",
-        "dir": direction(d.verdict) if d else "flat",
-        "verdictWords": verdict_words(d.verdict) if d else "",
-        "outcome": d.verdict if d else None,
-        "vs": s.baseline if d and d.verdict != "not_tested" else None,
-        "seedLevel": _seed_level(seed_level) if seed_level else None,
+        **_delta_cells(s, seed_level),
         "verdict": s.verdict,
         "flag": flag,
         "suggested": suggested,
@@ -87,9 +77,31 @@ def run_record(
     words += [head, s.headline.metric, rec["delta"], rec["ci"], s.verdict, flag, suggested, gates_text]
     rec["search"] = " ".join(str(w) for w in words if w)
     sort_spec = " ".join(x for x in (s.spec, s.campaign, cond) if x)
-    delta = d.delta if d else None
-    rec["keys"] = [s.id, sort_spec, s.date or "", s.status, s.headline.value, delta, s.verdict or "", passed]
+    rec["keys"] = [s.id, sort_spec, s.date or "", s.status, s.headline.value, rec["deltaSort"], s.verdict or "", passed]
     return rec
+
+
+def _condition(s: RunSummary) -> str:
+    """A campaign run's condition and seed, as the row's spec cell shows them."""
+    if not (s.campaign and s.condition):
+        return ""
+    return s.condition + (f" · seed {s.seed}" if s.seed is not None else "")
+
+
+def _delta_cells(s: RunSummary, seed_level: SeedLevelRow | None) -> dict[str, Any]:
+    """The row's delta cell: the change against the baseline, its interval and outcome, and the group's
+    seed-level result."""
+    d = s.delta if s.delta and s.delta.delta is not None else None
+    return {
+        "delta": summary_delta(s) if d else None,
+        "deltaSort": d.delta if d else None,
+        "ci": summary_ci(s) if d else "",
+        "dir": direction(d.verdict) if d else "flat",
+        "verdictWords": verdict_words(d.verdict) if d else "",
+        "outcome": d.verdict if d else None,
+        "vs": s.baseline if d and d.verdict != "not_tested" else None,
+        "seedLevel": _seed_level(seed_level) if seed_level else None,
+    }
 
 
 class SeedLevelRow(Protocol):

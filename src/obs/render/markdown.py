@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
+from typing import Any
 
 import markdown as md
 import nh3
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from markdown.extensions.fenced_code import FencedCodeExtension
 from markdown.extensions.sane_lists import SaneListExtension
 from markdown.extensions.tables import TableExtension
@@ -83,7 +87,24 @@ def _drop_rel_without_href(html: str) -> str:
     return _A_TAG.sub(fix, html)
 
 
-def render_markdown(text: str | None) -> Markup:
+def _link_filter(link: Callable[[str], str | None]) -> Callable[[str, str, str], str | None]:
+    def keep(element: str, attribute: str, value: str) -> str | None:
+        return link(value) if element == "a" and attribute == "href" else value
+
+    return keep
+
+
+@pass_context
+def markdown_filter(ctx: Context, text: str | None) -> Markup:
+    """The templates' `md` filter: links as the page needs them (a page standing alone has a
+    `standalone` in its context)."""
+    standalone: Any = ctx.get("standalone")
+    return render_markdown(text, standalone.href if standalone is not None else None)
+
+
+def render_markdown(text: str | None, link: Callable[[str], str | None] | None = None) -> Markup:
+    """Sanitised HTML of `text`. `link` maps each link's target (a page standing alone points links
+    into the site elsewhere, or drops them: obs.render.standalone); None keeps them."""
     if not text or not text.strip():
         return Markup("")
     text, _ = bound_markdown(text)  # readers bound and report; this only makes sure (obs.textbounds)
@@ -97,5 +118,6 @@ def render_markdown(text: str | None) -> Markup:
         url_schemes=URL_SCHEMES,
         link_rel=LINK_REL,
         strip_comments=True,
+        attribute_filter=_link_filter(link) if link is not None else None,
     )
     return Markup(_drop_rel_without_href(clean))

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from obs.analysis.sweeps import Sweep, SweepAxis, tick_text, value_text
+from obs.analysis.sweeps import Sweep, SweepAxis, SweepRun, tick_text, value_text
 
-FONT = "JetBrains Mono, DejaVu Sans Mono, monospace"
 TITLE_PX = 11
 TICK_PX = 10
 CHAR_EM = 0.6  # advance width of the monospace font, in em
@@ -159,85 +158,130 @@ def layout(sweep: Sweep, run_href: dict[str, str]) -> PcpLayout:
     """Pixel positions of everything in the chart (see the module doc for the no-overlap rules)."""
     n = len(sweep.axes)
     spacing = max(MIN_SPACING, (TARGET_WIDTH - LEFT - RIGHT) / max(1, n - 1))
-    width = int(LEFT + spacing * max(0, n - 1) + RIGHT)
-    bottom = TOP + PLOT_H
-    na_y = bottom + NA_GAP
-    xs = [LEFT + i * spacing for i in range(n)]
-    any_na = [any(r.positions[i] is None for r in sweep.runs) for i in range(n)]
-
-    def y_of(pos: float | None) -> float:
-        return na_y if pos is None else bottom - pos * PLOT_H
-
-    axes: list[AxisLayout] = []
-    gap = 10.0
-    for i, axis in enumerate(sweep.axes):
-        x = xs[i]
-        row = i % 2
-        left = (xs[i - 2] + x) / 2 + gap / 2 if i >= 2 else 2.0
-        right = (x + xs[i + 2]) / 2 - gap / 2 if i + 2 < n else width - 2.0
-        text = fit_key(axis.key, right - left, TITLE_PX)
-        w = len(text) * CHAR_EM * TITLE_PX
-        start = min(max(x - w / 2, left), right - w)
-        title = Label(round(start, 1), TITLE_ROWS[row], text, axis.key, "start", axis.role == "outcome")
-        room = (spacing - 12) if i + 1 < n else (RIGHT - 8)
-        ticks: list[Label] = []
-        last_y: float | None = None
-        shared = common_prefix(axis.categories) if axis.kind == "categorical" else ""
-        for tick in sorted(axis.ticks, key=lambda t: t.pos):
-            y = y_of(tick.pos)
-            if last_y is not None and last_y - y < MIN_TICK_GAP:
-                continue
-            if axis.kind == "categorical":
-                shown = "…" + tick.text[len(shared) :] if shared and len(tick.text) > len(shared) else tick.text
-                text = fit_tail(shown, room, TICK_PX)
-            else:
-                text = fit_text(tick.text, room, TICK_PX)
-            ticks.append(Label(round(x + 5, 1), round(y, 1), text, tick.text))
-            last_y = y
-        na = Label(round(x + 5, 1), na_y, fit_text("n/a", room, TICK_PX), "no value") if any_na[i] else None
-        direction = ""
-        if axis.role == "outcome" and axis.higher_is_better is not None:
-            direction = "higher is better" if axis.higher_is_better else "lower is better"
-        axes.append(AxisLayout(round(x, 1), title, ticks, axis.role == "outcome", any_na[i], na, direction))
-
+    frame = _Frame(
+        xs=[LEFT + i * spacing for i in range(n)],
+        spacing=spacing,
+        width=int(LEFT + spacing * max(0, n - 1) + RIGHT),
+        bottom=TOP + PLOT_H,
+    )
+    axes = [_axis_layout(sweep, i, axis, frame) for i, axis in enumerate(sweep.axes)]
     faded: list[LineLayout] = []
     strong: list[LineLayout] = []
     for run in sweep.runs:
-        pts = " ".join(f"{xs[i]:.1f},{y_of(p):.1f}" for i, p in enumerate(run.positions))
-        rid = run.summary.id
-        parts = [f"{a.key} = {_value_text(a, v)}" for a, v in zip(sweep.axes, run.values, strict=True)]
-        rank = f"#{run.rank} " if run.rank else ""
-        line = LineLayout(
-            rid,
-            run_href.get(rid, ""),
-            pts,
-            shade_color(run.shade),
-            run.highlighted,
-            run.rank,
-            f"{rank}{rid}: " + "; ".join(parts),
-        )
+        line = _line_layout(sweep, run, run_href, frame)
         (strong if run.highlighted else faded).append(line)
     # the best run is drawn last, so it is on top
     strong.sort(key=lambda line: -(line.rank or 0))
-
-    legend_y = na_y + 28
+    legend_y = frame.na_y + 28
     stops = [(k / (len(STOPS) - 1), STOPS[k]) for k in range(len(STOPS))]
-    colors = [r.color_value for r in sweep.runs if r.color_value is not None]
-    lo_label = hi_label = None
-    if colors and sweep.color_metric:
-        worst, best = (min(colors), max(colors)) if sweep.higher_is_better else (max(colors), min(colors))
-        lo_label = Label(LEFT, legend_y + 22, fit_text(tick_text(worst), LEGEND_W / 2 - 6, TICK_PX), "worst")
-        hi_label = Label(
-            LEFT + LEGEND_W, legend_y + 22, fit_text(tick_text(best), LEGEND_W / 2 - 6, TICK_PX), "best", "end"
-        )
-    legend_text = None
-    if lo_label is not None and sweep.color_metric:
-        x = LEFT + LEGEND_W + 14
-        words = f"colour: {sweep.color_metric}, darker is better; the best {len(strong)} drawn strong"
-        legend_text = Label(x, legend_y + 9, fit_text(words, width - x - 4, TICK_PX), words)
+    lo_label, hi_label, legend_text = _legend(sweep, legend_y, frame.width, len(strong))
     height = legend_y + 32
     # the rest are thin but opaque (a faded line under 3:1 could not be read); the best stand out by width
     faded_opacity = 1.0
     return PcpLayout(
-        width, height, TOP, bottom, axes, faded, strong, faded_opacity, legend_y, stops, lo_label, hi_label, legend_text
+        frame.width,
+        height,
+        TOP,
+        frame.bottom,
+        axes,
+        faded,
+        strong,
+        faded_opacity,
+        legend_y,
+        stops,
+        lo_label,
+        hi_label,
+        legend_text,
     )
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """Where the axes stand: their x positions, the spacing between them, the chart's width and the
+    bottom of the plot (the n/a row sits below it)."""
+
+    xs: list[float]
+    spacing: float
+    width: int
+    bottom: int
+
+    @property
+    def na_y(self) -> int:
+        return self.bottom + NA_GAP
+
+    def y_of(self, pos: float | None) -> float:
+        return self.na_y if pos is None else self.bottom - pos * PLOT_H
+
+
+def _axis_layout(sweep: Sweep, i: int, axis: SweepAxis, frame: _Frame) -> AxisLayout:
+    """One axis: its title (alternating rows, kept between its neighbours), ticks and n/a mark."""
+    xs, n, gap = frame.xs, len(frame.xs), 10.0
+    x = xs[i]
+    left = (xs[i - 2] + x) / 2 + gap / 2 if i >= 2 else 2.0
+    right = (x + xs[i + 2]) / 2 - gap / 2 if i + 2 < n else frame.width - 2.0
+    text = fit_key(axis.key, right - left, TITLE_PX)
+    w = len(text) * CHAR_EM * TITLE_PX
+    start = min(max(x - w / 2, left), right - w)
+    title = Label(round(start, 1), TITLE_ROWS[i % 2], text, axis.key, "start", axis.role == "outcome")
+    room = (frame.spacing - 12) if i + 1 < n else (RIGHT - 8)
+    any_na = any(r.positions[i] is None for r in sweep.runs)
+    na = Label(round(x + 5, 1), frame.na_y, fit_text("n/a", room, TICK_PX), "no value") if any_na else None
+    direction = ""
+    if axis.role == "outcome" and axis.higher_is_better is not None:
+        direction = "higher is better" if axis.higher_is_better else "lower is better"
+    ticks = _tick_labels(axis, x, room, frame)
+    return AxisLayout(round(x, 1), title, ticks, axis.role == "outcome", any_na, na, direction)
+
+
+def _tick_labels(axis: SweepAxis, x: float, room: float, frame: _Frame) -> list[Label]:
+    """An axis' tick labels, bottom to top, skipping any closer than MIN_TICK_GAP to the one below."""
+    ticks: list[Label] = []
+    last_y: float | None = None
+    shared = common_prefix(axis.categories) if axis.kind == "categorical" else ""
+    for tick in sorted(axis.ticks, key=lambda t: t.pos):
+        y = frame.y_of(tick.pos)
+        if last_y is not None and last_y - y < MIN_TICK_GAP:
+            continue
+        if axis.kind == "categorical":
+            shown = "…" + tick.text[len(shared) :] if shared and len(tick.text) > len(shared) else tick.text
+            text = fit_tail(shown, room, TICK_PX)
+        else:
+            text = fit_text(tick.text, room, TICK_PX)
+        ticks.append(Label(round(x + 5, 1), round(y, 1), text, tick.text))
+        last_y = y
+    return ticks
+
+
+def _line_layout(sweep: Sweep, run: SweepRun, run_href: dict[str, str], frame: _Frame) -> LineLayout:
+    """One run's polyline and its description."""
+    pts = " ".join(f"{frame.xs[i]:.1f},{frame.y_of(p):.1f}" for i, p in enumerate(run.positions))
+    rid = run.summary.id
+    parts = [f"{a.key} = {_value_text(a, v)}" for a, v in zip(sweep.axes, run.values, strict=True)]
+    rank = f"#{run.rank} " if run.rank else ""
+    return LineLayout(
+        rid,
+        run_href.get(rid, ""),
+        pts,
+        shade_color(run.shade),
+        run.highlighted,
+        run.rank,
+        f"{rank}{rid}: " + "; ".join(parts),
+    )
+
+
+def _legend(
+    sweep: Sweep, legend_y: float, width: int, n_strong: int
+) -> tuple[Label | None, Label | None, Label | None]:
+    """The colour legend's ends (worst, best) and its sentence, when the runs are coloured by a metric."""
+    colors = [r.color_value for r in sweep.runs if r.color_value is not None]
+    if not (colors and sweep.color_metric):
+        return None, None, None
+    worst, best = (min(colors), max(colors)) if sweep.higher_is_better else (max(colors), min(colors))
+    lo_label = Label(LEFT, legend_y + 22, fit_text(tick_text(worst), LEGEND_W / 2 - 6, TICK_PX), "worst")
+    hi_label = Label(
+        LEFT + LEGEND_W, legend_y + 22, fit_text(tick_text(best), LEGEND_W / 2 - 6, TICK_PX), "best", "end"
+    )
+    x = LEFT + LEGEND_W + 14
+    words = f"colour: {sweep.color_metric}, darker is better; the best {n_strong} drawn strong"
+    legend_text = Label(x, legend_y + 9, fit_text(words, width - x - 4, TICK_PX), words)
+    return lo_label, hi_label, legend_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,23 +25,9 @@ from obs.jsonutil import dumps_compact
 from obs.model import Metrics
 from obs.numbers import num
 from obs.render import cases, chartdata
+from obs.render.sections import SECTIONS, Section, place
 from obs.render.site import Renderer
-from obs.render.sparkline import sparkline_points
-
-SECTIONS: list[tuple[str, str]] = [
-    ("run-card", "Run card"),
-    ("hypothesis", "Hypothesis"),
-    ("held-constant", "Held constant"),
-    ("data", "Data and tokenizer"),
-    ("gate", "Compiler and gold gate"),
-    ("curves", "Training curves"),
-    ("probe", "Probe summary"),
-    ("diagnosis", "Diagnosis"),
-    ("failures", "Failure gallery"),
-    ("lessons", "Lessons"),
-    ("decision", "Decision"),
-    ("config", "Configuration"),
-]
+from obs.render.standalone import Standalone, data_uri
 
 
 @dataclass
@@ -51,6 +37,11 @@ class FigureFile:
     alt: str
     caption: str
     height: int
+    inline: bool = False  # on a page standing alone: the figure is a data: URI, not a file beside it
+
+    @property
+    def src(self) -> str:
+        return data_uri(self.svg, self.file) if self.inline else self.file
 
 
 @dataclass
@@ -60,7 +51,6 @@ class RunPageLinks:
     spec: str | None = None
     campaign: str | None = None
     seed_level: str | None = None  # the page with the seed-level comparison of the run's group
-    seed_level_label: str | None = None
 
     def as_dict(self) -> dict[str, str | None]:
         return {"baseline": self.baseline, "spec": self.spec, "campaign": self.campaign, "seed_level": self.seed_level}
@@ -227,111 +217,6 @@ def make_reward_figure(report: RunReport, max_points: int) -> FigureFile | None:
     return FigureFile("fig-reward.svg", svg, "; ".join(alt_parts), caption, _svg_height(svg))
 
 
-def series_table(report: RunReport) -> list[dict[str, Any]]:
-    metrics = report.run.metrics
-    rows: list[dict[str, Any]] = []
-    if metrics is None:
-        return rows
-    for name, s in sorted(metrics.series.items()):
-        extremes = s.extremes()
-        bad = s.nonfinite()
-        notes = []
-        if bad:
-            first_step, first_value = bad[0]
-            notes.append(f"{len(bad)} non-finite ({num(first_value)} first at step {num(first_step)})")
-        if s.aggregated and s.n is not None:
-            notes.append(f"{int(np.count_nonzero(s.n > 1))} steps with several values (mean shown)")
-        rows.append(
-            {
-                "name": name,
-                "spark": sparkline_points(s),
-                "points": s.count if s.n is None else int(s.n.sum()),
-                "first": float(s.values[0]) if len(s) else None,
-                "min": extremes[0] if extremes else None,
-                "max": extremes[1] if extremes else None,
-                "last": float(s.values[-1]) if len(s) else None,
-                "last_step": float(s.steps[-1]) if len(s) else None,
-                "note": "; ".join(notes),
-            }
-        )
-    return rows
-
-
-DATA_FIELDS: list[tuple[str, str, str]] = [
-    ("dataset_version", "Dataset version", ""),
-    ("rows", "Rows", "training examples"),
-    ("packed_tokens", "Packed tokens", "tokens per epoch after packing"),
-    ("effective_epochs", "Effective epochs", "passes over the data"),
-    ("tokenizer_size", "Tokenizer size", "vocabulary"),
-    ("reserved_tokens", "Reserved tokens", "explicit structural tokens"),
-    ("context", "Context", "tokens"),
-    ("p95_prompt_tokens", "p95 prompt tokens", ""),
-    ("p95_output_tokens", "p95 output tokens", ""),
-    ("decode_budget", "Decode budget", "max new tokens at probe time"),
-]
-
-
-def data_rows(report: RunReport) -> tuple[list[tuple[str, str, str]], dict[str, str] | None]:
-    """The data section's table, known fields first, and the token-budget verdict."""
-    data = report.run.data
-    rows: list[tuple[str, str, str]] = []
-    known = {k for k, _, _ in DATA_FIELDS}
-    for key, label, note in DATA_FIELDS:
-        if key in data:
-            rows.append((label, _show(data[key]), note))
-    for key in sorted(set(data) - known):
-        rows.append((key, _show(data[key]), ""))
-    return rows, budget_check(data)
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def budget_check(data: dict[str, Any]) -> dict[str, str] | None:
-    """Does the p95 prompt + output fit in 80% of the context, and the output in the decode budget?"""
-    ctx, p_in, p_out = (_number(data.get(k)) for k in ("context", "p95_prompt_tokens", "p95_output_tokens"))
-    if ctx is None or p_in is None or p_out is None or ctx <= 0:
-        return None
-    total = p_in + p_out
-    used = total / ctx
-    if used > 1:
-        cls, text = (
-            "bad",
-            f"p95 prompt + output ({num(total)} tokens) exceeds the context ({num(ctx)}): long cases are cut off.",
-        )
-    elif used > 0.8:
-        cls, text = (
-            "warn",
-            (
-                f"p95 prompt + output uses {used:.0%} of the context: above the 80% budget guideline, "
-                "truncation is likely on the longest cases."
-            ),
-        )
-    else:
-        cls, text = (
-            "good",
-            (
-                f"p95 prompt + output uses {used:.0%} of the context ({num(total)} of {num(ctx)} tokens): "
-                "within the 80% budget guideline."
-            ),
-        )
-    decode = _number(data.get("decode_budget"))
-    if decode is not None and decode < p_out:
-        cls, text = (
-            "bad",
-            text
-            + (f" The decode budget ({num(decode)}) is below the p95 output length ({num(p_out)}): expect truncation."),
-        )
-    return {"cls": cls, "text": text}
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return num(value)
-    return str(value)
-
-
 @dataclass
 class RunCharts:
     """What the page's interactive charts draw: panel groups by where they sit, and the data file."""
@@ -382,7 +267,10 @@ def make_charts(report: RunReport, slug: str, max_points: int) -> tuple[RunChart
     groups = {name: panels for name, panels in (("training", training), ("reward", reward)) if panels}
     series = sorted(data["series"])
     drawn = chartdata.panel_series([*training, *reward])
-    explore = next((n for n in series if n not in drawn), series[0] if series else "")
+    # the explorer opens on the headline curve (a member of a mean over eval sets), else the first series not drawn
+    lead = [report.headline.metric, *report.headline.members]
+    explore = next((n for n in lead if n in data["series"]), None)
+    explore = explore or next((n for n in series if n not in drawn), series[0] if series else "")
     captions = {
         "training": " ".join([training_caption(report), *(band_caption(b) for b in _band_figures(report))]).strip(),
         "reward": reward_caption(report),
@@ -400,9 +288,14 @@ def render_run(
     max_points: int,
     slug: str = "",
     interactive: bool = True,
+    sections: Sequence[Section] = SECTIONS,
+    standalone: Standalone | None = None,
 ) -> RunOutput:
     """The run's files. `interactive` pages draw their curves in the browser from `curves.js`;
-    otherwise (a page that must stand alone, without script) the curves are static SVG figures."""
+    otherwise (a page that must stand alone, without script) the curves are static SVG figures.
+    `sections` are the page's sections in order (the registry, `obs.render.sections`). With
+    `standalone` the page is the variant that works as one file (figures and renders as data: URIs;
+    obs.render.standalone), and `interactive` must be False."""
     run = report.run
     out = RunOutput()
     figures: list[FigureFile] = []
@@ -415,11 +308,10 @@ def render_run(
             out.files[charts.data_file] = data
     else:
         figures = make_figures(report, max_points)
-        for f in figures:
-            out.files[f.file] = f.svg
         reward_fig = make_reward_figure(report, max_points)
-        if reward_fig is not None:
-            out.files[reward_fig.file] = reward_fig.svg
+        for f in [*figures, *([reward_fig] if reward_fig else [])]:
+            f.inline = standalone is not None
+            out.files[f.file] = f.svg
 
     renders: dict[str, str] = {}
     shown = cases.gallery(report)
@@ -433,7 +325,9 @@ def render_run(
         except OSError:
             run.diagnostics.warning(src, "render could not be read; not shown")
             continue
-        if src.suffix.lower() == ".svg":
+        if standalone is not None:
+            renders[rel] = data_uri(data, rel)
+        elif src.suffix.lower() == ".svg":
             # An SVG file served from the site's origin runs its own scripts when opened by itself.
             # As a data: URI in an <img> it never can: images do not run scripts, and browsers
             # refuse to open data: URLs as pages.
@@ -445,22 +339,21 @@ def render_run(
     case_browser = cases.browser(report, links.baseline)
     if case_browser is not None:
         out.streamed.append(case_browser.files)
-    rows, budget = data_rows(report)
+    placed = place(report, sections)
     diagnostics = [d.format() for d in sort_diagnostics(run.diagnostics.items)]
     html = renderer.render(
         "run.html",
         root=links.root,
+        standalone=standalone,
         r=report,
         run=run,
         links=links.as_dict(),
-        sections=SECTIONS,
+        sections=placed,
+        **placed.context,
         figures=figures,
         reward_fig=reward_fig,
         charts=charts.spec(slug or urls.slugify(run.id)) if charts else None,
         preload_fonts=interactive,  # a site page (a page made to stand alone inlines its fonts)
-        series_table=series_table(report),
-        data_rows=rows,
-        budget=budget,
         renders=renders,
         gallery=shown,
         case_spec=case_browser.spec if case_browser else None,

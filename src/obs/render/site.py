@@ -7,6 +7,7 @@ every template: nothing from a run reaches a page unescaped except sanitised Mar
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ import jinja2
 
 from obs import __version__, urls
 from obs.render.format import FILTERS
-from obs.render.markdown import render_markdown
+from obs.render.markdown import markdown_filter
+from obs.render.standalone import Standalone, focusable, href_attr
 from obs.resources import templates_dir
 
 
@@ -34,13 +36,8 @@ def make_environment(bytecode_cache: Path | None = None) -> jinja2.Environment:
     rebuild would otherwise pay every time. Jinja checks each template's mtime, so an edited
     template is recompiled.
     """
-    cache = None
-    if bytecode_cache is not None:
-        bytecode_cache.mkdir(parents=True, exist_ok=True)
-        cache = jinja2.FileSystemBytecodeCache(str(bytecode_cache))
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
-        bytecode_cache=cache,
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -52,9 +49,25 @@ def make_environment(bytecode_cache: Path | None = None) -> jinja2.Environment:
     # a run page lighter.
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}
     env.filters.update(FILTERS)
-    env.filters["md"] = render_markdown
+    env.filters["md"] = markdown_filter
     env.globals["urls"] = urls  # the site layout: templates link with {{ root }}{{ urls.run_page(slug) }}
+    # a link is written <a{{ href(target) }}>, a box that may scroll <div class="table-wrap"{{ focusable() }}>:
+    # as the site has them, or as a page standing alone needs them (obs.render.standalone)
+    env.globals["href"] = href_attr
+    env.globals["focusable"] = focusable
+    if bytecode_cache is not None:
+        folder = bytecode_cache / _filters_signature(env)
+        folder.mkdir(parents=True, exist_ok=True)
+        env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
     return env
+
+
+def _filters_signature(env: jinja2.Environment) -> str:
+    """What compiled templates depend on beyond their source: the filters' names and whether each is
+    handed the context (Jinja compiles the call differently). A template compiled when `md` took no
+    context would call it wrongly once it does; keyed by this, it is compiled again."""
+    kinds = sorted((name, str(getattr(f, "jinja_pass_arg", ""))) for name, f in env.filters.items())
+    return hashlib.sha256(repr(kinds).encode("utf-8")).hexdigest()[:16]
 
 
 class Renderer:
@@ -64,6 +77,9 @@ class Renderer:
         self.meta = meta
         self.env = make_environment(bytecode_cache)
 
-    def render(self, template: str, *, root: str, nav: str = "", **context: Any) -> str:
+    def render(
+        self, template: str, *, root: str, nav: str = "", standalone: Standalone | None = None, **context: Any
+    ) -> str:
+        """The page; with `standalone`, the variant of it that works as one file (obs.render.standalone)."""
         tpl = self.env.get_template(template)
-        return tpl.render(site=self.meta, root=root, nav=nav, version=__version__, **context)
+        return tpl.render(site=self.meta, root=root, nav=nav, version=__version__, standalone=standalone, **context)

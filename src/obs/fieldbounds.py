@@ -1,0 +1,58 @@
+"""Plain-text fields of a run cut to a length a page can lay out, with a notice.
+
+A title, a date or a status is one line of text shown in several places of several pages (the run
+card, the leaderboard, the spec ladder, the compare picker, index.json). Nothing bounds what a file
+may hold there: a 200,000-character title took a browser 36 s to lay out, a date of that size 137 s,
+and a 2 MB W&B `startedAt` kept a page from ever loading. So after a run is loaded, each such field
+longer than its bound below is cut (at the bound, with an ellipsis) and one warning per field names
+its full length; lists of short labels (tags, held-constant keys) are bounded in count too. Text that
+is Markdown (hypothesis, notes, lessons) has its own bounds (`obs.textbounds`). Ids are not cut: an
+id is a reference other files make, and its page name is bounded by `obs.urls`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from obs.diagnostics import Diagnostics
+from obs.model import Run
+
+# field -> characters shown
+MAX_FIELD = {
+    "title": 300,
+    "date": 64,
+    "status": 64,
+    "revision": 120,
+    "spec": 200,
+    "campaign": 200,
+    "condition": 200,
+    "arm": 200,
+    "primary_metric": 200,
+    "primary_axis": 200,
+}
+MAX_LABEL = 200  # one tag or one held-constant key
+MAX_LABELS = 100  # tags, held-constant keys
+
+
+def cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def bound_run_fields(run: Run, diags: Diagnostics) -> None:
+    """Cut the plain-text fields of `run` to their bounds, one warning per field that was cut."""
+    where = run.source_dir / "run.yaml" if (run.source_dir / "run.yaml").is_file() else run.source_dir
+    for name, limit in MAX_FIELD.items():
+        value: Any = getattr(run, name)
+        if isinstance(value, str) and len(value) > limit:
+            setattr(run, name, cut(value, limit))
+            diags.warning(where, f"'{name}' is {len(value):,} characters long; pages show its first {limit}")
+    for name in ("tags", "held_constant"):
+        items: list[Any] = getattr(run, name)
+        long = [i for i in items if isinstance(i, str) and len(i) > MAX_LABEL]
+        if long or len(items) > MAX_LABELS:
+            setattr(run, name, [cut(i, MAX_LABEL) if isinstance(i, str) else i for i in items[:MAX_LABELS]])
+            diags.warning(
+                where,
+                f"'{name}' holds {len(items):,} entries ({len(long)} longer than {MAX_LABEL} characters); pages show "
+                f"the first {min(len(items), MAX_LABELS)}, each cut to {MAX_LABEL} characters",
+            )
