@@ -555,6 +555,17 @@
     return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
   }
 
+  // A cell as data: its exact number (data-value, else a numeric data-sort), else its text, where a
+  // number as the page writes it (−1,024.5, 3.000e−04) becomes one a program reads (-1024.5, 3.000e-04).
+  function cellCsv(c) {
+    if (c.hasAttribute("data-value")) return c.getAttribute("data-value");
+    var sort = c.getAttribute("data-sort");
+    if (sort !== null && sort !== "" && isFinite(Number(sort))) return sort;
+    var text = c.textContent.trim().replace(/\s+/g, " ");
+    var plain = text.replace(/\u2212/g, "-").replace(/,/g, "");
+    return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(plain) ? plain : text;
+  }
+
   function tableCsv(table) {
     var rows = [];
     var head = table.tHead ? table.tHead.rows[table.tHead.rows.length - 1] : null;
@@ -564,8 +575,7 @@
         if (tr.hidden) return;
         var row = [];
         Array.prototype.forEach.call(tr.cells, function (c) {
-          var v = c.hasAttribute("data-value") ? c.getAttribute("data-value") : c.textContent.trim().replace(/\s+/g, " ");
-          row.push(v);
+          row.push(cellCsv(c));
           for (var k = 1; k < (c.colSpan || 1); k++) row.push("");
         });
         rows.push(row);

@@ -628,3 +628,21 @@ def test_the_runs_table_scatters_any_setting_against_any_outcome(
     page.select_option("select[data-scatter-y]", "final grad_norm")
     q = query(page.url)
     assert (q["sx"], q["sy"], q["slogx"]) == ("config.train.lr", "final grad_norm", "1")
+
+
+def test_a_sweeps_table_exports_its_numbers_as_numbers(
+    page: Page, watch: PageWatch, served_demo: ServedSite, demo_source: Path, tmp_path: Path
+) -> None:
+    page.goto(served_demo.url("sweeps.html"))
+    settle(page)
+    name = "sweep-pcp-exact-spec-spec03"
+    rows = list(csv.reader(io.StringIO(saved(page, f"[data-export-table={name}]", tmp_path).read_text("utf-8"))))
+    head = rows[0]
+    assert head[:2] == ["Rank", "Run"] and "config.train.lr" in head
+    docs = run_docs(demo_source)
+    lr = head.index("config.train.lr")
+    shown = page.eval_on_selector_all(f"table[data-export={name}] tbody tr", "rs => rs.length")
+    assert len(rows) - 1 == shown >= 3
+    for row in rows[1:]:
+        assert float(row[lr]) == docs[row[1]]["config"]["train"]["lr"]  # 3.000e−04 on the page, 0.0003 here
+        assert all("\u2212" not in cell for cell in row)
