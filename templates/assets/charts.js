@@ -579,6 +579,7 @@
           const lineH = 12 * px, step = above ? -lineH : lineH;
           const box = t => above ? [t - lineH, t] : [t, t + lineH];
           for (let k = 0; k < 4 && placed.some(p => x0 < p[1] && x0 + tw > p[0] && box(ty)[0] < p[3] && box(ty)[1] > p[2]); k++) ty += step;
+          ty = above ? Math.max(ty, top + lineH) : Math.min(ty, top + height - lineH);  // inside the plot
           placed.push([x0, x0 + tw, ...box(ty)]);
           Object.assign(mark, { align: ctx.textAlign, above, dy: (ty - y) / px });  // for the SVG export
           label(ctx, text, tx, ty, line.color, px);
