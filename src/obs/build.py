@@ -306,6 +306,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
                 errors=result.errors,
                 warnings=result.warnings,
                 not_read=result.unread,
+                seed_levels=_seed_levels(staging),
             ),
         )
         staging.commit(runs=result.runs, force=opts.force)
@@ -319,6 +320,17 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     _remember(before, result, root, out, cache_dir, options)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _seed_levels(staging: Staging) -> dict[str, Any]:
+    """The seed-level results the site pages published (urls.SEED_LEVELS), for index.json."""
+    from obs import urls
+
+    try:
+        data = orjson.loads((staging.path / urls.SEED_LEVELS).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _remember(

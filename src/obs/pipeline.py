@@ -31,7 +31,7 @@ from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
 from obs.config import SiteConfig, load_config
-from obs.diagnostics import Diagnostic, Diagnostics
+from obs.diagnostics import NO_RUNS, Diagnostic, Diagnostics
 from obs.discover import Discovery, discover
 from obs.fieldbounds import bound_run_fields
 from obs.jsonutil import jsonable
@@ -53,13 +53,6 @@ class RunNotFound(Exception):
 
 class CampaignNotFound(Exception):
     """The campaign id is not in the source tree (the message lists the known ones)."""
-
-
-NO_RUNS = (
-    "no run found in this folder: a run is a folder with a run.yaml, or the logs of a format obs reads "
-    "(trainer_state.json, TensorBoard events, MLflow, W&B, lm-eval results, metrics.jsonl; docs/adapters.md); "
-    "is it the right folder?"
-)
 
 
 def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:

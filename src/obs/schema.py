@@ -1063,6 +1063,13 @@ OBS_YAML = Schema(
             "shows every run a page at a time from `leaderboard.js`",
             default=500,
         ),
+        Field(
+            "seed_keys",
+            Strings(single=False, numbers=False, expected="a list of dotted config keys"),
+            "config keys that hold a run's seed (`training.seed`), beside a declared `seed:` and any key named "
+            "`seed`: runs that differ only by them are replicates of one recipe (docs/statistics.md)",
+            default=[],
+        ),
     ),
     unknown="unknown setting '{key}' kept but not used by this version",
     keep_unknown=True,

@@ -33,6 +33,7 @@ CAMPAIGNS = "campaigns"
 ARMS = "arms"
 ANALYSIS = "analysis.json"
 DIFF = "vs-baseline.html"
+SEED_LEVELS = "seed-levels.json"  # every run's seed-level result (campaign, arms, recipe): index.json embeds it
 LEADERBOARD_DATA = "leaderboard.js"  # every run of the leaderboard, when its page holds only the newest
 CAMPAIGN_FIGURE = "fig-conditions.svg"
 CURVES = "curves.js"  # a run's chart data (obs.render.chartdata); campaign and arms pages have one too

@@ -34,8 +34,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     summary.add_argument(
         "--changed",
         metavar="FILE",
-        help="one comment for every run the paths in FILE touch (one path a line, as `git diff --name-only` "
-        "prints them; - reads standard input); omit the run id",
+        help="one comment for every run the paths in FILE touch (as `git diff --name-only -z` prints them, "
+        "or one path a line; - reads standard input); omit the run id",
     )
     summary.add_argument("--baseline", metavar="RUN", help="compare with this run instead of the run's baseline")
     summary.add_argument("-o", "--out", metavar="FILE", help="write to FILE instead of standard output")
