@@ -122,6 +122,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if replayed is not None:
         return replayed
     from obs.build import BuildOptions, build_site
+    from obs.cluster import ClusterError  # imports no dask: that waits for a run to build with --dask
     from obs.publish.extras import PublishExtras
     from obs.write import check_output_location, output_lock
 
@@ -141,10 +142,14 @@ def cmd_build(args: argparse.Namespace) -> int:
                     progress=sys.stderr.isatty(),
                     force=args.force,
                     snapshot=taken[0] if taken else None,
+                    dask=args.dask,
                 ),
                 [PublishExtras(compare_to=Path(args.compare_to) if args.compare_to else None)],
             )
     except OutputError as exc:
+        print(f"obs build: {exc}", file=sys.stderr)
+        return 2
+    except ClusterError as exc:  # --dask: dask missing, no scheduler there, a worker that would differ
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
     result.diagnostics = _strict(result.diagnostics, args.strict)
@@ -292,6 +297,13 @@ def make_parser() -> argparse.ArgumentParser:
         "--wait", action="store_true", help="when another build is writing the output, wait for it instead of exiting"
     )
     build.add_argument("-j", "--jobs", type=worker_count, default=None, help="worker processes (default: all cores)")
+    build.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="build the runs as tasks on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' "
+        "for a LocalCluster of --jobs workers; needs pip install 'obs[dask]' (docs/scale.md)",
+    )
     build.add_argument("--single-file", metavar="RUN", help="write only RUN's report, as one self-contained HTML file")
     build.add_argument(
         "--compare-to", metavar="OLD", help="another build (its folder or index.json): add changes.html against it"

@@ -331,6 +331,9 @@ class RunResult:
     diagnostics: list[Diagnostic]
     files: list[str]
     complete: bool = True  # False when an input file could not be read: the build must not keep the result
+    # The run's files (site path, bytes) when the worker could not write them itself: a Dask worker, maybe on
+    # another machine, hands them back and the build writes them (obs.cluster). Empty for the process pool.
+    payload: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 def build_run(
@@ -366,8 +369,18 @@ def read_digest(path: Path | None) -> RunDigest | None:
     if path is None:
         return None
     try:
-        return digest_from_dict(orjson.loads(path.read_bytes()))
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return parse_digest(path.read_bytes())
+    except OSError:
+        return None
+
+
+def parse_digest(data: bytes | None) -> RunDigest | None:
+    """A baseline's digest from its cached bytes (None when there are none or they do not parse)."""
+    if data is None:
+        return None
+    try:
+        return digest_from_dict(orjson.loads(data))
+    except (ValueError, KeyError, TypeError, IndexError):
         return None
 
 
