@@ -39,6 +39,9 @@ LOCAL = "local"  # `--dask local`: a LocalCluster on this machine, one single-th
 MISSING = "--dask needs dask.distributed, which is not installed: pip install 'obs[dask]'"
 
 
+CONNECT_TIMEOUT = "20s"  # how long a scheduler that does not answer is waited for
+
+
 class ClusterError(Exception):
     """The cluster cannot build this site (dask missing, no scheduler at the address, a worker that
     cannot see the source or runs other obs code); the message is one line for the command line."""
@@ -60,6 +63,22 @@ class RemoteContext:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"tree": self.tree, "_renderer": None}
+
+
+def _checked(address: str) -> str:
+    """A scheduler address Dask can dial (`tcp://host:8786`, `host:8786`), or a one-line error: a Client
+    given a malformed one fails deep inside its event loop and hangs the interpreter's exit."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address if "://" in address else f"tcp://{address}")
+        if scheme in ("tcp", "tls"):
+            parse_host_port(location)
+    except ValueError as exc:
+        raise ClusterError(
+            f"--dask {address}: not a Dask scheduler address (tcp://host:8786, or 'local' for a LocalCluster): {exc}"
+        ) from exc
+    return address
 
 
 def build_remote(ctx: RemoteContext, planned: PlannedRun, baseline: bytes | None, input_hash: str) -> RunResult:
@@ -102,7 +121,7 @@ class DaskPool:
                 )
                 self.client = distributed.Client(self.cluster, set_as_default=False)
             else:
-                self.client = distributed.Client(address, timeout="20s", set_as_default=False)
+                self.client = distributed.Client(_checked(address), timeout=CONNECT_TIMEOUT, set_as_default=False)
         except OSError as exc:  # no scheduler there, or it did not answer in time
             self.close()
             raise ClusterError(f"--dask {address}: cannot reach a Dask scheduler there ({exc})") from exc
@@ -117,7 +136,7 @@ class DaskPool:
         """Refuse a cluster whose workers would publish other bytes than this process would."""
         if not self.client.scheduler_info().get("workers"):
             self.client.wait_for_workers(1, timeout=60)
-        mine = identity(os.fspath(tree.root))
+        mine = (__version__, tree_hash(package_dir(), "*.py"), tree_hash(templates_dir()))
         for worker, theirs in sorted(self.client.run(identity, os.fspath(tree.root)).items()):
             if tuple(theirs[:3]) != mine[:3]:
                 raise ClusterError(
