@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
@@ -31,11 +31,12 @@ from obs.sanitize import visible
 DEFAULT_OUT = "site"
 
 
-def _print_diagnostics(items: list[Diagnostic], quiet: bool) -> None:
+def _print_diagnostics(items: list[Diagnostic], quiet: bool, shown: Callable[[str], str] | None = None) -> None:
+    """Each diagnostic on a line; `shown` names a path otherwise (a bucket's mirrored file as its object's URL)."""
     for d in sort_diagnostics(items):
         if quiet and d.severity == "info":
             continue
-        print(d.format(), file=sys.stderr)
+        print((replace(d, path=shown(d.path)) if shown else d).format(), file=sys.stderr)
 
 
 def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
@@ -80,7 +81,7 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, take
     if previous is None or not quickcheck.unchanged(previous, current):
         return None
     diagnostics = _strict([Diagnostic(**d) for d in previous["result"]["diagnostics"]], args.strict)
-    _print_diagnostics(diagnostics, args.quiet)
+    _print_diagnostics(diagnostics, args.quiet, getattr(args, "shown", None))
     line = unread_line("build", previous["result"].get("unread", []))
     if line:
         print(line, file=sys.stderr)
@@ -93,6 +94,27 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, take
 
 def _say(message: str) -> None:
     print(f"obs build: {message}", file=sys.stderr, flush=True)
+
+
+def _is_url(source: str) -> bool:
+    from obs.objectstore import is_url
+
+    return is_url(source)
+
+
+def _mirror(url: str, out: Path, args: argparse.Namespace) -> Any:
+    """The objects below `url` brought into a local folder (`obs.objectstore`), under the output's lock;
+    None once the reason it could not be done is said."""
+    from obs.cache import cache_dir_for
+    from obs.objectstore import SourceError, mirror
+    from obs.write import OutputError, output_lock
+
+    try:
+        with output_lock(out, wait=args.wait, on_wait=_say):
+            return mirror(url, cache_dir_for(out))
+    except (SourceError, OutputError) as exc:
+        print(f"obs build: {exc}", file=sys.stderr)
+        return None
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -108,6 +130,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
         return cmd_single_file(args)
     source, out = Path(args.source), Path(args.out or DEFAULT_OUT)
+    if "://" in args.source and _is_url(args.source):  # s3://bucket/prefix: mirrored, then built as a folder
+        mirrored = _mirror(args.source, out, args)
+        if mirrored is None:
+            return 2
+        source = mirrored.folder
+        args.shown = mirrored.shown
     problem = source_problem(source)
     if problem:
         print(f"obs build: {problem}", file=sys.stderr)
@@ -153,7 +181,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
     result.diagnostics = _strict(result.diagnostics, args.strict)
-    _print_diagnostics(result.diagnostics, args.quiet)
+    _print_diagnostics(result.diagnostics, args.quiet, getattr(args, "shown", None))
     line = unread_line("build", result.unread)
     if line:
         print(line + " (listed on the site's index page)", file=sys.stderr)
