@@ -14,7 +14,7 @@ worker needs the source mounted at the same path (checked before the first task,
 named that cannot see it), and the same obs (its version and code hash: checked too, since a worker
 with other code would publish other bytes).
 
-dask is an optional extra (`pip install 'obs[dask]'`) and is imported only here, only when `--dask` is
+dask is an optional extra (`obs[dask]`) and is imported only here, only when `--dask` is
 given: `import distributed` costs ~1-2 s.
 """
 
@@ -36,7 +36,10 @@ from obs.render.site import Renderer
 from obs.resources import package_dir, templates_dir
 
 LOCAL = "local"  # `--dask local`: a LocalCluster on this machine, one single-threaded worker process per job
-MISSING = "--dask needs dask.distributed, which is not installed: pip install 'obs[dask]'"
+MISSING = (
+    "--dask needs dask.distributed, which is not installed: pip install 'dask[distributed]' into obs's "
+    "environment (the obs[dask] extra)"
+)
 
 
 CONNECT_TIMEOUT = "20s"  # how long a scheduler that does not answer is waited for

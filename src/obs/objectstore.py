@@ -27,7 +27,15 @@ import orjson
 
 STATE = "objects.json"  # beside the mirrored tree: each object's ETag and size when it was downloaded
 URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*)://")
-EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure", "abfss": "azure"}
+EXTRAS = {  # scheme -> (obs's extra, the fsspec driver it installs)
+    "s3": ("s3", "s3fs"),
+    "s3a": ("s3", "s3fs"),
+    "gs": ("gcs", "gcsfs"),
+    "gcs": ("gcs", "gcsfs"),
+    "az": ("azure", "adlfs"),
+    "abfs": ("azure", "adlfs"),
+    "abfss": ("azure", "adlfs"),
+}
 
 
 class SourceError(Exception):
@@ -127,8 +135,8 @@ def _filesystem(url: str) -> tuple[Any, str]:
     if found is None:
         raise SourceError(f"{url}: not a storage URL (s3://bucket/prefix)")
     scheme = found.group(1).lower()
-    extra = EXTRAS.get(scheme)
-    hint = f"pip install 'obs[{extra}]'" if extra else "install the fsspec driver for it"
+    extra, driver = EXTRAS.get(scheme, (None, None))
+    hint = f"pip install {driver} into obs's environment (the obs[{extra}] extra)" if extra else "install its driver"
     try:
         from fsspec.core import url_to_fs
     except ImportError as exc:

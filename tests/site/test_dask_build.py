@@ -100,7 +100,10 @@ def test_without_dask_installed_the_build_says_how_to_get_it(
     code = main(["build", str(demo_source), "-o", str(out), "-q", "--dask", "local"])
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["obs build: --dask needs dask.distributed, which is not installed: pip install 'obs[dask]'"]
+    assert err == [
+        "obs build: --dask needs dask.distributed, which is not installed: pip install 'dask[distributed]' into "
+        "obs's environment (the obs[dask] extra)"
+    ]
     assert not (out / "index.html").exists()
 
 

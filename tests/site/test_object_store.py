@@ -206,4 +206,4 @@ def test_without_the_driver_the_build_names_the_extra(
     err = capsys.readouterr().err.strip()
     scheme = url.split(":")[0]
     assert err.startswith(f"obs build: {url}: reading {scheme}:// sources needs its fsspec driver: ")
-    assert err.endswith(f"pip install 'obs[{extra}]'")
+    assert err.endswith(f"pip install {driver} into obs's environment (the obs[{extra}] extra)")
