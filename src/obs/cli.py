@@ -111,10 +111,13 @@ def _mirror(url: str, out: Path, args: argparse.Namespace) -> Any:
 
     try:
         with output_lock(out, wait=args.wait, on_wait=_say):
-            return mirror(url, cache_dir_for(out))
+            mirrored = mirror(url, cache_dir_for(out))
     except (SourceError, OutputError) as exc:
         print(f"obs build: {exc}", file=sys.stderr)
         return None
+    for where, why in mirrored.skipped:
+        _say(f"{where}: {why}: a folder cannot hold it, so it is not read")
+    return mirrored
 
 
 def cmd_build(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ import hashlib
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -57,6 +57,7 @@ class Mirror:
     downloaded: int = 0
     kept: int = 0
     removed: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (URL, why) of objects a folder cannot hold
 
     def shown(self, path: str) -> str:
         """A diagnostic's path as the object's URL (`s3://bucket/key`); other paths unchanged.
@@ -96,16 +97,20 @@ def mirror(url: str, cache_root: Path) -> Mirror:
     except (OSError, ValueError):
         state = {}
     wanted: dict[str, tuple[str, list[Any]]] = {}
-    base = prefix.rstrip("/")
-    for key, info in listing.items():
-        if info.get("type", "file") != "file" or key.endswith("/"):
-            continue
-        rel = key[len(base) :].lstrip("/") if key.startswith(base) else PurePosixPath(key).name
-        parts = PurePosixPath(rel).parts
-        if not rel or any(p in ("", ".", "..") for p in parts):
-            continue  # a key that would land outside the mirror is never written
-        wanted[rel] = (key, [_version(info), int(info.get("size") or 0)])
     result = Mirror(url, folder)
+    base = prefix.rstrip("/")
+    for key, info in sorted(listing.items()):
+        if info.get("type", "file") != "file" or key.endswith("/"):
+            continue  # a folder marker
+        rel = key[len(base) :].lstrip("/") if key.startswith(base + "/") else PurePosixPath(key).name
+        if not rel or PurePosixPath(rel).as_posix() != rel or ".." in PurePosixPath(rel).parts:
+            result.skipped.append((f"{url.rstrip('/')}/{rel}", "a key with an empty, '.' or '..' part"))
+            continue  # never written: it could land elsewhere, or two keys on one file
+        wanted[rel] = (key, [_version(info), int(info.get("size") or 0)])
+    folders = {str(parent) for rel in wanted for parent in PurePosixPath(rel).parents}
+    for rel in sorted(rel for rel in wanted if rel in folders):
+        wanted.pop(rel)
+        result.skipped.append((f"{url.rstrip('/')}/{rel}", "an object named like a folder of other objects"))
     fetch: list[tuple[str, str]] = []
     for rel, (key, ident) in sorted(wanted.items()):
         target = folder / rel
@@ -152,8 +157,8 @@ def _filesystem(url: str) -> tuple[Any, str]:
 
 def _version(info: dict[str, Any]) -> str | None:
     """What changes when an object is rewritten: its ETag (S3, Azure), generation (GCS) or content hash."""
-    for field in ("ETag", "etag", "generation", "md5Hash", "content_md5"):
-        value = info.get(field)
+    for name in ("ETag", "etag", "generation", "md5Hash", "content_md5"):
+        value = info.get(name)
         if value:
             return str(value).strip('"')
     return None  # nothing to tell: downloaded every build
