@@ -10,6 +10,13 @@ the methods obs uses, through obs's own functions, at the sizes users have:
   way; beside it the paired percentile bootstrap obs used before, for comparison;
 * seed campaigns (Welch t interval): 2v2, 3v3, 5v5, 8v8 seeds, normal, skewed (exponential) and
   unequal-variance noise; beside it the percentile bootstrap obs used before;
+* Welch where it strains: unequal seed counts with the smaller side noisier, lognormal (skewed) seeds,
+  beside Satterthwaite's df that obs used before for unequal counts;
+* seeds as the unit of a recipe: two identical recipes (seed-to-seed sd 1.7 or 3.3 pp) at 160-1,500
+  items, the checkpoint test (one seed each, paired items) against the seed-level Welch test (3 v 3);
+* the minimum effect judged on the interval (a true +2 pp gain with min_effect 3 pp), small probes with
+  the exact test below 25 discordant pairs, and the drop a passing regression rule reports it could have
+  missed, simulated through the whole rule;
 * pass@k over items (Wilson interval at the design-effect n) and two systems' pass@k on shared items
   (design-effect Tango interval);
 * verdicts: the promotion rule on a 160-case probe of 3 splits x 5 families x 3 checks under no true
@@ -159,6 +166,219 @@ def seed_rows(reps: int) -> list[Row]:
     return rows
 
 
+def _lognormal(rng: np.random.Generator, size: tuple[int, ...], scale: float, sigma: float = 1.0) -> np.ndarray:
+    """Lognormal noise with mean 0 and sd `scale` (strongly right-skewed: skewness 6.2 at sigma 1)."""
+    raw = rng.lognormal(0.0, sigma, size)
+    mean, sd = math.exp(sigma**2 / 2), math.sqrt((math.exp(sigma**2) - 1) * math.exp(sigma**2))
+    return (raw - mean) / sd * scale
+
+
+# (n_x, n_y, sd_x / sd_y, noise): unbalanced seeds, the smaller side noisier, and skewed noise
+WELCH_HARD = (
+    (2, 5, 3.0, "normal"),
+    (2, 5, 1.0, "normal"),
+    (3, 8, 3.0, "normal"),
+    (2, 8, 3.0, "normal"),
+    (5, 2, 3.0, "normal"),
+    (3, 3, 1.0, "lognormal"),
+    (5, 5, 1.0, "lognormal"),
+    (3, 5, 2.0, "lognormal"),
+    (8, 8, 1.0, "lognormal"),
+)
+
+
+def _satterthwaite_covers(x: np.ndarray, y: np.ndarray, truth: float) -> bool:
+    """The interval obs used before for unequal seed counts: Welch with Satterthwaite's df."""
+    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    df = (vx + vy) ** 2 / (vx**2 / (x.size - 1) + vy**2 / (y.size - 1))
+    from scipy import special
+
+    half = float(special.stdtrit(df, 0.975)) * math.sqrt(vx + vy)
+    return bool(abs(x.mean() - y.mean() - truth) <= half)
+
+
+def welch_hard_rows(reps: int) -> list[Row]:
+    """Welch's coverage where it is known to strain: unequal n with the smaller group noisier, and skewed
+    (lognormal) seeds; beside it Satterthwaite's df, which obs used before for unequal seed counts."""
+    rows = []
+    for nx, ny, ratio, kind in WELCH_HARD:
+        rng = rng_for("welch-hard", nx, ny, ratio, kind)
+        shift = 0.7
+        if kind == "lognormal":
+            x = shift + _lognormal(rng, (reps, nx), ratio)
+            y = _lognormal(rng, (reps, ny), 1.0)
+        else:
+            x = shift + rng.normal(0.0, ratio, (reps, nx))
+            y = rng.normal(0.0, 1.0, (reps, ny))
+        cover = before = 0
+        for i in range(reps):
+            w = S.welch(x[i], y[i], level=LEVEL)
+            assert w.interval is not None
+            cover += w.interval.low <= shift <= w.interval.high
+            before += _satterthwaite_covers(x[i], y[i], shift)
+        label = f"{nx}v{ny} seeds, {kind}" + (f", sd ratio {ratio:g} (the {nx}-seed side)" if ratio != 1 else "")
+        method = "Welch t (obs)" if nx == ny else "Welch t, df = min(n) − 1 (obs)"
+        rows.append(Row("seed campaign", label, method, cover / reps, ">= 0.93", reps))
+        if nx != ny:
+            rows.append(Row("seed campaign", label, "Welch t, Satterthwaite df (before)", before / reps, "", reps))
+    return rows
+
+
+# --------------------------------------------------------------------------- seeds as the unit of a recipe
+
+
+def _recipe_seed(rng: np.random.Generator, difficulty: np.ndarray, seed_sd: float) -> np.ndarray:
+    """One seed of a recipe on shared items: item difficulty shared, a seed-level shift of the accuracy."""
+    p = np.clip(difficulty + rng.normal(0.0, seed_sd), 0.0, 1.0)
+    return rng.random(difficulty.size) < p
+
+
+def recipe_rows(reps: int) -> list[Row]:
+    """Two *identical* recipes, 3 seeds each, on shared items (difficulty ~ Beta(3, 2), mean 0.6; each seed
+    shifts its accuracy by N(0, seed sd)). The checkpoint comparison (one seed each, paired over items)
+    against the seed-level Welch test over the 3 v 3 seeds' accuracies: how often each calls the same
+    recipe "significantly" different."""
+    rows = []
+    reps = max(200, reps // 2)
+    for items in (160, 500, 1500):
+        for seed_sd in (0.017, 0.033):
+            rng = rng_for("recipe", items, seed_sd)
+            checkpoint = seed_level = 0
+            for _ in range(reps):
+                difficulty = rng.beta(3.0, 2.0, items)
+                a = [_recipe_seed(rng, difficulty, seed_sd) for _ in range(3)]
+                b = [_recipe_seed(rng, difficulty, seed_sd) for _ in range(3)]
+                (pc,) = S.paired_comparisons([(a[0], b[0])])
+                checkpoint += pc.recommendation != S.INSUFFICIENT
+                w = S.welch([float(s.mean()) for s in a], [float(s.mean()) for s in b])
+                seed_level += w.p_value is not None and w.p_value < 0.05
+            setting = f"identical recipes, {items} items, seed sd {100 * seed_sd:.1f} pp"
+            rows.append(
+                Row(
+                    "recipe",
+                    setting,
+                    "checkpoint test (1 v 1 seed, paired items): 'significant'",
+                    checkpoint / reps,
+                    "",
+                    reps,
+                )
+            )
+            rows.append(
+                Row(
+                    "recipe",
+                    setting,
+                    "seed-level Welch (3 v 3 seeds, obs): 'significant'",
+                    seed_level / reps,
+                    "<= 0.05",
+                    reps,
+                )
+            )
+    return rows
+
+
+# --------------------------------------------------------------------------- min_effect, tiny samples, what was missed
+
+
+def min_effect_rows(reps: int) -> list[Row]:
+    """A paired probe of 1,500 cases, 10 % discordant, min_effect 3 pp: how often a true gain is called
+    "at least the minimum effect" by the interval rule (obs) and by the point estimate (before)."""
+    rows = []
+    n, psi, min_effect = 1500, 0.10, 0.03
+    for gain in (0.0, 0.02, 0.03, 0.05):
+        rng = rng_for("min-effect", gain)
+        cells = rng.multinomial(n, [(psi + gain) / 2, (psi - gain) / 2, 1 - psi], size=reps)
+        counts = [(n, 0, int(b), int(c)) for b, c in cells[:, :2]]
+        results = S.paired_from_counts(counts, min_effect=min_effect)
+        obs_rate = float(np.mean([r.recommendation == S.IMPROVEMENT for r in results]))
+        before = float(np.mean([r.p_value < 0.05 and r.interval.low > 0 and r.delta >= min_effect for r in results]))
+        setting = f"1,500 cases, 10% discordant, true gain {100 * gain:g} pp, min_effect 3 pp"
+        target = "<= 0.05" if gain < min_effect else ""
+        rows.append(Row("min_effect", setting, "'at least the minimum effect' (obs: CI bound)", obs_rate, target, reps))
+        rows.append(Row("min_effect", setting, "'at least the minimum effect' (before: estimate)", before, "", reps))
+    return rows
+
+
+def tiny_rows(reps: int) -> list[Row]:
+    """Probes with few discordant cases and no true change: how often the paired comparison says
+    "significant" with the exact test below 25 discordant pairs (obs) and with the score test alone."""
+    rows = []
+    for n, psi in ((20, 0.2), (32, 0.15), (160, 0.05), (160, 0.10)):
+        rng = rng_for("tiny", n, psi)
+        cells = rng.multinomial(n, [psi / 2, psi / 2, 1 - psi], size=reps)
+        results = S.paired_from_counts([(n, 0, int(b), int(c)) for b, c in cells[:, :2]])
+        ours = float(np.mean([r.p_value < 0.05 for r in results]))
+        score = float(np.mean(S.score_tests(cells[:, 0], cells[:, 1], np.full(reps, n)) < 0.05))
+        cover = float(np.mean([r.interval.low <= 0.0 <= r.interval.high for r in results]))
+        setting = f"{n} cases, {psi:.0%} discordant, no true change"
+        rows.append(
+            Row("small samples", setting, "'significant' (obs: exact below 25 discordant)", ours, "<= 0.05", reps)
+        )
+        rows.append(Row("small samples", setting, "'significant' (score test alone, before)", score, "", reps))
+        rows.append(Row("small samples", setting, "interval covers 0 (obs)", cover, ">= 0.93", reps))
+    return rows
+
+
+def _candidate_of(
+    base: dict[str, CaseOutcome], rng: np.random.Generator, psi: float, lane_drop: float
+) -> dict[str, CaseOutcome]:
+    """A candidate run on the baseline's cases: every check churns a share `psi` both ways (n·psi/2 cases
+    each way), and family "lane" loses `lane_drop` of its exact rate on top."""
+    by_family: dict[str, list[str]] = {}
+    for cid, o in base.items():
+        by_family.setdefault(o.family or "", []).append(cid)
+    here = {}
+    for cid, o in base.items():
+        checks = {}
+        members = by_family[o.family or ""]
+        for check, before in o.checks.items():
+            n = len(members)
+            k = sum(1 for m in members if base[m].checks[check])
+            fix = min(1.0, n * psi / 2 / (n - k)) if n > k else 0.0
+            drop = lane_drop if (check == "exact" and o.family == "lane") else 0.0
+            brk = min(1.0, (n * psi / 2 + n * drop) / k) if k else 0.0
+            checks[check] = (not (rng.random() < brk)) if before else bool(rng.random() < fix)
+        here[cid] = CaseOutcome(checks, o.split, o.family)
+    return here
+
+
+def missed_rows(reps: int) -> list[Row]:
+    """The drop a passing regression rule reports it could have missed (80 % power), checked through the
+    whole rule: for each simulated baseline (the promotion probe: 160 cases, 5 families of 32, 3 checks),
+    obs's reported drop for family "lane" at that baseline's size, then a candidate whose lane loses
+    exactly that much: how often the rule (every cell, Holm) flags lane."""
+    from obs.analysis.detectable import detectable_drop
+    from obs.analysis.promotion import regression_tests
+
+    rows = []
+    reps = max(200, reps // 4)
+    tol = CFG.threshold("regression_tolerance")
+    neg = CFG.is_negative_check
+    for psi in (0.03, 0.05, 0.10):
+        rng = rng_for("missed", psi)
+        caught = reported = 0
+        drops = []
+        while reported < reps:
+            _, base = simulate_probe_pair(rng, psi)
+            quiet = _candidate_of(base, rng, psi, 0.0)
+            _, _, m = regression_tests(
+                PromotionInput(None, compare_probes(quiet, base, "base", neg, primary="exact"), "exact", CFG.threshold)
+            )
+            k = sum(1 for o in base.values() if o.family == "lane" and o.checks["exact"])
+            drop = detectable_drop(32, k, psi, tol, 0.05 / max(1, m))
+            if drop is None:
+                continue
+            reported += 1
+            drops.append(drop)
+            _, fams = promotion_suggestion(_candidate_of(base, rng, psi, drop), base)
+            caught += "lane" in fams
+        setting = (
+            f"160 cases, {psi:.0%} churn: lane (32 cases) drops by the drop obs reports for it "
+            f"({100 * min(drops):.0f}-{100 * max(drops):.0f} pp)"
+        )
+        rows.append(Row("what was missed", setting, "flagged by the promotion rule", caught / reps, ">= 0.78", reps))
+    return rows
+
+
 # --------------------------------------------------------------------------- pass@k
 
 
@@ -254,7 +474,7 @@ def simulate_probe_pair(
 def promotion_suggestion(here: dict[str, CaseOutcome], base: dict[str, CaseOutcome]) -> tuple[str | None, list[str]]:
     """The suggested verdict exactly as a run page computes it (no held-constant or repair inputs)."""
     neg = CFG.is_negative_check
-    comparison = compare_probes(here, base, "base", neg)
+    comparison = compare_probes(here, base, "base", neg, primary="exact")
     rate = sum(o.checks["exact"] for o in here.values()) / len(here)
     headline = Headline("exact", rate, "probe", "exact rate", n=len(here))
     delta = headline_delta(headline, RunDigest("run", probe=here), RunDigest("base", probe=base), neg, 0.05, comparison)
@@ -489,6 +709,11 @@ def planning_rows(reps: int) -> list[Row]:
 SECTIONS: dict[str, Callable[[int], list[Row]]] = {
     "paired": paired_probe_rows,
     "seeds": seed_rows,
+    "welch-hard": welch_hard_rows,
+    "recipe": recipe_rows,
+    "min-effect": min_effect_rows,
+    "small": tiny_rows,
+    "missed": missed_rows,
     "passk": passk_rows,
     "promotion": promotion_rows,
     "campaign": campaign_rows,

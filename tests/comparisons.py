@@ -8,8 +8,9 @@
   seeds per arm, each run compared with the reference arm's seed 1);
 * two lm-eval results with standard errors (items as the unit) and two W&B runs with final summaries
   only (no replicates);
-* a campaign: three conditions x three seeds (one clearly better, one not), runs compared with the
-  baseline condition's run of the same seed, and a `paired:` comparison of two systems on shared items.
+* a campaign: four conditions x three seeds (one clearly better, one not, one whose seeds are copies of
+  one run), runs compared with the baseline condition's run of the same seed, and a `paired:` comparison
+  of two systems on shared items.
 
 Everything is drawn from fixed seeds, so the expected outcomes below hold exactly.
 """
@@ -201,7 +202,7 @@ def make_tree(root: Path) -> Path:
         yaml.safe_dump(
             {
                 "id": "camp",
-                "conditions": ["base", "good", "same"],
+                "conditions": ["base", "good", "same", "copies"],
                 "baseline_condition": "base",
                 "primary_metric": "correct_rate",
                 "seeds": [1, 2, 3],
@@ -231,6 +232,13 @@ def make_tree(root: Path) -> Path:
                 primary_metric="correct_rate",
             )
             _jsonl(folder / "metrics.jsonl", _series(rng, final + rng.normal(0, 0.006), key="correct_rate"))
+    # a condition whose seed changed nothing: three copies of one run, better than the baseline's mean.
+    # Before issue 28 it read "significant improvement" beside "copies of one run, not replicates".
+    copied = _series(rng, 0.53, key="correct_rate")
+    for seed in (1, 2, 3):
+        folder = camp / f"copies_s{seed}"
+        _run(folder, id=f"camp-copies-s{seed}", condition="copies", seed=seed, primary_metric="correct_rate")
+        _jsonl(folder / "metrics.jsonl", copied)
     return root
 
 
@@ -251,6 +259,7 @@ EXPECTED = {
     "arms:abl|no-y": "insufficient_statistical_evidence",
     "campaign:camp|good": "statistically_significant_improvement",
     "campaign:camp|same": "insufficient_statistical_evidence",
+    "campaign:camp|copies": "not_tested",
 }
 SUGGESTED = {
     "better": "promote",

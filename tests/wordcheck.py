@@ -107,7 +107,12 @@ def check_statement(text: str, where: str, outcome: str | None = None) -> list[P
         holds = number(bound) >= number(claim) and number(bound) > 0
         if holds != (verdict == "is supported"):
             bad(f"a claim {verdict} against its lower bound")
-    if outcome in ("statistically_significant_improvement", "significant_degradation", "significant_below_min_effect"):
+    if outcome in (
+        "statistically_significant_improvement",
+        "significant_degradation",
+        "significant_below_min_effect",
+        "significant_size_not_established",
+    ):
         if ps and min(ps) >= ALPHA:
             bad(f"{outcome} with p >= alpha")
         if ivs and not all(excludes_zero(iv) for iv in ivs):

@@ -62,6 +62,7 @@ class SiteConfig:
     arms: dict[str, Any] = field(default_factory=lambda: _default("arms"))
     provenance_facets: list[str] | None = None  # provenance keys the leaderboard filters by; None: automatic
     leaderboard_rows: int = field(default_factory=lambda: _default("leaderboard_rows"))
+    seed_keys: list[str] = field(default_factory=lambda: _default("seed_keys"))
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_negative_check(self, name: str) -> bool:

@@ -6,7 +6,7 @@ the run's `RunSummary` (`manifest_record`), so the manifest and the pages cannot
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import msgspec
@@ -40,9 +40,11 @@ def manifest_record(s: RunSummary) -> ManifestRecord:
     )
 
 
-def record_json(s: RunSummary) -> dict[str, Any]:
-    """The run's record as it appears in index.json (plain data)."""
+def record_json(s: RunSummary, seed_level: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The run's record as it appears in index.json (plain data), with its seed-level result when its group
+    (campaign condition, ablation arm, or a recipe with seed replicates) is compared with seeds as the unit."""
     data: dict[str, Any] = msgspec.to_builtins(manifest_record(s))
+    data["seed_level"] = seed_level
     return data
 
 
@@ -55,16 +57,21 @@ def manifest(
     errors: int,
     warnings: int,
     not_read: Iterable[str] = (),
+    seed_levels: Mapping[str, dict[str, Any]] | None = None,
+    sections: dict[str, Any] | None = None,
 ) -> bytes:
+    """index.json; `sections` are what build plugins add (the agent-learning keys: `learning`)."""
     doc = {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "generator": "obs",
         "obs_version": __version__,
         "title": title,
-        "runs": [record_json(s) for s in sorted(summaries, key=lambda s: s.id)],
+        "runs": [record_json(s, (seed_levels or {}).get(s.id)) for s in sorted(summaries, key=lambda s: s.id)],
         "specs": sorted(specs),
         "campaigns": sorted(campaigns),
         "diagnostics": {"errors": errors, "warnings": warnings},
         "not_read": list(not_read),  # files of the source that no format read (relative to the source)
     }
+    for name, value in (sections or {}).items():
+        doc.setdefault(name, value)
     return dumps(doc)

@@ -929,6 +929,8 @@ TRENDS = Schema(
             default_doc="`0`: the campaign's `final_window`",
         ),
         Field("baseline_points", _AT_LEAST_ZERO, "campaigns: the logged points before them", default=100),
+        Field("recent_sessions", _POSITIVE, "agent learning keys: the last sessions in the recent window", default=10),
+        Field("baseline_sessions", _POSITIVE, "agent learning keys: the sessions before them", default=50),
     ),
     unknown="unknown trends setting '{key}' (known: {known})",
     unknown_severity="warning",
@@ -1045,7 +1047,7 @@ OBS_YAML = Schema(
         Field(
             "trends",
             Nested(TRENDS),
-            "momentum windows on spec and campaign pages (below)",
+            "momentum windows on spec, campaign and agent learning pages (below)",
             default=TRENDS.defaults(),
             default_doc="below",
         ),
@@ -1062,6 +1064,13 @@ OBS_YAML = Schema(
             "runs written into the leaderboard's page; with more, the page lists the newest and its script "
             "shows every run a page at a time from `leaderboard.js`",
             default=500,
+        ),
+        Field(
+            "seed_keys",
+            Strings(single=False, numbers=False, expected="a list of dotted config keys"),
+            "config keys that hold a run's seed (`training.seed`), beside a declared `seed:` and any key named "
+            "`seed`: runs that differ only by them are replicates of one recipe (docs/statistics.md)",
+            default=[],
         ),
     ),
     unknown="unknown setting '{key}' kept but not used by this version",

@@ -32,6 +32,8 @@ from wordcheck import check_markdown, check_site, check_statement
         ("+4.1 pp [−1.0, +9.2] · p = 0.03", "statistically_significant_improvement", "includes 0"),
         ("+4.1 pp 95% CI [+1.0, +9.2] pp · p = 0.03", "insufficient_statistical_evidence", "excludes 0"),
         ("−9.7 pp 95% CI [−10.7, −8.7] pp · p < 0.001", "not_tested", "not tested"),
+        ("+4.0 pp 95% CI [−0.4, +10.0] pp · p = 0.08", "significant_size_not_established", "p >= alpha"),
+        ("+4.0 pp 95% CI [−0.4, +10.0] pp · p = 0.04", "significant_size_not_established", "includes 0"),
     ],
 )
 def test_the_checker_catches_each_contradiction(text: str, outcome: str | None, rule: str) -> None:
@@ -48,6 +50,12 @@ def test_the_checker_catches_each_contradiction(text: str, outcome: str | None, 
         ("+8.8 pp 95% CI [+1.0, +16.6] pp · p = 0.027 · n = 160 paired cases", "statistically_significant_improvement"),
         ("−9.7 pp one run each: no test; seed-to-seed variation unknown", "not_tested"),
         ("A statistically significant improvement at α = 0.05. p = 0.003, Holm-adjusted p = 0.007", None),
+        (
+            "+4.0 pp 95% CI [+0.4, +10.0] pp · p = 0.03: significant, size not established",
+            "significant_size_not_established",
+        ),
+        ("+2.1 pp [+0.3, +4.6] · raw p = 0.04 · Holm p = 0.62", "insufficient_statistical_evidence"),
+        ("family lane (32 cases): could miss a drop smaller than −40.4 pp in exact", None),
     ],
 )
 def test_the_checker_passes_honest_sentences(text: str, outcome: str | None) -> None:
@@ -75,3 +83,26 @@ def test_pr_comments_and_gate_say_what_their_numbers_say(
         problems += check_markdown(capsys.readouterr().out, f"obs gate {r['id']}")
     problems += check_markdown(summarize_campaign(source, "camp"), "obs summary --campaign camp")
     assert not problems, "\n".join(map(str, problems))
+
+
+def test_comparison_cells_show_raw_and_holm_p_and_name_the_family(shapes_build: tuple[Path, Path]) -> None:
+    """Issue 28: the run page's table of checks x scopes labels each cell on its Holm-adjusted p over the
+    table's other cells (before: raw p < 0.05, 14 cells marked on one page); the raw p is shown as raw."""
+    from bs4 import BeautifulSoup
+
+    _, site = shapes_build
+    analysis = json.loads((site / "runs" / "repair" / "analysis.json").read_text())
+    cmp = analysis["comparison"]
+    assert cmp["family"].startswith("Holm over the ") and "other cells" in cmp["family"]
+    soup = BeautifulSoup((site / "runs" / "repair" / "index.html").read_text(), "html.parser")
+    assert cmp["family"] in soup.get_text(" ")
+    cells = [c for c in soup.select("td[data-cmp]") if "|split:" in c["data-cmp"] or "|family:" in c["data-cmp"]]
+    assert cells
+    for cell in cells:
+        text = cell.get_text(" ")
+        assert "raw p" in text and "Holm p" in text, text
+    for scope in [*cmp["by_split"], *cmp["by_family"]]:
+        for pc in scope["checks"].values():
+            significant = pc["recommendation"] in ("statistically_significant_improvement", "significant_degradation")
+            assert pc["p_adjusted"] is not None and pc["family"] == cmp["family"]
+            assert not significant or pc["p_adjusted"] < 0.05

@@ -76,3 +76,36 @@ def test_the_table_marks_a_missed_target(bench: ModuleType) -> None:
     rows = [bench.Row("x", "s", "m", 0.91, ">= 0.93", 10), bench.Row("x", "s", "m", 0.04, "<= 0.05", 10)]
     table = bench.markdown(rows)
     assert "✗ MISSED" in table.splitlines()[2] and "✓" in table.splitlines()[3]
+
+
+def test_hsu_df_covers_where_satterthwaite_did_not(bench: ModuleType) -> None:
+    """2 v 5 seeds, the 2-seed side 3x noisier: Satterthwaite's df covered about 0.90; obs's min(n) - 1
+    covers at least 0.93 (issue 28)."""
+    rng = bench.rng_for("unit", "hsu")
+    reps = 1500
+    x = 0.7 + rng.normal(0.0, 3.0, (reps, 2))
+    y = rng.normal(0.0, 1.0, (reps, 5))
+    ours = before = 0
+    for i in range(reps):
+        iv = S.welch(x[i], y[i]).interval
+        assert iv is not None
+        ours += iv.low <= 0.7 <= iv.high
+        before += bench._satterthwaite_covers(x[i], y[i], 0.7)
+    assert ours / reps >= 0.93 and before / reps < 0.93
+
+
+def test_identical_recipes_are_rarely_different_at_the_seed_level(bench: ModuleType) -> None:
+    """Two identical recipes, 1,500 items, seed-to-seed sd 3.3 pp: the checkpoint test calls them different
+    far more often than alpha; Welch over 3 v 3 seeds stays near or under it."""
+    rng = bench.rng_for("unit", "recipe")
+    reps, checkpoint, seed_level = 150, 0, 0
+    for _ in range(reps):
+        difficulty = rng.beta(3.0, 2.0, 1500)
+        a = [bench._recipe_seed(rng, difficulty, 0.033) for _ in range(3)]
+        b = [bench._recipe_seed(rng, difficulty, 0.033) for _ in range(3)]
+        (pc,) = S.paired_comparisons([(a[0], b[0])])
+        checkpoint += pc.recommendation != S.INSUFFICIENT
+        w = S.welch([float(s.mean()) for s in a], [float(s.mean()) for s in b])
+        seed_level += w.p_value is not None and w.p_value < 0.05
+    assert seed_level / reps <= 0.09  # 0.025 at 400 replicates in the bench; MC error at 150
+    assert checkpoint / reps > 0.3  # 0.515 in the bench

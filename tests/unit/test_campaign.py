@@ -28,7 +28,7 @@ from obs.analysis.campaign import (
     finals_from_summaries,
     metric_is_rate,
 )
-from obs.analysis.stats import DEGRADATION, IMPROVEMENT, INSUFFICIENT, NEGLIGIBLE, recommendation
+from obs.analysis.stats import DEGRADATION, IMPROVEMENT, INSUFFICIENT, NEGLIGIBLE, NOT_TESTED, recommendation
 from obs.jsonutil import dumps
 from obs.model import Campaign, Condition
 from summaries import summaries
@@ -204,13 +204,18 @@ def test_copies_of_one_run_are_never_confirmed() -> None:
     """The zero-variance guard: seeds that all gave the same value are copies, not replicates."""
     camp = _campaign(["base", "cand"], evidence={"min_seeds": 5})
     k = campaign_stats(camp, _runs({"base": BASE, "cand": [0.41] * 5})).candidates[0]
-    assert k.welch.interval is not None  # the baseline still has spread
+    # the baseline still has spread, but the candidate's five seeds are one replicate: not tested, never
+    # significant (before: "significant improvement", p = 0.02, beside "copies of one run, not replicates")
+    assert k.welch.interval is None and k.welch.p_value is None
+    assert "copies of one run" in (k.welch.problem or "")
+    assert k.recommendation == NOT_TESTED and math.isnan(k.hedges_g)
+    assert "∞" not in k.sentence and "inf" not in k.sentence
     assert k.warnings and "the seed changed nothing in CAND" in k.warnings[0]
     assert k.litmus.verdict == INCONCLUSIVE
     both = campaign_stats(camp, _runs({"base": [0.3] * 5, "cand": [0.41] * 5}))
     k = both.candidates[0]
     assert k.welch.interval is None and "no variation observed" in (k.welch.problem or "")
-    assert k.recommendation == INSUFFICIENT and k.litmus.verdict == INCONCLUSIVE
+    assert k.recommendation == NOT_TESTED and k.litmus.verdict == INCONCLUSIVE
     assert any("copies of one run" in note for note in both.notes)
 
 
@@ -218,7 +223,7 @@ def test_too_few_seeds_for_an_interval() -> None:
     k = campaign_stats(_campaign(["base", "cand"]), _runs({"base": BASE, "cand": [0.4]})).candidates[0]
     assert k.welch.interval is None and k.p_value != k.p_value  # nan: not tested
     assert "Too few seeds for an interval" in k.sentence
-    assert k.recommendation == INSUFFICIENT and k.litmus.verdict == INCONCLUSIVE
+    assert k.recommendation == NOT_TESTED and k.litmus.verdict == INCONCLUSIVE
 
 
 def test_three_seeds_can_show_a_large_clean_difference() -> None:

@@ -17,7 +17,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 
 from obs.analysis.compare import ONE_RUN_EACH, Headline, compare_probes, headline_delta
 from obs.analysis.digest import CaseOutcome, RunDigest, WindowStat
-from obs.analysis.stats import NOT_TESTED, tango_interval
+from obs.analysis.stats import EXACT_BELOW, NOT_TESTED, tango_interval
 from obs.config import SiteConfig
 
 NEG = SiteConfig().is_negative_check
@@ -72,9 +72,17 @@ def test_score_test_equals_statsmodels_mcnemar_in_every_scope(seed: int) -> None
             both = int(np.sum((a == 1) & (b == 1)))
             table = [[both, only_a], [only_b, len(ids) - both - only_a - only_b]]
             expected = 1.0 if only_a + only_b == 0 else mcnemar(table, exact=False, correction=False).pvalue
+            if only_a + only_b < EXACT_BELOW:  # few discordant cases: the exact conditional test decides too
+                expected = max(expected, mcnemar(table, exact=True).pvalue)
+                tango = tango_interval(only_a, only_b, len(ids))
+                assert pc.exact and pc.interval.low <= tango.low and pc.interval.high >= tango.high
+            else:
+                assert pc.interval == tango_interval(only_a, only_b, len(ids))
             assert pc.p_value == pytest.approx(expected, abs=1e-12, rel=1e-12)
-            assert pc.interval == tango_interval(only_a, only_b, len(ids))
             assert pc.interval.excludes_zero() == (pc.p_value < 0.05)
+            # the label is the Holm-adjusted one over every cell of the comparison (no headline named here)
+            assert pc.p_adjusted is not None and pc.p_adjusted >= pc.p_value
+            assert cmp.family == "Holm over the 14 cells of this comparison"
 
 
 def test_cases_in_only_one_run_are_counted_not_paired() -> None:

@@ -17,7 +17,7 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 from obs.analysis.paired_systems import ItemFileError, PairedSpec, compare_systems, parse_item_results
-from obs.analysis.stats import paired_items_needed, score_test, tango_interval
+from obs.analysis.stats import exact_mcnemar, paired_items_needed, score_test, tango_interval
 from obs.build import BuildOptions
 from obs.diagnostics import Diagnostics
 from obs.discover import read_campaign
@@ -135,7 +135,8 @@ def test_close_systems_are_insufficient_evidence() -> None:
     assert c is not None and c.n == 100
     assert c.recommendation == "insufficient_statistical_evidence"
     assert res.claim_supported is False
-    assert c.p_value == score_test(c.only_a, c.only_b, c.n).p_value
+    score_p = score_test(c.only_a, c.only_b, c.n).p_value
+    assert c.p_value == (max(score_p, exact_mcnemar(c.only_a, c.only_b)) if c.exact else score_p)
 
 
 def test_a_system_against_itself_supports_no_claim() -> None:
@@ -234,7 +235,7 @@ def test_campaign_page_shows_the_paired_comparison(tmp_path: Path) -> None:
     (pair,) = doc["paired"]
     assert pair["shared"] == 300 and pair["comparison"]["n"] == 300
     assert pair["claim_supported"] is (pair["comparison"]["interval"]["low"] >= 0.2)
-    # One seed per condition: no comparison of conditions, and the page says why rather than guessing.
+    # One seed per condition: no comparison of conditions ("not tested", never "not significant"); the page says why.
     (cand,) = doc["candidates"]
-    assert cand["recommendation"] == "insufficient_statistical_evidence"
+    assert cand["recommendation"] == "not_tested"
     assert cand["litmus"]["verdict"] == "INCONCLUSIVE"

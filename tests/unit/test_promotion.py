@@ -182,18 +182,41 @@ def test_a_cell_too_small_to_judge_says_so_instead_of_failing() -> None:
 def test_significant_but_below_the_minimum_effect_is_not_promoted() -> None:
     neg = CFG.is_negative_check
     here = probe(dict.fromkeys(FAMILIES, 27))  # +7.5 pp on every family: significant over 160 cases
-    comparison = compare_probes(here, BASE, "base", neg, min_effect=0.1)
+    comparison = compare_probes(here, BASE, "base", neg, min_effect=0.15, primary="exact")
+    headline = Headline("exact", 0.675, "probe", "exact rate")
+    delta = headline_delta(
+        headline, RunDigest("run", probe=here), RunDigest("base", probe=BASE), neg, 0.05, comparison, 0.15
+    )
+    assert delta is not None and delta.verdict == "significant_below_min_effect"
+    assert delta.interval is not None and delta.interval.high < 0.15  # the whole CI is below the minimum effect
+    s = suggest_verdict(
+        PromotionInput(delta, comparison, "exact", CFG.threshold, headline_is_rate=True, min_effect=0.15)
+    )
+    assert s.verdict == "branch"
+    assert s.reasons[0] == (
+        "exact changed significantly, but by less than the minimum effect of interest (the whole 95% CI)"
+    )
+    assert "by at least the minimum effect (15.0 pp)" in check(s, "headline improves").rule
+
+
+def test_a_gain_whose_interval_straddles_the_minimum_effect_is_not_promoted() -> None:
+    """+7.5 pp, 95% CI [+3.5, +11.5] pp with min_effect 10 pp: significant, but the interval does not show
+    a 10 pp gain (before: promoted as "at least the minimum effect" on the point estimate's word)."""
+    neg = CFG.is_negative_check
+    here = probe(dict.fromkeys(FAMILIES, 27))
+    comparison = compare_probes(here, BASE, "base", neg, min_effect=0.1, primary="exact")
     headline = Headline("exact", 0.675, "probe", "exact rate")
     delta = headline_delta(
         headline, RunDigest("run", probe=here), RunDigest("base", probe=BASE), neg, 0.05, comparison, 0.1
     )
-    assert delta is not None and delta.verdict == "significant_below_min_effect"
+    assert delta is not None and delta.interval is not None
+    assert delta.interval.low < 0.1 < delta.interval.high
+    assert delta.verdict == "significant_size_not_established"
     s = suggest_verdict(
         PromotionInput(delta, comparison, "exact", CFG.threshold, headline_is_rate=True, min_effect=0.1)
     )
-    assert s.verdict == "branch"
-    assert s.reasons[0] == "exact changed significantly, but by less than the minimum effect of interest"
-    assert "by at least the minimum effect (10.0 pp)" in check(s, "headline improves").rule
+    assert s.verdict is None and "size of the gain is not established" in s.reasons[0]
+    assert "significant, size not established" in check(s, "headline improves").detail
 
 
 def test_one_run_each_is_never_judged() -> None:

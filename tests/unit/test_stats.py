@@ -295,8 +295,17 @@ def test_welch_matches_scipy_and_statsmodels(nx: int, ny: int) -> None:
     ref = sps.ttest_ind(x, y, equal_var=False)
     ci = ref.confidence_interval(0.95)
     assert ours.interval is not None and ours.p_value is not None
-    assert ours.p_value == pytest.approx(ref.pvalue, abs=1e-12)
     assert ours.t == pytest.approx(ref.statistic, abs=1e-12)
+    if nx != ny:
+        # unequal seed counts: Welch's statistic with Hsu's conservative df = min(n) - 1 (issue 28)
+        df = min(nx, ny) - 1
+        assert ours.df == df and ours.df < ref.df
+        assert ours.p_value == pytest.approx(2 * sps.t.sf(abs(ref.statistic), df), abs=1e-12)
+        half = sps.t.ppf(0.975, df) * ours.se
+        assert (ours.interval.low, ours.interval.high) == pytest.approx((ours.estimate - half, ours.estimate + half))
+        assert ours.interval.excludes_zero() == (ours.p_value < 0.05)
+        return
+    assert ours.p_value == pytest.approx(ref.pvalue, abs=1e-12)
     assert ours.df == pytest.approx(ref.df, abs=1e-9)
     assert ours.interval.low == pytest.approx(ci.low, abs=1e-12)
     assert ours.interval.high == pytest.approx(ci.high, abs=1e-12)
@@ -311,8 +320,13 @@ def test_welch_says_why_there_is_no_interval() -> None:
     assert few.interval is None and few.p_value is None and "too few seeds" in (few.problem or "")
     copies = S.welch([0.5, 0.5, 0.5], [0.5, 0.5, 0.5])
     assert copies.interval is None and "no variation observed" in (copies.problem or "")
-    one_flat = S.welch([0.5, 0.5, 0.5], [0.4, 0.45, 0.42])  # the other condition carries the spread
-    assert one_flat.interval is not None and one_flat.df == pytest.approx(2.0)
+    # one condition's seeds are copies of one run: one replicate, not three. Welch would test the other
+    # condition against their value as if it were known exactly (scipy gives p = 0.03 here), so: not tested
+    one_flat = S.welch([0.5, 0.5, 0.5], [0.4, 0.45, 0.42])
+    assert one_flat.interval is None and one_flat.p_value is None
+    assert "copies of one run" in (one_flat.problem or "") and "candidate" in (one_flat.problem or "")
+    other_flat = S.welch([0.4, 0.45, 0.42], [0.53] * 3)
+    assert other_flat.p_value is None and "baseline" in (other_flat.problem or "")
 
 
 # cohens_d -----------------------------------------------------------------------------
@@ -340,8 +354,10 @@ def test_cohens_d_edge_cases() -> None:
     assert math.isnan(S.cohens_d([], [1.0, 2.0]))
     assert math.isnan(S.cohens_d([1.0], [2.0]))  # no degrees of freedom
     assert math.isfinite(S.cohens_d([1.0], [2.0, 3.0]))
-    assert S.cohens_d([0.6] * 8, [0.5] * 8) == math.inf
-    assert S.cohens_d([0.5] * 8, [0.6] * 8) == -math.inf
+    # constant seeds: no spread to scale the difference by; undefined, never "∞"
+    assert math.isnan(S.cohens_d([0.6] * 8, [0.5] * 8))
+    assert math.isnan(S.cohens_d([0.5] * 8, [0.6] * 8))
+    assert math.isnan(S.hedges_g([0.53] * 3, [0.50] * 5))
     assert math.isnan(S.cohens_d([0.5] * 8, [0.5] * 8))
     assert S.cohens_d([1.0, 2.0], [1.0, 2.0]) == 0.0
 
@@ -526,7 +542,81 @@ def test_recommendation_table(p: float, delta: float, ci: tuple[float, float], h
 def test_recommendation_respects_alpha_and_the_minimum_effect() -> None:
     assert S.recommendation(0.03, 0.1, (0.05, 0.2), alpha=0.01) == S.INSUFFICIENT
     assert S.recommendation(0.03, 0.1, (0.05, 0.2), alpha=0.05) == S.IMPROVEMENT
-    # significant, but smaller than the minimum effect of interest: its own outcome, in both directions
-    assert S.recommendation(0.001, 0.02, (0.01, 0.03), min_effect=0.03) == S.NEGLIGIBLE
-    assert S.recommendation(0.001, -0.02, (-0.03, -0.01), min_effect=0.03) == S.NEGLIGIBLE
-    assert S.recommendation(0.001, 0.04, (0.01, 0.07), min_effect=0.03) == S.IMPROVEMENT
+    # significant, and the whole CI is smaller than the minimum effect of interest: its own outcome, both ways
+    assert S.recommendation(0.001, 0.02, (0.01, 0.029), min_effect=0.03) == S.NEGLIGIBLE
+    assert S.recommendation(0.001, -0.02, (-0.029, -0.01), min_effect=0.03) == S.NEGLIGIBLE
+    # the minimum effect is judged on the interval, not the point estimate: +4 pp with a CI [+1, +7] pp does
+    # not show a 3 pp gain (the issue's "at least the minimum effect (3.0 pp)" beside CI [0.4, 10.0] pp)
+    assert S.recommendation(0.001, 0.04, (0.01, 0.07), min_effect=0.03) == S.SIZE_UNKNOWN
+    assert S.recommendation(0.02, 0.052, (0.004, 0.10), min_effect=0.03) == S.SIZE_UNKNOWN
+    assert S.recommendation(0.001, 0.06, (0.03, 0.09), min_effect=0.03) == S.IMPROVEMENT
+    # a harm is flagged unless the interval shows it smaller than the minimum effect
+    assert S.recommendation(0.001, -0.02, (-0.03, -0.01), min_effect=0.03) == S.DEGRADATION
+    assert S.OUTCOME_WORDS[S.SIZE_UNKNOWN] == "significant, size not established"
+
+
+# exact McNemar below 25 discordant pairs ------------------------------------------------
+
+
+def _score_conditional_size(m: int, alpha: float = 0.05) -> float:
+    """P(score test rejects | m discordant pairs, no true change), exactly (binomial sum)."""
+    return sum(math.comb(m, b) for b in range(m + 1) if (b - (m - b)) ** 2 / m > 3.841458820694124) / 2**m
+
+
+def test_the_score_test_misses_its_level_at_few_discordant_pairs() -> None:
+    """Why an exact test at few discordant pairs: conditionally on the discordant count, the asymptotic
+    McNemar test rejects a true null 2.5 times as often as alpha at 4 pairs (the issue's 4-vs-0 cell) and
+    more often than alpha at 5; the exact test never rejects there. obs uses the conventional threshold
+    (b + c < 25); beyond it the conditional level oscillates around alpha (its mean over 25-199 pairs is 0.050)."""
+    assert _score_conditional_size(4) == pytest.approx(0.125)
+    assert _score_conditional_size(5) == pytest.approx(0.0625)
+    assert all(S.exact_mcnemar(b, m - b) >= 0.0625 for m in range(1, 6) for b in range(m + 1))
+    beyond = [_score_conditional_size(m) for m in range(S.EXACT_BELOW, 200)]
+    assert sum(beyond) / len(beyond) == pytest.approx(0.05, abs=0.002)
+
+
+@pytest.mark.parametrize(("b", "c"), [(4, 0), (0, 4), (5, 0), (6, 0), (7, 2), (3, 9), (12, 3), (0, 0), (10, 10)])
+def test_exact_mcnemar_matches_statsmodels(b: int, c: int) -> None:
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    assert S.exact_mcnemar(b, c) == pytest.approx(mcnemar([[50, b], [c, 50]], exact=True).pvalue, abs=1e-12)
+
+
+@pytest.mark.parametrize(("k", "m"), [(0, 5), (3, 10), (5, 5), (7, 24), (1, 1)])
+def test_clopper_pearson_matches_statsmodels(k: int, m: int) -> None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    iv = S.clopper_pearson(k, m)
+    assert (iv.low, iv.high) == pytest.approx(proportion_confint(k, m, method="beta"), abs=1e-10)
+
+
+def test_four_of_four_discordant_is_not_significant() -> None:
+    """The issue's cell: 4 vs 0 of 160 read "significant" at the score test's p = 0.046; exact p = 0.125."""
+    (pc,) = S.paired_from_counts([(160, 100, 4, 0)])
+    assert pc.exact and pc.p_value == pytest.approx(0.125)
+    assert pc.recommendation == S.INSUFFICIENT and pc.interval.low < 0.0 < pc.interval.high
+
+
+def test_small_discordant_tables_keep_test_and_interval_dual() -> None:
+    """Every table with fewer than 25 discordant pairs: the interval excludes 0 exactly when p < 0.05, and it
+    is never narrower than Tango's."""
+    counts = [(n, 0, b, c) for n in (20, 40, 160) for b in range(25) for c in range(25) if b + c < 25 and b + c <= n]
+    for (n, _, b, c), pc in zip(counts, S.paired_from_counts(counts), strict=True):
+        tango = S.tango_interval(b, c, n)
+        assert pc.interval.low <= tango.low + 1e-15 and pc.interval.high >= tango.high - 1e-15
+        assert pc.interval.excludes_zero() == (pc.p_value < 0.05), (n, b, c)
+        assert -1.0 <= pc.interval.low <= pc.interval.high <= 1.0
+
+
+def test_holm_family_labels_use_the_adjusted_p() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    counts = [(160, 80, 9, 1), (160, 80, 30, 12), (32, 10, 0, 0), (32, 10, 3, 0)]
+    raw = S.paired_from_counts(counts)
+    fam = S.holm_family(raw, [True] * 4, "Holm over the 4 cells")
+    expected = multipletests([r.p_value for r in raw], method="holm")[1]
+    assert [f.p_adjusted for f in fam] == pytest.approx(list(expected), abs=1e-12)
+    assert raw[1].recommendation == S.IMPROVEMENT  # raw p = 0.0053
+    for f in fam:
+        assert (f.recommendation == S.IMPROVEMENT) == (f.p_adjusted is not None and f.p_adjusted < 0.05)
+        assert f.family == "Holm over the 4 cells"

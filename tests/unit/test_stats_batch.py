@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from obs.analysis.stats import paired_comparison, paired_comparisons, score_test, tango_interval
+from obs.analysis.stats import EXACT_BELOW, paired_comparison, paired_comparisons, score_test, tango_interval
 
 
 def pairs(seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -27,13 +27,20 @@ def test_batch_equals_the_single_version_and_scipy() -> None:
         assert got == single
         only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
         assert (got.only_a, got.only_b, got.n) == (only_a, only_b, a.size)
-        if only_a + only_b:
-            chi2 = (only_a - only_b) ** 2 / (only_a + only_b)
-            assert got.p_value == pytest.approx(float(sps.chi2.sf(chi2, 1)), abs=1e-12)
+        m = only_a + only_b
+        if m:
+            chi2 = (only_a - only_b) ** 2 / m
+            score_p = float(sps.chi2.sf(chi2, 1))
+            exact_p = float(min(1.0, 2 * sps.binom.cdf(min(only_a, only_b), m, 0.5)))
+            expected = score_p if m >= EXACT_BELOW else max(score_p, exact_p)
+            assert got.p_value == pytest.approx(expected, abs=1e-12)
         else:
             assert got.p_value == 1.0
-        assert got.p_value == score_test(only_a, only_b, a.size).p_value
-        assert got.interval == tango_interval(only_a, only_b, a.size)
+        if m >= EXACT_BELOW:
+            assert got.p_value == score_test(only_a, only_b, a.size).p_value
+            assert got.interval == tango_interval(only_a, only_b, a.size)
+        else:
+            assert got.exact and got.interval.width >= tango_interval(only_a, only_b, a.size).width
         assert got.interval.width > 0  # never a zero-width interval, even with no discordant case
 
 

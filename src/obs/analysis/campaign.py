@@ -42,6 +42,8 @@ from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
     NEGLIGIBLE,
+    NOT_TESTED,
+    SIZE_UNKNOWN,
     Recommendation,
     WelchResult,
     hedges_g,
@@ -444,14 +446,17 @@ def _thresholds(campaign: Campaign, c: CandidateStats) -> list[Check]:
     gain = sign * c.delta
     required = min_effect_of(campaign)
     word = "improvement" if campaign.higher_is_better else "reduction"
-    met = bool(not math.isnan(gain) and gain > 0.0 and gain >= required)
+    iv = c.welch.interval
+    # the size is judged on the interval: its bound nearer 0 must clear the minimum effect, not the estimate
+    near = None if iv is None else min(sign * iv.low, sign * iv.high)
+    met = bool(not math.isnan(gain) and gain > 0.0 and near is not None and near > 0.0 and near >= required)
+    bound = f"; the 95% CI's near bound is {_signed(near)}" if near is not None else "; no interval"
     detail = (
-        f"observed {word} {_signed(gain)} vs the minimum effect {num_na(required)}"
+        f"observed {word} {_signed(gain)}{bound} vs the minimum effect {num_na(required)} (the bound must clear it)"
         if required
         else f"observed {word} {_signed(gain)}; no minimum effect set (min_effect), so any {word} counts"
     )
-    checks = [Check("min_effect", f"{word} of the mean ≥ min_effect", required, gain, met, detail)]
-    iv = c.welch.interval
+    checks = [Check("min_effect", f"{word}, 95% CI bound ≥ min_effect", required, near, met, detail)]
     ci = f"95% CI {_signed(iv.low)} to {_signed(iv.high)}" if iv is not None else (c.welch.problem or "no interval")
     checks.append(
         Check(
@@ -508,8 +513,13 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
         text += f"A statistically significant degradation at α = {alpha:g}."
     elif c.recommendation == NEGLIGIBLE:
         text += (
-            f"Significant at α = {alpha:g}, but smaller than the minimum effect of interest "
+            f"Significant at α = {alpha:g}, but the whole 95% CI is smaller than the minimum effect of interest "
             f"({num_na(min_effect_of(campaign))})."
+        )
+    elif c.recommendation == SIZE_UNKNOWN:
+        text += (
+            f"Significant at α = {alpha:g}, but the size is not established: the 95% CI reaches below the minimum "
+            f"effect of interest ({num_na(min_effect_of(campaign))}) as well as above it."
         )
     elif iv.excludes_zero():
         text += (
@@ -568,12 +578,14 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
         assert base is not None  # tests is empty otherwise
         x = [v.value for v in cond.values]
         y = [v.value for v in base.values]
-        g = hedges_g(x, y) if x and y else math.nan
+        # no effect size without a test: copies of one run would pool a zero sd into it (an inflated g)
+        g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
         pooled, pooled_absent = _pooled(campaign.primary_metric, by_cond[cond.name], by_cond[base.name])
+        # no test (too few seeds, or seeds that are copies of one run): "not tested", never "not significant"
         rec = (
             recommendation(p_adj, w.estimate, w.interval, campaign.alpha, campaign.higher_is_better, min_effect)
             if w.interval is not None
-            else recommendation(math.nan, math.nan, (math.nan, math.nan))
+            else NOT_TESTED
         )
         seeds_needed, power_for = _planning(x, y, g, min_effect, alpha_used)
         warnings = [msg for msg in (_copies(base), _copies(cond)) if msg]
@@ -631,7 +643,8 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
             "seeds are the unit of analysis (the logged points of one run are not replicates)"
         ),
         "test": (
-            "Welch's two-sided t-test of the difference of means over seeds (unequal variances, Satterthwaite df); "
+            "Welch's two-sided t-test of the difference of means over seeds (unequal variances, Satterthwaite df; "
+            "Hsu's conservative df = min(n) − 1 when the conditions have different numbers of seeds); "
             "at least 2 seeds per condition, and some spread among them, are needed"
         ),
         "interval": "95% Welch t interval of candidate minus baseline: the exact dual of the test",

@@ -30,6 +30,7 @@ from obs.analysis.stats import (
     PAIRED_METHOD,
     Interval,
     PairedComparison,
+    holm_family,
     paired_comparisons,
     recommendation,
 )
@@ -82,9 +83,19 @@ class ProbeComparison:
     alpha: float = 0.05
     min_effect: float = 0.0
 
+    @property
+    def family(self) -> str | None:
+        """What the cells' labels were Holm-adjusted over (None: a single cell, nothing adjusted)."""
+        for scope in [self.overall, *self.by_split, *self.by_family]:
+            for pc in scope.checks.values():
+                if pc.family:
+                    return pc.family
+        return None
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "baseline": self.baseline_id,
+            "family": self.family,
             "checks": self.checks,
             "overall": self.overall.as_dict(),
             "by_split": [s.as_dict() for s in self.by_split],
@@ -106,7 +117,14 @@ def compare_probes(
     is_negative: Callable[[str], bool],
     alpha: float = 0.05,
     min_effect: float = 0.0,
+    primary: str | None = None,
 ) -> ProbeComparison:
+    """Every check in every scope (all shared cases, each split, each family), paired by case id.
+
+    The cells are one family of tests: their labels use Holm-adjusted p-values over every cell but the
+    `primary` check on all shared cases (the headline: one pre-declared test, judged on its own p), so a
+    table of forty cells does not mark two of them "significant" by chance.
+    """
     here, base = CaseOutcomes.of(here), CaseOutcomes.of(base)
     matched = align(here, base)
     ih, ib = matched.here, matched.base
@@ -134,6 +152,13 @@ def compare_probes(
                 pairs.append((h[both] == TRUE, b[both] == TRUE))
     hib = [c not in negative for _, c in cells]
     results = paired_comparisons(pairs, higher_is_better=hib, alpha=alpha, min_effect=min_effect)
+    in_family = [i for i, (k, check) in enumerate(cells) if not (k == 0 and check == primary)]
+    if len(in_family) > 1:
+        other = " other" if len(in_family) < len(cells) else ""
+        family = f"Holm over the {len(in_family)}{other} cells of this comparison"
+        adjusted = holm_family([results[i] for i in in_family], [hib[i] for i in in_family], family)
+        for i, result in zip(in_family, adjusted, strict=True):
+            results[i] = result
     per_scope: list[dict[str, PairedComparison]] = [{} for _ in scopes]
     for (k, check), result in zip(cells, results, strict=True):
         per_scope[k][check] = result
@@ -219,6 +244,15 @@ class HeadlineDelta:
     verdict: str = "insufficient_statistical_evidence"
     unit: str = "none"
     baseline_subset: str | None = None  # set when `baseline_value` is over fewer cases than the baseline has
+    # what the test is about: "checkpoint" for paired items of one run each (seed-to-seed variation is not in
+    # it), with the seeds per recipe a claim about the recipe would need (`recipe_note`)
+    claim: str | None = None
+    recipe_note: str | None = None
+
+    @property
+    def claim_text(self) -> str:
+        """What the test is about, in words (the checkpoint caveat for paired items of one run each)."""
+        return CHECKPOINT if self.claim == "checkpoint" else ""
 
     @property
     def better(self) -> bool | None:
@@ -241,6 +275,8 @@ class HeadlineDelta:
             "unit": self.unit,
             "verdict": self.verdict,
             "baseline_subset": self.baseline_subset,
+            "claim": self.claim,
+            "recipe_note": self.recipe_note,
         }
 
 
@@ -267,7 +303,12 @@ def headline_delta(
     name = headline.metric
     if name is None or headline.value is None:
         return None
-    if headline.kind == "probe" and comparison is not None and name in comparison.overall.checks:
+    if (
+        headline.kind == "probe"
+        and comparison is not None
+        and name in comparison.overall.checks
+        and comparison.overall.checks[name].family is None  # the headline is its own test, not a family member
+    ):
         return _subset(_probe_delta(comparison.overall.checks[name], base.id, is_negative(name)), base, name)
     if headline.kind == "probe" and here.probe and base.probe:
         matched = align(here.probe, base.probe)
@@ -303,6 +344,8 @@ def headline_delta(
             z = NormalDist().inv_cdf(0.975)
             p = 2 * (1 - NormalDist().cdf(abs(delta) / se))
             ci = Interval(delta - z * se, delta + z * se, 0.95)
+            if headline.is_rate and 0.0 <= value_b <= 1.0:  # a difference of two rates lies in [-1, 1]
+                ci = Interval(max(-1.0, ci.low), min(1.0, ci.high), 0.95)
             return HeadlineDelta(
                 base.id,
                 value_b,
@@ -329,6 +372,40 @@ def _subset(delta: HeadlineDelta, base: RunDigest, name: str) -> HeadlineDelta:
     return delta
 
 
+CHECKPOINT = (
+    "compares two checkpoints, one run each: items are the only variation in this test, seed-to-seed "
+    "variation is unknown, so it is not a claim about the recipe"
+)
+
+
+def recipe_note(delta: float, min_effect: float, alpha: float) -> str | None:
+    """Seeds per recipe a seed-level claim would need (80% power, two-sided Welch/t at `alpha`), for the
+    minimum effect when set, else for the observed change, at two plausible ratios of seed-to-seed sd to that
+    effect: the sd is what one seed per side cannot tell."""
+    effect = min_effect if min_effect > 0 else abs(delta)
+    if not effect > 0:
+        return None
+    what = "the minimum effect" if min_effect > 0 else "a change of this size"
+    half, same = _seeds_for(2.0, alpha), _seeds_for(1.0, alpha)
+    return (
+        f"for a claim about the recipe, run seeds of both: to detect {what} with 80% power at α = {alpha:g}, "
+        f"{half} seeds per recipe if seed-to-seed sd is half of it, {same} if it equals it"
+    )
+
+
+# sample_size_for_power(d, alpha=0.05) for the two ratios recipe_note uses, so a run page does not import
+# scipy for them (tests/unit/test_stats_round_two.py checks the table against the function)
+SEEDS_AT_ALPHA_05 = {2.0: 6, 1.0: 17}
+
+
+def _seeds_for(d: float, alpha: float) -> int | None:
+    if alpha == 0.05 and d in SEEDS_AT_ALPHA_05:
+        return SEEDS_AT_ALPHA_05[d]
+    from obs.analysis.stats import sample_size_for_power
+
+    return sample_size_for_power(d, alpha=alpha)
+
+
 def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> HeadlineDelta:
     fixed, broken = (pc.only_b, pc.only_a) if negative else (pc.only_a, pc.only_b)
     return HeadlineDelta(
@@ -342,6 +419,8 @@ def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> Head
         pc.n,
         pc.recommendation,
         PROBE_UNIT,
+        claim="checkpoint",
+        recipe_note=recipe_note(pc.delta, pc.min_effect, pc.alpha),
     )
 
 

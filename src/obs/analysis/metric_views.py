@@ -16,12 +16,14 @@ without them; the campaign's evidence minimums and α still apply. Pure: summari
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from obs.analysis.arms import ArmGroup, arm_stats
-from obs.analysis.campaign import CampaignStats, RunFinal, campaign_stats
+from obs.analysis.campaign import CampaignStats, CandidateStats, RunFinal, campaign_stats
 from obs.analysis.campaign_view import CampaignView, ConditionCurve, condition_curve
+from obs.analysis.stats import holm_adjust, recommendation
 from obs.sitemodel import Curve, RunSummary
 
 MAX_METRICS = 40  # a picker longer than this is a list nobody reads; the rest are named as left out
@@ -72,14 +74,47 @@ def campaign_metrics(view: CampaignView, higher_is_better: Callable[[str], bool]
             out.append(MetricView(metric, True, view.curves, view.stats))
             continue
         curves = _curves(conditions, runs, _curve_of(metric))
-        secondary = dataclasses.replace(
-            campaign, primary_metric=metric, higher_is_better=higher_is_better(metric), litmus={}
+        secondary = dataclasses.replace(  # the minimum effect is in the primary metric's units: not this one's
+            campaign, primary_metric=metric, higher_is_better=higher_is_better(metric), litmus={}, min_effect=None
         )
         finals = [
             RunFinal(run_id=s.id, condition=s.condition, seed=s.seed, final=s.finals.get(metric), last_step=s.last_step)
             for s in runs
         ]
         out.append(MetricView(metric, False, curves, campaign_stats(secondary, finals)))
+    return across_metrics(out)
+
+
+def across_metrics(views: list[MetricView]) -> list[MetricView]:
+    """The metrics other than the primary one as one family: Holm over every candidate x metric test.
+
+    Why: a page of forty metrics, each with a few candidates, labelled one metric at a time, marks some
+    of them "significant" by chance alone. The primary metric is the pre-declared question and keeps its
+    own result (Holm over its candidates); every other metric's labels use p-values adjusted over all
+    the candidate x metric tests of the other metrics, and `correction` says so.
+    """
+    tested = [
+        (i, j) for i, v in enumerate(views) if not v.primary for j, c in enumerate(v.stats.candidates) if c.tested
+    ]
+    if len(tested) < 2:
+        return views
+    adjusted = holm_adjust([views[i].stats.candidates[j].p_value for i, j in tested])
+    n_metrics = len({i for i, _ in tested})
+    family = (
+        f"Holm–Bonferroni over the {len(tested)} candidate × metric Welch tests of the {n_metrics} metrics other "
+        "than the primary one; the labels use the adjusted p"
+    )
+    new_cands: dict[int, list[CandidateStats]] = {i: list(views[i].stats.candidates) for i, _ in tested}
+    for (i, j), p_adj in zip(tested, adjusted, strict=True):
+        s, c = views[i].stats, views[i].stats.candidates[j]
+        rec = recommendation(
+            p_adj, c.welch.estimate, c.welch.interval or (math.nan, math.nan), s.alpha, s.higher_is_better
+        )
+        new_cands[i][j] = dataclasses.replace(c, p_adjusted=p_adj, recommendation=rec)
+    out = list(views)
+    for i, cands in new_cands.items():
+        stats = dataclasses.replace(views[i].stats, candidates=cands, correction=family)
+        out[i] = dataclasses.replace(views[i], stats=stats)
     return out
 
 
@@ -99,4 +134,4 @@ def arms_metrics(
         stats = arm_stats(dataclasses.replace(group, metric=metric), higher_is_better(metric), final_window)
         out.append(MetricView(metric, False, curves, stats))
     out.sort(key=lambda v: not v.primary)  # the group's metric first, the rest by name
-    return out
+    return across_metrics(out)

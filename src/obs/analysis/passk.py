@@ -78,6 +78,15 @@ class Selector:
         """Items the oracle solves that the selector's pick gets wrong."""
         return self.comparison.only_b
 
+    @property
+    def gap_words(self) -> str:
+        """What the selected-minus-best-of-n gap says. Best-of-n is an upper bound the selector can only
+        approach, so a gap is the selector's shortfall, never a "degradation" of the run."""
+        c = self.comparison
+        if c.p_value < c.alpha and c.interval.high < 0.0:
+            return "the selector falls significantly short of best-of-n"
+        return "no significant gap between the selector and best-of-n"
+
 
 @dataclass(frozen=True)
 class PassK:

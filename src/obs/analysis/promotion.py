@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from obs.analysis.compare import HeadlineDelta, ProbeComparison
+from obs.analysis.compare import PROBE_UNIT, HeadlineDelta, ProbeComparison
 from obs.analysis.held_constant import HeldConstant
 from obs.analysis.stats import (
     DEGRADATION,
@@ -34,6 +34,7 @@ from obs.analysis.stats import (
     NEGLIGIBLE,
     NOT_TESTED,
     OUTCOME_WORDS,
+    SIZE_UNKNOWN,
     PairedComparison,
     holm_adjust,
     score_tests,
@@ -152,6 +153,7 @@ class Suggestion:
     regressions: list[Regression] = field(default_factory=list)
     unjudged: list[Unjudged] = field(default_factory=list)
     tests: int = 0  # scope-check cells tested for a regression (the Holm family)
+    missable: list[str] = field(default_factory=list)  # with no regression: the drops each cell could miss
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -161,6 +163,7 @@ class Suggestion:
             "regressions": [r.as_dict() for r in self.regressions],
             "too_small_to_judge": [u.text() for u in self.unjudged],
             "regression_tests": self.tests,
+            "could_have_missed": self.missable,
         }
 
 
@@ -267,6 +270,34 @@ def regression_tests(p: PromotionInput) -> tuple[list[Regression], list[Unjudged
     return regs, unjudged, m
 
 
+def could_miss(p: PromotionInput, m: int) -> list[str]:
+    """For each split and family on the headline check (else the first check): the smallest drop the
+    regression rule detects with 80 % power there, at the strictest Holm level alpha / m. "Nothing
+    regressed" is only as strong as this."""
+    from obs.analysis.detectable import detectable_drop
+
+    c = p.comparison
+    if c is None or not c.checks:
+        return []
+    check = _headline_check(p) or c.checks[0]
+    tolerance = p.threshold("regression_tolerance")
+    level = p.alpha / max(1, m)
+    out = []
+    for scope in [*c.by_split, *c.by_family]:
+        pc = scope.checks.get(check)
+        if pc is None or not pc.n:
+            continue
+        negative = check in c.negative
+        passed_before = (pc.n - pc.both_correct - pc.only_b) if negative else (pc.both_correct + pc.only_b)
+        drop = detectable_drop(pc.n, passed_before, pc.discordant / pc.n, tolerance, level)
+        where = f"{scope.scope} {scope.label} ({pc.n} cases)"
+        if drop is None:
+            out.append(f"{where}: could miss any drop, even losing every case it got right")
+        else:
+            out.append(f"{where}: could miss a drop smaller than {pp(-drop)} in {check}")
+    return out
+
+
 def regressions(p: PromotionInput) -> list[Regression]:
     """The regressions of the promotion rule (see :func:`regression_tests`)."""
     return regression_tests(p)[0]
@@ -349,6 +380,15 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             "rules need replicates (paired probe cases, or seeds) and do not judge one run against one run",
             p.seed_level_hint or "",
         )
+    from obs.analysis.detectable import detectable_gain, min_cases
+
+    fewest = min_cases(p.alpha)
+    if d.unit == PROBE_UNIT and d.n is not None and d.n < fewest:
+        return nothing(
+            f"{name}: only {d.n} shared probe case{'s' if d.n != 1 else ''} with the baseline, too few to judge: no "
+            f"change in fewer than {fewest} cases can be significant at α = {p.alpha:g} (exact test); add cases "
+            f"(at least {fewest}, and many more to detect a change of a few points)"
+        )
     checks: list[RuleCheck] = []
     word = OUTCOME_WORDS.get(d.verdict, d.verdict)
     checks.append(
@@ -363,14 +403,23 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         held_ok = p.held.clean
         checks.append(RuleCheck("one axis changed", held_ok, p.held.verdict_text()))
     tolerance = p.threshold("regression_tolerance")
+    missable: list[str] = []
     if p.comparison is not None:
+        missable = could_miss(p, m) if not regs else []
         checks.append(
             RuleCheck(
                 f"no split or family worse by more than {pp(tolerance, False)} pp (one-sided score test, "
                 f"Holm over {plural(m, 'cell')})",
                 not regs,
-                "none" if not regs else f"{_count(regs, 'regression')}:",
-                items=tuple(r.text() for r in regs),
+                (
+                    "none found; what this probe could have missed (the smallest drop the rule detects with 80% "
+                    "power at each cell's size and churn):"
+                    if missable
+                    else "none"
+                )
+                if not regs
+                else f"{_count(regs, 'regression')}:",
+                items=tuple(r.text() for r in regs) if regs else tuple(missable),
             )
         )
         if unjudged:
@@ -398,7 +447,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     gains = gained_families(p)
 
     def done(verdict: str, *reasons: str) -> Suggestion:
-        return Suggestion(verdict, [r for r in reasons if r], checks, regs, unjudged, m)
+        return Suggestion(verdict, [r for r in reasons if r], checks, regs, unjudged, m, missable)
 
     if held_ok is False:
         return done(
@@ -422,8 +471,24 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             f"{name} got significantly worse (95% CI below zero)",
             f"it did fix {', '.join(gains)}: keep that idea, not this run" if gains else "",
         )
+    if d.verdict == SIZE_UNKNOWN:
+        unknown = (
+            f"{name} improved significantly, but the 95% CI reaches below the minimum effect of interest as well as "
+            "above it: the size of the gain is not established"
+        )
+        if regs:
+            return done("reject", unknown, f"and {_count(regs, 'regression')} beyond tolerance")
+        return Suggestion(
+            None,
+            [unknown, "not promoted on an unestablished size: more cases (or seeds) would narrow the interval"],
+            checks,
+            regs,
+            unjudged,
+            m,
+            missable,
+        )
     if d.verdict == NEGLIGIBLE:
-        small = f"{name} changed significantly, but by less than the minimum effect of interest"
+        small = f"{name} changed significantly, but by less than the minimum effect of interest (the whole 95% CI)"
         if regs:
             return done("reject", small, f"and {_count(regs, 'regression')} beyond tolerance")
         return done("branch", small, "not worth promoting: branch to a change that moves it further")
@@ -448,9 +513,19 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         )
     if regs:
         return done("reject", inconclusive, f"and {_count(regs, 'regression')} beyond tolerance")
+    gain = None
+    head_pc = p.comparison.overall.checks.get(p.headline_metric or "") if p.comparison is not None else None
+    if head_pc is not None and head_pc.n:
+        gain = detectable_gain(head_pc.n, max(head_pc.discordant, 1) / head_pc.n, p.alpha)
+    missed = (
+        f"at {head_pc.n} cases the test detects a change of {pp(gain, False)} pp with 80% power, so a smaller one "
+        "could have been missed"
+        if head_pc is not None and gain is not None
+        else "the probe is too small to say how large a change could have been missed"
+    )
     return done(
         "branch",
         inconclusive,
-        "nothing regressed, but nothing measurably improved either: this axis has given what it can at this "
-        "budget; branch to a different axis rather than repeat",
+        f"no regression found and no significant improvement: {missed}; branch to a different axis, or enlarge "
+        "the probe to look for a smaller effect",
     )

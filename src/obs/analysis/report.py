@@ -138,7 +138,10 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     base = ctx.baseline
     comparison = None
     if base is not None and digest.probe and base.probe:
-        comparison = compare_probes(digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect)
+        primary = headline.metric if headline.kind == "probe" else None
+        comparison = compare_probes(
+            digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect, primary=primary
+        )
     delta = None
     if base is not None:
         delta = (

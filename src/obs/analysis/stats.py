@@ -43,7 +43,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from statistics import NormalDist
 from typing import Any, ClassVar, Literal
 
@@ -52,11 +52,13 @@ import numpy.typing as npt
 
 __all__ = [
     "DEGRADATION",
+    "EXACT_BELOW",
     "IMPROVEMENT",
     "INSUFFICIENT",
     "NEGLIGIBLE",
     "NOT_TESTED",
     "OUTCOME_WORDS",
+    "SIZE_UNKNOWN",
     "Alternative",
     "Interval",
     "PairedComparison",
@@ -64,10 +66,13 @@ __all__ = [
     "Recommendation",
     "TestResult",
     "WelchResult",
+    "clopper_pearson",
     "cohens_d",
     "design_effect",
+    "exact_mcnemar",
     "hedges_g",
     "holm_adjust",
+    "holm_family",
     "mean_interval_01",
     "paired_comparison",
     "paired_comparisons",
@@ -90,6 +95,7 @@ Recommendation = Literal[
     "insufficient_statistical_evidence",
     "significant_degradation",
     "significant_below_min_effect",
+    "significant_size_not_established",
     "not_tested",
 ]
 IMPROVEMENT: Recommendation = "statistically_significant_improvement"
@@ -97,12 +103,15 @@ INSUFFICIENT: Recommendation = "insufficient_statistical_evidence"
 DEGRADATION: Recommendation = "significant_degradation"
 NEGLIGIBLE: Recommendation = "significant_below_min_effect"  # significant, smaller than the minimum effect
 NOT_TESTED: Recommendation = "not_tested"  # no replicates: described, never tested
+# significant, but the interval does not show the change is at least the minimum effect (nor that it is smaller)
+SIZE_UNKNOWN: Recommendation = "significant_size_not_established"
 
 # How each outcome reads, the same on every page, PR comment and `obs gate` line.
 OUTCOME_WORDS: dict[str, str] = {
     IMPROVEMENT: "significant improvement",
     DEGRADATION: "significant degradation",
     NEGLIGIBLE: "significant, below the minimum effect",
+    SIZE_UNKNOWN: "significant, size not established",
     INSUFFICIENT: "not significant",
     NOT_TESTED: "not tested",
 }
@@ -195,6 +204,18 @@ PAIRED_METHOD = (
     "Tango score interval of the paired rate difference; score test (McNemar's test without continuity "
     "correction at a difference of 0), its exact dual: the interval excludes 0 exactly when p < alpha"
 )
+PAIRED_EXACT_METHOD = (
+    "fewer than 25 discordant pairs: the exact conditional (binomial) McNemar test, and an interval that "
+    "spans both Tango's score interval and the Clopper-Pearson interval of the discordant split (so it "
+    "excludes 0 exactly when p < alpha)"
+)
+
+# Below this many discordant pairs the score (asymptotic McNemar) test does not decide alone: the usual rule
+# for the chi-square approximation of McNemar's statistic is b + c >= 25, the exact binomial test below it.
+# Conditionally on the discordant count the score test rejects a true null with probability 0.125 at 4 pairs
+# (4 vs 0) and 0.0625 at 5, where the exact test cannot reject at all; beyond 25 its conditional level
+# oscillates around alpha (mean 0.050 over 25-199 pairs). tests/unit/test_stats.py computes these.
+EXACT_BELOW = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,10 +243,18 @@ class PairedComparison(_Result):
     recommendation: Recommendation
     min_effect: float = 0.0
     method: str = PAIRED_METHOD
+    exact: bool = False  # fewer than EXACT_BELOW discordant pairs: the exact conditional test decides
+    p_adjusted: float | None = None  # Holm-adjusted p over `family`, when this cell is one of several
+    family: str | None = None  # what the p was adjusted over ("the 44 other cells of this comparison")
 
     @property
     def discordant(self) -> int:
         return self.only_a + self.only_b
+
+    @property
+    def p_decision(self) -> float:
+        """The p the recommendation uses: the adjusted one when this cell belongs to a family."""
+        return self.p_value if self.p_adjusted is None else self.p_adjusted
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,8 +285,9 @@ class WelchResult(_Result):
 
     ``interval`` and ``p_value`` are ``None`` when they cannot be computed, and ``problem`` says why:
     fewer than :data:`MIN_REPLICATES` values in a group ("too few seeds for an interval"), or no
-    variation at all within either group ("no variation observed": the seeds are copies of each
-    other, and a zero-width interval would be a lie, not a 95% CI).
+    variation at all within a group ("no variation observed": its seeds are copies of each other, one
+    replicate rather than n; a test against them would treat their mean as known exactly, and a
+    zero-width interval would be a lie, not a 95% CI).
     """
 
     estimate: float
@@ -274,6 +304,11 @@ class WelchResult(_Result):
     sd_y: float
     problem: str | None
     method: str = "Welch's t-test (unequal variances, Satterthwaite df) and its dual t interval"
+
+    @property
+    def df_rule(self) -> str:
+        """Which degrees of freedom the test used: Satterthwaite's, or min(n) - 1 for unequal seed counts."""
+        return "Satterthwaite" if self.n_x == self.n_y else "min(n) − 1 (Hsu), as the seed counts differ"
 
 
 # --------------------------------------------------------------------------- validation
@@ -618,6 +653,9 @@ def paired_from_counts(
     c = np.array([c[3] for c in counts], dtype=np.float64)
     lows, highs = tango_intervals(b, c, n, level)
     ps = score_tests(b, c, n)
+    exact = (b + c) < EXACT_BELOW
+    if bool(np.any(exact)):
+        lows, highs, ps = _exact_small(b, c, n, lows, highs, ps, exact, level)
     out = []
     for i, (size, both, only_a, only_b) in enumerate(counts):
         if size == 0:
@@ -645,9 +683,110 @@ def paired_from_counts(
                     p_value, delta, interval, alpha=alpha, higher_is_better=hib[i], min_effect=min_effect
                 ),
                 min_effect=min_effect,
+                method=PAIRED_EXACT_METHOD if exact[i] else PAIRED_METHOD,
+                exact=bool(exact[i]),
             )
         )
     return out
+
+
+def holm_family(
+    results: Sequence[PairedComparison], higher_is_better: Sequence[bool], family: str
+) -> list[PairedComparison]:
+    """The same comparisons with Holm-adjusted p-values over ``results`` and recommendations made from them.
+
+    Why: a run's comparison table shows dozens of cells (every check in every split and family); at raw
+    p < 0.05 some are "significant" by chance alone. Each cell keeps its raw p and its (unadjusted) 95% CI;
+    its label uses the adjusted p, and ``family`` names what it was adjusted over. A family of one is
+    left as it is.
+    """
+    if len(results) < 2:
+        return list(results)
+    adjusted = holm_adjust([r.p_value for r in results])
+    out = []
+    for r, adj, hib in zip(results, adjusted, higher_is_better, strict=True):
+        rec = recommendation(adj, r.delta, r.interval, alpha=r.alpha, higher_is_better=hib, min_effect=r.min_effect)
+        out.append(replace(r, p_adjusted=None if math.isnan(adj) else adj, family=family, recommendation=rec))
+    return out
+
+
+def exact_mcnemar(b: int, c: int) -> float:
+    """The exact conditional McNemar test: two-sided binomial test of ``b`` of ``b + c`` discordant pairs
+    against 1/2, ``min(1, 2·P(X <= min(b, c)))``. Matches statsmodels' ``mcnemar(exact=True)``."""
+    b, c = _check_count(b, "b"), _check_count(c, "c")
+    m = b + c
+    if m == 0:
+        return 1.0
+    # exact integer arithmetic (no scipy on the run page's path): sum C(m, i) for i <= min(b, c), over 2^m
+    return min(1.0, 2.0 * sum(math.comb(m, i) for i in range(min(b, c) + 1)) / 2.0**m)
+
+
+def clopper_pearson(k: int, m: int, level: float = 0.95) -> Interval:
+    """Clopper-Pearson interval of a binomial proportion ``k / m`` (the inversion of two one-sided exact
+    tests at ``(1 - level) / 2`` each). Matches statsmodels' ``proportion_confint(method="beta")``."""
+    level = _check_level(level)
+    if m == 0:
+        return Interval(0.0, 1.0, level)
+    a = 1.0 - level
+    # each bound by bisection on the binomial tail (exact sums: the run page's path does not import scipy)
+    low = 0.0 if k == 0 else _binomial_root(lambda q: _binom_sf(k - 1, m, q) - a / 2.0)
+    high = 1.0 if k == m else _binomial_root(lambda q: a / 2.0 - _binom_cdf(k, m, q))
+    return Interval(low, high, level)
+
+
+def _binom_cdf(k: int, m: int, q: float) -> float:
+    """P(X <= k) for X ~ Binomial(m, q), summed exactly term by term."""
+    return math.fsum(math.comb(m, i) * q**i * (1.0 - q) ** (m - i) for i in range(k + 1))
+
+
+def _binom_sf(k: int, m: int, q: float) -> float:
+    """P(X > k) for X ~ Binomial(m, q)."""
+    return math.fsum(math.comb(m, i) * q**i * (1.0 - q) ** (m - i) for i in range(k + 1, m + 1))
+
+
+def _binomial_root(f: Any) -> float:
+    """The q in (0, 1) where the increasing function `f` crosses 0, by bisection (~1e-16)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(_BISECTIONS):
+        mid = (lo + hi) / 2.0
+        if f(mid) < 0.0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
+def _exact_small(
+    b: FloatArray,
+    c: FloatArray,
+    n: FloatArray,
+    lows: FloatArray,
+    highs: FloatArray,
+    ps: FloatArray,
+    exact: npt.NDArray[np.bool_],
+    level: float,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Where fewer than EXACT_BELOW pairs disagree: p = the larger of the exact conditional McNemar p and
+    the score p, and the interval the hull of Tango's and the exact conditional one.
+
+    Conditionally on the m discordant pairs, b ~ Binomial(m, pi) and the gap is (m/n)(2 pi - 1); the
+    Clopper-Pearson interval of pi excludes 1/2 exactly when the exact test rejects, so the mapped interval
+    is its dual. The hull excludes 0 exactly when both intervals do, i.e. when both tests reject: exactly
+    when the larger p is below alpha. The hull is never narrower than Tango's, so it covers at least as
+    often; with no discordant pair it is Tango's (never zero width).
+    """
+    lows, highs, ps = lows.copy(), highs.copy(), ps.copy()
+    for i in np.flatnonzero(exact):
+        if n[i] <= 0:
+            continue
+        bi, ci = int(b[i]), int(c[i])
+        m = bi + ci
+        cp = clopper_pearson(bi, m, level)
+        scale = m / float(n[i])
+        lows[i] = min(lows[i], scale * (2.0 * cp.low - 1.0))
+        highs[i] = max(highs[i], scale * (2.0 * cp.high - 1.0))
+        ps[i] = max(ps[i], exact_mcnemar(bi, ci))
+    return lows, highs, ps
 
 
 def paired_means(
@@ -747,10 +886,15 @@ def welch(x: npt.ArrayLike, y: npt.ArrayLike, *, level: float = 0.95) -> WelchRe
     while its bootstrap interval already excludes 0 - two procedures that disagree. Welch's t interval
     carries the right small-sample widening (Satterthwaite degrees of freedom, unequal variances
     allowed) and is the exact inversion of its test: the interval excludes 0 iff p < 1 - level.
-    Matches ``scipy.stats.ttest_ind(x, y, equal_var=False)`` and its ``confidence_interval``.
+    Matches ``scipy.stats.ttest_ind(x, y, equal_var=False)`` and its ``confidence_interval`` for equal
+    group sizes.
 
-    Fewer than :data:`MIN_REPLICATES` values in a group, or no spread at all in either group, give no
-    interval and no p, with ``problem`` saying so.
+    With unequal group sizes the degrees of freedom are Hsu's conservative ``min(n_x, n_y) - 1`` instead
+    of Satterthwaite's (which under-covers when the smaller group is the noisier: see the code); with
+    equal sizes this is exactly scipy's Welch test.
+
+    Fewer than :data:`MIN_REPLICATES` values in a group, or no spread at all in a group (its seeds are
+    copies of one run), give no interval and no p, with ``problem`` saying so.
     """
     level = _check_level(level)
     xs, ys = _as_sample(x, "x"), _as_sample(y, "y")
@@ -777,8 +921,24 @@ def welch(x: npt.ArrayLike, y: npt.ArrayLike, *, level: float = 0.95) -> WelchRe
     scale = max(float(np.max(np.abs(xs))), float(np.max(np.abs(ys))), 1e-300)
     if math.sqrt(vx + vy) <= 1e-12 * scale:
         return result(f"no variation observed (n = {nx} + {ny}): every seed gave the same value")
+    flat = [name for name, sd in (("first", sx), ("second", sy)) if sd <= 1e-12 * scale]
+    if flat:
+        # Welch would then test the other group against a constant, as if this group's mean were known
+        # exactly: copies of one run are one replicate, not n, and there is no spread to test against.
+        which = "the candidate's" if flat == ["first"] else "the baseline's"
+        n_flat = nx if flat == ["first"] else ny
+        return result(
+            f"no variation observed in {which} {n_flat} seeds (n = {nx} + {ny}): they all gave the same value, so "
+            "they are copies of one run, not replicates"
+        )
     se = math.sqrt(vx + vy)
     df = (vx + vy) ** 2 / ((vx * vx) / (nx - 1) + (vy * vy) / (ny - 1))
+    if nx != ny:
+        # Unequal seed counts: Satterthwaite's df trusts the small condition's spread, which 2-3 seeds estimate
+        # badly; when it is the noisier one, the interval under-covers (2v5, small side 3x noisier: 0.90;
+        # skewed 3v5: 0.88; bench/stats_calibration.py). The conservative df = min(n) - 1 (Hsu 1938; Scheffe
+        # 1970 shows the interval then holds its level for any variance ratio) keeps >= 0.96 there.
+        df = float(min(nx, ny) - 1)
     t = estimate / se
     p = float(min(1.0, 2.0 * _special.stdtr(df, -abs(t))))
     tq = float(_special.stdtrit(df, 0.5 + 0.5 * level))
@@ -792,8 +952,9 @@ def cohens_d(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     The pooled SD ``sqrt(((n_x-1)s_x² + (n_y-1)s_y²) / (n_x+n_y-2))`` assumes both groups share one
     variance. Biased away from 0 at small n: see :func:`hedges_g`.
 
-    Edge cases: an empty group or ``n_x + n_y < 3`` → ``nan`` (no variance estimate);
-    zero pooled SD → ``±inf`` if the means differ, ``nan`` if they are equal.
+    Edge cases: an empty group or ``n_x + n_y < 3`` → ``nan`` (no variance estimate); zero pooled SD
+    → ``nan`` (seeds that are copies have no spread to scale a difference by; "∞" would read as an
+    infinitely large effect).
     """
     xs = _as_sample(x, "x")
     ys = _as_sample(y, "y")
@@ -805,9 +966,7 @@ def cohens_d(x: npt.ArrayLike, y: npt.ArrayLike) -> float:
     sd = math.sqrt(ss / (nx + ny - 2))
     # Treat an SD that is pure rounding noise relative to the data as zero.
     if sd <= 1e-14 * max(float(np.max(np.abs(xs))), float(np.max(np.abs(ys))), 1e-300):
-        if diff == 0.0:
-            return math.nan
-        return math.copysign(math.inf, diff)
+        return math.nan  # no spread to measure the difference in: undefined, not infinite
     return diff / sd
 
 
@@ -925,13 +1084,19 @@ def recommendation(
 
     Why: readers want a verdict, but a verdict needs *both* a significant test and an interval that
     agrees on the direction (with the dual pairs used here they always agree, except where a
-    multiplicity correction raised the p-value); and a change smaller than the minimum effect of
-    interest is not a result to act on, however significant.
+    multiplicity correction raised the p-value); and a claim about the *size* of a change is only as
+    strong as the interval: "at least the minimum effect" needs the interval's near bound to clear it,
+    not the point estimate (a +4 pp estimate with a 95% CI [+0.4, +10] pp does not show a 3 pp gain).
 
-    * ``statistically_significant_improvement``: ``p < alpha``, the CI entirely on the better side
-      of 0 and ``delta`` at least ``min_effect`` in the better direction;
-    * ``significant_degradation``: the same on the worse side;
-    * ``significant_below_min_effect``: significant, but ``|delta| < min_effect``;
+    * ``statistically_significant_improvement``: ``p < alpha`` and the CI entirely on the better side
+      of 0 and, when ``min_effect`` is set, entirely at or beyond ``min_effect``;
+    * ``significant_size_not_established``: significant and better, but the CI reaches below
+      ``min_effect`` and above it: the size is not established either way;
+    * ``significant_below_min_effect``: significant, and the whole CI is smaller than ``min_effect``
+      (better or worse);
+    * ``significant_degradation``: significant on the worse side, unless the whole CI shows the harm is
+      smaller than ``min_effect``: a harm is flagged unless shown negligible, a gain is claimed only
+      when shown large enough;
     * ``insufficient_statistical_evidence``: otherwise, including any ``nan``.
 
     ``delta`` and ``ci`` are candidate minus baseline; ``higher_is_better=False`` for losses.
@@ -944,7 +1109,9 @@ def recommendation(
     sign = 1.0 if higher_is_better else -1.0
     better, lo, hi = sign * delta, min(sign * low, sign * high), max(sign * low, sign * high)
     if better > 0.0 and lo > 0.0:
-        return IMPROVEMENT if better >= min_effect else NEGLIGIBLE
+        if lo >= min_effect:
+            return IMPROVEMENT
+        return NEGLIGIBLE if hi < min_effect else SIZE_UNKNOWN
     if better < 0.0 and hi < 0.0:
-        return DEGRADATION if -better >= min_effect else NEGLIGIBLE
+        return NEGLIGIBLE if min_effect > 0.0 and -lo < min_effect else DEGRADATION
     return INSUFFICIENT

@@ -182,6 +182,10 @@ def _headline_line(report: RunReport) -> str:
             f" · **Δ {_delta(d.delta, h.is_rate)}**{arrow} vs {base}"
             f" ({' · '.join(extra)}): {md_obs(verdict_words(d.verdict), 60)}"
         )
+        if d.claim == "checkpoint":
+            text += f"\n\n_This {md_obs(d.claim_text, 200)}"
+            text += f"; {md_obs(report.seed_level, 200)}" if report.seed_level else ""
+            text += f". {md_obs(d.recipe_note[0].upper() + d.recipe_note[1:], 300)}._" if d.recipe_note else "._"
     elif report.baseline_id:
         why = report.baseline_problem or (d.method if d else "no comparable metric")
         text += f" · no delta vs {md_code(report.baseline_id, in_table=False)}: {md_obs(why, 160)}"
@@ -251,19 +255,31 @@ def _against_baseline(report: RunReport) -> str:
                 pct(pc.rate_a),
                 f"{pp(pc.delta)} {ARROW.get(pc.recommendation, '')}".strip(),
                 f"[{pp(pc.interval.low, False)}, {pp(pc.interval.high, False)}]",
-                pval(pc.p_value),
+                pval(pc.p_value) + (f" → {pval(pc.p_adjusted)}" if pc.p_adjusted is not None else ""),
                 f"{fixed} / {broke}",
             ]
         )
     head = f"Paired on {plural(cmp.overall.n_shared, 'case')} shared with {md_code(cmp.baseline_id, in_table=False)}"
     if cmp.only_here or cmp.only_baseline:
         head += f" ({len(cmp.only_here)} only in this run, {len(cmp.only_baseline)} only in the baseline, not paired)"
-    head += ": cases are the unit; Tango 95% score CI and the McNemar score test it inverts."
+    head += ": cases are the unit; Tango 95% score CI and the McNemar score test it inverts (the exact test below 25 "
+    head += "discordant cases)."
+    family = next((pc.family for pc in cmp.overall.checks.values() if pc.family), None)
+    if family:
+        head += f" ▲ / ▼ use the p-values adjusted by {family} (raw → adjusted); the headline is judged on its own."
     return (
         head
         + "\n\n"
         + table(
-            ["Check", "Baseline", "This run", "Δ", "95% CI (pp)", "McNemar p", "fixed / broke"],
+            [
+                "Check",
+                "Baseline",
+                "This run",
+                "Δ",
+                "95% CI (pp)",
+                "McNemar p (raw → Holm)" if family else "McNemar p",
+                "fixed / broke",
+            ],
             rows,
             ["l", "r", "r", "r", "r", "r", "r"],
         )
@@ -284,6 +300,10 @@ def _regressions(report: RunReport, tolerance: float) -> str:
         )
         if small:
             text += f" {plural(len(small), 'cell')} too small to judge."
+        if report.suggestion.missable:
+            text += " What it could have missed (the smallest drop detected with 80% power):\n\n" + "\n".join(
+                f"- {md_obs(item, 200)}" for item in report.suggestion.missable
+            )
         return text
     ordered = sorted(regs, key=lambda r: -r.worse_by)
     rows = []
@@ -512,11 +532,32 @@ def campaign_summary(
     ]
     head = "\n".join(head_lines)
     sentences = "\n".join(f"- {md_obs(c.sentence, 600)}" for c in stats.candidates)
-    unmet = "\n".join(f"- {md_text(c.label, 80)}: {md_obs(u, 200)}" for c in stats.candidates for u in c.litmus.unmet)
+    # evidence minimums (seeds, steps, completions) apart from thresholds the evidence failed (significance,
+    # the minimum effect) and from why a candidate was not tested: three different reasons, three headings
+    unmet = "\n".join(
+        f"- {md_text(c.label, 80)}: {md_obs(e.detail, 200)}"
+        for c in stats.candidates
+        for e in c.litmus.evidence
+        if not e.met
+    )
+    failed = "\n".join(
+        f"- {md_text(c.label, 80)}: {md_obs(t.detail, 200)}"
+        for c in stats.candidates
+        if c.litmus.verdict == "FAILED"
+        for t in c.litmus.thresholds
+        if not t.met
+    )
+    untested = "\n".join(
+        f"- {md_text(c.label, 80)}: {md_obs(c.welch.problem or '', 200)}"
+        for c in stats.candidates
+        if not c.tested and c.welch.problem
+    )
     paired_rows = [[md_text(p.name, 120), md_obs(p.sentence, 400, in_table=True)] for p in stats.paired]
     sections = [
         Section("Reading", sentences, 70),
         Section("Unmet evidence minimums", unmet, 60),
+        Section("Thresholds not met", failed, 58),
+        Section("Not tested", untested, 56),
         Section("Paired systems", table(["Comparison", "Result"], paired_rows) if paired_rows else "", 50),
         Section("Notes", "\n".join(f"- {md_obs(n, 300)}" for n in stats.notes), 20),
     ]

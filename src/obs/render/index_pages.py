@@ -30,6 +30,7 @@ from obs.sitemodel import RunSummary
 
 if TYPE_CHECKING:
     from obs.analysis.campaign import CampaignStats
+    from obs.analysis.recipes import RecipeLevel
 
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
 
@@ -70,7 +71,11 @@ def render_site_pages(
     arm_groups = [g for g, _ in arm_results]
     pages.update(arm_pages)
     campaign_stats = _campaign_pages(summaries, site, renderer, memo, pages)
-    seed_levels = seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, site.layout)
+    seed_levels: dict[str, Any] = dict(
+        seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, site.layout)
+    )
+    seed_levels.update(recipe_results(summaries, site, frozenset(seed_levels)))
+    pages[urls.SEED_LEVELS] = dumps({run: _seed_level_json(level) for run, level in sorted(seed_levels.items())})
     pages.update(_across_pages(summaries, cfg, renderer, memo))
     pages.update(_index_page(summaries, site, renderer, specs, arm_groups, seed_levels))
     pages.update(_spec_pages(specs, site, by_id, arm_groups, seed_levels, renderer, memo))
@@ -128,9 +133,10 @@ def _across_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Render
     pages = dict(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
-    diff_inputs = across.diff_inputs(summaries, cfg)  # both pages read the same fields of each run
+    diff_inputs = across.diff_inputs(summaries, cfg)
     pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
-    pages.update(memo("compare", diff_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
+    compare_inputs = across.compare_inputs(summaries, cfg)
+    pages.update(memo("compare", compare_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
     return pages
 
 
@@ -140,7 +146,7 @@ def _index_page(
     renderer: Renderer,
     specs: list[dict[str, Any]],
     arm_groups: list[ArmGroup],
-    seed_levels: dict[str, SeedLevel],
+    seed_levels: dict[str, Any],
 ) -> dict[str, bytes]:
     """The index: the leaderboard (its rows past `leaderboard_rows` as a data file), specs, campaigns,
     provenance groups, arm groups and the newest config diffs."""
@@ -197,7 +203,7 @@ def _spec_pages(
     site: SitePages,
     by_id: dict[str, RunSummary],
     arm_groups: list[ArmGroup],
-    seed_levels: dict[str, SeedLevel],
+    seed_levels: dict[str, Any],
     renderer: Renderer,
     memo: PageMemo,
 ) -> dict[str, bytes]:
@@ -239,9 +245,7 @@ def _ledger_page(summaries: list[RunSummary], renderer: Renderer, memo: PageMemo
     )
 
 
-def _spec_page(
-    ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, SeedLevel]
-) -> dict[str, bytes]:
+def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, Any]) -> dict[str, bytes]:
     return {page: renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()}
 
 
@@ -256,6 +260,43 @@ class SeedLevel:
     outcome: str | None  # a stats.Recommendation; None for the baseline condition / reference arm
     n: int
     n_baseline: int
+
+
+def recipe_results(summaries: Sequence[RunSummary], site: SitePages, skip: frozenset[str]) -> dict[str, RecipeLevel]:
+    """Runs judged against their baseline at the seed level because both recipes have replicates (runs that
+    differ only by seed), beside the campaign and arms groups (`skip`)."""
+    from obs.analysis.recipes import recipe_levels
+
+    cfg = site.cfg
+
+    def min_effect(s: RunSummary) -> float:
+        spec = site.specs.get(s.spec or "")
+        return float(spec.min_effect) if spec is not None and spec.min_effect is not None else float(cfg.min_effect)
+
+    return recipe_levels(
+        summaries,
+        cfg.seed_keys,
+        alpha=0.05,
+        min_effect=min_effect,
+        higher_is_better={m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in summaries} if m},
+        pages={s.id: urls.run_page(s.slug) + "#headline-delta" for s in summaries},
+        skip=skip,
+    )
+
+
+def _seed_level_json(level: SeedLevel | RecipeLevel) -> dict[str, Any]:
+    """A run's seed-level result as index.json carries it."""
+    if isinstance(level, SeedLevel):
+        return {
+            "key": level.key,
+            "label": level.label,
+            "page": level.href,
+            "unit": "seeds (one value per run)",
+            "outcome": level.outcome,
+            "n": level.n,
+            "n_baseline": level.n_baseline,
+        }
+    return {**level.as_dict(), "page": level.href}
 
 
 def seed_level_results(
@@ -297,12 +338,26 @@ def seed_level_results(
     return out
 
 
+def design_text(per_condition: Sequence[int]) -> str:
+    """A campaign's design as it is: "4 conditions × 3 seeds" only when every condition has that many runs,
+    else "4 conditions, 2-5 seeds each (5, 2, 3, 2)" (a 5/2/3/2 design is not "4 × 5")."""
+    k = len(per_condition)
+    conditions = f"{k} condition{'s' if k != 1 else ''}"
+    if not per_condition:
+        return f"{conditions}, no runs"
+    lo, hi = min(per_condition), max(per_condition)
+    if lo == hi:
+        return f"{conditions} × {hi} seed{'s' if hi != 1 else ''}"
+    return f"{conditions}, {lo}-{hi} seeds each ({', '.join(map(str, per_condition))})"
+
+
 def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.SiteLayout) -> dict[str, Any]:
     """What the index shows of a campaign: cheap, no statistics."""
     runs = [s for s in summaries if s.campaign == campaign.id]
     conditions = [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
     seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
     return {
+        "design": design_text([sum(1 for s in runs if s.condition == c) for c in conditions]),
         "id": campaign.id,
         "slug": layout.campaign_slug(campaign.id),
         "title": campaign.title,
@@ -412,6 +467,7 @@ def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
         "litmus": campaign.litmus,
         "seeds": view.seeds,
         "table": view.table,
+        "design": design_text([sum(1 for c in row.cells if c is not None) for row in view.table]),
         "runs": view.runs,
         "unassigned": view.unassigned,
         "stats": view.stats,

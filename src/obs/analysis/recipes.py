@@ -1,0 +1,170 @@
+"""Seeds as the unit of a recipe: runs that differ only by seed, and a run judged against its baseline
+at the seed level when both recipes have replicates.
+
+A paired test over probe items judges one checkpoint against another: items are its only source of
+variation. Two seeds of the *same* recipe differ by more than item noise (seed-to-seed sd of 1-3 pp in
+accuracy is common), so at 1,500 items that test calls two seeds of one recipe "significantly
+different" a quarter of the time or more (bench/stats_calibration.py). When the runs on both sides have
+replicates - other runs identical but for the seed - the recipe is judged with one value per seed
+(Welch's t-test and its dual interval, the campaign method), and the item-level test stays on the run
+page as the checkpoint comparison.
+
+Replicates: runs with the same spec, campaign, condition, arm, headline metric and every configuration
+field (model, config, contract, data) but the seed - the declared `seed:` or a key named in obs.yaml's
+`seed_keys` - and distinct seeds. Provenance (commit, host, dates) is not part of a recipe.
+
+Pure: run summaries in, one `RecipeLevel` per run judged out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from obs.sitemodel import RunSummary
+
+NOT_RECIPE = ("provenance.",)  # field prefixes that describe where a run ran, not what it is
+
+
+def _is_seed_key(key: str, seed_keys: Sequence[str]) -> bool:
+    """`config.training.seed` matches `training.seed`, `config.training.seed` or a bare `seed` leaf."""
+    section_free = key.split(".", 1)[1] if "." in key else key
+    return key in seed_keys or section_free in seed_keys or key.rsplit(".", 1)[-1] == "seed"
+
+
+def seed_of(s: RunSummary, seed_keys: Sequence[str]) -> Any:
+    """The run's seed: the declared `seed:`, else the value of a seed key in its fields (None: unknown)."""
+    if s.seed is not None:
+        return s.seed
+    for key in sorted(s.fields):
+        if _is_seed_key(key, seed_keys):
+            return s.fields[key]
+    return None
+
+
+def recipe_key(s: RunSummary, seed_keys: Sequence[str]) -> str:
+    """What the run is, without its seed: equal keys are replicates of one recipe (a short stable hash)."""
+    fields = {
+        k: v for k, v in sorted(s.fields.items()) if not k.startswith(NOT_RECIPE) and not _is_seed_key(k, seed_keys)
+    }
+    ident = [s.spec, s.campaign, s.condition, s.arm, s.headline.metric, fields]
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _value(s: RunSummary) -> float | None:
+    v = s.headline.value
+    return float(v) if isinstance(v, int | float) and math.isfinite(v) else None
+
+
+def replicates(summaries: Sequence[RunSummary], seed_keys: Sequence[str]) -> dict[str, list[RunSummary]]:
+    """recipe key -> its finished runs with a headline value, one per distinct seed (the first by id)."""
+    out: dict[str, dict[Any, RunSummary]] = {}
+    for s in sorted(summaries, key=lambda s: s.id):
+        seed = seed_of(s, seed_keys)
+        if seed is None or s.status != "finished" or _value(s) is None:
+            continue
+        out.setdefault(recipe_key(s, seed_keys), {}).setdefault(json.dumps(seed, default=str), s)
+    return {k: list(v.values()) for k, v in out.items()}
+
+
+@dataclass(frozen=True)
+class RecipeLevel:
+    """A run's recipe against its baseline's recipe, one value per seed (the headline of each run)."""
+
+    key: str  # `recipe:<this>|<baseline>`: the same for every run of the recipe against the same recipe
+    label: str
+    href: str
+    outcome: str  # a stats.Recommendation ("not_tested" without spread to test against)
+    n: int
+    n_baseline: int
+    estimate: float
+    low: float | None
+    high: float | None
+    p_value: float | None
+    problem: str | None
+    runs: tuple[str, ...]
+    runs_baseline: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label,
+            "unit": "seeds (one headline value per run)",
+            "method": "Welch's t-test over seeds and its dual 95% t interval",
+            "outcome": self.outcome,
+            "n": self.n,
+            "n_baseline": self.n_baseline,
+            "delta": self.estimate,
+            "ci": None if self.low is None else {"low": self.low, "high": self.high, "level": 0.95},
+            "p_value": self.p_value,
+            "problem": self.problem,
+            "runs": list(self.runs),
+            "runs_baseline": list(self.runs_baseline),
+        }
+
+
+def recipe_levels(
+    summaries: Sequence[RunSummary],
+    seed_keys: Sequence[str],
+    *,
+    alpha: float,
+    min_effect: Callable[[RunSummary], float],
+    higher_is_better: Mapping[str, bool],
+    pages: Mapping[str, str],
+    skip: frozenset[str] = frozenset(),
+) -> dict[str, RecipeLevel]:
+    """run id -> its recipe judged against its baseline's recipe, when both have at least two seeds.
+
+    `skip`: runs whose seed group is already compared elsewhere (campaign conditions, ablation arms).
+    `pages`: run id -> its page from the site root (the leaderboard links the run's checkpoint comparison).
+    `min_effect`: the run's minimum effect of interest (its spec's, else obs.yaml's), as its own page uses.
+    """
+    from obs.analysis.stats import MIN_REPLICATES, NOT_TESTED, recommendation, welch
+
+    by_id = {s.id: s for s in summaries}
+    groups = replicates(summaries, seed_keys)
+    key_of = {s.id: k for k, members in groups.items() for s in members}
+    out: dict[str, RecipeLevel] = {}
+    cache: dict[tuple[str, str, float], RecipeLevel] = {}
+    for s in summaries:
+        base = by_id.get(s.baseline or "")
+        if s.id in skip or base is None or s.id not in key_of or base.id not in key_of:
+            continue
+        mine, theirs = key_of[s.id], key_of[base.id]
+        if mine == theirs or base.headline.metric != s.headline.metric:
+            continue
+        a, b = groups[mine], groups[theirs]
+        if len(a) < MIN_REPLICATES or len(b) < MIN_REPLICATES:
+            continue
+        effect = float(min_effect(s))
+        if (mine, theirs, effect) not in cache:
+            x = [_value(r) or 0.0 for r in a]
+            y = [_value(r) or 0.0 for r in b]
+            w = welch(x, y)
+            hib = higher_is_better.get(s.headline.metric or "", True)
+            outcome = (
+                recommendation(w.p_value, w.estimate, w.interval, alpha, hib, effect)
+                if w.interval is not None and w.p_value is not None
+                else NOT_TESTED
+            )
+            cache[(mine, theirs, effect)] = RecipeLevel(
+                key=f"recipe:{mine}|{theirs}",
+                label=f"this recipe's {len(a)} seeds vs the baseline recipe's {len(b)}",
+                href=pages.get(s.id, ""),
+                outcome=str(outcome),
+                n=len(a),
+                n_baseline=len(b),
+                estimate=w.estimate,
+                low=w.interval.low if w.interval else None,
+                high=w.interval.high if w.interval else None,
+                p_value=w.p_value,
+                problem=w.problem,
+                runs=tuple(r.id for r in a),
+                runs_baseline=tuple(r.id for r in b),
+            )
+        out[s.id] = cache[(mine, theirs, effect)]
+    return out
