@@ -151,3 +151,21 @@ def test_workers_that_cannot_see_the_source_are_named(
     assert main(["build", str(demo_source), "-o", str(out), "-q", "--dask", threads_cluster.scheduler_address]) == 2
     err = capsys.readouterr().err
     assert f"cannot see the source folder {demo_source.resolve()}" in err and "same path on every worker" in err
+
+
+def test_a_build_without_dask_or_a_url_imports_neither_dask_nor_fsspec(demo_source: Path, tmp_path: Path) -> None:
+    """dask.distributed costs ~1-2 s to import and fsspec's drivers more: only `--dask` and a URL source pay."""
+    code = (
+        "import sys; from obs.cli import main; code = main(['build', sys.argv[1], '-o', sys.argv[2], '-q']); "
+        "print(code, sorted(m for m in ('distributed', 'dask', 'fsspec', 's3fs') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(demo_source), str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        cwd=tmp_path,
+        timeout=240,
+        check=False,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr
