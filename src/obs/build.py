@@ -516,9 +516,8 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
                     cluster = DaskPool(opts.dask, opts.jobs, tree)
                 elif cluster is None and pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
                     pool = _start_pool(jobs, ctx, opts.start_method)
-                if (
-                    pool is not None or cluster is not None
-                ):  # submitted as found: workers start while the next runs are hashed
+                # submitted as found: workers start while the next runs are hashed
+                if pool is not None or cluster is not None:
                     for item in waiting:
                         submit(*item)
                     waiting.clear()

@@ -20,13 +20,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
 from obs.diagnostics import NO_RUNS, Diagnostic, sort_diagnostics
 from obs.numbers import plural
 from obs.sanitize import visible
+
+if TYPE_CHECKING:
+    from obs.objectstore import Mirror
 
 DEFAULT_OUT = "site"
 
@@ -100,7 +103,7 @@ def _is_url(source: str) -> bool:
     return is_url(source)
 
 
-def _mirror(url: str, out: Path, args: argparse.Namespace) -> Any:
+def _mirror(url: str, out: Path, args: argparse.Namespace) -> Mirror | None:
     """The objects below `url` brought into a local folder (`obs.objectstore`), under the output's lock;
     None once the reason it could not be done is said."""
     from obs.cache import cache_dir_for
@@ -335,7 +338,7 @@ def make_parser() -> argparse.ArgumentParser:
         metavar="ADDRESS",
         default=None,
         help="build the runs as tasks on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' "
-        "for a LocalCluster of --jobs workers; needs pip install 'obs[dask]' (docs/scale.md)",
+        "for a LocalCluster of --jobs workers; needs dask.distributed, the obs[dask] extra (docs/scale.md)",
     )
     build.add_argument("--single-file", metavar="RUN", help="write only RUN's report, as one self-contained HTML file")
     build.add_argument(
