@@ -169,3 +169,19 @@ def test_a_build_without_dask_or_a_url_imports_neither_dask_nor_fsspec(demo_sour
         check=False,
     )
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr
+
+
+def _explode(ctx, planned, baseline, input_hash):  # type: ignore[no-untyped-def]
+    raise RuntimeError(f"a task failed on {planned.id}")
+
+
+def test_a_failed_task_stops_the_build_and_nothing_is_published(
+    demo_source: Path, tmp_path: Path, threads_cluster, monkeypatch
+) -> None:
+    monkeypatch.setattr(cluster, "build_remote", _explode)
+    out = tmp_path / "site"
+    with pytest.raises(RuntimeError, match="a task failed on "):
+        build_published(BuildOptions(source=demo_source, out=out, quiet=True, dask=threads_cluster.scheduler_address))
+    assert not (out / "index.html").exists()
+    with distributed.Client(threads_cluster.scheduler_address) as client:  # the cluster is left as it was
+        assert client.submit(sum, [1, 2], pure=False).result() == 3
