@@ -168,7 +168,10 @@ def _headline_line(report: RunReport) -> str:
     if h.reason:
         text += f"; {md_obs(h.reason, 200)}"
     d = report.delta
-    if d is not None and d.delta is not None and d.verdict == "not_tested":
+    if d is not None and d.delta is not None and d.verdict == "not_one_measurement":
+        base = md_code(d.baseline_id, in_table=False)
+        text += f" · **Δ {_delta(d.delta, h.is_rate)}** vs {base}: **{md_obs(d.method, 400)}**"
+    elif d is not None and d.delta is not None and d.verdict == "not_tested":
         base = md_code(d.baseline_id, in_table=False)
         text += f" · **Δ {_delta(d.delta, h.is_rate)}** vs {base}: {md_obs(d.method, 200)}"
         if report.seed_level:
