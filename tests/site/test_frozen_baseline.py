@@ -41,3 +41,39 @@ def test_gate_and_summary_agree_on_any_baseline(run: str, baseline: str | None, 
 def test_gate_refuses_an_unknown_baseline(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["gate", "spec03-r3", str(REPORTS), "--baseline", "nope"]) == 2
     assert "nope" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("frozen") / "site"
+    assert main(["build", str(REPORTS), "-o", str(out), "-q", "-j", "1"]) == 0
+    return out
+
+
+def test_the_ladder_shows_the_frozen_baseline_and_the_looks(demo_site: Path) -> None:
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup((demo_site / "specs" / "spec03.html").read_text(encoding="utf-8"), "html.parser")
+    table = page.find(id="ladder-table")
+    assert table is not None
+    heads = [th.get_text(strip=True) for th in table.find_all("th")]
+    assert "Δ vs its baseline" in heads and "Δ vs frozen baseline" in heads
+    rows = {
+        tr.find("td", attrs={"data-label": "Run"}).get_text(" ", strip=True).split()[0]: tr
+        for tr in table.find_all("tr")
+        if tr.find("td", attrs={"data-label": "Run"})
+    }
+
+    def cell(run: str, label: str) -> str:
+        return rows[run].find("td", attrs={"data-label": label}).get_text(" ", strip=True)
+
+    assert cell("spec03-r1", "Δ vs frozen baseline") == "frozen baseline"
+    assert "its baseline (tested" in cell("spec03-r3", "Δ vs frozen baseline")  # r3's parent is r1
+    # r4 (parent r3) holds 50 dev-split cases against r1's 160: no described difference of two case sets
+    assert "50 and 160 cases" in cell("spec03-r4", "Δ vs frozen baseline")
+    # r2 and r3 were decided against a baseline on the frozen probe; r1 was compared with nothing
+    looks = page.find(id="looks")
+    assert looks is not None and "2 recorded decisions" in looks.get_text(" ", strip=True)
+    assert "look 1 of 2 on the frozen probe (0 before)" in cell("spec03-r2", "Verdict")
+    assert "look 2 of 2 on the frozen probe (1 before)" in cell("spec03-r3", "Verdict")
+    assert "look" not in cell("spec03-r1", "Verdict") and "look" not in cell("spec03-r4", "Verdict")
