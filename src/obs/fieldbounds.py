@@ -29,6 +29,7 @@ MAX_FIELD = {
     "arm": 200,
     "primary_metric": 200,
     "primary_axis": 200,
+    "target_failure_class": 200,
 }
 MAX_LABEL = 200  # one tag or one held-constant key
 MAX_LABELS = 100  # tags, held-constant keys

@@ -206,6 +206,8 @@ class RunSummary:
     # measurement (None: they are, or nothing says otherwise); the probe's content hash (ids, expected)
     not_one_measurement: str | None = None
     probe_hash: str | None = None
+    # analysis.ladder.TargetClass.as_dict(): the failure class the rung targets, counted before and after
+    target_class: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the cache and for hashing (a page's inputs)."""

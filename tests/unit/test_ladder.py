@@ -64,3 +64,26 @@ def test_looks_count_the_decisions_on_the_frozen_probe() -> None:
     assert sorted(seen) == ["r2", "r5"]
     assert (seen["r2"].number, seen["r2"].total) == (1, 2)
     assert (seen["r5"].number, seen["r5"].total) == (2, 2)
+
+
+def _outcomes(classes: list[str | None]) -> Any:
+    from obs.probetable import CaseOutcome, CaseOutcomes
+
+    return CaseOutcomes.from_mapping(
+        {f"c{i}": CaseOutcome({"exact": c is None}, "test", "f", c) for i, c in enumerate(classes)}
+    )
+
+
+def test_the_target_failure_class_is_counted_before_and_after() -> None:
+    from obs.analysis.ladder import target_class
+
+    base = _outcomes(["layout_drift"] * 5 + ["truncated"] * 2 + [None] * 3)
+    here = _outcomes(["layout_drift"] * 2 + ["truncated"] * 3 + [None] * 5)
+    t = target_class("layout_drift", here, base)
+    assert t is not None and (t.before, t.after, t.n_before, t.n_after) == (5, 2, 10, 10) and t.labelled
+    assert t.text() == "targets layout_drift: 5 of 10 cases before (baseline), 2 of 10 in this run"
+    gone = target_class("stop_spill", here, base)  # a class neither probe has: 0 and 0, labelled probes
+    assert gone is not None and (gone.before, gone.after) == (0, 0)
+    unlabelled = target_class("layout_drift", _outcomes([None, None]), None)
+    assert unlabelled is not None and not unlabelled.labelled and "cannot be counted" in unlabelled.text()
+    assert target_class(None, here, base) is None

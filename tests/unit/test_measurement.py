@@ -37,6 +37,7 @@ def _probe(path: Path, right: int, edited: bool = False) -> None:
                 "exact": i < right,
                 "expected": f"[scene {i}{' v2' if edited else ''}]",
                 "actual": f"[scene {i}]" if i < right else "[scene ?]",
+                **({} if i < right else {"failure_class": "layout_drift" if i % 2 else "truncated"}),
             }
         )
     _write(path, "".join(json.dumps(r) + "\n" for r in rows))
@@ -195,3 +196,23 @@ def test_a_run_off_the_frozen_contract_is_not_promoted(tmp_path: Path, capsys: p
     assert [d.against for d in report.measurement.differences] == ["the frozen contract of spec s1"]
     assert main(["gate", "s1-r2", str(src)]) == 1
     assert "svgc 3.1.2 in the frozen contract of spec s1" in capsys.readouterr().out
+
+
+def test_a_rung_names_its_target_failure_class(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = _tree(tmp_path, CONTRACT)
+    r2 = src / "s1" / "r2" / "run.yaml"
+    r2.write_text(r2.read_text(encoding="utf-8") + "target_failure_class: layout_drift\n", encoding="utf-8")
+    assert main(["check", str(src)]) == 0
+    assert "unknown field" not in capsys.readouterr().out
+    site = tmp_path / "site"
+    assert main(["build", str(src), "-o", str(site), "-j", "1", "-q"]) == 0
+    page = BeautifulSoup((site / "runs" / "s1-r2" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    target = page.find(id="target-class")
+    assert target is not None
+    # r1 fails cases 80-159 (odd ones are layout_drift: 40), r2 fails 120-159 (20)
+    assert target.get_text(" ", strip=True) == (
+        "targets layout_drift: 40 of 160 cases before (baseline), 20 of 160 in this run"
+    )
+    spec_page = next(p for p in site.rglob("*.html") if "ladder-table" in p.read_text(encoding="utf-8"))
+    ladder = BeautifulSoup(spec_page.read_text(encoding="utf-8"), "html.parser").find(id="ladder-table")
+    assert ladder is not None and "targets layout_drift: 40 → 20 cases" in ladder.get_text(" ", strip=True)

@@ -19,8 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from obs.analysis.measurement import MEASUREMENT_KEYS, one_measurement
 from obs.model import Spec
+from obs.probetable import CaseOutcomes
 from obs.sitemodel import RunSummary
 
 
@@ -90,3 +93,56 @@ def looks(runs: Sequence[RunSummary], spec: Spec) -> dict[str, Look]:
     it with a baseline on the frozen probe (the first rung, compared with nothing, is not a look)."""
     deciding = [s for s in runs if s.verdict and s.baseline and s.delta is not None and on_frozen_probe(s, spec)]
     return {s.id: Look(i + 1, len(deciding)) for i, s in enumerate(deciding)}
+
+
+@dataclass(frozen=True)
+class TargetClass:
+    """The failure class a rung targets (`target_failure_class:`), counted in the baseline and in the run.
+
+    Counts are cases whose probe `failure_class` is the name, over each run's whole probe (`n_before`,
+    `n_after` cases); None when that run has no probe. `labelled` is False when neither probe labels any
+    case with a failure class (then a count of 0 says nothing)."""
+
+    name: str
+    before: int | None
+    after: int | None
+    n_before: int | None
+    n_after: int | None
+    labelled: bool
+
+    def text(self) -> str:
+        if not self.labelled:
+            return f"targets {self.name}: no probe case carries a failure_class label, so it cannot be counted"
+        before = f"{self.before} of {self.n_before}" if self.before is not None else "no baseline probe"
+        after = f"{self.after} of {self.n_after}" if self.after is not None else "no probe"
+        return f"targets {self.name}: {before} cases before (baseline), {after} in this run"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "before": self.before,
+            "after": self.after,
+            "n_before": self.n_before,
+            "n_after": self.n_after,
+            "labelled": self.labelled,
+            "text": self.text(),
+        }
+
+
+def _count(outcomes: CaseOutcomes | None, name: str) -> tuple[int | None, int | None, bool]:
+    if outcomes is None:
+        return None, None, False
+    fc = outcomes.failure_class
+    labelled = bool(fc.labels) and bool(np.any(fc.codes >= 0))
+    if name not in fc.labels:
+        return 0, len(outcomes), labelled
+    return int(np.count_nonzero(fc.codes == fc.labels.index(name))), len(outcomes), labelled
+
+
+def target_class(name: str | None, here: CaseOutcomes | None, base: CaseOutcomes | None) -> TargetClass | None:
+    """The targeted class's count before (the baseline's probe) and after (this run's)."""
+    if not name:
+        return None
+    after, n_after, lab_a = _count(here, name)
+    before, n_before, lab_b = _count(base, name)
+    return TargetClass(name, before, after, n_before, n_after, lab_a or lab_b)

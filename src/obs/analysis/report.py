@@ -24,6 +24,7 @@ from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.headline import Declared, aggregate_delta, choose_headline, declared_metrics
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
+from obs.analysis.ladder import TargetClass, target_class
 from obs.analysis.measurement import Measurement, ProbeFingerprint, comparison_without_claims, described_delta, one_measurement
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
@@ -48,6 +49,7 @@ class RunContext:
     alpha: float = 0.05
     min_effect: float = 0.0  # smallest headline change worth acting on (spec.yaml, campaign.yaml or obs.yaml)
     spec_id: str | None = None
+    frozen_baseline: str | None = None  # the spec's `baseline:`
     frozen_contract: dict[str, Any] = field(default_factory=dict)  # the spec's `contract:` (spec.yaml)
 
 
@@ -76,6 +78,8 @@ class RunReport:
     config: ConfigView | None = None
     declared: list[Declared] = field(default_factory=list)  # the primary metrics declared for it, in precedence order
     measurement: Measurement = field(default_factory=Measurement)  # one measurement with the baseline and the spec?
+    target: TargetClass | None = None  # the failure class this rung targets, counted before and after
+    frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -105,6 +109,8 @@ class RunReport:
             "repair_comparison": self.repair_comparison.as_dict() if self.repair_comparison else None,
             "held_constant": self.held.as_dict(),
             "measurement": self.measurement.as_dict(),
+            "target_failure_class": self.target.as_dict() if self.target else None,
+            "frozen_baseline": self.frozen_baseline,
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
             "seed_level": self.seed_level,
@@ -235,6 +241,8 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         passk=passk,
         config=config_view(run, held),
         measurement=measurement,
+        target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
+        frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
     )
 
 

@@ -143,6 +143,7 @@ def summarize(
         probe_key=comparable_set(report)[1],
         not_one_measurement=None if report.measurement.ok else report.measurement.text(),
         probe_hash=report.digest.probe_fingerprint.short() if report.digest.probe_fingerprint else None,
+        target_class=report.target.as_dict() if report.target else None,
     )
 
 
