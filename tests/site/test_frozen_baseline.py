@@ -18,7 +18,9 @@ DELTA = re.compile(r"\*\*Δ ([^*]+)\*\*")
 
 @pytest.mark.parametrize("run", ["spec03-r3", "spec03-r4"])
 @pytest.mark.parametrize("baseline", [None, "spec03-r1", "spec03-r2"])
-def test_gate_and_summary_agree_on_any_baseline(run: str, baseline: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gate_and_summary_agree_on_any_baseline(
+    run: str, baseline: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
     extra = ["--baseline", baseline] if baseline else []
     capsys.readouterr()
     code = main(["gate", run, str(REPORTS), *extra])

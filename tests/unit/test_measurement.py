@@ -73,7 +73,9 @@ def test_the_rule_compares_the_contract_keys() -> None:
     moved = one_measurement({**CONTRACT, "probe": "probe-v4"}, baseline_id="r1", baseline_contract=CONTRACT)
     assert [d.text() for d in moved.differences] == ["probe: probe-v4 here, probe-v3 in baseline r1"]
     frozen = one_measurement({**CONTRACT, "compiler": "svgc 3.2"}, frozen_contract=CONTRACT, spec_id="s1")
-    assert [d.text() for d in frozen.differences] == ["compiler: svgc 3.2 here, svgc 3.1.2 in the frozen contract of spec s1"]
+    assert [d.text() for d in frozen.differences] == [
+        "compiler: svgc 3.2 here, svgc 3.1.2 in the frozen contract of spec s1"
+    ]
     both = one_measurement(
         {**CONTRACT, "dsl": "scene-dsl 4"},
         baseline_id="r1",
@@ -90,7 +92,6 @@ def test_the_rule_compares_the_contract_keys() -> None:
 
 def _fingerprint(tmp_path: Path, name: str, expected: dict[str, str | None]) -> tuple[Any, ProbeFingerprint]:
     from obs.analysis.digest import make_digest
-    from obs.model import Run
 
     rows = [{"id": k, "exact": True, **({"expected": v} if v is not None else {})} for k, v in expected.items()]
     folder = tmp_path / name

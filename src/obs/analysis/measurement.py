@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from obs.model import Probe
-from obs.probetable import CaseOutcomes, _b64, _unb64, align
+from obs.probetable import CaseOutcomes, _b64, _unb64, align, id_at
 
 if TYPE_CHECKING:
     from obs.analysis.compare import HeadlineDelta, ProbeComparison
@@ -73,8 +73,9 @@ def probe_fingerprint(probe: Probe | None) -> ProbeFingerprint | None:
     table = probe.table
     per_case = np.fromiter((_case_hash(t.expected) for t in table.iter_texts()), dtype=np.uint64, count=len(table))
     content = hashlib.sha256()
-    for i in sorted(range(len(table)), key=table.outcomes.id):
-        key = table.outcomes.id(i).encode("utf-8", "surrogatepass")
+    ids = table.outcomes.ids
+    for i in np.argsort(ids, kind="stable"):
+        key = id_at(ids, int(i)).encode("utf-8", "surrogatepass")
         content.update(len(key).to_bytes(8, "little") + key + int(per_case[i]).to_bytes(8, "little"))
     return ProbeFingerprint(len(table), content.hexdigest(), per_case)
 
