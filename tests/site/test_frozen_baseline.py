@@ -79,3 +79,17 @@ def test_the_ladder_shows_the_frozen_baseline_and_the_looks(demo_site: Path) -> 
     assert "look 1 of 2 on the frozen probe (0 before)" in cell("spec03-r2", "Verdict")
     assert "look 2 of 2 on the frozen probe (1 before)" in cell("spec03-r3", "Verdict")
     assert "look" not in cell("spec03-r1", "Verdict") and "look" not in cell("spec03-r4", "Verdict")
+
+
+def test_the_pr_summary_names_the_frozen_baseline_when_judged_against_another(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = "The spec's frozen baseline is `spec03-r1`"
+    capsys.readouterr()
+    assert main(["summary", "spec03-r4", str(REPORTS)]) == 0  # judged against its parent r3
+    text = capsys.readouterr().out
+    assert line in text and "`obs summary spec03-r4 --baseline spec03-r1`" in text
+    assert main(["summary", "spec03-r4", str(REPORTS), "--baseline", "spec03-r1"]) == 0
+    assert line not in capsys.readouterr().out
+    assert main(["summary", "spec03-r3", str(REPORTS)]) == 0  # its parent is the frozen baseline
+    assert line not in capsys.readouterr().out

@@ -217,3 +217,7 @@ def test_a_rung_names_its_target_failure_class(tmp_path: Path, capsys: pytest.Ca
     spec_page = next(p for p in site.rglob("*.html") if "ladder-table" in p.read_text(encoding="utf-8"))
     ladder = BeautifulSoup(spec_page.read_text(encoding="utf-8"), "html.parser").find(id="ladder-table")
     assert ladder is not None and "targets layout_drift: 40 → 20 cases" in ladder.get_text(" ", strip=True)
+    capsys.readouterr()
+    assert main(["summary", "s1-r2", str(src)]) == 0
+    summary = capsys.readouterr().out.replace("\\", "")
+    assert "Target failure class: targets layout_drift: 40 of 160 cases before (baseline), 20 of 160" in summary
