@@ -9,6 +9,8 @@ The tree follows the input contract v1 (``docs/contract.md``) and tells one smal
   probe samples every case 4 times with a selector: pass@k and best-of-n).
 * ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training.
 * ``sepa-campaign/`` — three conditions x three seeds.
+* ``agents/`` — an agent-learning export of two learning keys (300 sessions, a playbook of six
+  entries, one harmful), written by ``scripts/make_learning_demo.py``.
 
 Some probe cases and Markdown fields carry hostile text on purpose (script tags, broken table
 markup, bidi overrides, ``javascript:`` links, one ~200 KB model output): the tree doubles as test
@@ -1601,7 +1603,21 @@ def build_tree() -> dict[str, bytes]:
     files.update(rl_run())
     files.update(campaign())
     files.update(ablation_arms())
+    files.update(learning_demo().learning_tree())
     return dict(sorted(files.items()))
+
+
+def learning_demo() -> Any:
+    """scripts/make_learning_demo.py, loaded by path (the scripts folder is not a package)."""
+    import importlib.util
+
+    path = Path(__file__).with_name("make_learning_demo.py")
+    spec = importlib.util.spec_from_file_location("make_learning_demo", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # --------------------------------------------------------------------------------------------------

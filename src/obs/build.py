@@ -92,8 +92,11 @@ def environment_key(cfg: SiteConfig) -> str:
 
 
 def layout_key(tree: SourceTree) -> str:
-    """The page names of every spec and campaign: part of every run's key (its page links to them)."""
-    return hash_json([sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())])
+    """The page names of every spec and campaign, and whether there are agent-learning pages: part of every
+    run's key (its page links to them)."""
+    return hash_json(
+        [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items()), bool(tree.found.learning)]
+    )
 
 
 def run_key(
@@ -241,6 +244,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     result.unread = tree.found.unread_rel()
     for plugin in plugins:
         plugin.on_tree(tree)
+    sections = {k: v for p in plugins for k, v in p.manifest_sections().items()}  # index.json beyond the runs
     sched = _Scheduler(tree, cache, environment_key(tree.cfg), out)
 
     def annotate(summaries: list[RunSummary]) -> list[RunSummary]:
@@ -264,7 +268,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
                 sched.digest_hashes[planned.id] = entry.digest_hash
     if not unknown:
         summaries = annotate([RunSummary.from_json(cache.runs[p.id].summary) for p in tree.plan.runs])
-        pages_key = site_pages_key(sched.env, summaries, tree)
+        pages_key = site_pages_key(sched.env, summaries, tree, sections)
         cached_pages = cache.pages.get("site")
         if (
             cached_pages
@@ -291,7 +295,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         result.summaries = annotate(summaries)
         result.runs = len(result.summaries)
         result.diagnostics = sort_diagnostics(all_diags)
-        result.pages += _site_pages(result, cache, tree, sched.env, staging, out)
+        result.pages += _site_pages(result, cache, tree, sched.env, staging, out, sections)
         for plugin in plugins:
             result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
@@ -307,6 +311,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
                 warnings=result.warnings,
                 not_read=result.unread,
                 seed_levels=_seed_levels(staging),
+                sections=sections,
             ),
         )
         staging.commit(runs=result.runs, force=opts.force)
@@ -523,7 +528,8 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     result.pages += len(plan.runs)
 
 
-def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree) -> str:
+def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sections: Any = None) -> str:
+    """What the site's pages depend on; `sections` are the plugins' index.json sections (agent learning)."""
     found = tree.found
     specs = [[s.id, s.title, s.question, s.contract, s.baseline, s.primary_metric] for s in found.specs.values()]
     campaigns = [repr(c) for c in found.campaigns.values()]
@@ -536,13 +542,29 @@ def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree) -> s
             [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],
             tree.cfg.title,
             tree.found.unread_rel(),
+            learning_inputs(tree),
+            sections,
         ]
     )
 
 
-def _site_pages(result: BuildResult, cache: BuildCache, tree: SourceTree, env: str, staging: Staging, out: Path) -> int:
+def learning_inputs(tree: SourceTree) -> list[list[str]]:
+    """The agent-learning exports (path and content hash): their pages are made with the site's pages."""
+    out = []
+    for path in sorted(tree.found.learning):
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError as exc:
+            digest = f"unreadable: {exc.strerror}"
+        out.append([str(path), digest])
+    return out
+
+
+def _site_pages(
+    result: BuildResult, cache: BuildCache, tree: SourceTree, env: str, staging: Staging, out: Path, sections: Any
+) -> int:
     """Index, spec, campaign and ledger pages: reused when no summary changed, else re-rendered."""
-    key = site_pages_key(env, result.summaries, tree)
+    key = site_pages_key(env, result.summaries, tree, sections)
     cached = cache.pages.get("site")
     if cached and cached.get("key") == key and all((out / rel).is_file() for rel in cached["files"]):
         for rel in cached["files"]:

@@ -56,9 +56,25 @@ def tree_hash(folder: Path, pattern: str = "*") -> str:
 
 
 def hash_json(value: Any) -> str:
-    return hashlib.sha256(
-        orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
-    ).hexdigest()
+    option = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+    try:
+        data = orjson.dumps(value, option=option, default=str)
+    except TypeError:  # a name that is not UTF-8, kept surrogate-escaped: hashed by its bytes
+        data = orjson.dumps(_bytes_escaped(value), option=option, default=str)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _bytes_escaped(value: Any) -> Any:
+    """`value` with each string that holds a surrogate escape written with its bytes as `\\xNN` (distinct)."""
+    if isinstance(value, str):
+        return value if _text(value) else os.fsencode(value).decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_bytes_escaped(k): _bytes_escaped(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_bytes_escaped(v) for v in value]
+    if isinstance(value, Path):
+        return _bytes_escaped(str(value))
+    return value
 
 
 @dataclass
@@ -190,8 +206,22 @@ class BuildCache:
         }
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f".{STATE_FILE}.{os.getpid()}"
-        tmp.write_bytes(orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS))
+        try:
+            data = orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:  # a path whose name is not UTF-8: not remembered (its file is hashed again next time)
+            state["file_hashes"] = {k: v for k, v in self.file_hashes.items() if _text(k)}
+            state["peeks"] = {k: v for k, v in self.peeks.items() if k in live_files and _text(k)}
+            data = orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
+        tmp.write_bytes(data)
         os.replace(tmp, self.folder / STATE_FILE)
+
+
+def _text(key: str) -> bool:
+    try:
+        key.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _check_writable(folder: Path) -> None:

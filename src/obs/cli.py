@@ -24,7 +24,7 @@ from typing import Any
 
 from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
-from obs.diagnostics import Diagnostic, sort_diagnostics
+from obs.diagnostics import NO_RUNS, Diagnostic, sort_diagnostics
 from obs.numbers import plural
 from obs.sanitize import visible
 
@@ -55,8 +55,6 @@ def _counts(items: list[Diagnostic]) -> tuple[int, int]:
 def _strict(items: list[Diagnostic], strict: bool) -> list[Diagnostic]:
     """With --strict, "no run found" (a warning: an empty or wrong source folder) is an error: in CI it is
     a mistake, never a wish."""
-    from obs.pipeline import NO_RUNS
-
     if not strict:
         return items
     return [replace(d, severity="error") if d.message == NO_RUNS else d for d in items]
@@ -187,6 +185,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{visible(rel)}: {claim.adapter}, {plural(claim.runs, 'run')}{notes}")
     for report in check_runs(tree):  # each run read and analysed as a build does, then dropped
         items.extend(report.run.diagnostics.items)
+    if found.learning:  # agent-session exports, read as a build reads them
+        from obs.publish.learning import check_learning
+
+        print(check_learning(tree.root, found.learning, items))
     _print_diagnostics(items, args.quiet)
     line = unread_line("check", found.unread_rel())
     if line:
@@ -202,7 +204,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def cmd_ls(args: argparse.Namespace) -> int:
     """`obs ls [SOURCE] [--json]`: every run's id, format, status and headline (obs.listing)."""
     from obs.listing import as_json, as_table, list_runs
-    from obs.pipeline import NO_RUNS, SourceTree
+    from obs.pipeline import SourceTree
 
     problem = source_problem(Path(args.source))
     if problem:

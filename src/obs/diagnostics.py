@@ -25,6 +25,12 @@ from obs.sanitize import visible
 
 Severity = Literal["error", "warning", "info"]
 SEVERITY_ORDER: dict[str, int] = {"error": 0, "warning": 1, "info": 2}
+# said of a source folder with no run in it: a warning, an error with --strict (obs.cli)
+NO_RUNS = (
+    "no run found in this folder: a run is a folder with a run.yaml, or the logs of a format obs reads "
+    "(trainer_state.json, TensorBoard events, MLflow, W&B, lm-eval results, metrics.jsonl; docs/adapters.md); "
+    "is it the right folder?"
+)
 MAX_PER_KIND = 20  # messages of one kind about one file; the rest are counted in one more line
 _VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+(?:\.\d+)?")
 

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from obs.adapters import ADAPTERS
+from obs.adapters import ADAPTERS, LEARNING
 from obs.adapters.base import RunSource
 from obs.adapters.native import NATIVE_FILES
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
+from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
@@ -31,6 +32,7 @@ from obs.sourcetree import (
     report_refused,
     report_unusable,
     safe_input,
+    shown_name,
 )
 
 SPEC_FILE = "spec.yaml"
@@ -57,15 +59,16 @@ class Discovery:
     diags: Diagnostics = field(default_factory=Diagnostics)
     files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths)
     unread: list[Path] = field(default_factory=list)  # ... that no run, spec, campaign or setting reads
+    learning: list[Path] = field(default_factory=list)  # agent-learning exports (obs.adapters.agent_sessions)
 
     def unread_rel(self) -> list[str]:
         """The files no adapter read, relative to the source root, for `obs check`, `obs build` and the site."""
         out = []
         for path in self.unread:
             try:
-                out.append(path.relative_to(real(self.root)).as_posix())
+                out.append(shown_name(path.relative_to(real(self.root)).as_posix()))
             except ValueError:
-                out.append(str(path))
+                out.append(shown_name(str(path)))
         return out
 
 
@@ -76,6 +79,7 @@ def not_read(found: Discovery) -> list[Path]:
     """Files of the tree that nothing reads: not a run's input, not a campaign's paired file, not obs' own
     settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
     read = {real(f) for source in found.runs for f in source.files}
+    read.update(real(f) for f in found.learning)
     for source in found.runs:
         if source.base is not None:
             read.update(real(f) for f in source.base.files)
@@ -142,6 +146,7 @@ class _Walk:
             spec = self.spec(folder) or spec
         if CAMPAIGN_FILE in listing.names:
             campaign = self.campaign(folder) or campaign
+        self.found.learning.extend(LEARNING.pick(listing.files, self.root))
         owned = self.claim(folder, spec, campaign)
         for child in self.children(folder, listing):
             if owned:
@@ -151,10 +156,14 @@ class _Walk:
 
     def spec(self, folder: Path) -> str | None:
         parsed = read_spec(folder, self.found.diags, root=self.root)
+        if parsed is not None:
+            bound_fields(parsed, MAX_GROUP_FIELD, self.found.diags, folder / SPEC_FILE)
         return self.register(parsed, self.found.specs, folder / SPEC_FILE, "spec")
 
     def campaign(self, folder: Path) -> str | None:
         parsed = read_campaign(folder, self.found.diags, root=self.root)
+        if parsed is not None:
+            bound_fields(parsed, MAX_GROUP_FIELD, self.found.diags, folder / CAMPAIGN_FILE)
         return self.register(parsed, self.found.campaigns, folder / CAMPAIGN_FILE, "campaign")
 
     def register(self, parsed: Spec | Campaign | None, known: dict[str, Any], path: Path, what: str) -> str | None:

@@ -12,6 +12,7 @@ id is a reference other files make, and its page name is bounded by `obs.urls`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from obs.diagnostics import Diagnostics
@@ -31,6 +32,7 @@ MAX_FIELD = {
     "primary_axis": 200,
     "target_failure_class": 200,
 }
+MAX_GROUP_FIELD = {"title": 300}  # a spec's or a campaign's
 MAX_LABEL = 200  # one tag or one held-constant key
 MAX_LABELS = 100  # tags, held-constant keys
 
@@ -39,14 +41,19 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def bound_fields(obj: Any, limits: dict[str, int], diags: Diagnostics, where: Path) -> None:
+    """Cut each plain-text field of `obj` named in `limits`, one warning per field that was cut."""
+    for name, limit in limits.items():
+        value: Any = getattr(obj, name, None)
+        if isinstance(value, str) and len(value) > limit:
+            setattr(obj, name, cut(value, limit))
+            diags.warning(where, f"'{name}' is {len(value):,} characters long; pages show its first {limit}")
+
+
 def bound_run_fields(run: Run, diags: Diagnostics) -> None:
     """Cut the plain-text fields of `run` to their bounds, one warning per field that was cut."""
     where = run.source_dir / "run.yaml" if (run.source_dir / "run.yaml").is_file() else run.source_dir
-    for name, limit in MAX_FIELD.items():
-        value: Any = getattr(run, name)
-        if isinstance(value, str) and len(value) > limit:
-            setattr(run, name, cut(value, limit))
-            diags.warning(where, f"'{name}' is {len(value):,} characters long; pages show its first {limit}")
+    bound_fields(run, MAX_FIELD, diags, where)
     for name in ("tags", "held_constant"):
         items: list[Any] = getattr(run, name)
         long = [i for i in items if isinstance(i, str) and len(i) > MAX_LABEL]

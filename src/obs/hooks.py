@@ -11,6 +11,7 @@ spirit of MkDocs' plugin events:
                                            (return new records; the cache keeps the originals)
     on_post_build(staging, summaries) -> n after every page is made: write extra files, return the
                                            number of HTML pages written
+    manifest_sections() -> dict            sections the plugin adds to index.json (e.g. `learning`)
     fingerprint() -> json                  the plugin's options: part of the no-op check, so another
                                            --compare-to is not mistaken for "nothing changed"
 """
@@ -35,3 +36,5 @@ class BuildPlugin(Protocol):
     def on_summaries(self, summaries: list[RunSummary]) -> list[RunSummary]: ...
 
     def on_post_build(self, staging: Staging, summaries: list[RunSummary]) -> int: ...
+
+    def manifest_sections(self) -> dict[str, Any]: ...

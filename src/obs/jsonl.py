@@ -172,10 +172,37 @@ def iter_jsonl(
     """
     st = stats if stats is not None else JsonlStats()
     try:
+        encoding = _utf16(path)
+        if encoding:  # every line would be one more "malformed JSON": one message instead
+            diags.warning(
+                path,
+                f"the file is {encoding} (it starts with a {encoding} byte-order mark); obs reads JSON lines as "
+                f"UTF-8: convert it (iconv -f {encoding} -t UTF-8)",
+                1,
+            )
+            return
         yield from _records(path, diags, st, partial_last_is_normal)
     except OSError as exc:  # gone, no permission, an I/O error: what was read is kept
         diags.unreadable(path, exc)
     _report(path, diags, st)
+
+
+def _utf16(path: Path) -> str | None:
+    """'UTF-16' or 'UTF-32' when the file starts with that encoding's byte-order mark, else None."""
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    for name, codec, boms in (
+        ("UTF-32", "utf-32", (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")),
+        ("UTF-16", "utf-16", (b"\xff\xfe", b"\xfe\xff")),
+    ):
+        if head.startswith(boms):
+            unit = 4 if name == "UTF-32" else 2
+            try:  # text in that encoding, not binary bytes that happen to start alike
+                head[: len(head) // unit * unit].decode(codec)
+            except UnicodeDecodeError:
+                return None
+            return name
+    return None
 
 
 def _records(

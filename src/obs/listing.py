@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from obs.analysis.compare import Headline
 from obs.numbers import num, pct
 from obs.pipeline import SourceTree, check_runs
+from obs.sanitize import visible
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,10 @@ def list_runs(tree: SourceTree) -> list[Listed]:
 
 
 def as_table(rows: list[Listed]) -> str:
-    """Aligned columns with a header, one run a line."""
-    cells = [("ID", "FORMAT", "STATUS", "HEADLINE")] + [(r.id, r.format, r.status, r.headline_text()) for r in rows]
+    """Aligned columns with a header, one run a line; a control character from a run is shown as its
+    escape (`sanitize.visible`), so an id cannot recolour the terminal or break the line."""
+    cells = [("ID", "FORMAT", "STATUS", "HEADLINE")]
+    cells += [(visible(r.id), r.format, visible(r.status), visible(r.headline_text())) for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(3)]
     return "\n".join(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:<{widths[2]}}  {d}".rstrip() for a, b, c, d in cells)
 

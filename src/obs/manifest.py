@@ -58,7 +58,9 @@ def manifest(
     warnings: int,
     not_read: Iterable[str] = (),
     seed_levels: Mapping[str, dict[str, Any]] | None = None,
+    sections: dict[str, Any] | None = None,
 ) -> bytes:
+    """index.json; `sections` are what build plugins add (the agent-learning keys: `learning`)."""
     doc = {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "generator": "obs",
@@ -70,4 +72,6 @@ def manifest(
         "diagnostics": {"errors": errors, "warnings": warnings},
         "not_read": list(not_read),  # files of the source that no format read (relative to the source)
     }
+    for name, value in (sections or {}).items():
+        doc.setdefault(name, value)
     return dumps(doc)

@@ -31,7 +31,7 @@ from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
 from obs.config import SiteConfig, load_config
-from obs.diagnostics import Diagnostic, Diagnostics
+from obs.diagnostics import NO_RUNS, Diagnostic, Diagnostics
 from obs.discover import Discovery, discover
 from obs.fieldbounds import bound_run_fields
 from obs.jsonutil import jsonable
@@ -41,6 +41,7 @@ from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sitemodel import RunSummary
+from obs.sourcetree import shown_name
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
 
@@ -53,13 +54,6 @@ class RunNotFound(Exception):
 
 class CampaignNotFound(Exception):
     """The campaign id is not in the source tree (the message lists the known ones)."""
-
-
-NO_RUNS = (
-    "no run found in this folder: a run is a folder with a run.yaml, or the logs of a format obs reads "
-    "(trainer_state.json, TensorBoard events, MLflow, W&B, lm-eval results, metrics.jsonl; docs/adapters.md); "
-    "is it the right folder?"
-)
 
 
 def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:
@@ -107,7 +101,7 @@ class SourceTree:
                 folder / f"{kind}.yaml",
                 f"{kind} id '{ident}' shares its page name with another {kind}; its page is {slug}",
             )
-        if not plan.runs:
+        if not plan.runs and not found.learning:  # agent sessions alone are a source too (learning pages)
             diags.warning(root, NO_RUNS)
         return cls(root, cfg, found, plan, layout, diags)
 
@@ -118,6 +112,7 @@ class SourceTree:
             source_name=self.root.name,
             has_specs=bool(self.found.specs),
             has_campaigns=bool(self.found.campaigns),
+            has_learning=bool(self.found.learning),
         )
 
     def planned(self, run_id: str) -> PlannedRun:
@@ -142,11 +137,12 @@ class SourceTree:
         return self.found.campaigns.get(run.campaign) if run.campaign else None
 
     def source_rel(self, planned: PlannedRun) -> str:
-        """The run folder as the page names it: relative to the folder above the source root."""
+        """The run folder as the page names it: relative to the folder above the source root (a byte of a
+        name that is not UTF-8 as U+FFFD)."""
         try:
-            return planned.source.path.resolve().relative_to(self.root.parent).as_posix()
+            return shown_name(planned.source.path.resolve().relative_to(self.root.parent).as_posix())
         except ValueError:
-            return planned.source.path.name
+            return shown_name(planned.source.path.name)
 
 
 # ------------------------------------------------------------------------------------------ load

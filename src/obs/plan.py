@@ -16,6 +16,7 @@ from obs.adapters.base import RunSource
 from obs.diagnostics import Diagnostics
 from obs.safeyaml import MAX_YAML_BYTES, YamlError, peek_yaml
 from obs.sanitize import clean_text
+from obs.sourcetree import shown_name
 from obs.urls import unique_slugs
 
 
@@ -100,7 +101,7 @@ def _direct_peek(
 
 def peek_identity(source: RunSource, peek: Peek = _direct_peek) -> tuple[str, str | None]:
     """The run's id and baseline, from run.yaml when there is one (cheap: no logs are read)."""
-    run_id: str = source.default_id or source.path.name
+    run_id: str = source.default_id or shown_name(source.path.name)
     run_yaml = source.path / "run.yaml"
     if source.adapter == "native" or run_yaml.is_file():
         peeked_id, baseline = peek(run_yaml, read_identity)

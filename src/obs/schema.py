@@ -948,6 +948,8 @@ TRENDS = Schema(
             default_doc="`0`: the campaign's `final_window`",
         ),
         Field("baseline_points", _AT_LEAST_ZERO, "campaigns: the logged points before them", default=100),
+        Field("recent_sessions", _POSITIVE, "agent learning keys: the last sessions in the recent window", default=10),
+        Field("baseline_sessions", _POSITIVE, "agent learning keys: the sessions before them", default=50),
     ),
     unknown="unknown trends setting '{key}' (known: {known})",
     unknown_severity="warning",
@@ -1064,7 +1066,7 @@ OBS_YAML = Schema(
         Field(
             "trends",
             Nested(TRENDS),
-            "momentum windows on spec and campaign pages (below)",
+            "momentum windows on spec, campaign and agent learning pages (below)",
             default=TRENDS.defaults(),
             default_doc="below",
         ),

@@ -36,6 +36,9 @@ SAME_STEP_POLICIES: tuple[str, ...] = ("mean", "last", "all")
 MAX_NONFINITE_KEYS = 8  # keys named one by one in the non-finite warnings; the rest counted
 POINTS_PER_CHUNK = 4000  # min/max-decimated points kept per chunk and series (plots use ~2,000)
 EXACT_TAIL = 2000  # the last points of every series stay exact: final-window values need them
+TIME_STAMP_KEYS = ("timestamp", "_timestamp", "wall_time", "walltime", "time")
+PAUSE_FACTOR = 20  # a pause this many times the median gap between time-stamped records ...
+PAUSE_MIN_SECONDS = 600  # ... and at least this long is said on the page
 SPILL_POINTS = 250_000  # a column longer than this is reduced as it grows (see ReducedColumn)
 
 
@@ -164,6 +167,7 @@ class SeriesBuilder:
     # points carry their step in any order (MLflow: a point logged for an earlier step is not a restart)
     restarts: str = "last"
     _restarts: dict[tuple[int | None, float, float], int] = field(default_factory=dict)  # (line, from, to) -> attempt
+    _stamps: list[tuple[float, float, int | None]] = field(default_factory=list)  # (wall time, step, line)
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -184,6 +188,7 @@ class SeriesBuilder:
                 self._index += 1
                 return
         self._index += 1
+        self._clock(record, step, line)
         for name, value in _flatten(record):
             if name == key or name in self.ignore_keys:
                 continue
@@ -259,6 +264,38 @@ class SeriesBuilder:
                 return
             first, count = self._string_keys.get(name, (line or 0, 0))
             self._string_keys[name] = (first, count + 1)
+
+    def _clock(self, record: dict[str, Any], step: float, line: int | None) -> None:
+        """The record's wall-clock time stamp, when it has one (`timestamp`, `_timestamp`, `wall_time`, `time` in
+        seconds since 1970): a long pause between two records is a stop and a resume, said on the page."""
+        for key in TIME_STAMP_KEYS:
+            value = record.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool) and 1e9 <= value <= 1e10:
+                if not self._stamps or value >= self._stamps[-1][0]:
+                    self._stamps.append((float(value), step, line))
+                return
+
+    def _report_pause(self) -> str | None:
+        """The longest pause between two time-stamped records, when it is at least PAUSE_FACTOR times the median
+        gap and PAUSE_MIN_SECONDS long."""
+        if len(self._stamps) < 3:
+            return None
+        times = np.array([t for t, _, _ in self._stamps])
+        gaps = np.diff(times)
+        i = int(np.argmax(gaps))
+        typical = float(np.median(gaps))
+        if gaps[i] < PAUSE_MIN_SECONDS or gaps[i] < PAUSE_FACTOR * max(typical, 1.0):
+            return None
+        (_, before, _), (_, after, line) = self._stamps[i], self._stamps[i + 1]
+        hours = gaps[i] / 3600
+        span = f"{hours:.1f} h" if hours >= 1 else f"{gaps[i] / 60:.0f} min"
+        text = (
+            f"the log pauses for {span} between step {step_text(before)} and step {step_text(after)}"
+            f"{f' (line {line})' if line else ''}, against a median {typical:.3g} s between records: the run was "
+            "probably stopped and resumed there"
+        )
+        self.diags.info(self.path, text, line)
+        return text
 
     def _restart(self, name: str, col: _Column, notes: _KeyNotes, step: float, line: int | None) -> None:
         """A key's step went back (a resumed or restarted process appending to the same log): keep the last
@@ -359,6 +396,9 @@ class SeriesBuilder:
         restarted = self._report_restarts()
         if restarted:
             dropped.append(restarted)
+        paused = self._report_pause()
+        if paused:
+            dropped.append(paused)
         if repeated:
             dropped.append(self._report_repeats(repeated, series))
         elif duplicates:  # only in the reduced columns of a very long log

@@ -46,7 +46,7 @@ class HeadlineSummary:
 
     metric: str | None
     value: float | None
-    kind: str | None  # probe | series | summary | eval
+    kind: str | None  # probe | series | summary | eval | aggregate (a mean over eval sets)
     detail: str
     higher_is_better: bool = True
     n: int | None = None

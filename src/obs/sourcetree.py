@@ -10,12 +10,13 @@ Discovery lists every folder it visits with `list_folder` and names each refused
 warning (`report_refused`); the readers then check again with `safe_input` and skip a refused
 file without a second word.
 
-Two more kinds of entry are never read, and named by discovery too (`report_unusable`):
+Two more kinds of entry are named by discovery too (`report_unusable`):
 
 * **a name that is not valid UTF-8** (`caf\xe9.txt`, a byte sequence any POSIX file system allows):
-  Python keeps such a name surrogate-escaped, and nothing can write it into a page, a JSON file or a
-  hash as text. The entry is skipped, and one warning per folder names those entries with U+FFFD in
-  place of each undecodable byte: one stray file cannot stop a build, nor hide from `obs check`;
+  Python keeps such a name surrogate-escaped, which opens the file but cannot be written into a page,
+  a JSON file or a hash as text. The entry is read like any other; where its name becomes text (an id,
+  a message, a page, the cache's keys) each undecodable byte is U+FFFD (`shown_name`), and one warning
+  per folder names those entries: one stray name cannot stop a build, nor hide from `obs check`;
 * **what is not a regular file or a folder**: a FIFO (reading it blocks forever), a device, a socket, a
   dangling link. One warning each.
 """
@@ -146,7 +147,7 @@ class Listing:
     dirs: list[Path] = field(default_factory=list)
     refused: list[tuple[Path, str]] = field(default_factory=list)
     unreadable: str | None = None  # why the folder could not be listed (Permission denied, ...)
-    bad_names: list[Path] = field(default_factory=list)  # names that are not valid UTF-8: not read
+    bad_names: list[Path] = field(default_factory=list)  # names that are not valid UTF-8 (read, and named)
     special: list[tuple[Path, str]] = field(default_factory=list)  # FIFOs, devices, sockets, dangling links
 
     @property
@@ -184,8 +185,7 @@ def _list_folder(folder: Path, root: Path) -> Listing:
             continue
         path = folder / entry.name
         if not valid_name(entry.name):
-            out.bad_names.append(path)
-            continue
+            out.bad_names.append(path)  # read, surrogate-escaped; named in one message (report_unusable)
         if entry.is_symlink():
             reason = _refusal(path, root_real)
             if reason is None and path.is_dir() and here.is_relative_to(real(path)):
@@ -267,11 +267,12 @@ def report_unusable(diags: Diagnostics, folder: Path, listing: Listing) -> None:
         names = [shown_name(p.name) for p in listing.bad_names]
         more = f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else ""
         what = "an entry whose name is" if len(names) == 1 else f"{len(names)} entries whose names are"
+        one = len(names) == 1
         diags.warning(
             folder,
-            f"{what} not valid UTF-8 ({', '.join(repr(n) for n in names[:MAX_NAMED])}{more}; each undecodable "
-            f"byte shown as U+FFFD): not read; rename {'it' if len(names) == 1 else 'them'} to read "
-            f"{'it' if len(names) == 1 else 'them'}",
+            f"{what} not valid UTF-8 ({', '.join(repr(n) for n in names[:MAX_NAMED])}{more}): read, with each "
+            f"byte that is not UTF-8 shown as U+FFFD in messages and pages; rename {'it' if one else 'them'} to "
+            f"keep {'its name' if one else 'their names'}",
         )
     for path, kind in listing.special:
         diags.items.append(

@@ -23,6 +23,8 @@ LEDGER = "ledger.html"
 SWEEPS = "sweeps.html"
 COMPARE = "compare.html"
 CHANGES = "changes.html"
+COHORTS = "cohorts.html"  # tag cohorts: each tag's runs against the runs without it
+COHORTS_DATA = "cohorts.json"  # ... their numbers per comparable set, reused by the next build when unchanged
 NOT_FOUND = "404.html"
 SITEMAP = "sitemap.xml"
 MANIFEST = "index.json"
@@ -36,6 +38,7 @@ DIFF = "vs-baseline.html"
 SEED_LEVELS = "seed-levels.json"  # every run's seed-level result (campaign, arms, recipe): index.json embeds it
 LEADERBOARD_DATA = "leaderboard.js"  # every run of the leaderboard, when its page holds only the newest
 CAMPAIGN_FIGURE = "fig-conditions.svg"
+LEARNING = "learning"  # agent learning keys: learning/index.html and a page per key
 CURVES = "curves.js"  # a run's chart data (obs.render.chartdata); campaign and arms pages have one too
 
 
@@ -122,6 +125,14 @@ def arms_page(slug: str) -> str:
 
 def arms_file(slug: str, name: str) -> str:
     return f"{ARMS}/{slug}/{name}"
+
+
+def learning_index() -> str:
+    return f"{LEARNING}/index.html"
+
+
+def learning_page(slug: str) -> str:
+    return f"{LEARNING}/{slug}.html"
 
 
 def asset(name: str) -> str:

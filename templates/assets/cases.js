@@ -82,22 +82,64 @@
     });
   }
 
-  function hashValues() {
-    var hash = location.hash;
-    if (hash.indexOf("#cases?") !== 0) return null;
-    var params = new URLSearchParams(hash.slice(7));
-    var out = {};
-    FIELDS.forEach(function (name) { if (params.has(name)) out[name] = params.get(name); });
-    return out;
+  // A link names a split, family or failure class by its name (#cases?split=test), never by its
+  // place in the list, which moves when a later build adds one; the form's options are positions.
+  var NAMED = { split: "splits", family: "families", group: "groups" };
+  var WORDS = { split: "split", family: "family", group: "failure class", outcome: "outcome", flip: "comparison", check: "check" };
+
+  function namesOf(spec, field) {
+    var list = spec[NAMED[field]] || [];
+    return list.map(function (v) { return field === "group" ? v.key : String(v); });
   }
 
-  function toHash(form) {
+  // the option value of a name (group options count from 1), or null
+  function valueOfName(spec, field, name) {
+    var i = namesOf(spec, field).indexOf(name);
+    return i < 0 ? null : String(field === "group" ? i + 1 : i);
+  }
+
+  function nameOfValue(spec, field, value) {
+    var names = namesOf(spec, field), i = Number(value) - (field === "group" ? 1 : 0);
+    return names[i] !== undefined ? names[i] : value;
+  }
+
+  // `text` of a link (split=test&q=x) as the form's values, and what in it this run does not have
+  function linkValues(spec, form, text) {
+    var params = new URLSearchParams(text);
+    var out = {}, unknown = [];
+    FIELDS.forEach(function (name) {
+      if (!params.has(name)) return;
+      var value = params.get(name);
+      if (NAMED[name] && value) {
+        var v = valueOfName(spec, name, value);
+        if (v === null) { unknown.push(WORDS[name] + " “" + value + "”"); return; }
+        value = v;
+      }
+      var input = form.elements[name];
+      if (input && input.tagName === "SELECT" && value &&
+          !Array.prototype.some.call(input.options, function (o) { return o.value === value; })) {
+        unknown.push(WORDS[name] + " “" + value + "”");
+        return;
+      }
+      out[name] = value;
+    });
+    params.forEach(function (v, k) { if (FIELDS.indexOf(k) < 0) unknown.push("filter “" + k + "”"); });
+    return { values: out, unknown: unknown };
+  }
+
+  function hashValues(spec, form) {
+    var hash = location.hash;
+    if (hash.indexOf("#cases?") !== 0) return null;
+    return linkValues(spec, form, hash.slice(7));
+  }
+
+  function toHash(spec, form) {
     var params = new URLSearchParams();
     FIELDS.forEach(function (name) {
       var input = form.elements[name];
       if (!input || !input.value) return;
       if (name === "check" && !form.elements.flip.value) return;
-      params.set(name, input.value);
+      params.set(name, NAMED[name] ? nameOfValue(spec, name, input.value) : input.value);
     });
     var text = params.toString();
     return text ? "#cases?" + text : "#cases";
@@ -261,7 +303,7 @@
       clear.type = "button";
       clear.addEventListener("click", function () {
         self_.form.elements[part[0]].value = "";
-        history.replaceState(null, "", toHash(self_.form));
+        history.replaceState(null, "", toHash(self_.spec, self_.form));
         self_.apply();
       });
       box.appendChild(clear);
@@ -431,12 +473,17 @@
   };
 
   Browser.prototype.start = function () {
-    var self_ = this, form = this.form, timer = null;
+    var self_ = this, form = this.form, spec = this.spec, timer = null;
     form.hidden = false;
     var nojs = this.root.querySelector(".case-nojs");
     if (nojs) nojs.hidden = true;
+    var linkNote = el("p", "note warn case-link");
+    linkNote.setAttribute("role", "status");
+    linkNote.hidden = true;
+    this.status.parentNode.insertBefore(linkNote, this.status);
     function changed() {
-      history.replaceState(null, "", toHash(form));
+      linkNote.hidden = true;
+      history.replaceState(null, "", toHash(spec, form));
       self_.apply();
     }
     form.addEventListener("submit", function (e) { e.preventDefault(); });
@@ -452,9 +499,12 @@
     });
     this.more.addEventListener("click", function () { self_.showMore(); });
     function fromHash(scroll) {
-      var values = hashValues();
-      if (!values) return false;
-      var done = self_.apply(values);
+      var link = hashValues(spec, form);
+      if (!link) return false;
+      linkNote.textContent = link.unknown.length ?
+        "This link asks for " + link.unknown.join(", ") + ", which this run's cases do not have; that part of it is not applied." : "";
+      linkNote.hidden = !link.unknown.length;
+      var done = self_.apply(link.values);
       if (scroll) {
         // the browser's heading at the top of the window (focus alone scrolls it just into view), once
         // the first cases are in: scrolled there first, the list filling in would move what is in view
@@ -469,7 +519,9 @@
     // copied or opened in a new tab, and a plain click applies the filter even when the hash is already
     // that one (no hashchange then)
     Array.prototype.forEach.call(document.querySelectorAll("a[data-cases]"), function (link) {
-      link.setAttribute("href", "#cases?" + link.getAttribute("data-cases"));
+      var params = new URLSearchParams(link.getAttribute("data-cases"));
+      Object.keys(NAMED).forEach(function (k) { if (params.has(k)) params.set(k, nameOfValue(spec, k, params.get(k))); });
+      link.setAttribute("href", "#cases?" + params.toString());
     });
     document.addEventListener("click", function (e) {
       if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;

@@ -15,6 +15,11 @@
   let uPlot = window.uPlot;  // loaded with the first chart that comes near the viewport (needLibrary)
   const HERE = document.currentScript ? document.currentScript.src.replace(/[^/]*$/, "") : "";
   const PALETTE = ["#2f5d9e", "#d9822b", "#3f8f5f", "#9b4dca", "#c2410c", "#0f766e", "#be185d", "#4b5563"];
+  /* Runs get their colour from their id, the same on every chart and page whatever else is picked:
+     Okabe and Ito's colour-blind-safe palette without its yellow (too faint on white). Two runs
+     that hash to one colour are told apart by a dashed line (`runStyles`). */
+  const RUN_PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000"];
+  const DASHES = [null, [6, 3], [2, 2], [8, 3, 2, 3]];
   const MUTED = "#5f6b7a";
   const GRID = "#e5e7eb";
   const AXIS = "#9ca3af";
@@ -24,6 +29,45 @@
   const FAMILY = "Inter, 'DejaVu Sans', system-ui, sans-serif";
   const MINUS = "\u2212";
   const SI = [[1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+
+  // ------------------------------------------------------------------------------ colours
+
+  /* FNV-1a over the id's UTF-16 code units: a stable 32-bit hash, the same in every browser. */
+  function hashOf(text) {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < text.length; i++) {
+      h ^= text.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return h >>> 0;
+  }
+
+  function runColor(id) { return RUN_PALETTE[hashOf(String(id)) % RUN_PALETTE.length]; }
+
+  /* Colour and dash of each id of a list: its own colour; the second id with a colour already
+     taken gets a dash, the third another one. */
+  function runStyles(ids) {
+    const seen = {};
+    return ids.map(id => {
+      const color = runColor(id);
+      const k = seen[color] || 0;
+      seen[color] = k + 1;
+      return { color, dash: DASHES[k % DASHES.length] };
+    });
+  }
+
+  /* Colours of the groups of one chart (group by a setting): each its hashed colour, or the next
+     one free in the palette when another group has it; dashes only past the palette's size. */
+  function groupStyles(keys) {
+    const taken = new Set();
+    return keys.map((k, i) => {
+      if (i >= RUN_PALETTE.length) return { color: RUN_PALETTE[i % RUN_PALETTE.length], dash: DASHES[1 + Math.floor(i / RUN_PALETTE.length) % (DASHES.length - 1)] };
+      let at = hashOf(String(k)) % RUN_PALETTE.length;
+      while (taken.has(at)) at = (at + 1) % RUN_PALETTE.length;
+      taken.add(at);
+      return { color: RUN_PALETTE[at], dash: null };
+    });
+  }
 
   // ------------------------------------------------------------------------------ numbers
 
@@ -72,14 +116,19 @@
       const d = decimalsOf(incr / div);
       return splits.map(v => v == null ? "" : v === 0 ? "0" : minus((v / div).toFixed(d)) + suffix);
     }
-    if (max > 0 && max < 1e-3) {
-      const e = Math.floor(Math.log10(incr) + 1e-9);
-      const scale = Math.pow(10, e);
-      const d = decimalsOf(incr / scale);
-      return splits.map(v => v == null ? "" : v === 0 ? "0" : minus((v / scale).toFixed(d) + "e" + e));
-    }
+    if (max > 0 && max < 1e-3) return splits.map(v => v == null ? "" : v === 0 ? "0" : sci(v, incr));
     const d = decimalsOf(incr);
     return splits.map(v => v == null ? "" : minus(grouped(v.toFixed(d))));
+  }
+
+  /* v (a multiple of incr) in normalised scientific notation, a mantissa in [1, 10) with the
+     decimals incr needs at v's own exponent: 5e−7, 1e−6, 1.5e−6 (never "10e−7"). */
+  function sci(v, incr) {
+    let e = Math.floor(Math.log10(Math.abs(v)) + 1e-9);
+    let m = v / Math.pow(10, e);
+    const d = Math.min(15, decimalsOf(incr / Math.pow(10, e)));
+    if (Math.abs(Number(m.toFixed(d))) >= 10) { e += 1; m = v / Math.pow(10, e); }
+    return minus(String(Number(m.toFixed(d))) + "e" + e);
   }
 
   function shortNum(v) {
@@ -244,6 +293,27 @@
     return e;
   }
 
+  /* The y range that ignores outliers: the 2nd to the 98th percentile of the points drawn in the
+     x range shown (each shown series counts its points), widened by a tenth on each side so the
+     bulk of every curve is in view while one spike no longer flattens it. */
+  const ROBUST_Q = 0.02;
+  function robustRange(u) {
+    const xs = u.data[0], lo = u.scales.x.min, hi = u.scales.x.max, all = [];
+    for (let s = 1; s < u.series.length; s++) {
+      if (!u.series[s].show) continue;
+      const ys = u.data[s];
+      for (let i = 0; i < xs.length; i++) {
+        const v = ys[i];
+        if (v != null && Number.isFinite(v) && (lo == null || (xs[i] >= lo && xs[i] <= hi))) all.push(v);
+      }
+    }
+    if (all.length < 5) return null;
+    all.sort((a, b) => a - b);
+    const q = p => all[Math.min(all.length - 1, Math.max(0, Math.round(p * (all.length - 1))))];
+    const a = q(ROBUST_Q), b = q(1 - ROBUST_Q), pad = (b - a) * 0.1;
+    return b > a ? [a - pad, b + pad] : null;
+  }
+
   // ------------------------------------------------------------------------------- a panel
 
   /* One chart of a group. `model` says what to draw:
@@ -265,7 +335,7 @@
       this.u = null;
       if (this.logBox) {
         this.logBox.checked = !!model.log;
-        this.logBox.addEventListener("change", () => this.draw());
+        this.logBox.addEventListener("change", () => { this.draw(); this.group.notify(); });
       }
       this.plot.addEventListener("keydown", e => this.key(e));
       this.plot.addEventListener("focus", () => { this.group.readout.setAttribute("aria-live", "polite"); });
@@ -319,14 +389,16 @@
         const show = !this.hidden.has(i);
         line.smooth = smooth > 0 ? ema(line.y, smooth) : null;
         tables.push({ x: line.x, ys: line.smooth ? [clean(line.y), clean(line.smooth)] : [clean(line.y)] });
+        const dash = line.dash || undefined;
         series.push({
           show,
           stroke: line.smooth ? alpha(line.color, 0.28) : line.color,
           width: line.width || 1.5,
+          dash,
           spanGaps: true,
           points: { show: line.x.length < 3, size: 5, fill: line.color },
         });
-        if (line.smooth) series.push({ show, stroke: line.color, width: 1.6, spanGaps: true, points: { show: false } });
+        if (line.smooth) series.push({ show, stroke: line.color, width: 1.6, dash, spanGaps: true, points: { show: false } });
       });
       return { data: join(tables), series, bands };
     }
@@ -362,10 +434,17 @@
           points: { size: 7 },
           focus: { prox: -1 },
         },
+        // a wall-clock x axis (compare.html) is uPlot's time scale in UTC: ticks on whole minutes,
+        // hours and days, written as uPlot writes dates
+        tzDate: ts => uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"),
         scales: {
-          x: { time: false },
+          x: { time: !!this.group.options.xTime },
           y: log ? { distr: 3, log: 10 } : {
             range: (u, lo, hi) => {
+              if (m.robust || this.group.options.robust) {
+                const r = robustRange(u);
+                if (r) [lo, hi] = r;
+              }
               if (lo == null || hi == null) return [0, 1];
               for (const h of m.hlines || []) { lo = Math.min(lo, h.y); hi = Math.max(hi, h.y); }
               if (m.ymin != null) lo = Math.min(lo, m.ymin);
@@ -374,7 +453,8 @@
           },
         },
         axes: [
-          Object.assign({}, axis, { space: 70, values: (u, splits, i, space, incr) => linearLabels(splits, incr) }),
+          this.group.options.xTime ? Object.assign({}, axis, { space: 90, values: this.group.options.xValues }) :
+            Object.assign({}, axis, { space: 70, values: (u, splits, i, space, incr) => linearLabels(splits, incr) }),
           Object.assign({}, axis, {
             space: 28,
             size: (u, values) => panel.axisWidth(u, values),
@@ -390,6 +470,9 @@
           setCursor: [u => panel.group.cursorMoved(panel, u)],
         },
       };
+      this.styles = series.map(x => ({ stroke: x.stroke, width: x.width, dash: x.dash }));  // for the SVG export
+      this.bandStyles = bands.map(b => ({ series: b.series.slice(), fill: b.fill }));
+      this.extremes = [];
       this.u = new uPlot(opts, data, this.plot);
       if (keep && keep[0] != null && Number.isFinite(keep[0])) {
         this.group.syncing = true;
@@ -425,7 +508,9 @@
       ctx.beginPath();
       ctx.rect(left, y0, width, height);
       ctx.clip();
-      let lastX = null, level = 0;
+      const placed = [];  // the labels drawn so far: [x0, x1, level]
+      let first = 0;  // stages that ended left of the plot get no label, nor all but the last that began there
+      while (first + 1 < stages.length && u.valToPos(stages[first + 1][1], "x", true) <= left) first += 1;
       stages.forEach((st, i) => {
         const x0 = u.valToPos(st[1], "x", true);
         const end = i + 1 < stages.length ? stages[i + 1][1] : st[2];
@@ -435,21 +520,76 @@
           ctx.strokeStyle = STAGE_LINE; ctx.lineWidth = px; ctx.setLineDash([4 * px, 3 * px]);
           ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x0, y0 + height); ctx.stroke();
         }
-        if (top && this.model.stageLabels) {
-          const close = lastX !== null && (x0 - lastX) < 70 * px;
-          level = close ? (level + 1) % 2 : 0;
+        if (top && this.model.stageLabels && i >= first && x0 < left + width) {
           ctx.setLineDash([]);
           ctx.font = (10.5 * px) + "px " + FAMILY;
           ctx.textAlign = "left";
           ctx.textBaseline = "top";
-          label(ctx, st[0], Math.max(left, x0) + 4 * px, y0 + (3 + 13 * level) * px, MUTED, px);
-          lastX = x0;
+          const tx = Math.max(left, x0) + 4 * px, tw = ctx.measureText(st[0]).width;
+          // the lowest of two rows where it overlaps no label drawn before; none free: not drawn
+          const level = [0, 1].find(l => !placed.some(p => p[2] === l && tx < p[1] + 6 * px && tx + tw > p[0]));
+          if (level !== undefined) {
+            label(ctx, st[0], tx, y0 + (3 + 13 * level) * px, MUTED, px);
+            placed.push([tx, tx + tw, level]);
+          }
         }
       });
       ctx.restore();
     }
 
+    /* Each shown curve's lowest and highest logged point in the x range shown, marked and labelled
+       (▼ min, ▲ max), when the group's markers are on. */
+    drawExtremes(u) {
+      if (!this.group.options.marks) return;
+      const ctx = u.ctx, { left, top, width, height } = u.bbox, px = uPlot.pxRatio || 1;
+      const lo = u.scales.x.min, hi = u.scales.x.max;
+      this.extremes = [];
+      ctx.save();
+      ctx.beginPath(); ctx.rect(left, top, width, height); ctx.clip();
+      ctx.font = (10 * px) + "px " + FAMILY;
+      ctx.textAlign = "center";
+      const placed = [];  // labels drawn: [x0, x1, y0, y1]
+      this.model.lines.forEach((line, i) => {
+        if (this.hidden.has(i)) return;
+        let a = -1, b = -1;
+        for (let j = 0; j < line.x.length; j++) {
+          const v = line.y[j];
+          if (v == null || !Number.isFinite(v) || line.x[j] < lo || line.x[j] > hi) continue;
+          if (a < 0 || v < line.y[a]) a = j;
+          if (b < 0 || v > line.y[b]) b = j;
+        }
+        if (a < 0) return;
+        [[a, "min"], [b, "max"]].forEach(([j, kind]) => {
+          const x = u.valToPos(line.x[j], "x", true), y = u.valToPos(line.y[j], "y", true);
+          if (!Number.isFinite(y)) return;
+          const mark = { line: line.label, kind, x: line.x[j], y: line.y[j] };
+          this.extremes.push(mark);
+          ctx.fillStyle = line.color;
+          ctx.beginPath(); ctx.arc(x, y, 3.5 * px, 0, 2 * Math.PI); ctx.fill();
+          // the label beside its point, inside the plot: above a maximum unless that leaves the
+          // plot, below a minimum likewise; towards the middle near either side
+          const text = (kind === "max" ? "▲ " : "▼ ") + num(line.y[j]), tw = ctx.measureText(text).width;
+          const above = kind === "max" ? y - 18 * px > top : y + 18 * px > top + height;
+          ctx.textBaseline = above ? "bottom" : "top";
+          ctx.textAlign = x - tw / 2 < left ? "left" : x + tw / 2 > left + width ? "right" : "center";
+          const tx = x + (ctx.textAlign === "left" ? -3 : ctx.textAlign === "right" ? 3 : 0) * px;
+          const x0 = ctx.textAlign === "left" ? tx : ctx.textAlign === "right" ? tx - tw : tx - tw / 2;
+          // moved away from its point, a line at a time, while it would cover another mark's label
+          let ty = y + (above ? -5 : 5) * px;
+          const lineH = 12 * px, step = above ? -lineH : lineH;
+          const box = t => above ? [t - lineH, t] : [t, t + lineH];
+          for (let k = 0; k < 4 && placed.some(p => x0 < p[1] && x0 + tw > p[0] && box(ty)[0] < p[3] && box(ty)[1] > p[2]); k++) ty += step;
+          ty = above ? Math.max(ty, top + lineH) : Math.min(ty, top + height - lineH);  // inside the plot
+          placed.push([x0, x0 + tw, ...box(ty)]);
+          Object.assign(mark, { align: ctx.textAlign, above, dy: (ty - y) / px });  // for the SVG export
+          label(ctx, text, tx, ty, line.color, px);
+        });
+      });
+      ctx.restore();
+    }
+
     drawMarks(u) {
+      this.drawExtremes(u);
       const m = this.model, ctx = u.ctx, { left, top, width, height } = u.bbox, px = uPlot.pxRatio || 1;
       ctx.save();
       ctx.font = (10.5 * px) + "px " + FAMILY;
@@ -506,6 +646,58 @@
     }
   }
 
+  /* A panel's markup, as partials/charts.html's `panel` macro writes it, for groups whose panels
+     the script makes (compare.html: one per picked metric). */
+  function panelElement(index, model) {
+    const root = el("div", "chart-panel" + (model.tall ? " tall" : ""));
+    root.setAttribute("data-panel", String(index));
+    const head = el("div", "chart-head");
+    const log = el("label", "chart-log");
+    const box = el("input");
+    box.type = "checkbox";
+    box.setAttribute("data-log", "");
+    log.append(box, document.createTextNode(" log y"));
+    head.append(el("span", "chart-title", model.title || ""), el("span", "chart-legend"), log);
+    const plot = el("div", "chart-plot");
+    plot.tabIndex = 0;
+    plot.setAttribute("role", "application");
+    plot.setAttribute("aria-roledescription", "chart");
+    plot.setAttribute("aria-label", model.desc || ((model.title || "a metric") + " over steps"));
+    plot.setAttribute("aria-describedby", "chart-help");
+    root.append(head, plot);
+    return root;
+  }
+
+  // ------------------------------------------------------------------------------- export
+
+  /* PNG, SVG and CSV of a chart group: the code is in chart-export.js, loaded on the first click
+     (a page that is only read never pays for it). */
+  let exporter = null;
+  const exportWaiting = [];
+  function exportGroup(group, kind) {
+    if (!group.panels.some(p => p.u)) return;
+    if (exporter) { exporter(group, kind); return; }
+    exportWaiting.push([group, kind]);
+    if (exportWaiting.length > 1) return;
+    load(HERE + "chart-export.js", () => {
+      exporter = window.obsChartExport || null;
+      exportWaiting.splice(0).forEach(([g, k]) => { if (exporter) exporter(g, k); });
+    }, () => { exportWaiting.length = 0; });
+  }
+
+  /* Smoothing is remembered across the site's pages (localStorage; from file:// too). A browser
+     that refuses storage simply starts at "off". */
+  const SMOOTH_KEY = "obs.smoothing";
+  function storedSmoothing() {
+    try {
+      const v = Number(window.localStorage.getItem(SMOOTH_KEY));
+      return v > 0 && v < 1 ? v : 0;
+    } catch (e) { return 0; }
+  }
+  function storeSmoothing(v) {
+    try { window.localStorage.setItem(SMOOTH_KEY, String(v)); } catch (e) { /* storage refused */ }
+  }
+
   // ------------------------------------------------------------------------------- a group
 
   /* Panels that share an x axis (zoom and pan move them together, the cursor is synchronised),
@@ -530,40 +722,75 @@
     /* Drawn when it first comes near the viewport: a page's load does no chart work it does not
        show (a run report's curves sit below the fold). */
     start() {
-      const roots = this.root.querySelectorAll(".chart-panel");
-      this.panels = this.models.map((m, i) => new Panel(this, roots[i], m));
+      if (this.dead) return;
+      this.makePanels();
       this.wireTools();
       this.drawAll();
       this.root.classList.add("ready");
+      this.notify();
     }
 
-    setModels(models) {
+    /* One panel per model. A group made with `options.panels` (compare.html's small multiples)
+       makes its panels' markup itself, one per model; the others draw into the page's. */
+    makePanels() {
+      if (this.options.panels) {
+        this.root.querySelectorAll(".chart-panel").forEach(p => p.remove());
+        this.models.forEach((m, i) => this.readout.before(panelElement(i, m)));
+      }
+      const roots = this.root.querySelectorAll(".chart-panel");
+      this.panels = this.models.map((m, i) => new Panel(this, roots[i], m));
+    }
+
+    /* New models; `keepRange` keeps the x range shown (a change of smoothing or grouping, not of
+       what the x axis is). */
+    setModels(models, keepRange) {
       this.models = models;
       if (!this.root.classList.contains("ready")) return;
-      this.panels.forEach((p, i) => {
-        p.model = models[i];
-        p.hidden.clear();
-        if (p.logBox) p.logBox.checked = !!models[i].log;
-        p.makeLegend();
-      });
-      this.range = null;
+      if (this.options.panels) {
+        for (const p of this.panels) if (p.u) p.u.destroy();
+        this.makePanels();
+      } else {
+        this.panels.forEach((p, i) => {
+          p.model = models[i];
+          p.hidden.clear();
+          if (p.logBox) p.logBox.checked = !!models[i].log;
+          p.makeLegend();
+        });
+      }
+      if (!keepRange) this.range = null;
       this.drawAll();
       this.readout.replaceChildren(el("span", "note", "Point at a curve to read its values."));
     }
+
+    setSmoothing(weight) {
+      this.smoothing = weight;
+      this.smoothingSet = true;
+      const slider = this.root.querySelector("input[data-smooth]"), shown = this.root.querySelector("[data-smooth-value]");
+      if (slider) slider.value = String(weight);
+      if (shown) shown.textContent = weight > 0 ? weight.toFixed(2) : "off";
+    }
+
+    /* Whoever made the group hears of every change of its view (compare.html keeps it in the URL). */
+    notify() { if (this.options.onChange && !this.dead) this.options.onChange(this); }
 
     wireTools() {
       const q = s => this.root.querySelector(s);
       const slider = q("input[data-smooth]"), shown = q("[data-smooth-value]");
       if (slider) {
+        // the reader's last smoothing, on every page of the site (unless this group was given one)
+        if (!this.smoothingSet) this.setSmoothing(storedSmoothing());
         let pending = false;
         slider.addEventListener("input", () => {
           this.smoothing = Number(slider.value);
           if (shown) shown.textContent = this.smoothing > 0 ? this.smoothing.toFixed(2) : "off";
+          storeSmoothing(this.smoothing);
           if (pending) return;
           pending = true;
-          requestAnimationFrame(() => { pending = false; this.drawAll(); this.update(); });
+          requestAnimationFrame(() => { pending = false; this.drawAll(); this.update(); this.notify(); });
         });
       }
+      this.root.querySelectorAll("[data-export]").forEach(b =>
+        b.addEventListener("click", () => exportGroup(this, b.getAttribute("data-export"))));
       this.root.querySelectorAll("[data-zoom]").forEach(b =>
         b.addEventListener("click", () => this.zoom(b.getAttribute("data-zoom") === "in" ? 0.5 : 2)));
       this.root.querySelectorAll("[data-pan]").forEach(b =>
@@ -608,6 +835,7 @@
       this.syncing = true;
       for (const p of this.panels) if (p.u) p.u.setScale("x", { min: lo, max: hi });
       this.syncing = false;
+      this.notify();
     }
 
     zoomed(source, lo, hi) {
@@ -616,6 +844,7 @@
       this.syncing = true;
       for (const p of this.panels) if (p !== source && p.u) p.u.setScale("x", { min: lo, max: hi });
       this.syncing = false;
+      this.notify();
     }
 
     zoom(factor) {
@@ -639,6 +868,8 @@
       this.syncing = true;
       for (const p of this.panels) if (p.u) p.u.setScale("x", { min: a, max: b });
       this.syncing = false;
+      this.range = null;
+      this.notify();
     }
 
     cursorMoved(panel, u) {
@@ -663,27 +894,31 @@
           if (p.hidden.has(i) || !line.x.length) return;
           const j = nearest(line.x, x);
           if (at === null || Math.abs(line.x[j] - x) < Math.abs(at - x)) at = line.x[j];
-          items.push({ line, j });
+          items.push({ line, j, panel: this.options.panels && this.panels.length > 1 ? p.model.title : null });
         });
       }
       if (!items.length) return;
       const frag = document.createDocumentFragment();
-      frag.append(el("span", "ro-step", (this.options.xLabel || "step") + " " + stepText(at)));
-      for (const { line, j } of items) {
+      const xText = this.options.xText || stepText;
+      frag.append(el("span", "ro-step", (this.options.xLabel || "step") + " " + xText(at)));
+      for (const { line, j, panel } of items) {
         const item = el("span", "ro-item");
         item.setAttribute("data-series", line.label);
         if (line.run) item.setAttribute("data-run", line.run);
-        item.setAttribute("data-step", String(line.x[j]));
+        if (panel) item.setAttribute("data-panel", panel);
+        item.setAttribute("data-step", String(line.steps ? line.steps[j] : line.x[j]));
+        item.setAttribute("data-x", String(line.x[j]));
         item.setAttribute("data-value", String(line.y[j]));
         const sw = el("span", "swatch");
         sw.style.background = line.color;
-        item.append(sw, el("span", "ro-name", line.label), document.createTextNode(" "), el("strong", "ro-value", num(line.y[j])));
+        item.append(sw, el("span", "ro-name", panel ? panel + " · " + line.label : line.label), document.createTextNode(" "), el("strong", "ro-value", num(line.y[j])));
         if (line.band) {
           const b = line.band, k = nearest(b.x, line.x[j]);
           if (b.x[k] === line.x[j]) item.append(el("span", "ro-extra", " " + b.label + " [" + num(b.lo[k]) + ", " + num(b.hi[k]) + "]"));
         }
         if (line.smooth) item.append(el("span", "ro-extra", " smoothed " + num(line.smooth[j])));
-        if (line.x[j] !== at) item.append(el("span", "ro-extra", " at " + stepText(line.x[j])));
+        if (line.x[j] !== at) item.append(el("span", "ro-extra", " at " + xText(line.x[j])));
+        if (line.steps) item.append(el("span", "ro-extra", " (step " + stepText(line.steps[j]) + ")"));
         frag.append(item);
       }
       this.readout.replaceChildren(frag);
@@ -784,7 +1019,7 @@
           if (name === "reward" && i > 0) m.markLabels = false;
           return m;
         });
-        new Group(root, models, { stages, xLabel: run.x });
+        new Group(root, models, { stages, xLabel: run.x, file: run.slug + "-" + name });
       });
       const explore = document.getElementById("chart-explore");
       if (explore) {
@@ -795,7 +1030,7 @@
           title.setAttribute("aria-label", pick.value + " over " + run.x);
           return { lines: line ? [line] : [], bands: [], hlines: [], vlines: [], stageLabels: true, log: false, ymin: null };
         };
-        const group = new Group(explore, [model()], { stages, xLabel: run.x });
+        const group = new Group(explore, [model()], { stages, xLabel: run.x, get file() { return run.slug + "-" + pick.value; } });
         pick.addEventListener("change", () => group.setModels([model()]));
       }
     }));
@@ -811,136 +1046,6 @@
       if (entries.some(e => e.isIntersecting)) { io.disconnect(); once(); }
     }, { rootMargin: "800px 0px" });
     document.querySelectorAll(".chart-group").forEach(g => io.observe(g));
-  }
-
-  // --------------------------------------------------------------- compare.html: overlay
-
-  const LOSS_FIRST = ["loss", "train_loss", "train/loss", "eval_loss", "reward_mean", "reward"];
-
-  function overlayPage(root) {
-    const list = root.querySelector("[data-overlay-runs]");
-    const boxes = Array.from(list.querySelectorAll("input[type=checkbox]"));
-    const bySlug = {};
-    boxes.forEach(b => { bySlug[b.value] = { slug: b.value, id: b.parentElement.textContent.trim() }; });
-    const metricSel = root.querySelector("select[data-overlay-metric]");
-    const count = root.querySelector("[data-overlay-count]");
-    const status = root.querySelector("[data-overlay-status]");
-    const filter = root.querySelector("input[data-overlay-filter]");
-    const tbody = root.querySelector("table[data-overlay-finals] tbody");
-    const groupRoot = root.querySelector(".chart-group");
-    const base = root.getAttribute("data-root") || "";
-    const params = new URLSearchParams(location.search);
-    let wanted = (params.get("runs") || "").split(",").filter(s => bySlug[s]);
-    if (!wanted.length) wanted = [document.getElementById("compare-a"), document.getElementById("compare-b")].filter(Boolean).map(s => s.value);
-    boxes.forEach(b => { b.checked = !b.disabled && wanted.indexOf(b.value) >= 0; });  // a run without curves has no curves.js
-    let metric = params.get("metric") || "";
-    let group = null;
-
-    function picked() { return boxes.filter(b => b.checked).map(b => b.value); }
-
-    function remember() {
-      if (location.protocol === "file:") return;  // a file: page may not rewrite its URL
-      const p = new URLSearchParams(location.search);
-      p.set("runs", picked().join(","));
-      if (metric) p.set("metric", metric);
-      history.replaceState(null, "", "?" + p.toString() + location.hash);
-    }
-
-    function render() {
-      const slugs = picked();
-      count.textContent = String(slugs.length);
-      const runs = slugs.map(s => loaded[s]).filter(Boolean);
-      const missing = slugs.filter(s => !loaded[s]);
-      const names = new Set();
-      runs.forEach(r => Object.keys(r.series).forEach(n => names.add(n)));
-      const sorted = Array.from(names).sort();
-      if (!metric || !names.has(metric)) {
-        const shared = sorted.filter(n => runs.every(r => r.series[n]));
-        metric = LOSS_FIRST.find(n => shared.indexOf(n) >= 0) || shared[0] || sorted[0] || "";
-      }
-      metricSel.replaceChildren(...sorted.map(n => {
-        const o = el("option", null, n);
-        o.value = n;
-        o.selected = n === metric;
-        return o;
-      }));
-      metricSel.disabled = !sorted.length;
-      const lines = [];
-      runs.forEach((r, i) => {
-        const line = seriesLine(r, metric, PALETTE[i % PALETTE.length]);
-        if (line) { line.label = r.id; line.run = r.slug; line.metric = metric; lines.push(line); }
-      });
-      const model = { lines, bands: [], hlines: [], vlines: [], stageLabels: false, log: false, ymin: null };
-      if (!group) group = new Group(groupRoot, [model], { xLabel: "step" });
-      else group.setModels([model]);
-      finals(slugs);
-      status.textContent = slugs.length < 1 ? "Pick runs to overlay." :
-        (lines.length + " of " + slugs.length + " picked runs logged " + (metric || "a metric") +
-         (missing.length ? "; " + missing.length + " could not be read" : "") + ".");
-    }
-
-    function finals(slugs) {
-      const rows = document.createDocumentFragment();
-      slugs.forEach((slug, i) => {
-        const r = loaded[slug], meta = bySlug[slug];
-        const tr = el("tr");
-        const th = el("th");
-        th.scope = "row";
-        const a = el("a", null, meta ? meta.id : slug);
-        a.href = base + "runs/" + encodeURIComponent(slug) + "/index.html";
-        const sw = el("span", "swatch");
-        sw.style.background = PALETTE[i % PALETTE.length];
-        th.append(sw, a);
-        tr.append(th);
-        const s = r && r.series[metric];
-        if (!s) {
-          const td = el("td", "note", r ? "not logged" : "could not be read");
-          td.colSpan = 6;
-          tr.append(td);
-        } else {
-          const xs = xsOf(s), last = xs.length - 1;
-          let lo = Infinity, hi = -Infinity;
-          for (const v of s.y) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
-          const fin = r.finals ? r.finals[metric] : undefined;
-          const labels = ["Last step", "Last value", "Final-window mean", "Min", "Max", "Points logged"];  // for a phone's reflowed rows
-          [stepText(xs[last]), num(s.y[last]), fin === undefined ? "—" : num(fin), num(lo), num(hi), num(s.n)].forEach((t, k) => {
-            const td = el("td", "num", t);
-            td.setAttribute("data-label", labels[k]);
-            tr.append(td);
-          });
-        }
-        rows.append(tr);
-      });
-      tbody.replaceChildren(rows);
-    }
-
-    function load() {
-      const slugs = picked();
-      let left = slugs.filter(s => !loaded[s]).length;
-      render();
-      slugs.forEach(slug => {
-        if (loaded[slug]) return;
-        withData(slug, base + "runs/" + encodeURIComponent(slug) + "/curves.js", () => {
-          left -= 1;
-          if (left <= 0) render();
-        });
-      });
-    }
-
-    boxes.forEach(b => b.addEventListener("change", () => { load(); remember(); }));
-    metricSel.addEventListener("change", () => { metric = metricSel.value; render(); remember(); });
-    if (filter) {
-      filter.addEventListener("input", () => {
-        const text = filter.value.trim().toLowerCase();
-        boxes.forEach(b => {
-          const li = b.closest("li");
-          li.hidden = !!text && li.textContent.toLowerCase().indexOf(text) < 0;
-        });
-      });
-    }
-    const clear = root.querySelector("[data-overlay-clear]");
-    if (clear) clear.addEventListener("click", () => { boxes.forEach(b => { b.checked = false; }); load(); remember(); });
-    load();
   }
 
   // ------------------------------------------------- campaign and arms pages: any metric
@@ -970,7 +1075,7 @@
         root.querySelector(".chart-title").textContent = pick.value;
         return { lines, bands, hlines: [], vlines: [], stageLabels: false, log: false, ymin: null };
       };
-      const group = new Group(root, [model()], { xLabel: "step" });
+      const group = new Group(root, [model()], { xLabel: "step", get file() { return spec.key + "-" + pick.value; } });
       const show = () => {
         document.querySelectorAll("[data-metric-block]").forEach(b => {
           b.hidden = b.getAttribute("data-metric-block") !== pick.value;
@@ -983,6 +1088,13 @@
       });
       const fromHash = decodeURIComponent((location.hash.match(/metric=([^&]+)/) || [])[1] || "");
       if (fromHash && data.metrics[fromHash]) { pick.value = fromHash; group.setModels([model()]); }
+      else if (fromHash) {  // a link's metric that this page does not have is said, not dropped
+        const note = el("p", "note warn chart-link", "This link asks for the metric “" + fromHash +
+          "”, which these runs did not log (or logged too little to draw); showing " + pick.value + ".");
+        note.setAttribute("role", "status");
+        const at = document.querySelector(".metric-pick") || root;
+        at.parentNode.insertBefore(note, at);
+      }
       show();
     });
   }
@@ -996,12 +1108,16 @@
       if (spec.kind === "conditions") conditionsPage(spec);
       else runPage(spec);
     }
-    const overlay = document.getElementById("overlay");
-    if (overlay) overlayPage(overlay);
   }
 
   // for tests and the console: the groups, the formatters, and whether a load is under way
-  window.obsCharts = { groups: Group.all, num, linearLabels, logLabels, ema, loaded, busy: () => inFlight > 0 };
+  window.obsCharts = {
+    groups: Group.all, num, linearLabels, logLabels, ema, loaded, busy: () => inFlight > 0,
+    // for compare.html's overlay (overlay.js)
+    Group, withData, xsOf, stepText, runColor, runStyles, groupStyles, el,
+    // for chart-export.js
+    style: { FAMILY, GRID, AXIS, MUTED, STAGE_LINE, ONSET }, uPlot: () => uPlot,
+  };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();

@@ -68,9 +68,19 @@
   }
 
   var params = new URLSearchParams(location.search);
+  var unknown = [];
   [[selA, params.get("a")], [selB, params.get("b")]].forEach(function (pair) {
     if (pair[1] && bySlug[pair[1]]) pair[0].value = pair[1];
+    else if (pair[1]) unknown.push("“" + pair[1] + "”");
   });
+  if (unknown.length) {  // a run in the link that this site does not have is said, not dropped
+    var note = document.createElement("p");
+    note.className = "note warn";
+    note.setAttribute("role", "status");
+    note.setAttribute("data-compare-link", "");
+    note.textContent = "This link names " + unknown.join(" and ") + ", not a run of this site; showing the pair below instead.";
+    pick.parentNode.insertBefore(note, pick);
+  }
   function pickedByReader() { render(true); }
   selA.addEventListener("change", pickedByReader);
   selB.addEventListener("change", pickedByReader);

@@ -426,6 +426,13 @@
     window.addEventListener("hashchange", function () { if (self_.restore()) self_.apply(true); });
     var restored = this.restore();
     var ready = function () {
+      // on a phone the facets start folded (the first runs then fit on the screen), unless the
+      // link set one of them
+      var facets = self_.form.querySelector("details.facets");
+      if (facets && window.matchMedia && window.matchMedia("(max-width: 560px)").matches &&
+          !Array.prototype.some.call(facets.querySelectorAll("select"), function (s) { return !!s.value; })) {
+        facets.open = false;
+      }
       self_.form.hidden = false;
       self_.apply(restored);
       self_.table.setAttribute("data-ready", "");
@@ -537,7 +544,69 @@
     update();
   }
 
+  // ------------------------------------------------------------------ tables as CSV files
+  // A table marked data-export="name" gets a button that saves it as name.csv (a blob: link: no
+  // server, works from file://): its header row, then every body row as shown, a cell's exact
+  // number (data-value) where it has one. A text a spreadsheet would run as a formula gets a '.
+
+  function csvField(v) {
+    var t = String(v);
+    if (/^[=+\-@\t\r]/.test(t) && !isFinite(Number(t))) t = "'" + t;
+    return /[",\r\n]/.test(t) ? '"' + t.replace(/"/g, '""') + '"' : t;
+  }
+
+  // A cell as data: its exact number (data-value, else a numeric data-sort), else its text, where a
+  // number as the page writes it (−1,024.5, 3.000e−04) becomes one a program reads (-1024.5, 3.000e-04).
+  function cellCsv(c) {
+    if (c.hasAttribute("data-value")) return c.getAttribute("data-value");
+    var sort = c.getAttribute("data-sort");
+    if (sort !== null && sort !== "" && isFinite(Number(sort))) return sort;
+    var text = c.textContent.trim().replace(/\s+/g, " ");
+    var plain = text.replace(/\u2212/g, "-").replace(/,/g, "");
+    return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(plain) ? plain : text;
+  }
+
+  function tableCsv(table) {
+    var rows = [];
+    var head = table.tHead ? table.tHead.rows[table.tHead.rows.length - 1] : null;
+    if (head) rows.push(Array.prototype.map.call(head.cells, function (c) { return c.textContent.trim().replace(/\s+/g, " "); }));
+    Array.prototype.forEach.call(table.tBodies, function (body) {
+      Array.prototype.forEach.call(body.rows, function (tr) {
+        if (tr.hidden) return;
+        var row = [];
+        Array.prototype.forEach.call(tr.cells, function (c) {
+          row.push(cellCsv(c));
+          for (var k = 1; k < (c.colSpan || 1); k++) row.push("");
+        });
+        rows.push(row);
+      });
+    });
+    return rows.map(function (r) { return r.map(csvField).join(","); }).join("\r\n") + "\r\n";
+  }
+
+  function wireExport(table) {
+    var name = (table.getAttribute("data-export") || "table").replace(/[^A-Za-z0-9._-]+/g, "_");
+    var wrap = table.closest(".table-wrap") || table;
+    var p = el("p", "table-export");
+    var b = el("button", null, "Save as CSV");
+    b.type = "button";
+    b.setAttribute("data-export-table", name);
+    b.addEventListener("click", function () {
+      var a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([tableCsv(table)], { type: "text/csv" }));
+      a.download = name + ".csv";
+      a.hidden = true;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(function () { URL.revokeObjectURL(a.href); }, 60000);
+    });
+    p.appendChild(b);
+    wrap.parentNode.insertBefore(p, wrap.nextSibling);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("table[data-export]"), wireExport);
     var go = document.querySelector("[data-overlay-go]");
     if (go) wirePicks(go);
     document.documentElement.setAttribute("data-obs-js", "");

@@ -223,3 +223,47 @@ def test_a_big_leaderboard_without_javascript_lists_the_newest(
         assert page.locator("[data-partial-note]").is_visible()
     finally:
         context.close()
+
+
+def rows_in_view(page: Page, height: int) -> int:
+    return int(
+        page.evaluate(
+            "h => [...document.querySelectorAll('#runs-table tbody tr')]"
+            ".filter(r => !r.hidden && r.getBoundingClientRect().bottom <= h).length",
+            height,
+        )
+    )
+
+
+def test_first_rows_are_above_the_fold_with_the_explanations_folded(
+    page: Page, watch: PageWatch, browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite
+) -> None:
+    from browserkit import PHONE, new_watched_context
+
+    page.goto(served_demo.url("index.html"))
+    settle(page)
+    assert rows_in_view(page, 768) >= 3  # 1366 x 768
+    help_text = page.locator("details.explain")
+    assert not help_text.get_attribute("open") and "a bold ▲ marks" in (help_text.text_content() or "")
+    page.click("caption a[href='#leaderboard-help']")  # the caption's link opens the explanations
+    assert page.locator("#leaderboard-help").is_visible()
+    context, phone_watch = new_watched_context(
+        browser, browser_context_args, (served_demo.base, "data:"), viewport=PHONE
+    )
+    try:
+        phone = context.new_page()
+        phone.goto(served_demo.url("index.html"))
+        settle(phone)
+        assert rows_in_view(phone, PHONE["height"]) >= 1  # the facets folded under one line
+        assert not phone.get_by_label("Status").is_visible()
+        phone.click("details.facets summary")
+        phone.get_by_label("Status").select_option("finished")
+        # a link that sets a facet opens them
+        phone.goto(served_demo.url("index.html") + phone.evaluate("location.hash"))
+        phone.reload()
+        settle(phone)
+        assert phone.get_by_label("Status").is_visible() and phone.get_by_label("Status").input_value() == "finished"
+        assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        phone_watch.assert_clean("index.html at 390 px")
+    finally:
+        context.close()

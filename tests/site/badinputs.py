@@ -597,8 +597,14 @@ def write_hardening(root: Path) -> list[Hardened]:
         "h-bad-name",
     )
     (top / "bad-name" / os.fsdecode(b"caf\xe9.txt")).write_bytes(b"x")
-    os.makedirs(os.fsencode(top / "bad-folder") + b"/stray\xff\xfe", exist_ok=True)
-    cases.append(Hardened("bad-folder", "", "an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd'"))
+    bad_folder = os.fsencode(top / "bad-folder") + b"/stray\xff\xfe"
+    os.makedirs(bad_folder, exist_ok=True)
+    Path(os.fsdecode(bad_folder + b"/run.yaml")).write_bytes(good_run_yaml("h-in-a-bad-name"))
+    Path(os.fsdecode(bad_folder + b"/metrics.jsonl")).write_bytes(good_metrics())
+    Path(os.fsdecode(bad_folder + b"/r\xe9sultats.csv")).write_bytes(b"step,loss\n1,0.5\n2,0.4\n")
+    cases.append(
+        Hardened("bad-folder", "", "an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd')", ("h-in-a-bad-name",))
+    )
     # control characters in a file name: shown as escapes, never raw
     run("control-name", {"run.yaml": good_run_yaml("h-control-name")}, "", None, "h-control-name")
     os.symlink("/etc/passwd", top / "control-name" / "x\x1b[31m\nsrc:1: error: forged")
@@ -678,7 +684,13 @@ def write_hardening(root: Path) -> list[Hardened]:
         "h-malformed-probe",
     )
     utf16 = "".join(json.dumps({"step": i, "loss": 1 / (i + 1)}) + "\n" for i in range(100_000)).encode("utf-16")
-    run("utf16-metrics", {"run.yaml": good_run_yaml("h-utf16"), "metrics.jsonl": utf16}, "metrics.jsonl", "", "h-utf16")
+    run(
+        "utf16-metrics",
+        {"run.yaml": good_run_yaml("h-utf16"), "metrics.jsonl": utf16},
+        "metrics.jsonl",
+        "the file is UTF-16",
+        "h-utf16",
+    )
     # a CSV cell past the field limit, a header with control characters
     csv = ("step,\x1b[31mloss\x07,note\n" + "".join(f"{i},{1 / (i + 1)},ok\n" for i in range(20))).encode()
     csv = csv.replace(b"5,0.16", b"5,0.16" + b"7" * 200_000)
@@ -702,7 +714,7 @@ def write_hardening(root: Path) -> list[Hardened]:
         "notes-images",
         {"run.yaml": good_run_yaml("h-notes-images"), "notes.md": notes},
         "notes.md",
-        "2 image(s) not shown",
+        "2 images not shown",
         "h-notes-images",
     )
     run("corrupt-tfevents", {"events.out.tfevents.1700000000.host.1": bytes(range(256)) * 12}, "", "")

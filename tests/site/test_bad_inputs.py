@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import re
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -234,7 +234,7 @@ def test_every_root_level_case(tmp_path: Path) -> None:
         tree = tmp_path / f"t{i:02d}"
         write_root_tree(tree / "src", group)
         args += [str(tree / "src"), str(tree / "site")]
-    start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [sys.executable, str(HERE / "build_many.py"), *args],
         capture_output=True,
@@ -256,7 +256,9 @@ def test_every_root_level_case(tmp_path: Path) -> None:
     peaks = [(r["peak_mb"], r["source"]) for r in results]  # the process's peak so far, after each build
     top, where = max(peaks)
     assert top < PEAK_MB, f"peak {top:.0f} MB, first reached by {where}; all: {[round(p) for p, _ in peaks]}"
-    assert time.perf_counter() - start < 60 * len(groups)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    assert cpu < 60 * len(groups)  # CPU seconds, not the wall clock: a loaded machine does not fail it
     assert not problems, "\n".join(problems)
 
 

@@ -36,6 +36,7 @@ def make_tree(src: Path) -> Path:
     # names that are not UTF-8, beside a run and as a folder of their own
     write(src / "base/caf\udce9.txt".encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape"), "x")
     os.makedirs(os.fsencode(src) + b"/stray\xff\xfe", exist_ok=True)
+    write(Path(os.fsdecode(os.fsencode(src) + b"/stray\xff\xfe/run.yaml")), "id: in-a-bad-name\n")
     # ids a quick look at run.yaml used to lose
     write(src / "bad-date/run.yaml", "id: dated\ndate: 2024-13-45\nbaseline: good-base\nstatus: finished\n")
     write(src / "emoji/run.yaml", 'id: "smile-\\ud83d\\ude00"\ntitle: "\\ud83d\\ude00 run"\n')
@@ -59,6 +60,8 @@ def make_tree(src: Path) -> Path:
     (src / "dir-notes/probe.jsonl").symlink_to("missing.jsonl")
     # plain-text fields far past what a page can lay out, and fields of the wrong type in other formats
     write(src / "long/run.yaml", "id: long\ntitle: " + "T" * 200_000 + '\ndate: "' + "2" * 200_000 + '"\n')
+    write(src / "long-spec/spec.yaml", "id: long-spec\ntitle: " + "S" * 100_000 + "\n")
+    write(src / "long-spec/r1/run.yaml", "id: long-spec-r1\n")
     write(src / "wandb/files/wandb-summary.json", json.dumps({"loss": 0.5, "_step": 10}))
     write(src / "wandb/files/wandb-metadata.json", json.dumps({"startedAt": "2" * 2_000_000, "state": ["x"]}))
     mlrun = src / "mlruns/1/0123456789abcdef"
@@ -92,10 +95,10 @@ def test_a_name_that_is_not_utf8_is_named_once_per_folder_and_check_and_build_ag
     assert build_code == 1  # the broken run.yaml; the build went through and published
     assert (site / "runs" / HERE_ID / "index.html").is_file()
     expected = [
-        "src/base: warning: an entry whose name is not valid UTF-8 ('caf\ufffd.txt'; each undecodable byte shown as "
-        "U+FFFD): not read; rename it to read it",
-        "src: warning: an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd'; each undecodable byte shown as "
-        "U+FFFD): not read; rename it to read it",
+        "src/base: warning: an entry whose name is not valid UTF-8 ('caf\ufffd.txt'): read, with each byte that is "
+        "not UTF-8 shown as U+FFFD in messages and pages; rename it to keep its name",
+        "src: warning: an entry whose name is not valid UTF-8 ('stray\ufffd\ufffd'): read, with each byte that is "
+        "not UTF-8 shown as U+FFFD in messages and pages; rename it to keep its name",
     ]
     for line in expected:
         assert check.count(line) == 1, check
@@ -107,7 +110,7 @@ def test_ids_survive_what_libyaml_refuses_and_duplicates_are_found(outputs) -> N
     _, site, _, build, _, _ = outputs
     index = json.loads((site / "index.json").read_text())
     ids = {r["id"] for r in index["runs"]}
-    assert {"dated", "smile-\U0001f600", "broken-id", HERE_ID} <= ids
+    assert {"dated", "smile-\U0001f600", "broken-id", HERE_ID, "in-a-bad-name"} <= ids
     assert "src/dup/run.yaml:1: error: run id 'dated' is already used by src/bad-date; this run was skipped" in build
     assert any(line.startswith("src/broken/run.yaml:3: error: invalid YAML") for line in build)
     page = (site / "runs" / "smile" / "index.html").read_text()
@@ -163,6 +166,7 @@ def test_plain_text_fields_are_cut_with_one_notice_each(outputs) -> None:  # typ
     assert "src/long/run.yaml: warning: 'title' is 200,000 characters long; pages show its first 300" in build
     assert "src/long/run.yaml: warning: 'date' is 200,000 characters long; pages show its first 64" in build
     assert "src/wandb: warning: 'date' is 2,000,000 characters long; pages show its first 64" in build
+    assert "src/long-spec/spec.yaml: warning: 'title' is 100,000 characters long; pages show its first 300" in build
     for page in site.rglob("*.html"):
         assert page.stat().st_size < 2_000_000, page
     long_page = (site / "runs" / "long" / "index.html").read_text()
@@ -239,6 +243,6 @@ def test_images_in_notes_are_named_not_dropped_silently(tmp_path: Path, capsys: 
     main(["check", str(src)])
     out = capsys.readouterr()
     assert (
-        "src/r/notes.md:5: info: 2 image(s) not shown: pages show no image from Markdown (one could load from "
+        "src/r/notes.md:5: info: 2 images not shown: pages show no image from Markdown (one could load from "
         "another host); the text around them is kept" in (out.out + out.err).splitlines()
     )

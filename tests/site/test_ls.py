@@ -85,3 +85,15 @@ def test_a_long_list_of_ids_is_cut_and_points_to_obs_ls() -> None:
     said = closest_ids("baseline", ids)
     assert said.startswith("28 runs: sweep/lr-00, sweep/lr-01,") and said.endswith("(+18 more; obs ls lists them)")
     assert closest_ids("x", []) == "there is no run in this folder"
+
+
+def test_a_control_character_in_an_id_is_shown_as_its_escape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = make_source(tmp_path / "src", 1)
+    yaml_file = src / "r0" / "run.yaml"
+    yaml_file.write_text(yaml_file.read_text().replace("id: r0", 'id: "r0\\e[31mred"'), encoding="utf-8")
+    code, out, _ = run_cli(capsys, "ls", str(src))
+    assert code == 0 and "\x1b" not in out
+    listed = json.loads(run_cli(capsys, "ls", str(src), "--json")[1])[0]["id"]
+    assert out.splitlines()[1].split()[0] == listed and listed.startswith("r0") and "red" in listed

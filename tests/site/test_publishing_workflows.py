@@ -157,7 +157,7 @@ def pull_request(tmp_path: Path) -> tuple[Path, dict[str, str]]:
         yaml_file = ws / "reports" / run / "run.yaml"
         yaml_file.write_text(yaml_file.read_text(encoding="utf-8").replace("title: ", "title: EDITED ", 1))
     shutil.rmtree(ws / "reports/spec03/r4")
-    new = ws / "reports/new-run"
+    new = ws / "reports/étude bis"  # git quotes such a name in --name-only output unless -z
     new.mkdir()
     (new / "run.yaml").write_text("title: a run without an id\nstatus: finished\n", encoding="utf-8")
     (new / "metrics.jsonl").write_text("".join(f'{{"step": {s}, "loss": {1 / (1 + s)}}}\n' for s in range(10)))
@@ -182,7 +182,7 @@ def test_the_pr_workflow_keeps_one_comment_holding_every_changed_run(pull_reques
     body = state["comments"][0]["body"]
     assert body.startswith("<!-- obs-summary")
     assert "# obs · 3 runs changed in this pull request" in body
-    for run in ("`spec03-r2`", "`spec03-r3`", "`new-run`"):  # new-run: the id is the folder, as every command has it
+    for run in ("`spec03-r2`", "`spec03-r3`", "`étude bis`"):  # no id: the folder is the id, as for every command
         assert f"## obs · {run}" in body, run
     assert "Removed: `reports/spec03/r4/" in body and "## obs · `spec03-r4`" not in body
     assert "EDITED " in body

@@ -6,10 +6,10 @@ import ast
 from pathlib import Path
 
 import obs.adapters
-from obs.adapters import ADAPTERS
+from obs.adapters import ADAPTERS, LEARNING
 
 PACKAGE = Path(obs.adapters.__file__).parent
-SHARED = {"__init__", "base", "common", "shapes"}  # the registry, the interface and the shared helpers
+SHARED = {"__init__", "base", "common", "shapes", "session_shape"}  # the registry, the interface, shared helpers
 ADAPTER_MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in SHARED)
 
 
@@ -39,7 +39,8 @@ def test_registration_order() -> None:
 
 
 def test_every_adapter_module_is_registered() -> None:
-    assert sorted(a.name for a in ADAPTERS) == ADAPTER_MODULES
+    # the agent-sessions input is registered beside the run formats: it reads sessions, not runs
+    assert sorted([*(a.name for a in ADAPTERS), LEARNING.name]) == ADAPTER_MODULES
 
 
 def test_no_adapter_module_imports_another() -> None:
@@ -51,5 +52,5 @@ def test_no_adapter_module_imports_another() -> None:
 
 def test_shared_modules_import_no_adapter() -> None:
     others = {f"obs.adapters.{name}" for name in ADAPTER_MODULES}
-    for name in ("base", "common", "shapes"):
+    for name in ("base", "common", "shapes", "session_shape"):
         assert imported_modules(PACKAGE / f"{name}.py") & others == set(), name

@@ -47,3 +47,25 @@ def test_a_csv_cell_past_the_limit_skips_its_row_only(tmp_path: Path) -> None:
     assert [(d.line, d.message) for d in diags.items] == [
         (3, f"row not read: field larger than field limit ({MAX_CSV_FIELD})")
     ]
+
+
+def test_a_utf16_log_is_one_message_not_one_per_line(tmp_path: Path) -> None:
+    """100,000 lines of UTF-16 gave 100,002 warnings."""
+    from obs.jsonl import iter_jsonl
+
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes("".join(f'{{"step": {i}, "loss": 0.5}}\n' for i in range(1000)).encode("utf-16"))
+    diags = Diagnostics()
+    assert list(iter_jsonl(path, diags)) == []
+    assert [(d.line, d.message) for d in diags.items] == [
+        (
+            1,
+            "the file is UTF-16 (it starts with a UTF-16 byte-order mark); obs reads JSON lines as UTF-8: convert it "
+            "(iconv -f UTF-16 -t UTF-8)",
+        )
+    ]
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00\x00" + bytes(range(256)) * 8)  # a BOM, then not text: read as it is
+    diags = Diagnostics()
+    list(iter_jsonl(binary, diags))
+    assert not any("UTF-32" in d.message for d in diags.items)

@@ -8,6 +8,7 @@ import math
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from obs.analysis.digest import RunDigest, WindowStat
@@ -345,3 +346,66 @@ def test_the_series_explorer_opens_on_the_headline_curve() -> None:
     assert report.headline.metric == "eval_accuracy"
     made = make_charts(report, "hf", 2000)
     assert made is not None and made[0].explore == "eval_accuracy"
+
+
+def test_obs_yaml_default_is_said_as_a_default() -> None:
+    """Without an obs.yaml, "obs.yaml names it" would be false: the default `exact` is said as a default."""
+    from obs.analysis.headline import declared_metrics
+    from obs.model import Run
+
+    declared = declared_metrics(Run(id="r", source_dir=Path(".")), [], SiteConfig())
+    assert [d.where for d in declared] == ["obs.yaml"]
+    assert declared[0].reason == "chosen because it is 'exact', obs.yaml's default primary metric"
+    cfg = SiteConfig()
+    cfg.primary_metric = "pass@1"
+    assert declared_metrics(Run(id="r", source_dir=Path(".")), [], cfg)[0].reason == (
+        "chosen because obs.yaml names it as the primary metric"
+    )
+
+
+def test_an_ultralytics_results_csv_leads_with_map50_95(tmp_path: Path) -> None:
+    """End to end through the CSV reader: the column names are padded with spaces, as ultralytics writes them."""
+    from adapterkit import load_all, write
+
+    from obs.analysis.report import RunContext, analyse_run
+
+    cols = ["epoch", "train/box_loss", "metrics/precision(B)", "metrics/mAP50(B)", "metrics/mAP50-95(B)"]
+    cols += ["val/box_loss", "lr/pg0"]
+    rows = [",".join(f"{c:>22}" for c in cols)]
+    rows += [",".join(f"{v:>22}" for v in [e, 1.5 - e / 50, 0.5, 0.6, e / 100, 1.2, 0.01]) for e in range(1, 31)]
+    write(tmp_path / "detect" / "train" / "results.csv", "\n".join(rows) + "\n")
+    (run, _), *_ = load_all(tmp_path).values()
+    h = analyse_run(run, RunContext(), SiteConfig()).headline
+    assert h.metric == "metrics/mAP50-95(B)" and h.value == pytest.approx(np.mean(np.arange(21, 31)) / 100)
+    assert h.reason == "chosen because it is a held-out outcome (mAP)"
+
+
+def test_an_hf_run_with_six_eval_sets_leads_with_their_mean_and_compares_it(tmp_path: Path) -> None:
+    """The defect: train `loss` when six eval datasets' losses exist (and rose: the run overfits)."""
+    import json
+
+    from adapterkit import load_all, write
+
+    from obs.analysis.digest import make_digest
+    from obs.analysis.report import RunContext, analyse_run
+    from obs.render.run_page import make_charts
+
+    sets = ["squad", "nq", "trivia", "hotpot", "boolq", "race"]
+
+    def state(rise: float) -> str:
+        log: list[dict] = [{"step": s, "loss": 2 - s / 100, "learning_rate": 1e-4} for s in range(10, 210, 10)]
+        for s in range(50, 250, 50):
+            log.append({"step": s, **{f"eval_{n}_loss": 1.0 + rise * s / 200 for n in sets}})
+        return json.dumps({"global_step": 200, "max_steps": 200, "log_history": log})
+
+    write(tmp_path / "base" / "trainer_state.json", state(0.0))
+    write(tmp_path / "over" / "trainer_state.json", state(0.5))
+    runs = {rid: run for rid, (run, _) in load_all(tmp_path).items()}
+    base = make_digest(runs["base"], 10)
+    report = analyse_run(runs["over"], RunContext(baseline_id="base", baseline=base), SiteConfig())
+    h = report.headline
+    assert h.kind == "aggregate" and h.metric == "mean loss over 6 eval sets" and h.value == pytest.approx(1.5)
+    assert report.delta is not None and report.delta.delta == pytest.approx(0.5)
+    assert report.delta.verdict == "not_tested" and "the same 6 eval sets" in report.delta.method
+    made = make_charts(report, "over", 2000)
+    assert made is not None and made[0].explore == "eval_boolq_loss"  # the first member's curve

@@ -235,7 +235,16 @@ def test_hostile_inputs_are_where_the_docs_say(tree: Path) -> None:
         assert "<img src=x onerror=alert(1)>" in text
 
 
+def test_agent_learning_export_is_in_the_tree(tree: Path) -> None:
+    learning = tree / "agents" / "results" / "learning"
+    lines = (learning / "sessions.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 300
+    playbook = json.loads((learning / "playbook.json").read_text(encoding="utf-8"))
+    assert len(playbook["playbook_entries"]) == 6
+    assert {json.loads(line)["learning_key"] for line in lines} == {"incident-triage", "sql-repair"}
+
+
 def test_tree_stays_small(tree: Path) -> None:
     total = sum(p.stat().st_size for p in tree.rglob("*") if p.is_file())
-    assert total < 3 * 1024 * 1024 + 200 * 1024
+    assert total < 3 * 1024 * 1024 + 200 * 1024 + 200 * 1024  # + the agent-learning export (agents/, ~170 KB)
     assert max(p.stat().st_size for p in tree.rglob("*.svg")) < 4096

@@ -150,3 +150,40 @@ def test_reward_health_never_says_no_collapse_it_cannot_see(spread: np.ndarray, 
         assert h.collapsed
     if not spread.any() or (zero_std is not None and np.clip(zero_std, 0, 1)[-1] >= h.zero_std_threshold):
         assert h.last_tied is not None
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    kind=st.sampled_from(["all_false", "all_true", "one_true"]),
+    families=st.integers(1, 3),
+    loss=_degenerate(),
+)
+def test_probe_rules_on_degenerate_probes(n: int, kind: str, families: int, loss: np.ndarray) -> None:
+    """Every rule on a probe where every case fails, every case passes or one case passes (one case, one family,
+    ...), beside a degenerate loss: no crash, and no evidence with a number the data cannot give (NaN, ∞)."""
+    from obs.analysis.scoreboard import build_scoreboard
+    from obs.model import ProbeCase
+
+    probe = [
+        ProbeCase(
+            id=f"c{i}",
+            checks={"exact": kind == "all_true" or (kind == "one_true" and i == 0), "parses": True},
+            split=("train", "dev", "test")[i % 3],
+            family=f"f{i % families}",
+        )
+        for i in range(n)
+    ]
+    metrics = Metrics(series={"loss": Series(np.arange(float(loss.size)), loss.astype(float))})
+    d = DiagnosisInput(
+        scoreboard=build_scoreboard(probe, CFG.is_negative_check),
+        scoreboard_repaired=None,
+        metrics=metrics,
+        comparison=None,
+        threshold=CFG.threshold,
+        loss_key="loss",
+        headline_check="exact",
+    )
+    for f in diagnose(d):
+        text = " ".join(f.evidence)
+        assert "nan" not in text.lower() and "∞" not in text and "inf" not in text.lower(), (f.rule, text)

@@ -125,3 +125,23 @@ def test_a_truncated_results_file_keeps_the_model_before_the_damage(tmp_path: Pa
     assert _headline(run) == ("arc_easy/acc", 0.75)
     assert any("model_args" in n for n in run.notices)
     assert "git_hash" not in run.provenance  # after the damage: not read
+
+
+def test_a_file_scoring_ten_systems_is_one_run_per_system_paired_on_items(tmp_path: Path) -> None:
+    """The defect: one arbitrary system's accuracy for a file that scores ten systems."""
+    rows = [
+        {"question_id": f"q{i:02d}", "model": f"system-{s}", "prediction": "x", "correct": (i * (s + 1)) % 10 < s}
+        for s in range(10)
+        for i in range(30)
+    ]
+    write(tmp_path / "board" / "all_predictions.jsonl", _lines(rows))
+    loaded = load_all(tmp_path)
+    assert len(loaded) == 10
+    for s in range(10):
+        run = next(r for r, _ in loaded.values() if r.id.endswith(f"/system-{s}"))
+        assert run.probe is not None and run.probe.size == 30
+        hits = sum((i * (s + 1)) % 10 < s for i in range(30))
+        assert _headline(run) == ("correct", hits / 30)
+        assert run.model["name"] == f"system-{s}"
+    ids = {tuple(sorted(str(c.id) for c in r.probe.cases)) for r, _ in loaded.values() if r.probe is not None}
+    assert len(ids) == 1  # every system on the same items: paired case by case

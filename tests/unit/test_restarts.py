@@ -66,3 +66,12 @@ def test_a_generic_log_with_restarts_reads_them_per_obs_yaml(tmp_path: Path, pol
     assert run.metrics is not None
     assert ("attempt 1/loss" in run.metrics.series) == (policy == "apart")
     assert any("3 attempts" in d for d in run.metrics.dropped)
+
+
+def test_a_long_pause_between_time_stamped_records_is_said() -> None:
+    rows = [{"step": s, "loss": 1.0, "_timestamp": 1.7e9 + 10 * s + (7200 if s >= 50 else 0)} for s in range(100)]
+    m = build_metrics(list(enumerate(rows, 1)), Path("log.jsonl"), Diagnostics())
+    said = [d for d in m.dropped if "pauses for 2.0 h between step 49 and step 50 (line 51)" in d]
+    assert said, m.dropped
+    steady = [{"step": s, "loss": 1.0, "_timestamp": 1.7e9 + 10 * s} for s in range(100)]
+    assert not build_metrics(list(enumerate(steady, 1)), Path("log.jsonl"), Diagnostics()).dropped

@@ -175,13 +175,19 @@ def test_idle_connections_time_out_and_are_bounded(
     monkeypatch.setattr(serve_http.PreviewHandler, "timeout", 0.5)
     server.slots = threading.BoundedSemaphore(4)
     before = threading.active_count()
-    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(40)]
-    time.sleep(0.3)
-    assert threading.active_count() - before <= 4
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(200)]
     try:
+        time.sleep(0.3)
+        assert threading.active_count() - before <= 4
         started = time.monotonic()
-        assert get(port, "/index.html")[0] == 200
-        assert time.monotonic() - started < serve_http.ACCEPT_WAIT_S * 10
+        while True:  # the idle ones are dropped or time out; a reader's request is answered soon after
+            try:
+                if get(port, "/index.html")[0] == 200:
+                    break
+            except (ConnectionError, http.client.HTTPException):
+                pass
+            assert time.monotonic() - started < 10, "the server stayed busy"
+            time.sleep(0.1)
         assert idle[0].recv(1) == b""  # the server closed the idle socket
     finally:
         for sock in idle:

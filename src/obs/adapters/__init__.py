@@ -5,6 +5,9 @@ Discovery asks each adapter in `ADAPTERS`, in order; the first that recognises a
 hypothesis or a decision to, say, a Hugging Face output folder) makes the folder a native run; the
 generic JSON-log reader comes last, since it recognises the most folders.
 
+`LEARNING` is not a run format: discovery hands it the agent-learning exports of every folder
+(sessions, per-key summaries, playbooks; told by content), which the run formats leave alone.
+
 Combining formats is this module's job, not any adapter's, so no adapter imports another (the
 way Pelican keeps its readers apart): a run.yaml is laid over the data of the first other format
 that recognises its folder, and a log that run.yaml names with `metrics_file:` is read by the
@@ -17,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from obs.adapters import native, tensorboard
+from obs.adapters.agent_sessions import AgentSessionsAdapter
 from obs.adapters.base import Adapter, Claim, Holds, LoadContext, RunSource
 from obs.adapters.common import new_run
 from obs.adapters.csv_logs import CsvLogAdapter
@@ -128,6 +132,7 @@ def overlaid_source(source: RunSource, root: Path) -> RunSource | None:
 
 
 ADAPTERS: list[Adapter] = [NativeAdapter(), *OTHER_FORMATS]
+LEARNING = AgentSessionsAdapter()  # agent sessions by learning key: not runs (obs.agents)
 
 
 def holds_of(adapter: str) -> Holds:

@@ -48,6 +48,7 @@ class RunSource:
     campaign: str | None = None
     base: RunSource | None = None
     record: int | None = None  # one record (0-based) of a file that lists runs, one per record
+    part: tuple[str, str] | None = None  # (column, value): the records of one system in a file scoring several
     extras: tuple[RunSource, ...] = ()  # other formats' files in this run's folder, merged in by the registry
 
 

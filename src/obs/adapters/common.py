@@ -28,7 +28,7 @@ from obs.model import Probe, ProbeCase, Run, chosen_sample
 from obs.probetable import CaseText, PlainCases, ProbeTableBuilder
 from obs.sanitize import UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
 from obs.series_builder import STEP_KEYS, SeriesBuilder
-from obs.sourcetree import is_inside, real
+from obs.sourcetree import is_inside, real, shown_name
 from obs.textbounds import MAX_CHARS, bound_markdown
 from obs.vocabulary import names_a_duration
 
@@ -37,13 +37,14 @@ from obs.vocabulary import names_a_duration
 
 
 def folder_id(folder: Path, root: Path) -> str:
-    """The folder path relative to the source root: the default id of a run found there."""
+    """The folder path relative to the source root: the default id of a run found there (text: a byte of a
+    folder name that is not UTF-8 is U+FFFD)."""
     try:
         rel = real(folder).relative_to(real(root))  # as Path.resolve(); remembered during a walk of the tree
     except ValueError:
-        return folder.name
+        return shown_name(folder.name)
     text = rel.as_posix()
-    return text if text not in ("", ".") else folder.name
+    return shown_name(text if text not in ("", ".") else folder.name)
 
 
 def new_run(source: RunSource, ctx: LoadContext, title: str = "") -> Run:
@@ -63,7 +64,7 @@ def new_run(source: RunSource, ctx: LoadContext, title: str = "") -> Run:
 def run_id_for_file(folder: Path, root: Path, file: Path, several: bool) -> str:
     """One run per file: the folder id when the file is alone, `folder/stem` when it has siblings."""
     base = folder_id(folder, root)
-    return f"{base}/{file.stem}" if several else base
+    return f"{base}/{shown_name(file.stem)}" if several else base
 
 
 def unread_note(files: Iterable[Path], base: Path, why: str = "", limit: int = 8) -> str | None:
@@ -500,8 +501,9 @@ def bounded_markdown(text: str, path: Path, diags: Diagnostics, first_line: int 
         first = bounded[: bounded.find(images[0])].count("\n") + first_line
         diags.info(
             path,
-            f"{len(images)} image(s) not shown: pages show no image from Markdown (one could load from another "
-            "host); the text around them is kept",
+            f"{len(images)} image{'s' if len(images) > 1 else ''} not shown: pages show no image from Markdown "
+            "(one could load from another host); the text around "
+            f"{'them' if len(images) > 1 else 'it'} is kept",
             first,
         )
     return bounded

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,8 @@ from obs.adapters.common import (
     salvage_array,
     unread_note,
 )
-from obs.adapters.shapes import Shape, classify, leaves, read_items_into
+from obs.adapters.session_shape import is_learning_file
+from obs.adapters.shapes import Shape, classify, leaves, read_items_into, systems_of
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
@@ -105,7 +106,7 @@ class GenericJsonlAdapter:
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = [f for f in visible_files(folder, root) if not is_reserved(f, root)]  # decisions.jsonl: the ledger
-        logs = [f for f in files if is_log_file(f)]
+        logs = [f for f in files if is_log_file(f) and not is_learning_file(f)]  # agent sessions: not runs
         used_by_campaign = [f for f in logs if campaign_input(f, root)]
         logs = [f for f in logs if f not in used_by_campaign]
         if not logs and not used_by_campaign:
@@ -114,7 +115,23 @@ class GenericJsonlAdapter:
         sources_list: list[RunSource] = []
         for log in logs:
             file_id = run_id_for_file(folder, root, log, several)
-            runs = record_runs(log)
+            sniffed = _sniffed_records(log)
+            runs = record_runs(log, sniffed)
+            systems = systems_of(sniffed) if runs is None and sniffed else None
+            if systems is not None:
+                column, system_names = systems
+                sources_list += [
+                    RunSource(
+                        self.name,
+                        folder,
+                        (log,),
+                        key=log.name,
+                        default_id=f"{file_id}/{_safe_name(name)}",
+                        part=(column, name),
+                    )
+                    for name in system_names
+                ]
+                continue
             if runs is None:
                 sources_list.append(RunSource(self.name, folder, (log,), key=log.name, default_id=file_id))
                 continue
@@ -138,6 +155,8 @@ class GenericJsonlAdapter:
             run = new_run(source, ctx, title=source.default_id.rsplit("/", 1)[-1])
             read_record_run(run, path, source.record, ctx.diags)
             return run
+        if source.part is not None:
+            return _load_system(source, path, ctx)
         run = new_run(source, ctx, title=path.stem if source.default_id.endswith(f"/{path.stem}") else source.path.name)
         read_log_into(run, path, ctx.diags, root=ctx.root, same_step=ctx.config.same_step, restarts=ctx.config.restarts)
         return run
@@ -152,8 +171,10 @@ def read_log_into(
     root: Path,
     same_step: str = "mean",
     restarts: str = "last",
+    keep: Callable[[dict[str, Any]], bool] | None = None,
 ) -> None:
-    """Read one log file (JSONL streamed, or a JSON document) into `run`: metrics or probe cases."""
+    """Read one log file (JSONL streamed, or a JSON document) into `run`: metrics or probe cases (`keep`: only the
+    records it accepts, e.g. one system's)."""
     try:
         if path.stat().st_size == 0:
             diags.error(path, "file is empty; expected JSON records")
@@ -166,6 +187,8 @@ def read_log_into(
         records = iter(_document_records(run, path, diags))
     else:
         records = iter_jsonl(path, diags, partial_last_is_normal=True)
+    if keep is not None:
+        records = ((line, rec) for line, rec in records if keep(rec))
     head = list(itertools.islice(records, SNIFF_RECORDS))
     if not head:
         diags.warning(path, "no JSON records found")
@@ -184,15 +207,44 @@ def read_log_into(
     read_items_into(run, stream, shape, path, diags, root=root)
 
 
-def record_runs(path: Path) -> list[str] | None:
-    """The run names of a file whose records are runs (one per record), else None. Small files only."""
+def _sniffed_records(path: Path) -> list[dict[str, Any]] | None:
+    """A small log's records for the claim's look at its shape (runs, systems); None for a large one."""
     try:
         if path.stat().st_size > RUNS_SNIFF_BYTES:
             return None
     except OSError:
         return None
-    records = [rec for _, rec in _quiet_records(path)]
-    if len(records) < 2 or len(records) > MAX_RECORD_RUNS:
+    return [rec for _, rec in _quiet_records(path)]
+
+
+def _load_system(source: RunSource, path: Path, ctx: LoadContext) -> Run:
+    """One system of a file scoring several on shared items: its records only, paired with the others by item id."""
+    assert source.part is not None
+    column, name = source.part
+    run = new_run(source, ctx, title=name)
+    if column.startswith("model"):
+        run.model["name"] = name
+    run.config[column] = name
+    read_log_into(
+        run,
+        path,
+        ctx.diags,
+        root=ctx.root,
+        same_step=ctx.config.same_step,
+        restarts=ctx.config.restarts,
+        keep=lambda rec: rec.get(column) == name,
+    )
+    run.notices.append(
+        f"{path.name} scores several systems on shared items (column '{column}'): this run is the records of "
+        f"'{name}', one run per system, so the systems are compared case by case on the item ids."
+    )
+    return run
+
+
+def record_runs(path: Path, sniffed: list[dict[str, Any]] | None = None) -> list[str] | None:
+    """The run names of a file whose records are runs (one per record), else None. Small files only."""
+    records = sniffed if sniffed is not None else _sniffed_records(path)
+    if records is None or len(records) < 2 or len(records) > MAX_RECORD_RUNS:
         return None
     shape = classify(records)
     if shape.kind != "runs" or shape.id_key is None:

@@ -1,7 +1,8 @@
 """Hugging Face Trainer output folders: `trainer_state.json` and its `log_history` (incl. TRL).
 
 A folder is a run when it holds a `trainer_state.json`, `checkpoint-*/trainer_state.json`
-subfolders, or (when neither exists) renamed copies such as `trainer_state_1000steps.json`.
+subfolders, or (when neither exists) renamed copies such as `trainer_state_1000steps.json` or any JSON file
+with the TrainerState layout (`log_history` beside `global_step`, ...), whatever its name.
 Checkpoints are snapshots of one run: only the newest state is read, once. Train and eval entries
 logged at the same step become one point; the final summary entry (train_runtime, train_loss, ...)
 goes to `run.summary`, not to the curves. TRL's GRPO keys get the names the reward-health panel
@@ -94,7 +95,11 @@ class HfTrainerAdapter:
                 ),
             )
         else:
-            renamed = sorted(f for f in files if RENAMED_STATE.match(f.name) and _looks_like_state(f))
+            renamed = sorted(
+                f
+                for f in files
+                if (RENAMED_STATE.match(f.name) and _looks_like_state(f)) or _state_by_content(f, names)
+            )
             if not renamed:
                 return None
             several = len(renamed) > 1
@@ -161,6 +166,19 @@ def _global_step(state: Path, folder: Path) -> int:
 def _looks_like_state(path: Path) -> bool:
     head = read_head(path, 65536)
     return b'"log_history"' in head or b'"global_step"' in head or path.stat().st_size > 65536
+
+
+STATE_MARKERS = (b'"global_step"', b'"is_world_process_zero"', b'"best_model_checkpoint"', b'"trial_name"')
+
+
+def _state_by_content(path: Path, names: set[str]) -> bool:
+    """A trainer state saved under another name (`state.json`, `run_0417.json`): the TrainerState layout, a
+    `log_history` beside the fields only a TrainerState has, is recognised by content (it lost its status and
+    configuration when the generic reader took it as a plain list of records)."""
+    if path.suffix.lower() != ".json" or path.name in (*RESULT_FILES, MODEL_CONFIG) or path.name == STATE_FILE:
+        return False
+    head = read_head(path, 65536)
+    return b'"log_history"' in head and any(m in head for m in STATE_MARKERS)
 
 
 def load_trainer_state(

@@ -64,6 +64,8 @@ def is_samples_file(path: Path) -> bool:
         return True
     if not path.name.lower().endswith(".jsonl"):
         return False
+    if b'"doc_id"' not in read_head(path, 65536):  # the harness writes doc_id first: most logs stop here
+        return False
     first = read_head(path, 1 << 20).split(b"\n", 1)[0]
     if b'"doc_id"' not in first:  # cheap refusal before parsing a line that may be anything
         return False

@@ -271,6 +271,53 @@ def classify(records: Sequence[dict[str, Any]]) -> Shape:
     return Shape("metrics", why="no step, no per-item outcome: read as a log in record order")
 
 
+SYSTEM_KEYS = (
+    "system",
+    "model",
+    "model_name",
+    "model_id",
+    "agent",
+    "method",
+    "policy",
+    "checkpoint",
+    "variant",
+    "submission",
+    "run",
+    "run_name",
+    "run_id",
+)
+MAX_SYSTEMS = 50
+
+
+def systems_of(records: Sequence[dict[str, Any]]) -> tuple[str, list[str]] | None:
+    """(column, systems in file order) when a file of per-item records scores several systems on shared items: a
+    text column naming 2..50 systems, and an id field whose ids repeat across the systems but not within one.
+    Each system is then one run (paired with the others on the item ids); read as one run, their outcomes mixed."""
+    n = len(records)
+    if n < 4:
+        return None
+    for key in SYSTEM_KEYS:
+        values = [r.get(key) for r in records]
+        if not all(isinstance(v, str) and v for v in values):
+            continue
+        systems = list(dict.fromkeys(str(v) for v in values))
+        if not 2 <= len(systems) <= MAX_SYSTEMS or len(systems) * 2 > n:
+            continue
+        by_system: dict[str, list[dict[str, Any]]] = {}
+        for r in records:
+            by_system.setdefault(str(r[key]), []).append(r)
+        if not all(classify(rs).is_items for rs in by_system.values() if len(rs) >= 2):
+            continue
+        for id_key in ID_KEYS:
+            if id_key == key or not all(id_key in r for r in records):
+                continue
+            within = all(_distinct_ids(rs, id_key) for rs in by_system.values())
+            ids = [{r[id_key] for r in rs if isinstance(r[id_key], str | int)} for rs in by_system.values()]
+            if within and len(set.intersection(*ids)) > 0 and not _distinct_ids(records, id_key):
+                return key, systems
+    return None
+
+
 def _named_outcome(path: str) -> bool:
     return _named(path, OUTCOME_TOKENS) or _is_pass_at_k(path)
 
@@ -324,8 +371,34 @@ def _main(outcomes: Sequence[str]) -> str | None:
 
 TEXT_ROLES = {
     "prompt": ("prompt", "question", "query", "input", "instruction", "problem"),
-    "expected": ("expected", "gold", "target", "answer", "reference", "label", "ground_truth"),
-    "actual": ("actual", "pred", "prediction", "output", "response", "completion", "generated", "model_answer"),
+    # `gt` and the other ground-truth spellings before `answer`: beside a `gt`, an `answer` is the model's
+    "expected": (
+        "expected",
+        "gt",
+        "gold",
+        "ground_truth",
+        "groundtruth",
+        "gt_answer",
+        "gold_answer",
+        "correct_answer",
+        "reference_answer",
+        "target",
+        "answer",
+        "reference",
+        "label",
+    ),
+    "actual": (
+        "actual",
+        "pred",
+        "prediction",
+        "output",
+        "response",
+        "completion",
+        "generated",
+        "model_answer",
+        "model_output",
+        "answer",
+    ),
 }
 
 
@@ -393,7 +466,7 @@ def _case(
         if role in rec:
             continue
         for key in keys:
-            if key != id_key and _is_text(rec.get(key)):
+            if key not in used and _is_text(rec.get(key)):
                 shaped[role] = rec[key]
                 used.add(key)
                 break

@@ -287,7 +287,7 @@ def _mapping(text: str) -> dict[str, Any] | None:
         body = body.strip("`").strip()
     try:
         data = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return None
     return data if isinstance(data, dict) else None
 

@@ -2,9 +2,10 @@
 
 Read: `config.yaml` (every key wrapped as `{value: ...}`, plus the `_wandb` internals),
 `wandb-summary.json` (the final value of each logged key), `wandb-metadata.json` (start time,
-program, git commit, hardware) and, when an old client wrote it, `wandb-history.jsonl`. The
-history of a current client lives in the binary `run-<id>.wandb` file, which obs does not read:
-the page says so, and shows the final values only. Personal fields of the metadata (e-mail,
+program, git commit, hardware; newer clients keep the same in config.yaml's `_wandb.e`) and, when
+an old client wrote it, `wandb-history.jsonl`. The history of a current client lives in the binary
+`run-<id>.wandb` file, read through the wandb SDK's own reader (`wandb_binary.py`, the optional extra
+`obs[wandb]`); without it the page says so and shows the final values only. Personal fields of the metadata (e-mail,
 user name, host name, root folder, interpreter path) are not copied into the site.
 """
 
@@ -24,6 +25,7 @@ from obs.adapters.common import (
     read_json_object,
     unread_note,
 )
+from obs.adapters.wandb_binary import ReaderMissing, history_rows
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.jsontypes import TEXT, TypedReader
@@ -61,10 +63,13 @@ class WandbAdapter:
         if files_dir is None:
             return None
         read = [p for p in (safe_input(files_dir / n, root) for n in KNOWN) if p is not None]
+        if files_dir / HISTORY not in read:  # a current client: the history is in the binary run file
+            binary = _binary_history(folder, root)
+            read += [binary] if binary is not None else []
         source = RunSource(self.name, folder, tuple(read), default_id=folder_id(folder, root))
         unread = [f for f in visible_files(folder, root, recursive=True) if f not in read]
         notes = []
-        note = unread_note(unread, folder, "binary history, logs and saved files")
+        note = unread_note(unread, folder, "logs and saved files")
         if note:
             notes.append(note)
         return Claim(runs=(source,), owned_dirs=(folder,), notes=tuple(notes))
@@ -127,21 +132,52 @@ def load_wandb_run(source: RunSource, ctx: LoadContext) -> Run:
         run.metrics = builder.finish()
         cleaner.report(run, ignore=[run.metrics.stage_key] if run.metrics.stage_key else ())
     else:
-        binary = sorted(p.name for p in folder.glob("*.wandb"))
-        where = f" ({binary[0]})" if binary else ""
-        run.notices.append(
-            f"W&B keeps this run's history in a binary file{where} that obs does not read: "
-            "no curves, only the final values of the summary."
-        )
+        _read_binary_history(run, folder, ctx)
     return run
+
+
+def _binary_history(folder: Path, root: Path) -> Path | None:
+    """The run's `run-<id>.wandb` file (the first by name if a resumed run left several), if any."""
+    for path in sorted(folder.glob("*.wandb")):
+        safe = safe_input(path, root)
+        if safe is not None:
+            return safe
+    return None
+
+
+def _read_binary_history(run: Run, folder: Path, ctx: LoadContext) -> None:
+    """A current client's history, from `run-<id>.wandb` through the SDK's reader (`wandb_binary`)."""
+    path = _binary_history(folder, ctx.root)
+    if path is None:
+        run.notices.append(
+            f"No history beside the summary: neither {HISTORY} (older clients) nor the binary run-<id>.wandb "
+            "(current clients) is in this folder, so there are no curves, only the summary's final values."
+        )
+        return
+    builder = SeriesBuilder(
+        path, ctx.diags, step_key=None, same_step=ctx.config.same_step, restarts=ctx.config.restarts
+    )
+    cleaner = RecordCleaner(path, ctx.diags)
+    try:
+        for number, row in history_rows(path, ctx.diags):
+            builder.add(cleaner.clean(row, number), number)
+    except ReaderMissing as exc:
+        run.notices.append(
+            f"W&B keeps this run's history in a binary file ({path.name}) that obs could not read: {exc}. "
+            "Until then: no curves, only the final values of the summary."
+        )
+        return
+    run.metrics = builder.finish()
+    cleaner.report(run, ignore=[run.metrics.stage_key] if run.metrics.stage_key else ())
 
 
 def _read_config(run: Run, path: Path | None, diags: Diagnostics) -> None:
     doc = load_mapping(path, diags, "config keys") if path is not None else None
-    if doc is None:
+    if doc is None or path is None:
         return
     config, internals = unwrap_config(doc.data)
     run.config = config
+    _config_metadata(run, internals, path, diags)
     for key in ("cli_version", "python_version", "framework"):
         if isinstance(internals.get(key), str | int | float):
             run.provenance[f"wandb_{key}" if key == "cli_version" else key] = internals[key]
@@ -216,6 +252,25 @@ def _read_metadata(run: Run, path: Path | None, diags: Diagnostics) -> None:
     typed = TypedReader(path, diags)
     meta = typed.checked(meta, WANDB_METADATA)
     typed.report()
+    _apply_metadata(run, meta)
+
+
+def _config_metadata(run: Run, internals: dict[str, Any], path: Path, diags: Diagnostics) -> None:
+    """Newer clients keep the metadata in config.yaml, `_wandb.e.<writer id>` (UTC start time, git, program,
+    hardware), often with no wandb-metadata.json: read it the same way. Several writers (a resumed run): the
+    earliest start is the run's."""
+    writers = internals.get("e")
+    if not isinstance(writers, dict):
+        return
+    typed = TypedReader(path, diags)
+    entries = [typed.checked(w, WANDB_METADATA) for w in writers.values() if isinstance(w, dict)]
+    typed.report()
+    entries.sort(key=lambda w: str(w.get("startedAt") or ""), reverse=True)
+    for meta in entries:  # the earliest last, so its start time and commit stay
+        _apply_metadata(run, meta)
+
+
+def _apply_metadata(run: Run, meta: dict[str, Any]) -> None:
     started = meta.get("startedAt") or meta.get("heartbeatAt")
     if isinstance(started, str) and started:
         run.date = started

@@ -24,6 +24,16 @@ if TYPE_CHECKING:
 GRID_POINTS = 200
 
 
+def step_grid(lo: float, hi: float, whole: bool) -> np.ndarray:
+    """GRID_POINTS points from lo to hi; whole steps when the runs log whole steps (every step of a
+    short span, else the nearest whole step to each evenly spaced point), so a read-out never says
+    "step 208.849" of runs that only ever logged step 208 and 209."""
+    grid = np.linspace(lo, hi, GRID_POINTS)
+    if whole and float(lo).is_integer() and float(hi).is_integer():
+        grid = np.unique(np.round(grid))
+    return grid
+
+
 def align_curves(curves: Sequence[Curve]) -> tuple[np.ndarray, np.ndarray] | None:
     """Several runs' curves on one step grid over the span every run covers (linear interpolation)."""
     usable = [(np.asarray(c.steps), np.asarray(c.values)) for c in curves if len(c.steps) >= 2]
@@ -33,7 +43,7 @@ def align_curves(curves: Sequence[Curve]) -> tuple[np.ndarray, np.ndarray] | Non
     hi = min(float(x[-1]) for x, _ in usable)
     if hi <= lo:
         return None
-    grid = np.linspace(lo, hi, GRID_POINTS)
+    grid = step_grid(lo, hi, all(bool(np.all(np.mod(x, 1) == 0)) for x, _ in usable))
     matrix = np.vstack([np.interp(grid, x, y) for x, y in usable])
     return grid, matrix
 

@@ -40,11 +40,14 @@ from obs.analysis.stats import NOT_TESTED
 from obs.numbers import num
 from obs.numbers import step as step_text
 from obs.probetable import TRUE
+from obs.schema import OBS_YAML
 from obs.vocabulary import tokens
 
 if TYPE_CHECKING:
     from obs.config import SiteConfig
     from obs.model import Campaign, Run, Spec
+
+_DEFAULT_PRIMARY = OBS_YAML.declared("primary_metric").default_value()  # said as a default, not as a choice
 
 __all__ = [
     "Declared",
@@ -66,6 +69,11 @@ class Declared:
     where: str  # "run.yaml", "spec S", "campaign C", "obs.yaml", "the reader of x.jsonl"
     required: bool
     file: Path | None = None  # the file that names it (an error's location)
+    because: str = ""  # the reason's words when "<where> names it" would not be true (obs.yaml's default)
+
+    @property
+    def reason(self) -> str:
+        return f"chosen because {self.because or f'{self.where} names it as the primary metric'}"
 
 
 def surrounding_metrics(spec: Spec | None, campaign: Campaign | None) -> list[Declared]:
@@ -88,7 +96,9 @@ def declared_metrics(run: Run, around: Sequence[Declared], cfg: SiteConfig) -> l
         out.append(Declared(run.primary_metric, "run.yaml", True, run.source_dir / "run.yaml"))
     out += around
     if cfg.primary_metric:
-        out.append(Declared(cfg.primary_metric, "obs.yaml", False))
+        default = cfg.primary_metric == _DEFAULT_PRIMARY
+        because = f"it is '{cfg.primary_metric}', obs.yaml's default primary metric" if default else ""
+        out.append(Declared(cfg.primary_metric, "obs.yaml", False, because=because))
     if run.reader_metric:
         out.append(Declared(run.reader_metric, run.reader_metric_from or "the reader", False))
     return out
@@ -258,7 +268,7 @@ def choose_headline(
     for d in declared:
         found = _headline_for(digest, d.metric, higher_is_better, window, checks)
         if found is not None:
-            found.reason = f"chosen because {d.where} names it as the primary metric"
+            found.reason = d.reason
             return found
         if d.required:
             have = available_metrics(digest)
@@ -334,7 +344,8 @@ def _stale(digest: RunDigest, name: str, last: float) -> bool:
 
 
 def _why(name: str, cls: int, fam: str | None, stale: set[str], classed: dict[str, int]) -> str:
-    parts = [f"it is {CLASS_WORDS[cls]}" + (f" ({fam})" if fam and cls in (2, 4) else "")]
+    shown = {"map": "mAP"}.get(fam or "", fam)
+    parts = [f"it is {CLASS_WORDS[cls]}" + (f" ({shown})" if fam and cls in (2, 4) else "")]
     early = sorted(n for n, c in classed.items() if c < cls and n in stale)
     if name in stale:
         parts.append("it is logged only early in the run, and no outcome or loss is logged to the end")
@@ -342,7 +353,7 @@ def _why(name: str, cls: int, fam: str | None, stale: set[str], classed: dict[st
         parts.append(f"{', '.join(early[:2])} {'is' if len(early) == 1 else 'are'} logged only early in the run")
     elif cls > 2:
         parts.append(_NONE_ABOVE[cls])
-    siblings = [n for n in classed if _stat_rank(n) > 0 and _same_base(n, name)]
+    siblings = [n for n in classed if _stat_rank(n) in (1, 2) and _same_base(n, name)]  # median, max, min
     if siblings and _stat_rank(name) == 0:
         parts.append(f"the mean, not {', '.join(sorted(siblings)[:3])}")
     return "; ".join(parts)
@@ -456,7 +467,7 @@ def _aggregate(digest: RunDigest, cand: _Candidate, hib: Callable[[str], bool]) 
         cand.name,
         float(np.mean(values)),
         "aggregate",
-        f"mean of {len(values)} eval sets' final-window loss ({shown}); each is in the final-value table",
+        f"mean of the final losses of {len(values)} eval sets ({shown})",
         hib(cand.members[0]),
         n=len(values),
         members=cand.members,

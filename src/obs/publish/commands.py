@@ -34,11 +34,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     summary.add_argument(
         "--changed",
         metavar="FILE",
-        help="one comment for every run the paths in FILE touch (one path a line, as `git diff --name-only` "
-        "prints them; - reads standard input); omit the run id",
+        help="one comment for every run the paths in FILE touch (as `git diff --name-only -z` prints them, "
+        "or one path a line; - reads standard input); omit the run id",
     )
     summary.add_argument("--baseline", metavar="RUN", help="compare with this run instead of the run's baseline")
     summary.add_argument("-o", "--out", metavar="FILE", help="write to FILE instead of standard output")
+    summary.add_argument(
+        "--compare-to",
+        metavar="OLD",
+        help="summarise the agent learning keys of SOURCE against another build (its folder or index.json): "
+        "`obs summary --compare-to OLD_SITE [SOURCE]`",
+    )
     summary.set_defaults(func=cmd_summary)
 
     decide = sub.add_parser(
@@ -112,6 +118,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
     from obs.publish.summary_md import summarize_campaign, summary_of_loaded
 
     run, source = args.run, args.source
+    if getattr(args, "compare_to", None):
+        return _learning_summary(args)
     whole = args.campaign or args.changed  # no run id: `obs summary --campaign ID SOURCE`, `--changed FILE SOURCE`
     if whole and run and source is None:
         run, source = None, run
@@ -164,6 +172,30 @@ def _summary_of_changes(listing: str, source: Path, out: str | None) -> int:
     for d in errors:
         print(d.format(), file=sys.stderr)
     return _write_or_print(comment, out, source) or (1 if errors else 0)
+
+
+def _learning_summary(args: argparse.Namespace) -> int:
+    """`obs summary --compare-to OLD [SOURCE]`: the learning keys and what moved, as Markdown."""
+    from obs.publish.learning import learning_summary
+
+    if args.campaign or (args.run and args.source):
+        print(
+            "obs summary: --compare-to summarises the agent learning keys of a source: give only SOURCE",
+            file=sys.stderr,
+        )
+        return 2
+    source = Path(args.run or args.source or DEFAULT_SOURCE)
+    old = Path(args.compare_to)
+    problem = source_problem(source) or (None if old.exists() else f"--compare-to {old}: no such file or folder")
+    if problem:
+        print(f"obs summary: {problem}", file=sys.stderr)
+        return 2
+    text, error = learning_summary(source, old)
+    if error:
+        print(f"obs summary: {error}", file=sys.stderr)
+        return 2
+    fault_point("summary")
+    return _write_or_print(text, args.out, source)
 
 
 def cmd_decide(args: argparse.Namespace) -> int:

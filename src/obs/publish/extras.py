@@ -16,6 +16,8 @@ Nothing here writes into the source tree: archived reports are copied out of it 
 
 from __future__ import annotations
 
+import json
+import math
 import shutil
 from dataclasses import dataclass, field, replace
 from html import escape
@@ -25,9 +27,11 @@ from urllib.parse import quote
 
 from obs import urls
 from obs.build import BuildOptions, BuildResult, build_site
+from obs.jsonutil import dumps
 from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
 from obs.pipeline import SourceTree
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
+from obs.publish.learning import LearningFeature, read_old_learning, windows_of
 from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, standalone
 from obs.render.site import Renderer
 from obs.sitemodel import LedgerView, LedgerViewEntry, RunSummary
@@ -47,6 +51,7 @@ class PublishExtras:
     old: OldManifest | None = None
     archives: dict[str, str | None] = field(default_factory=dict)  # archive rel path -> problem (None: publishable)
     changes: Changes | None = None
+    learning: LearningFeature = field(default_factory=LearningFeature)  # agent learning pages (publish/learning.py)
 
     def fingerprint(self) -> Any:
         return {"compare_to": str(self.compare_to)} if self.compare_to else {}
@@ -61,6 +66,10 @@ class PublishExtras:
                 self.old = read_manifest(self.compare_to)
             except ManifestError as exc:
                 diags.error(self.compare_to, f"--compare-to: {exc}; no changes page was made")
+        old_learning = read_old_learning(self.compare_to) if self.old is not None and self.compare_to else None
+        self.learning.compare_to = self.compare_to
+        self.learning.windows = windows_of(tree.cfg.trends)
+        self.learning.read(root, tree.found.learning, diags, old_learning)
         for e in self.ledger.entries:
             if e.archive and e.archive not in self.archives:
                 problem = check_archive(root, e.archive)
@@ -110,7 +119,14 @@ class PublishExtras:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(tree.root / rel, target)  # byte for byte; never re-rendered
         base = link_base_for(tree.cfg.base_url)
-        renderer = Renderer(tree.meta) if self.changes is not None or base else None
+        renderer = Renderer(tree.meta) if self.changes is not None or base or self.learning.reports else None
+        if renderer is not None:
+            pages += self.learning.write(staging, renderer)
+        if any(s.tags for s in summaries):
+            cohorts_html, data = cohorts_page(summaries, Renderer(tree.meta), staging.out / urls.COHORTS_DATA)
+            staging.write(urls.COHORTS, cohorts_html)
+            staging.write(urls.COHORTS_DATA, data)
+            pages += 1
         if self.changes is not None and renderer is not None:
             html = renderer.render(
                 "changes.html",
@@ -127,6 +143,42 @@ class PublishExtras:
             staging.write(urls.SITEMAP, sitemap(staging.path, base))
             pages += 1
         return pages
+
+    def manifest_sections(self) -> dict[str, Any]:
+        """index.json's sections beyond the runs: `learning` when the source holds agent sessions."""
+        return self.learning.section()
+
+
+def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path) -> tuple[bytes, bytes]:
+    """cohorts.html and cohorts.json: every tag's runs against the rest of their comparable set. The sets
+    whose runs did not change since the published build (`previous`, its cohorts.json) are reused, so a
+    build where one run changed tests only that run's set (and imports no statistics when it has none)."""
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json, ordered
+    from obs.render.cohort_page import render_cohorts
+
+    points = [
+        RunPoint(
+            s.id,
+            s.tags,
+            s.comparable + (f" · {s.probe_key}" if s.probe_key else ""),
+            s.headline.value,
+            s.headline.higher_is_better,
+        )
+        for s in summaries
+        if s.headline.metric and s.headline.value is not None and math.isfinite(s.headline.value)
+    ]
+    try:
+        known = groups_from_json(json.loads(previous.read_bytes()).get("groups"))
+    except (OSError, ValueError, AttributeError):
+        known = {}
+    groups = cohorts_by_group(points, known)
+    cohorts = ordered([c for _, cs in groups.values() for c in cs])
+    tagged: dict[str, list[str]] = {}
+    for s in summaries:
+        for tag in s.tags:
+            tagged.setdefault(tag, []).append(s.id)
+    page = render_cohorts(cohorts, {s.id: s.slug for s in summaries}, renderer, tagged)
+    return page, dumps({"schema": 1, "groups": groups_json(groups)})
 
 
 def check_archive(root: Path, rel: str) -> str | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from obs import urls
 from obs.diagnostics import Diagnostic
-from obs.numbers import plural
+from obs.numbers import num, pct, plural
 from obs.pipeline import LoadedRun, SourceTree, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_text
 from obs.publish.summary_md import campaign_comment, report_link, summary_of_loaded
@@ -41,7 +41,10 @@ class Changed:
 
 
 def read_paths(text: str) -> list[str]:
-    """One path a line, as `git diff --name-only` prints them; blank lines are skipped."""
+    """The paths `git diff --name-only -z` prints, each ended by a NUL (git quotes a name with other than
+    plain ASCII in it without -z); without a NUL, one path a line. Empty entries are skipped."""
+    if "\0" in text:
+        return [p for p in text.split("\0") if p]
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
@@ -81,7 +84,8 @@ def _listed(paths: list[str]) -> str:
 
 def _one_line(tree: SourceTree, loaded: LoadedRun) -> str:
     h = loaded.report.headline
-    value = "no headline" if h.value is None else f"{md_text(h.metric or 'headline', 60)} {h.value:.4g}"
+    shown = pct(h.value) if h.is_rate else num(h.value)
+    value = "no headline" if h.value is None else f"{md_text(h.metric or 'headline', 60)} {shown}"
     link = report_link(tree.cfg.base_url, urls.run_page(loaded.slug))
     rid = md_code(loaded.report.run.id, in_table=False)
     return f"- {f'[{rid}](<{link}>)' if link else rid}: {value}"

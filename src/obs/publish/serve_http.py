@@ -8,9 +8,10 @@ the built site needs and nothing an attacker could use:
   not make the server answer with `/etc/passwd`), no path outside the version;
 * **only requests addressed to it**: the `Host` header must name the loopback address or
   `localhost` (a page on another site that rebinds its DNS name to 127.0.0.1 sends its own name);
-* **bounded**: each connection has a socket timeout and at most `MAX_CONNECTIONS` are served at once
-  (idle sockets cannot pile up into thousands of threads), and a client that goes away mid-answer
-  (a reload, a closed tab) is not an error worth a traceback;
+* **bounded**: each connection has a socket timeout and at most `MAX_CONNECTIONS` are served at once,
+  one more being closed at once (idle sockets cannot pile up into thousands of threads, nor queue
+  ahead of a reader's request), and a client that goes away mid-answer (a reload, a closed tab) is
+  not an error worth a traceback;
 * **live reload**: every HTML page it serves gets one more script, `/__obs/live.js`, which asks for
   `/__obs/stamp.js` (the name of the published version) every `POLL_MS` and reloads the page when a
   new build is published. The site on disk holds no such script: opened from a file, nothing polls.
@@ -36,8 +37,8 @@ from typing import Any
 from obs.sanitize import visible
 
 SOCKET_TIMEOUT_S = 15.0
-MAX_CONNECTIONS = 32  # served at once; the next waits up to ACCEPT_WAIT_S, then is closed
-ACCEPT_WAIT_S = 5.0
+MAX_CONNECTIONS = 32  # served at once; one more is closed at once (waiting would let a flood of idle
+# sockets queue ahead of a reader's request for as long as each takes to time out)
 POLL_MS = 1000
 LIVE_PREFIX = "/__obs/"
 # The reloader: the stamp it was served with is in its own URL; each poll adds a script that calls back.
@@ -185,6 +186,7 @@ class PreviewServer(http.server.ThreadingHTTPServer):
     """A threading server with a bound on concurrent connections and quiet client aborts."""
 
     daemon_threads = True
+    request_queue_size = 128  # the listen backlog (socketserver's default of 5 makes connecting clients wait)
 
     def __init__(self, address: tuple[str, int], published: Callable[[], tuple[str | None, str]]) -> None:
         super().__init__(address, PreviewHandler)
@@ -197,7 +199,7 @@ class PreviewServer(http.server.ThreadingHTTPServer):
         return self._types.get(ext) or mimetypes.guess_type(path)[0] or "application/octet-stream"
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self.slots.acquire(timeout=ACCEPT_WAIT_S):  # every slot busy: drop this one, keep serving
+        if not self.slots.acquire(blocking=False):  # every slot busy: drop this one, keep serving
             self.shutdown_request(request)
             return
         try:

@@ -10,6 +10,7 @@ statistics, and both only when a group is really made.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -198,9 +199,22 @@ DIFF_KEYS = (
 )
 
 
+COMPARE_KEYS = (*DIFF_KEYS, "arm", "condition", "seed", "status", "has", "finals", "rates")
+
+
 def diff_inputs(summaries: list[RunSummary], cfg: SiteConfig) -> list[Any]:
-    """What the diff pages and compare.html read of each summary (their page-memo key)."""
+    """What the diff pages read of each summary (their page-memo key)."""
     return [_inputs(summaries, DIFF_KEYS), cfg.axes]
+
+
+def compare_inputs(summaries: list[RunSummary], cfg: SiteConfig) -> list[Any]:
+    """What compare.html reads of each summary: the diff's fields, and what its overlay groups by and
+    its runs table shows (status, final values, probe rates)."""
+    return [_inputs(summaries, COMPARE_KEYS), cfg.axes]
+
+
+def _finite(values: dict[str, float | None]) -> dict[str, float]:
+    return {k: v for k, v in sorted(values.items()) if v is not None and math.isfinite(v)}
 
 
 def default_pair(runs: list[RunSummary]) -> tuple[int, int]:
@@ -218,6 +232,9 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
 
     The page carries every run's fields as a `FieldTable` (JSON, indices into distinct values) and
     is rendered with the diff of a default pair, so it is a complete page without JavaScript too.
+    The overlay (assets/overlay.js) groups runs by any of these keys, or by spec, arm, condition or
+    seed, which each run's entry carries beside its cells; the runs table (assets/runs-table.js)
+    shows any of them with the run's final-window values and probe rates.
     """
     runs = sorted(summaries, key=lambda s: s.id)
     table = field_table([r.fields for r in runs], cfg.axes, show_value)
@@ -226,7 +243,18 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
         "axes": table.axes,
         "values": table.values,
         "runs": [
-            {"id": r.id, "slug": r.slug, "spec": r.spec, "cells": cells}
+            {
+                "id": r.id,
+                "slug": r.slug,
+                "spec": r.spec,
+                "arm": r.arm,
+                "condition": r.condition,
+                "seed": r.seed,
+                "status": r.status,
+                "finals": _finite(dict(r.finals)),
+                "rates": _finite(r.rates),
+                "cells": cells,
+            }
             for r, cells in zip(runs, table.cells, strict=True)
         ],
     }

@@ -28,6 +28,7 @@ from obs.analysis.curves import Band, CurvePlan
 from obs.analysis.reward import RewardHealth
 from obs.decimate import decimate, decimate_band, on_line
 from obs.model import Metrics, Series
+from obs.vocabulary import DURATION_TOKENS, tokens
 
 if TYPE_CHECKING:
     from obs.analysis.metric_views import MetricView
@@ -246,6 +247,57 @@ def _wants_log(series: Series) -> bool:
     return bool(positive.size == values.size and positive.size > 1 and positive.max() / positive.min() > 1e3)
 
 
+# ------------------------------------------------------------------------------ other x axes
+
+WALL_TOKENS = frozenset({"timestamp", "walltime", "wallclock", "time"})
+COUNTER_TOKENS = frozenset({"tokens", "examples", "samples", "sequences", "images", "consumed", "processed"})
+RATE_TOKENS = frozenset({"per", "rate", "throughput", "second", "sec", "s"})
+EPOCH_SECONDS = 1e8  # a wall-clock time as seconds since 1970 is past this (1973); a duration rarely is
+
+
+def x_kind(name: str, series: Series) -> str | None:
+    """What a series is when a reader may put it on the x axis instead of the step: `wall` (seconds
+    since 1970), `elapsed` (seconds since the run started), `epoch`, `counter` (tokens or examples
+    seen), or None. Told by its name's tokens and checked on its values: finite, two points or more,
+    never decreasing with the step and not constant (a throughput or a per-step count is not an axis)."""
+    toks = tokens(name)
+    if not toks or toks[-1] in RATE_TOKENS or RATE_TOKENS & set(toks[1:]):
+        return None
+    values = series.values[np.isfinite(series.values)]
+    if values.size < 2 or np.any(np.diff(values) < 0) or values[-1] <= values[0]:
+        return None
+    if set(toks) & DURATION_TOKENS or toks[-1] == "runtime":
+        return "elapsed"
+    if set(toks) & WALL_TOKENS:
+        return "wall" if values[0] > EPOCH_SECONDS else "elapsed"
+    if toks[-1] == "epoch":
+        return "epoch"
+    if set(toks) & COUNTER_TOKENS:
+        return "counter"
+    return None
+
+
+def x_axes(metrics: Metrics, points: int = CHART_POINTS) -> dict[str, Any]:
+    """Per series that may be an x axis (see `x_kind`), its kind and values over the steps.
+
+    A wall-clock time is stored as `start` (exact) plus seconds since it, so six significant digits
+    keep a tenth of a second over a day, where 1.7e9 seconds to six digits would keep only 1000 s.
+    The browser maps a point's step to the axis by linear interpolation between the kept points (a
+    monotone series decimated by min/max keeps each bucket's first and last value)."""
+    out: dict[str, Any] = {}
+    for name in sorted(metrics.series):
+        series = metrics.series[name]
+        kind = x_kind(name, series)
+        if kind is None:
+            continue
+        keep = np.isfinite(series.values)
+        steps, values = series.steps[keep], series.values[keep]
+        start = float(values[0]) if kind == "wall" else 0.0
+        x, y = decimate(steps, values - start, points)
+        out[name] = {"kind": kind, "start": start, **encode(x, y)}
+    return out
+
+
 # --------------------------------------------------------------------------------------- the file
 
 
@@ -281,6 +333,7 @@ def chart_data(
         "slug": slug,
         "x": "step" if metrics.step_source in ("step", "global_step", "_step") else metrics.step_source,
         "series": series,
+        "xaxes": x_axes(metrics, points),
         "bands": band_data,
         "stages": [[st.name, _value(st.start), _value(st.end)] for st in metrics.stages],
         "finals": {k: _value(v) for k, v in sorted(finals.items()) if np.isfinite(v)},

@@ -224,6 +224,7 @@ FILTERS = {
     "pct": pct,
     "pp": pp,
     "num": num,
+    "signed_num": signed_num,
     "show_value": show_value,
     "pval": p_text,
     "headline_value": headline_value,

@@ -135,9 +135,10 @@ def _across_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Render
     pages = dict(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
-    diff_inputs = across.diff_inputs(summaries, cfg)  # both pages read the same fields of each run
+    diff_inputs = across.diff_inputs(summaries, cfg)
     pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
-    pages.update(memo("compare", diff_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
+    compare_inputs = across.compare_inputs(summaries, cfg)
+    pages.update(memo("compare", compare_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
     return pages
 
 

@@ -27,6 +27,7 @@ class SiteMeta:
     source_name: str
     has_specs: bool = False
     has_campaigns: bool = False
+    has_learning: bool = False  # agent sessions in the source: the nav links to learning/index.html
 
 
 def make_environment(bytecode_cache: Path | None = None) -> jinja2.Environment:

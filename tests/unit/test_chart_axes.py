@@ -1,0 +1,68 @@
+"""What a run's curves.js offers as other x axes (`chartdata.x_axes`), and the whole-step grid of
+campaign and arms curves (`campaign_view.step_grid`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from obs.analysis.campaign_view import GRID_POINTS, align_curves, step_grid
+from obs.model import Metrics, Series
+from obs.render.chartdata import x_axes, x_kind
+from obs.sitemodel import Curve
+
+
+def series(values: list[float]) -> Series:
+    return Series(np.arange(len(values), dtype=np.float64), np.asarray(values, dtype=np.float64))
+
+
+@pytest.mark.parametrize(
+    ("name", "values", "kind"),
+    [
+        ("_timestamp", [1.7e9, 1.7e9 + 2, 1.7e9 + 5], "wall"),
+        ("time", [0.0, 2.0, 5.0], "elapsed"),  # a clock that starts at zero is time since the start
+        ("_runtime", [0.0, 1.5, 3.0], "elapsed"),
+        ("train/elapsed_time", [1.0, 2.0, 3.0], "elapsed"),
+        ("epoch", [0.0, 0.5, 1.0], "epoch"),
+        ("train/epoch", [0.0, 0.5, 1.0], "epoch"),
+        ("num_input_tokens_seen", [0.0, 4096.0, 8192.0], "counter"),
+        ("examples_seen", [0.0, 32.0, 64.0], "counter"),
+        ("tokens_per_second", [4000.0, 4100.0, 4200.0], None),  # a rate, even when it grows
+        ("train/samples_per_second", [1.0, 2.0, 3.0], None),
+        ("epoch", [1.0, 1.0, 1.0], None),  # constant: not an axis
+        ("tokens_seen", [0.0, 10.0, 5.0], None),  # goes back: not an axis
+        ("loss", [3.0, 2.0, 1.0], None),
+        ("epoch_loss", [0.0, 1.0, 2.0], None),
+        ("tokens", [7.0], None),  # one point
+    ],
+)
+def test_which_series_may_be_an_x_axis(name: str, values: list[float], kind: str | None) -> None:
+    assert x_kind(name, series(values)) == kind
+
+
+def test_a_wall_clock_keeps_a_tenth_of_a_second_over_a_day() -> None:
+    start = 1_767_225_600.123
+    t = start + np.linspace(0, 86_400, 5001)
+    metrics = Metrics(
+        series={"_timestamp": Series(np.arange(t.size, dtype=np.float64), t), "loss": series([1.0] * 5001)}
+    )
+    axis = x_axes(metrics)["_timestamp"]
+    assert axis["kind"] == "wall" and axis["start"] == start
+    steps = np.cumsum(axis["dx"])
+    back = start + np.asarray(axis["y"], dtype=np.float64)
+    assert np.max(np.abs(back - t[steps.astype(int)])) < 0.1
+    assert list(x_axes(metrics)) == ["_timestamp"]
+
+
+def test_campaign_grid_is_whole_steps_for_whole_step_logs() -> None:
+    assert step_grid(0, 50, whole=True).tolist() == list(range(51))
+    big = step_grid(0, 1000, whole=True)
+    assert big.size == GRID_POINTS and np.all(np.mod(big, 1) == 0) and big[0] == 0 and big[-1] == 1000
+    assert step_grid(0.5, 3.5, whole=False).size == GRID_POINTS
+    a = Curve(steps=(0, 10, 20, 30), values=(0.0, 1.0, 2.0, 3.0))
+    b = Curve(steps=(5, 15, 25, 35), values=(1.0, 1.0, 1.0, 1.0))
+    aligned = align_curves([a, b])
+    assert aligned is not None
+    grid, matrix = aligned
+    assert grid.tolist() == list(range(5, 31))
+    assert matrix[0].tolist() == pytest.approx([x / 10 for x in range(5, 31)])
