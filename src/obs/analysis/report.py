@@ -25,7 +25,13 @@ from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.headline import Declared, aggregate_delta, choose_headline, declared_metrics
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
 from obs.analysis.ladder import TargetClass, target_class
-from obs.analysis.measurement import Measurement, ProbeFingerprint, comparison_without_claims, described_delta, one_measurement
+from obs.analysis.measurement import (
+    Measurement,
+    ProbeFingerprint,
+    comparison_without_claims,
+    described_delta,
+    one_measurement,
+)
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
