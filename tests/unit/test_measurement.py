@@ -221,3 +221,22 @@ def test_a_rung_names_its_target_failure_class(tmp_path: Path, capsys: pytest.Ca
     assert main(["summary", "s1-r2", str(src)]) == 0
     summary = capsys.readouterr().out.replace("\\", "")
     assert "Target failure class: targets layout_drift: 40 of 160 cases before (baseline), 20 of 160" in summary
+
+
+def test_pass_at_k_makes_no_claim_across_two_measurements(tmp_path: Path) -> None:
+    """Sampled probes: pass@k is compared with the baseline only when the two are one measurement."""
+
+    def sampled(path: Path, right: int) -> None:
+        rows = []
+        for i in range(N):
+            for k in range(2):
+                rows.append({"id": f"c{i:03d}", "sample": k, "exact": i < right + 20 * k, "expected": f"[s {i}]"})
+        _write(path, "".join(json.dumps(r) + "\n" for r in rows))
+
+    for contract, compared in ((CONTRACT, True), ({**CONTRACT, "probe": "probe-v4"}, False)):
+        src = _tree(tmp_path / str(compared), contract, axis="probe")
+        sampled(src / "s1" / "r1" / "probe.jsonl", 60)
+        sampled(src / "s1" / "r2" / "probe.jsonl", 110)
+        report = load_report(SourceTree.open(src), "s1-r2").report
+        assert report.measurement.ok is compared
+        assert report.passk and bool(report.passk[0].vs_baseline) is compared

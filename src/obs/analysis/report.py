@@ -186,7 +186,9 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     if run.probe is not None and run.probe.samples:  # several samples a case: pass@k (its module loads then)
         from obs.analysis.passk import pass_at_k_reports
 
-        passk = pass_at_k_reports(run.probe, is_negative, base.probe if base else None, ctx.alpha)
+        # against the baseline only when the two are one measurement (analysis.measurement)
+        vs = base.probe if base is not None and measurement.ok else None
+        passk = pass_at_k_reports(run.probe, is_negative, vs, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
     reward = reward_health(run.metrics, cfg.threshold)
