@@ -70,7 +70,7 @@ def test_the_ladder_shows_the_frozen_baseline_and_the_looks(demo_site: Path) -> 
         return rows[run].find("td", attrs={"data-label": label}).get_text(" ", strip=True)
 
     assert cell("spec03-r1", "Δ vs frozen baseline") == "frozen baseline"
-    assert "its baseline (tested" in cell("spec03-r3", "Δ vs frozen baseline")  # r3's parent is r1
+    assert "the same as Δ vs its baseline (tested)" in cell("spec03-r3", "Δ vs frozen baseline")  # r3's parent is r1
     # r4 (parent r3) holds 50 dev-split cases against r1's 160: no described difference of two case sets
     assert "50 and 160 cases" in cell("spec03-r4", "Δ vs frozen baseline")
     # r2 and r3 were decided against a baseline on the frozen probe; r1 was compared with nothing
