@@ -274,7 +274,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return 2
     source = Path(args.source or DEFAULT_SOURCE)
     try:
-        report = load_report(SourceTree.open(source), args.run).report  # the run and its baseline, as a build does
+        # the run and its baseline (or --baseline), as a build does
+        report = load_report(SourceTree.open(source), args.run, getattr(args, "baseline", None)).report
     except RunNotFound as exc:
         print(f"obs gate: {exc}{folder_hint(args.run, args.source)}", file=sys.stderr)
         return 2
@@ -282,6 +283,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     _print_diagnostics([d for d in run.diagnostics.items if d.severity == "error"], quiet=True)
     s = report.suggestion
     against = f"vs baseline {run.baseline}" if run.baseline else "no baseline"
+    if not report.measurement.ok:
+        against += "; not one measurement"
     print(
         f"obs gate: {run.id} ({against}): suggested {s.verdict or 'nothing (cannot judge)'}"
         f"; recorded {run.verdict or 'nothing'}{' (they disagree)' if report.disagrees else ''}"
@@ -370,6 +373,9 @@ def make_parser() -> argparse.ArgumentParser:
     )
     gate.add_argument("run", help="run id (as in run.yaml `id:`)")
     gate.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
+    gate.add_argument(
+        "--baseline", metavar="RUN", help="judge against this run instead of the run's baseline (as obs summary does)"
+    )
     gate.set_defaults(func=cmd_gate)
 
     from obs.publish.commands import add_parsers  # summary, decide, serve

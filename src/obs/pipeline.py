@@ -201,6 +201,9 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
         baseline=baseline,
         alpha=campaign.alpha if campaign else 0.05,
         min_effect=min_effect_of(tree, run),
+        spec_id=spec.id if spec else None,
+        frozen_baseline=spec.baseline if spec else None,
+        frozen_contract=dict(spec.contract) if spec and isinstance(spec.contract, dict) else {},
     )
     if run.baseline and baseline is None:
         rc.baseline_problem = (
