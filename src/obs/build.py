@@ -37,6 +37,8 @@ from obs.write import MARKER, Staging, check_output_location, output_location, o
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
 
+    from obs.cluster import DaskPool
+
 PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
 
 
@@ -56,6 +58,9 @@ class BuildOptions:
     # changed), saved instead of walking the tree again. One taken before the build started is always safe:
     # a file changed since then differs from it, and the next build reads the file again.
     snapshot: dict[str, Any] | None = None
+    # A Dask scheduler's address, or "local" for a LocalCluster: runs are built as dask.distributed tasks
+    # (obs.cluster) instead of in this machine's process pool. The site's bytes are the same.
+    dask: str | None = None
 
 
 @dataclass
@@ -432,6 +437,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     progress = Progress(len(plan.runs), opts.progress and not opts.quiet)
     jobs = opts.jobs or os.cpu_count() or 1
     pool: ProcessPoolExecutor | None = None
+    cluster: DaskPool | None = None  # --dask: every run that is not reused is built on the cluster
     warmed = False
     running: dict[Future[RunResult], PlannedRun] = {}
     keys: dict[str, str] = {}
@@ -442,14 +448,19 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     def submit(planned: PlannedRun, key: str, inputs: str) -> None:
         """Build one run: in a worker once the pool runs, else here (see the loop below)."""
         baseline = sched.baseline_digest_path(planned)
-        if pool is None:
-            finish(planned, key, worker.process(planned, baseline, inputs))
-        else:
+        if cluster is not None:
+            fut = cluster.submit(planned, baseline, inputs)
+        elif pool is not None:
             fut = pool.submit(worker.process, planned, baseline, inputs)
-            running[fut] = planned
-            keys[planned.id] = key
+        else:
+            finish(planned, key, worker.process(planned, baseline, inputs))
+            return
+        running[fut] = planned
+        keys[planned.id] = key
 
     def finish(planned: PlannedRun, key: str, res: RunResult) -> None:
+        for rel, data in res.payload:  # a Dask worker's files, written here
+            staging.write(rel, data)
         summary = orjson.loads(res.summary)
         digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
@@ -499,15 +510,20 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
                     reuse(planned, entry)
                     continue
                 waiting.append((planned, key, inputs))
-                if pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
+                if opts.dask and cluster is None:  # connected only once a run needs building
+                    from obs.cluster import DaskPool
+
+                    cluster = DaskPool(opts.dask, opts.jobs, tree)
+                elif cluster is None and pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
                     pool = _start_pool(jobs, ctx, opts.start_method)
-                if pool is not None:  # submitted as found: workers start while the next runs are hashed
+                # submitted as found: workers start while the next runs are hashed
+                if pool is not None or cluster is not None:
                     for item in waiting:
                         submit(*item)
                     waiting.clear()
             for item in waiting:
                 submit(*item)
-            if pool is not None and not warmed:
+            if (pool is not None or cluster is not None) and not warmed:
                 _warm_up(ctx, bool(tree.found.campaigns))  # the workers have a batch of runs to build meanwhile
                 warmed = True
             if running:
@@ -523,6 +539,8 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     finally:
         if pool is not None:
             _stop_pool(pool, failed=failed)
+        if cluster is not None:
+            cluster.close(failed=failed)
         worker.start(None)
         progress.close()
     result.pages += len(plan.runs)

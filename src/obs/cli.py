@@ -16,11 +16,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from obs import __version__
 from obs.cliargs import DEFAULT_SOURCE, folder_hint, missing_run_id, source_problem, worker_count
@@ -28,14 +28,18 @@ from obs.diagnostics import NO_RUNS, Diagnostic, sort_diagnostics
 from obs.numbers import plural
 from obs.sanitize import visible
 
+if TYPE_CHECKING:
+    from obs.objectstore import Mirror
+
 DEFAULT_OUT = "site"
 
 
-def _print_diagnostics(items: list[Diagnostic], quiet: bool) -> None:
+def _print_diagnostics(items: list[Diagnostic], quiet: bool, shown: Callable[[str], str] | None = None) -> None:
+    """Each diagnostic on a line; `shown` names a path otherwise (a bucket's mirrored file as its object's URL)."""
     for d in sort_diagnostics(items):
         if quiet and d.severity == "info":
             continue
-        print(d.format(), file=sys.stderr)
+        print((replace(d, path=shown(d.path)) if shown else d).format(), file=sys.stderr)
 
 
 def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
@@ -78,7 +82,7 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, take
     if previous is None or not quickcheck.unchanged(previous, current):
         return None
     diagnostics = _strict([Diagnostic(**d) for d in previous["result"]["diagnostics"]], args.strict)
-    _print_diagnostics(diagnostics, args.quiet)
+    _print_diagnostics(diagnostics, args.quiet, getattr(args, "shown", None))
     line = unread_line("build", previous["result"].get("unread", []))
     if line:
         print(line, file=sys.stderr)
@@ -91,6 +95,30 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, take
 
 def _say(message: str) -> None:
     print(f"obs build: {message}", file=sys.stderr, flush=True)
+
+
+def _is_url(source: str) -> bool:
+    from obs.objectstore import is_url
+
+    return is_url(source)
+
+
+def _mirror(url: str, out: Path, args: argparse.Namespace) -> Mirror | None:
+    """The objects below `url` brought into a local folder (`obs.objectstore`), under the output's lock;
+    None once the reason it could not be done is said."""
+    from obs.cache import cache_dir_for
+    from obs.objectstore import SourceError, mirror
+    from obs.write import OutputError, output_lock
+
+    try:
+        with output_lock(out, wait=args.wait, on_wait=_say):
+            mirrored = mirror(url, cache_dir_for(out))
+    except (SourceError, OutputError) as exc:
+        print(f"obs build: {exc}", file=sys.stderr)
+        return None
+    for where, why in mirrored.skipped:
+        _say(f"{where}: {why}: a folder cannot hold it, so it is not read")
+    return mirrored
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -106,6 +134,12 @@ def cmd_build(args: argparse.Namespace) -> int:
 
         return cmd_single_file(args)
     source, out = Path(args.source), Path(args.out or DEFAULT_OUT)
+    if "://" in args.source and _is_url(args.source):  # s3://bucket/prefix: mirrored, then built as a folder
+        mirrored = _mirror(args.source, out, args)
+        if mirrored is None:
+            return 2
+        source = mirrored.folder
+        args.shown = mirrored.shown
     problem = source_problem(source)
     if problem:
         print(f"obs build: {problem}", file=sys.stderr)
@@ -120,6 +154,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     if replayed is not None:
         return replayed
     from obs.build import BuildOptions, build_site
+    from obs.cluster import ClusterError  # imports no dask: that waits for a run to build with --dask
     from obs.publish.extras import PublishExtras
     from obs.write import check_output_location, output_lock
 
@@ -139,14 +174,18 @@ def cmd_build(args: argparse.Namespace) -> int:
                     progress=sys.stderr.isatty(),
                     force=args.force,
                     snapshot=taken[0] if taken else None,
+                    dask=args.dask,
                 ),
                 [PublishExtras(compare_to=Path(args.compare_to) if args.compare_to else None)],
             )
     except OutputError as exc:
         print(f"obs build: {exc}", file=sys.stderr)
         return 2
+    except ClusterError as exc:  # --dask: dask missing, no scheduler there, a worker that would differ
+        print(f"obs build: {exc}", file=sys.stderr)
+        return 2
     result.diagnostics = _strict(result.diagnostics, args.strict)
-    _print_diagnostics(result.diagnostics, args.quiet)
+    _print_diagnostics(result.diagnostics, args.quiet, getattr(args, "shown", None))
     line = unread_line("build", result.unread)
     if line:
         print(line + " (listed on the site's index page)", file=sys.stderr)
@@ -235,7 +274,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
         return 2
     source = Path(args.source or DEFAULT_SOURCE)
     try:
-        report = load_report(SourceTree.open(source), args.run).report  # the run and its baseline, as a build does
+        # the run and its baseline (or --baseline), as a build does
+        report = load_report(SourceTree.open(source), args.run, getattr(args, "baseline", None)).report
     except RunNotFound as exc:
         print(f"obs gate: {exc}{folder_hint(args.run, args.source)}", file=sys.stderr)
         return 2
@@ -243,6 +283,8 @@ def cmd_gate(args: argparse.Namespace) -> int:
     _print_diagnostics([d for d in run.diagnostics.items if d.severity == "error"], quiet=True)
     s = report.suggestion
     against = f"vs baseline {run.baseline}" if run.baseline else "no baseline"
+    if not report.measurement.ok:
+        against += "; not one measurement"
     print(
         f"obs gate: {run.id} ({against}): suggested {s.verdict or 'nothing (cannot judge)'}"
         f"; recorded {run.verdict or 'nothing'}{' (they disagree)' if report.disagrees else ''}"
@@ -294,6 +336,13 @@ def make_parser() -> argparse.ArgumentParser:
         "--wait", action="store_true", help="when another build is writing the output, wait for it instead of exiting"
     )
     build.add_argument("-j", "--jobs", type=worker_count, default=None, help="worker processes (default: all cores)")
+    build.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="build the runs as tasks on a Dask cluster: a scheduler's address (tcp://host:8786), or 'local' "
+        "for a LocalCluster of --jobs workers; needs dask.distributed, the obs[dask] extra (docs/scale.md)",
+    )
     build.add_argument("--single-file", metavar="RUN", help="write only RUN's report, as one self-contained HTML file")
     build.add_argument(
         "--compare-to", metavar="OLD", help="another build (its folder or index.json): add changes.html against it"
@@ -324,6 +373,9 @@ def make_parser() -> argparse.ArgumentParser:
     )
     gate.add_argument("run", help="run id (as in run.yaml `id:`)")
     gate.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
+    gate.add_argument(
+        "--baseline", metavar="RUN", help="judge against this run instead of the run's baseline (as obs summary does)"
+    )
     gate.set_defaults(func=cmd_gate)
 
     from obs.publish.commands import add_parsers  # summary, decide, serve

@@ -30,6 +30,7 @@ MAX_FIELD = {
     "arm": 200,
     "primary_metric": 200,
     "primary_axis": 200,
+    "target_failure_class": 200,
 }
 MAX_GROUP_FIELD = {"title": 300}  # a spec's or a campaign's
 MAX_LABEL = 200  # one tag or one held-constant key

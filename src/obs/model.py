@@ -228,6 +228,7 @@ class Run:
     status: str = UNKNOWN
     baseline: str | None = None
     primary_axis: str | None = None
+    target_failure_class: str | None = None  # the failure class this rung targets (analysis.ladder.target_class)
     primary_metric: str | None = None  # declared in run.yaml
     # the outcome a reader found to be a per-item file's own (its accuracy): a preference below every declared one
     reader_metric: str | None = None

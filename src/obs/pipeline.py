@@ -201,6 +201,9 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
         baseline=baseline,
         alpha=campaign.alpha if campaign else 0.05,
         min_effect=min_effect_of(tree, run),
+        spec_id=spec.id if spec else None,
+        frozen_baseline=spec.baseline if spec else None,
+        frozen_contract=dict(spec.contract) if spec and isinstance(spec.contract, dict) else {},
     )
     if run.baseline and baseline is None:
         rc.baseline_problem = (
@@ -327,6 +330,9 @@ class RunResult:
     diagnostics: list[Diagnostic]
     files: list[str]
     complete: bool = True  # False when an input file could not be read: the build must not keep the result
+    # The run's files (site path, bytes) when the worker could not write them itself: a Dask worker, maybe on
+    # another machine, hands them back and the build writes them (obs.cluster). Empty for the process pool.
+    payload: list[tuple[str, bytes]] = field(default_factory=list)
 
 
 def build_run(
@@ -362,8 +368,18 @@ def read_digest(path: Path | None) -> RunDigest | None:
     if path is None:
         return None
     try:
-        return digest_from_dict(orjson.loads(path.read_bytes()))
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return parse_digest(path.read_bytes())
+    except OSError:
+        return None
+
+
+def parse_digest(data: bytes | None) -> RunDigest | None:
+    """A baseline's digest from its cached bytes (None when there are none or they do not parse)."""
+    if data is None:
+        return None
+    try:
+        return digest_from_dict(orjson.loads(data))
+    except (ValueError, KeyError, TypeError, IndexError):
         return None
 
 

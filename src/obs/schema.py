@@ -620,6 +620,12 @@ RUN_YAML = Schema(
             "`probe`, ...",
         ),
         Field(
+            "target_failure_class",
+            _TEXT,
+            "the one failure class this rung sets out to fix (a probe `failure_class` label): its case count in "
+            "the baseline and in this run is shown on the run page and the spec ladder",
+        ),
+        Field(
             "primary_metric",
             _TEXT,
             "the headline metric (overrides the spec, campaign and `obs.yaml` choice)",
@@ -644,7 +650,9 @@ RUN_YAML = Schema(
         Field(
             "contract",
             Mapping_(),
-            "versions of the contracts the run trained against: `dsl`, `compiler`, `tokenizer`, `probe`, ...",
+            "versions of the contracts the run trained against: `dsl`, `compiler`, `tokenizer`, `probe`, ...; "
+            "when one of those four differs from the baseline's or the spec's, the two are not one measurement: "
+            "no significance claim, no promote",
             default={},
         ),
         Field(
@@ -697,8 +705,19 @@ SPEC_YAML = Schema(
         Field("id", _TEXT, "spec id", default_doc="the folder name"),
         _TITLE,
         Field("question", _MARKDOWN, "what this spec line is trying to prove", default="", type_doc="Markdown"),
-        Field("contract", Mapping_(), "the frozen contract versions of the line", default={}),
-        Field("baseline", _TEXT, "the run id of the frozen baseline (the last promoted run)"),
+        Field(
+            "contract",
+            Mapping_(),
+            "the frozen contract versions of the line; a rung whose `dsl`, `compiler`, `tokenizer` or `probe` "
+            "differs is not one measurement with the line (no significance claim, no promote)",
+            default={},
+        ),
+        Field(
+            "baseline",
+            _TEXT,
+            "the run id of the frozen baseline (the last promoted run): the ladder shows every rung against it "
+            "beside its tested delta against its own `baseline:`",
+        ),
         Field("primary_metric", _TEXT, "the headline metric of the runs in the spec"),
         Field(
             "min_effect",

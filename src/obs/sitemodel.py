@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-SUMMARY_SCHEMA_VERSION = 3  # the cached and exchanged form of RunSummary; bump on any field change
+SUMMARY_SCHEMA_VERSION = 4  # the cached and exchanged form of RunSummary; bump on any field change
 
 
 class SummaryError(ValueError):
@@ -202,6 +202,12 @@ class RunSummary:
     # MLflow experiment, else the folder that holds it); for a probe headline, its version and size
     comparable: str = ""
     probe_key: str | None = None
+    # analysis.measurement: why the run and its baseline (or the spec's frozen contract) are not one
+    # measurement (None: they are, or nothing says otherwise); the probe's content hash (ids, expected)
+    not_one_measurement: str | None = None
+    probe_hash: str | None = None
+    # analysis.ladder.TargetClass.as_dict(): the failure class the rung targets, counted before and after
+    target_class: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the cache and for hashing (a page's inputs)."""

@@ -31,6 +31,11 @@ SKIP = {
     r"^make browser\b|^\.venv/bin/pytest -q tests/browser": "the browser test suite itself",
     r"^make snapshots\b": "re-takes the reference screenshots in the repository on purpose",
     r"^make check-site\b": "needs Java and npm packages (make check-site-tools); .ci/run runs it on every CI run",
+    r"^pip install ('dask\[distributed\]'|s3fs)": "installs into the Python running the tests; the dev extra has it",
+    r"--dask tcp://": "needs a running Dask scheduler; tests/site/test_dask_build.py builds on one in this process",
+    r"--dask local": "tests/site/test_dask_build.py runs this command on the demo (a LocalCluster of 2 processes)",
+    r"^(obs build|export) .*s3://|^export AWS_": "needs a bucket; tests/site/test_object_store.py builds from one "
+    "(SeaweedFS's S3 gateway on loopback)",
 }
 
 SUBSTITUTE = [

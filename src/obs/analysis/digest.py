@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from obs.analysis.held_constant import run_fields
+from obs.analysis.measurement import ProbeFingerprint, probe_fingerprint
 from obs.model import Probe, ProbeCase, Run
 from obs.probetable import CaseOutcome, CaseOutcomes, SampleCounts
 
@@ -75,6 +76,8 @@ class RunDigest:
     # series whose last logged value is NaN or ±∞: name -> (that value, its step). The final window
     # mean is taken over finite points; a run that ended diverged is said so, not averaged away.
     ends_nonfinite: dict[str, tuple[float, float]] = field(default_factory=dict)
+    # the probe's identity by content (case ids, expected outputs): `analysis.measurement`
+    probe_fingerprint: ProbeFingerprint | None = None
 
     def __post_init__(self) -> None:
         if self.probe is not None:
@@ -160,6 +163,7 @@ def make_digest(run: Run, window: int) -> RunDigest:
         data=run.data,
         provenance=run.provenance,
         ends_nonfinite=ends,
+        probe_fingerprint=probe_fingerprint(run.probe),
     )
 
 
@@ -183,6 +187,7 @@ def digest_to_dict(digest: RunDigest) -> dict[str, Any]:
         "data": digest.data,
         "provenance": digest.provenance,
         "ends_nonfinite": {k: [nonfinite_text(v), s] for k, (v, s) in digest.ends_nonfinite.items()},
+        "probe_fingerprint": digest.probe_fingerprint.as_dict() if digest.probe_fingerprint else None,
     }
 
 
@@ -207,4 +212,5 @@ def digest_from_dict(data: dict[str, Any]) -> RunDigest:
         data=data["data"],
         provenance=data["provenance"],
         ends_nonfinite={k: (float(v), float(s)) for k, (v, s) in data.get("ends_nonfinite", {}).items()},
+        probe_fingerprint=ProbeFingerprint.from_dict(data.get("probe_fingerprint")),
     )

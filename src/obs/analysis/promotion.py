@@ -28,6 +28,7 @@ import numpy as np
 
 from obs.analysis.compare import PROBE_UNIT, HeadlineDelta, ProbeComparison
 from obs.analysis.held_constant import HeldConstant
+from obs.analysis.measurement import Measurement
 from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
@@ -181,6 +182,7 @@ class PromotionInput:
     alpha: float = 0.05
     min_effect: float = 0.0
     seed_level_hint: str | None = None  # where a seed-level comparison of this run lives, if any
+    measurement: Measurement | None = None  # analysis.measurement: not one measurement, no verdict
 
 
 def _count(items: Sized, noun: str) -> str:
@@ -363,6 +365,12 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
 
     if p.status in ("running", "queued"):
         return nothing("the run has not finished: the rules judge it when it has")
+    if p.measurement is not None and not p.measurement.ok:
+        return nothing(
+            p.measurement.text(),
+            "to judge this run, measure it and its baseline on the same probe, compiler, tokenizer and DSL "
+            "(re-run the baseline on the new contract, or this run on the frozen one)",
+        )
     if p.delta is None:
         lost = p.signal_lost_at
         return nothing(

@@ -24,6 +24,14 @@ from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.headline import Declared, aggregate_delta, choose_headline, declared_metrics
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
+from obs.analysis.ladder import TargetClass, target_class
+from obs.analysis.measurement import (
+    Measurement,
+    ProbeFingerprint,
+    comparison_without_claims,
+    described_delta,
+    one_measurement,
+)
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
@@ -46,6 +54,9 @@ class RunContext:
     baseline_problem: str | None = None
     alpha: float = 0.05
     min_effect: float = 0.0  # smallest headline change worth acting on (spec.yaml, campaign.yaml or obs.yaml)
+    spec_id: str | None = None
+    frozen_baseline: str | None = None  # the spec's `baseline:`
+    frozen_contract: dict[str, Any] = field(default_factory=dict)  # the spec's `contract:` (spec.yaml)
 
 
 @dataclass
@@ -72,6 +83,9 @@ class RunReport:
     passk: list[PassK] = field(default_factory=list)  # one per positive check, when cases were sampled
     config: ConfigView | None = None
     declared: list[Declared] = field(default_factory=list)  # the primary metrics declared for it, in precedence order
+    measurement: Measurement = field(default_factory=Measurement)  # one measurement with the baseline and the spec?
+    target: TargetClass | None = None  # the failure class this rung targets, counted before and after
+    frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -100,6 +114,9 @@ class RunReport:
             "comparison": self.comparison.as_dict() if self.comparison else None,
             "repair_comparison": self.repair_comparison.as_dict() if self.repair_comparison else None,
             "held_constant": self.held.as_dict(),
+            "measurement": self.measurement.as_dict(),
+            "target_failure_class": self.target.as_dict() if self.target else None,
+            "frozen_baseline": self.frozen_baseline,
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
             "seed_level": self.seed_level,
@@ -149,6 +166,18 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             if headline.members
             else headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect)
         )
+    measurement = one_measurement(
+        run.contract if isinstance(run.contract, dict) else {},
+        _probe_of(digest),
+        baseline_id=base.id if base is not None else None,
+        baseline_contract=base.contract if base is not None else None,
+        baseline_probe=_probe_of(base) if base is not None else None,
+        frozen_contract=ctx.frozen_contract,
+        spec_id=ctx.spec_id,
+    )
+    if not measurement.ok:  # no significance claim across two measurements, in the tile or the probe table
+        delta = described_delta(delta, measurement) if delta is not None else None
+        comparison = comparison_without_claims(comparison) if comparison is not None else None
     repair_comparison = None
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
@@ -157,7 +186,9 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     if run.probe is not None and run.probe.samples:  # several samples a case: pass@k (its module loads then)
         from obs.analysis.passk import pass_at_k_reports
 
-        passk = pass_at_k_reports(run.probe, is_negative, base.probe if base else None, ctx.alpha)
+        # against the baseline only when the two are one measurement (analysis.measurement)
+        vs = base.probe if base is not None and measurement.ok else None
+        passk = pass_at_k_reports(run.probe, is_negative, vs, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
     reward = reward_health(run.metrics, cfg.threshold)
@@ -191,6 +222,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             alpha=ctx.alpha,
             min_effect=ctx.min_effect,
             seed_level_hint=seed_level,
+            measurement=measurement,
         )
     )
     return RunReport(
@@ -216,7 +248,16 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         seed_level=seed_level,
         passk=passk,
         config=config_view(run, held),
+        measurement=measurement,
+        target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
+        frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
     )
+
+
+def _probe_of(digest: RunDigest) -> tuple[CaseOutcomes, ProbeFingerprint] | None:
+    if digest.probe is None or digest.probe_fingerprint is None:
+        return None
+    return digest.probe, digest.probe_fingerprint
 
 
 def seed_level_of(run: Run) -> str | None:

@@ -56,6 +56,7 @@ __all__ = [
     "IMPROVEMENT",
     "INSUFFICIENT",
     "NEGLIGIBLE",
+    "NOT_ONE_MEASUREMENT",
     "NOT_TESTED",
     "OUTCOME_WORDS",
     "SIZE_UNKNOWN",
@@ -97,12 +98,16 @@ Recommendation = Literal[
     "significant_below_min_effect",
     "significant_size_not_established",
     "not_tested",
+    "not_one_measurement",
 ]
 IMPROVEMENT: Recommendation = "statistically_significant_improvement"
 INSUFFICIENT: Recommendation = "insufficient_statistical_evidence"
 DEGRADATION: Recommendation = "significant_degradation"
 NEGLIGIBLE: Recommendation = "significant_below_min_effect"  # significant, smaller than the minimum effect
 NOT_TESTED: Recommendation = "not_tested"  # no replicates: described, never tested
+# the run and its baseline are not one measurement (probe, compiler, tokenizer or DSL differ:
+# analysis.measurement): described, never tested
+NOT_ONE_MEASUREMENT: Recommendation = "not_one_measurement"
 # significant, but the interval does not show the change is at least the minimum effect (nor that it is smaller)
 SIZE_UNKNOWN: Recommendation = "significant_size_not_established"
 
@@ -114,6 +119,7 @@ OUTCOME_WORDS: dict[str, str] = {
     SIZE_UNKNOWN: "significant, size not established",
     INSUFFICIENT: "not significant",
     NOT_TESTED: "not tested",
+    NOT_ONE_MEASUREMENT: "not one measurement: no test",
 }
 
 FloatArray = npt.NDArray[np.float64]

@@ -141,6 +141,9 @@ def summarize(
         completions_final=completions_final,
         comparable=comparable_set(report)[0],
         probe_key=comparable_set(report)[1],
+        not_one_measurement=None if report.measurement.ok else report.measurement.text(),
+        probe_hash=report.digest.probe_fingerprint.short() if report.digest.probe_fingerprint else None,
+        target_class=report.target.as_dict() if report.target else None,
     )
 
 

@@ -134,6 +134,7 @@ def run_summary(
         facts.append(md_text(run.date, 40))
     lines.append(" · ".join(facts))
     lines += ["", _headline_line(report)]
+    lines += _ladder_lines(report)
     lines += ["", _verdict_table(report)]
     head = "\n".join(lines)
 
@@ -168,7 +169,10 @@ def _headline_line(report: RunReport) -> str:
     if h.reason:
         text += f"; {md_obs(h.reason, 200)}"
     d = report.delta
-    if d is not None and d.delta is not None and d.verdict == "not_tested":
+    if d is not None and d.delta is not None and d.verdict == "not_one_measurement":
+        base = md_code(d.baseline_id, in_table=False)
+        text += f" · **Δ {_delta(d.delta, h.is_rate)}** vs {base}: **{md_obs(d.method, 400)}**"
+    elif d is not None and d.delta is not None and d.verdict == "not_tested":
         base = md_code(d.baseline_id, in_table=False)
         text += f" · **Δ {_delta(d.delta, h.is_rate)}** vs {base}: {md_obs(d.method, 200)}"
         if report.seed_level:
@@ -192,6 +196,23 @@ def _headline_line(report: RunReport) -> str:
     else:
         text += " · no baseline"
     return text
+
+
+def _ladder_lines(report: RunReport) -> list[str]:
+    """The spec's frozen baseline when the run is judged against another one, and the rung's target class."""
+    out = []
+    frozen, d = report.frozen_baseline, report.delta
+    if frozen and (d is None or d.baseline_id != frozen):
+        run = md_code(report.run.id, in_table=False)
+        out += [
+            "",
+            f"_The spec's frozen baseline is {md_code(frozen, in_table=False)}: compare with it by "
+            f"{md_code(f'obs summary {report.run.id} --baseline {frozen}', in_table=False)} "
+            f"(or `obs gate` the same way); the promotion rules above judge {run} against its own baseline._",
+        ]
+    if report.target is not None:
+        out += ["", f"Target failure class: {md_obs(report.target.text(), 300)}"]
+    return out
 
 
 def _verdict_table(report: RunReport) -> str:

@@ -60,7 +60,11 @@ def direction(verdict: Any) -> str:
 
 
 def tile_class(verdict: Any) -> str:
-    return {"statistically_significant_improvement": "good", "significant_degradation": "bad"}.get(str(verdict), "")
+    return {
+        "statistically_significant_improvement": "good",
+        "significant_degradation": "bad",
+        "not_one_measurement": "warn",
+    }.get(str(verdict), "")
 
 
 VERDICT_WORDS = OUTCOME_WORDS
@@ -184,6 +188,8 @@ def summary_ci(summary: RunSummary) -> str:
         return "no CI"
     if d.verdict == "not_tested":
         return d.method.split(";")[0].split(" (")[0]
+    if d.verdict == "not_one_measurement":  # analysis.measurement: what differs, not a CI
+        return d.method.split(": the numbers")[0]
     ci = d.ci
     if ci is None or ci.low is None or ci.high is None:
         return "no CI"

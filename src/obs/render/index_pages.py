@@ -14,12 +14,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from obs import urls
+from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
+from obs.numbers import delta_text
 from obs.render import across_pages as across
 from obs.render import chartdata
 from obs.render.format import css_token as format_css_token
@@ -431,7 +433,18 @@ def spec_context(
     spec: Spec, summaries: list[RunSummary], by_id: dict[str, RunSummary], layout: urls.SiteLayout
 ) -> dict[str, Any]:
     runs = sorted((s for s in summaries if s.spec == spec.id), key=_rev_key)
+    frozen = by_id.get(spec.baseline) if spec.baseline else None
+    frozen_rows = {}
+    for s in runs:
+        fd = ladder.frozen_delta(s, frozen, spec)
+        if fd is not None:
+            text = delta_text(fd.delta, s.headline_is_rate) if fd.delta is not None else None
+            frozen_rows[s.id] = {"delta": text, "tested": fd.tested_as_parent, "why_not": fd.why_not}
+    looks = ladder.looks(runs, spec)
     return {
+        "frozen_rows": frozen_rows,
+        "looks": looks,
+        "looks_total": len(looks),
         "id": spec.id,
         "slug": layout.spec_slug(spec.id),
         "title": spec.title,
