@@ -9,7 +9,7 @@ import obs.adapters
 from obs.adapters import ADAPTERS, LEARNING
 
 PACKAGE = Path(obs.adapters.__file__).parent
-# the registry, the interface, shared helpers, and one format's reader of a binary file (the W&B SDK's, used by wandb.py)
+# the registry, the interface, shared helpers, and one format's reader of a binary file (W&B's, for wandb.py)
 SHARED = {"__init__", "base", "common", "shapes", "session_shape", "wandb_binary"}
 ADAPTER_MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in SHARED)
 
