@@ -130,6 +130,22 @@ class _KeyNotes:
 
 
 @dataclass
+class _FreshStarts:
+    """A record at the log's first step with the first record's keys, met again before the log moves past that
+    step: the process started again (its first attempt stopped before a second step), so the counter never goes
+    back and the per-key check cannot see it. Decided once the second step's records are read: a logger that
+    writes several records with those keys at every step (one per rank, per batch) is not restarting; nor is one
+    whose obs.yaml says `same_step: all` (every record at a step is a value to keep)."""
+
+    first_step: float | None = None
+    first_keys: frozenset[str] = frozenset()
+    phase: int = 0  # 0: still at the first step; 1: at the second step; 2: decided
+    second_step: float = 0.0
+    second_seen: int = 0  # records at the second step with the first record's keys
+    marks: list[tuple[int | None, dict[str, int]]] = field(default_factory=list)  # (line, column lengths then)
+
+
+@dataclass
 class _Column:
     steps: list[float] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
@@ -168,6 +184,8 @@ class SeriesBuilder:
     restarts: str = "last"
     _restarts: dict[tuple[int | None, float, float], int] = field(default_factory=dict)  # (line, from, to) -> attempt
     _stamps: list[tuple[float, float, int | None]] = field(default_factory=list)  # (wall time, step, line)
+    _fresh: _FreshStarts = field(default_factory=_FreshStarts)
+    _attempt_base: int = 1  # the attempt a key first met now belongs to (after confirmed fresh starts)
 
     def add(self, record: dict[str, Any], line: int | None = None) -> None:
         if self._step_source is None:
@@ -189,6 +207,8 @@ class SeriesBuilder:
                 return
         self._index += 1
         self._clock(record, step, line)
+        if self._fresh.phase < 2 and self.restarts != "off" and self.same_step != "all":
+            self._watch_fresh_start(record, key, step, line)
         for name, value in _flatten(record):
             if name == key or name in self.ignore_keys:
                 continue
@@ -241,7 +261,7 @@ class SeriesBuilder:
                 col = self._columns[name] = _Column()
             notes = self._notes.get(name)
             if notes is None:
-                notes = self._notes[name] = _KeyNotes()
+                notes = self._notes[name] = _KeyNotes(attempt=self._attempt_base)
             if not math.isfinite(number) and not huge:
                 notes.nonfinite += 1
                 if notes.first_bad is None:
@@ -313,6 +333,63 @@ class SeriesBuilder:
             col.values[:] = [col.values[i] for i in keep]
         notes.attempt += 1
 
+    def _watch_fresh_start(self, record: dict[str, Any], key: str, step: float, line: int | None) -> None:
+        """Note each repeat of the first record at the first step; decide when the second step's records end."""
+        fs = self._fresh
+        keys = frozenset(n for n, _ in _flatten(record) if n != key and n not in self.ignore_keys)
+        if fs.first_step is None:
+            fs.first_step, fs.first_keys = step, keys
+            return
+        if fs.phase == 0:
+            if step == fs.first_step:
+                if keys == fs.first_keys:
+                    fs.marks.append((line, {n: len(c.steps) for n, c in self._columns.items()}))
+                return
+            if step < fs.first_step:
+                self._decide_fresh_starts(False)
+                return
+            fs.phase, fs.second_step = 1, step
+        if step == fs.second_step:
+            fs.second_seen += keys == fs.first_keys
+            if fs.second_seen > 1:  # several such records at every step: the logger's habit, not a restart
+                self._decide_fresh_starts(False)
+            return
+        self._decide_fresh_starts(True)
+
+    def _decide_fresh_starts(self, confirmed: bool) -> None:
+        """Split the first step's points into attempts at each noted repeat, as `_restart` does for a step going
+        back: the `last` attempt that logged a key at the first step keeps it, or each attempt `apart`."""
+        fs = self._fresh
+        fs.phase = 2
+        if not confirmed or not fs.marks or self._reduced:
+            return
+        count = len(fs.marks)
+        mark_lines = {line for line, _ in fs.marks}
+        for name, col in list(self._columns.items()):
+            starts = [0] + [lengths.get(name, 0) for _, lengths in fs.marks]  # where each attempt's points begin
+            ends = [*starts[1:], len(col.steps)]
+            if self.restarts == "apart":
+                for k in range(count):
+                    if ends[k] > starts[k]:
+                        moved = self._columns.setdefault(f"attempt {k + 1}/{name}", _Column())
+                        moved.steps += col.steps[starts[k] : ends[k]]
+                        moved.values += col.values[starts[k] : ends[k]]
+                cut = starts[-1]
+            else:
+                cut = max(
+                    (starts[k] for k in range(1, count + 1) if fs.first_step in col.steps[starts[k] : ends[k]]),
+                    default=0,
+                )
+            del col.steps[:cut], col.values[:cut]
+            notes = self._notes[name]
+            notes.attempt += count
+            if notes.repeat_line in mark_lines:
+                notes.repeat_line = None
+        for k, (line, _) in enumerate(fs.marks, 2):
+            assert fs.first_step is not None
+            self._restarts.setdefault((line, fs.first_step, fs.first_step), k)
+        self._attempt_base += count
+
     def _report_restarts(self) -> str | None:
         if not self._restarts:
             return None
@@ -321,7 +398,12 @@ class SeriesBuilder:
             by_attempt.setdefault(attempt, (line, back_from, to))
         points = [by_attempt[k] for k in sorted(by_attempt)]
         shown = "; ".join(
-            f"{'line ' + str(line) + ': ' if line else ''}from step {step_text(a)} back to {step_text(b)}"
+            f"{'line ' + str(line) + ': ' if line else ''}"
+            + (
+                f"from step {step_text(a)} back to {step_text(b)}"
+                if a != b
+                else f"step {step_text(a)} again, like the first record"
+            )
             for line, a, b in points[:3]
         ) + (f" (+{len(points) - 3} more)" if len(points) > 3 else "")
         attempts = max(by_attempt)
@@ -332,13 +414,17 @@ class SeriesBuilder:
                 "at each step the last attempt's value was kept (points an earlier attempt logged at steps a later "
                 "one logged again were replaced); obs.yaml `restarts: apart` keeps each attempt as its own series"
             )
-        text = f"the step counter goes back ({shown}): {attempts} attempts in one log, not averaged: {what}"
+        back, again = any(a != b for _, a, b in points), any(a == b for _, a, b in points)
+        how = "the step counter goes back" + (" or starts again" if again else "") if back else "the log starts again"
+        text = f"{how} ({shown}): {attempts} attempts in one log, not averaged: {what}"
         first = next((line for line, _, _ in points if line), None)
         self.diags.info(self.path, text, first)  # how the file was read, said on the page: not a problem in it
         return text
 
     def finish(self) -> Metrics:
         source = self._step_source or "step"
+        if self._fresh.phase < 2:  # the log ended at its first or second step
+            self._decide_fresh_starts(self._fresh.phase == 1 and self._fresh.second_seen <= 1)
         if self._missing_step_lines:
             first = self._missing_step_lines[0]
             self.diags.warning(

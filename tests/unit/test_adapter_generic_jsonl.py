@@ -46,19 +46,23 @@ def test_hf_on_log_dump_eval_rows_and_final_summary_row() -> None:
 
 def test_same_step_rows_of_one_attempt_are_aggregated_and_restarts_kept_apart() -> None:
     """Defects: several rows at one step kept only the last (min/max differed from the file); then (issue 26) the
-    attempts of a restarted log were averaged per step into one curve with no notice."""
+    attempts of a restarted log were averaged per step into one curve with no notice; the repeated first record
+    (step 20 twice) is an attempt of its own, not two values at one step."""
     run, diags = only(CORPUS / "akawslearn-ai__slm_training")
     lines = (CORPUS / "akawslearn-ai__slm_training/metrics.jsonl").read_text().splitlines()
     rows = [json.loads(x) for x in lines]
-    assert [r["step"] for r in rows[:4]] == [20, 20, 40, 20]  # logged twice, then a restart
+    # step 20 twice: two attempts (the loss differs in the 6th digit and the cost `usd` is that of reaching step 20
+    # once, as after the restarts at lines 383 and 386), then the counter goes back at line 4
+    assert [r["step"] for r in rows[:4]] == [20, 20, 40, 20]
+    assert rows[0]["loss"] != rows[1]["loss"] and abs(rows[1]["usd"] - rows[382]["usd"]) < 0.001
     loss = run.metrics.series["loss"]  # type: ignore[union-attr]
     i = int(np.flatnonzero(loss.steps == 20)[0])
     assert loss.values[i] == rows[3]["loss"]  # the last attempt's value, not a mean over the attempts
     assert at(run, "loss", 7760) == 2.2009329944849014
     assert not [t for t in messages(diags) if ": warning: " in t]  # a known, announced reading
     infos = messages(diags, "info")
-    assert any("metrics.jsonl:4: info:" in t and "goes back" in t and "4 attempts" in t for t in infos)
-    assert any("4 attempts in one log" in d for d in run.metrics.dropped)  # type: ignore[union-attr]
+    assert any("metrics.jsonl:2: info:" in t and "goes back or starts again" in t and "5 attempts" in t for t in infos)
+    assert any("5 attempts in one log" in d for d in run.metrics.dropped)  # type: ignore[union-attr]
     assert at(run, "loss", 7520) == rows[385]["loss"]  # logged by three attempts (lines 379, 383, 386): the last
     assert at(run, "loss", 7500) == rows[377]["loss"]  # before the restarts: the one attempt that logged it
 
