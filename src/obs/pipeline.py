@@ -23,8 +23,9 @@ from pathlib import Path
 import orjson
 
 from obs import ledger
-from obs.adapters import adapter_named
+from obs.adapters import adapter_named, holds_of
 from obs.adapters.base import LoadContext
+from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
 from obs.analysis.headline import surrounding_metrics
 from obs.analysis.report import RunContext, RunReport, analyse_run
@@ -190,6 +191,22 @@ def final_window(tree: SourceTree, run: Run) -> int:
     return campaign.final_window if campaign else tree.cfg.final_window
 
 
+def advice_files(adapter: str) -> AdviceFiles:
+    """The files advice on a run's page names, from what its format says it holds (`Holds`): a run read from
+    another format is told to log in that format's records, and to declare in a run.yaml beside its files (or the
+    run.yaml laid over them, `native+hf_trainer`); a format whose folders take no run.yaml is sent to obs.yaml."""
+    if adapter == "native":
+        return NATIVE
+    holds = holds_of(adapter)
+    if adapter.split("+", 1)[0] == "native":
+        declare = "run.yaml"
+    elif holds.takes_run_yaml:
+        declare = f"a run.yaml beside {holds.beside}"
+    else:
+        declare = "obs.yaml"
+    return AdviceFiles(label=holds.label, records=holds.records, declare=declare, native=False)
+
+
 def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunContext:
     """What the run's surroundings say: the primary metrics declared for it (run.yaml, spec, campaign, obs.yaml), the
     baseline."""
@@ -204,6 +221,7 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
         spec_id=spec.id if spec else None,
         frozen_baseline=spec.baseline if spec else None,
         frozen_contract=dict(spec.contract) if spec and isinstance(spec.contract, dict) else {},
+        advice=advice_files(run.adapter),
     )
     if run.baseline and baseline is None:
         rc.baseline_problem = (

@@ -56,7 +56,9 @@ MODEL_NAME_KEYS = ("_name_or_path", "model_name_or_path", "model_name", "model")
 
 class WandbAdapter:
     name = "wandb"
-    holds = Holds("W&B run folders", "the run's files/ folder", sections=LOG_SECTIONS)
+    holds = Holds(
+        "W&B run folders", "the run's files/ folder", records="the run's history (wandb.log)", sections=LOG_SECTIONS
+    )
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files_dir = _files_dir(folder, root)

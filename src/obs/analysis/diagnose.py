@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.compare import ProbeComparison
 from obs.analysis.digest import scaled_mean_sd
 from obs.analysis.reward import RewardHealth
@@ -61,6 +62,7 @@ class DiagnosisInput:
     reward: RewardHealth | None = None
     headline_check: str | None = None  # the probe check the run is judged on, when it is one
     final_window: int = 10
+    advice: AdviceFiles = NATIVE  # the run's own files, for advice that names one
 
 
 # --------------------------------------------------------------------------- formatting
@@ -543,8 +545,7 @@ def _rule_stages(d: DiagnosisInput) -> Finding | None:
         evidence,
         "Telemetry bookkeeping: stage transitions are not recorded (or the run really has one stage), so a "
         "jump in the loss cannot be told apart from a stage boundary.",
-        "Log a `stage` field on every metrics.jsonl line; until then, infer boundaries from step counts, not from "
-        "the curve.",
+        d.advice.stage_field(),
     )
 
 

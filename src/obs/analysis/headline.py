@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.compare import ONE_RUN_EACH, Headline, HeadlineDelta
 from obs.analysis.digest import RunDigest
 from obs.analysis.scoreboard import order_checks
@@ -262,8 +263,11 @@ def choose_headline(
     declared: Sequence[Declared],
     higher_is_better: Callable[[str], bool],
     window: int,
+    *,
+    advice: AdviceFiles = NATIVE,
 ) -> Headline:
-    """The run's headline by the precedence above, with `reason` saying in one line why this one."""
+    """The run's headline by the precedence above, with `reason` saying in one line why this one; when there is
+    none, what to add says the run's own files (`advice`)."""
     checks = order_checks(digest.probe.check_names()) if digest.probe else []
     for d in declared:
         found = _headline_for(digest, d.metric, higher_is_better, window, checks)
@@ -289,7 +293,7 @@ def choose_headline(
         None,
         None,
         None,
-        "no metric found: add probe.jsonl or metrics.jsonl, or set primary_metric",
+        advice.no_metric(),
         reason="nothing logged is an outcome or a loss (only bookkeeping such as runtime or learning rate)",
     )
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.compare import (
     Headline,
     HeadlineDelta,
@@ -57,6 +58,7 @@ class RunContext:
     spec_id: str | None = None
     frozen_baseline: str | None = None  # the spec's `baseline:`
     frozen_contract: dict[str, Any] = field(default_factory=dict)  # the spec's `contract:` (spec.yaml)
+    advice: AdviceFiles = NATIVE  # the files advice names: the run's own format's (pipeline, from its Holds)
 
 
 @dataclass
@@ -135,7 +137,7 @@ class RunReport:
 def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     digest = make_digest(run, ctx.final_window)
     declared = declared_metrics(run, ctx.declared, cfg)
-    headline = choose_headline(digest, declared, cfg.metric_higher_is_better, ctx.final_window)
+    headline = choose_headline(digest, declared, cfg.metric_higher_is_better, ctx.final_window, advice=ctx.advice)
     is_negative = cfg.is_negative_check
 
     scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
@@ -206,6 +208,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             reward=reward,
             headline_check=headline.metric if headline.kind == "probe" else None,
             final_window=ctx.final_window,
+            advice=ctx.advice,
         )
     )
     suggestion = suggest_verdict(
