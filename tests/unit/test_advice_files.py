@@ -40,8 +40,24 @@ def test_a_wandb_run_without_history_is_sent_to_wandb_log_and_a_run_yaml_beside_
         curves
     )
     diagnosis = soup.find(id="diagnosis").get_text(" ", strip=True)
-    assert "log metrics in the run's history (wandb.log), or add probe.jsonl and a run.yaml beside" in diagnosis
+    assert (
+        "log metrics in the run's history (wandb.log); for the scoreboard, add probe.jsonl (one case per line) and "
+        "a run.yaml beside the run's files/ folder"
+    ) in diagnosis
     assert "metrics.jsonl" not in soup.get_text(" ")  # before: headline, curves and diagnosis said "add metrics.jsonl"
+
+
+def test_per_item_advice_names_lm_evals_samples_files_and_a_run_yaml_beside_a_json_log() -> None:
+    soup = _page("lm_eval", "saucam__model_evals/saucam/Orpomis-Prime-7B/openllm/mmlu")
+    samples = "per-item cases come from the samples_<task>_<date>.jsonl files lm-eval writes beside the results"
+    for sid in ("probe", "failures", "diagnosis"):
+        assert samples in soup.find(id=sid).get_text(" ", strip=True), sid
+    assert "probe.jsonl" not in soup.get_text(" ")  # before: "add probe.jsonl (...) to the run folder"
+    soup = _page("metrics_jsonl", "Mark-Joseph-42__JurisSim")
+    for sid in ("probe", "failures"):
+        text = soup.find(id=sid).get_text(" ", strip=True)
+        assert "add probe.jsonl (one case per line) and a run.yaml beside the log (alone in its folder)" in text
+        assert "to the run folder" not in text
 
 
 @pytest.mark.parametrize(

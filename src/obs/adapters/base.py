@@ -71,6 +71,7 @@ class Holds:
     label: str  # "HF Trainer logs": the subject of "... hold no hypothesis"
     beside: str  # what a run.yaml is put beside to add the rest: "trainer_state.json"
     records: str = ""  # where the logged records are, for advice about a field of them
+    cases: str = ""  # where the format's own files give per-item cases, when they can: lm-eval's samples files
     sections: frozenset[str] | None = None
     # whether a run.yaml beside the files is read (laid over them); when not, `beside` says where it is not
     takes_run_yaml: bool = True

@@ -100,7 +100,12 @@ def is_results_file(path: Path) -> bool:
 
 class LmEvalAdapter:
     name = "lm_eval"
-    holds = Holds("lm-evaluation-harness results", "the results file (alone in its folder)", sections=CASE_SECTIONS)
+    holds = Holds(
+        "lm-evaluation-harness results",
+        "the results file (alone in its folder)",
+        cases="the samples_<task>_<date>.jsonl files lm-eval writes beside the results with --log_samples",
+        sections=CASE_SECTIONS,
+    )
 
     def claim(self, folder: Path, root: Path) -> Claim | None:
         files = visible_files(folder, root)

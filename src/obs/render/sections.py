@@ -240,6 +240,16 @@ class RunPageSections:
         return f"a run.yaml beside {self.holds.beside}"
 
     @property
+    def cases_hint(self) -> str:
+        """Where a run read from another format gets per-item cases: that format's own files when they hold
+        some (lm-eval's samples), else a probe.jsonl with a run.yaml beside its files."""
+        if self.holds.cases:
+            return f"per-item cases come from {self.holds.cases}"
+        if not self.holds.takes_run_yaml:
+            return f"{self.holds.label} hold no per-item cases"
+        return f"add `probe.jsonl` (one case per line) and {self.run_yaml}"
+
+    @property
     def toc(self) -> list[tuple[str, str]]:
         return [(p.id, p.title) for p in self.placed]
 
