@@ -118,6 +118,11 @@ class ReducedColumn:
         return Series(uniq, values[first], self.logged)
 
 
+# more repeats of the first record at the first step than this are how the logger writes (a step key that
+# stays 0, one row per batch of an epoch), not restarts; it also bounds what is noted while deciding
+MAX_FRESH_STARTS = 100
+
+
 @dataclass
 class _KeyNotes:
     """Per key, for one diagnostic each: non-finite values and steps logged more than once."""
@@ -344,6 +349,8 @@ class SeriesBuilder:
             if step == fs.first_step:
                 if keys == fs.first_keys:
                     fs.marks.append((line, {n: len(c.steps) for n, c in self._columns.items()}))
+                    if len(fs.marks) > MAX_FRESH_STARTS:  # that many at one step: the logger's habit, not restarts
+                        self._decide_fresh_starts(False)
                 return
             if step < fs.first_step:
                 self._decide_fresh_starts(False)

@@ -138,3 +138,10 @@ def test_a_step_0_header_after_later_steps_is_already_a_step_going_back() -> Non
     assert m.series["loss"].steps.tolist() == [0, *range(51, 61)]
     said = [d for d in diags.items if "goes back" in d.message]
     assert len(said) == 1 and said[0].line == 52
+
+
+def test_a_step_key_that_stays_at_0_is_not_a_run_of_restarts() -> None:
+    rows = [{"step": 0, "loss": float(i)} for i in range(300)] + [{"step": 1, "loss": 1.0}]
+    m = build_metrics(list(enumerate(rows, 1)), Path("log.jsonl"), Diagnostics())
+    assert m.series["loss"].values[0] == pytest.approx(149.5)  # the mean of the 300 values at step 0 (same_step)
+    assert not any("attempts" in d for d in m.dropped)
