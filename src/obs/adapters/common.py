@@ -26,7 +26,7 @@ from obs.diagnostics import Diagnostics, Severity
 from obs.jsonl import MAX_DEPTH, lenient_decoder, lenient_loads, repeated_keys, too_deep
 from obs.model import Probe, ProbeCase, Run, chosen_sample
 from obs.probetable import CaseText, PlainCases, ProbeTableBuilder
-from obs.sanitize import UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
+from obs.sanitize import CLEANED, UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
 from obs.series_builder import STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real, shown_name
 from obs.textbounds import MAX_CHARS, bound_markdown
@@ -483,8 +483,7 @@ def read_text_file(path: Path, diags: Diagnostics, max_bytes: int = MAX_TEXT_BYT
         line = text.count("\n", 0, bad.start()) + 1
         diags.warning(
             path,
-            "text holds characters that cannot be written in a page (control characters); "
-            "they were replaced with U+FFFD",
+            f"text holds characters that cannot be written in a page (control characters); {CLEANED}",
             line,
         )
         text = clean_text(text)
