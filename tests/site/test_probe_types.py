@@ -50,3 +50,16 @@ def test_wrong_typed_probe_fields_are_one_message_per_field(tmp_path: Path) -> N
     rows = (site / "runs/typed/cases-rows-1.js").read_text(encoding="utf-8")
     packed = json.loads(rows[rows.index("(", rows.index("push")) + 1 : rows.rindex(")")])
     assert "yes-29" in gzip.decompress(base64.b64decode(packed["gz"])).decode("utf-8")
+
+
+def test_a_check_of_the_wrong_type_is_found_in_plain_records_too(tmp_path: Path) -> None:
+    """Records that are all plain take the columnar path (`plain_cases`); the check is found there as well."""
+    src = tmp_path / "src"
+    (src / "r").mkdir(parents=True)
+    (src / "r/run.yaml").write_text("id: plain\n", encoding="utf-8")
+    records = [{"id": f"y-{i}", "exact": 1} for i in range(4)] + [{"id": f"ok-{i}", "exact": True} for i in range(4)]
+    (src / "r/probe.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    assert [line for line in run_check(src) if "probe.jsonl" in line] == [
+        "src/r/probe.jsonl:1: warning: check 'exact' must be true or false, not a number in 4 records (first at "
+        "line 1) (the first: 1); those records have no result for it, the value is kept as another field"
+    ]
