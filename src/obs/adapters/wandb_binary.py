@@ -19,7 +19,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from obs.diagnostics import Diagnostics
 
@@ -40,7 +40,8 @@ def _sdk() -> tuple[Any, Any]:
         raise ReaderMissing(
             f"the wandb SDK with its Python reader is not installed ({exc.name or exc}): {EXTRA}"
         ) from None
-    return datastore.DataStore, wandb_internal_pb2.Record
+    # the module picks its protobuf generation (v5/v6/v7) at import time, so a type checker may not see Record
+    return datastore.DataStore, cast(Any, wandb_internal_pb2).Record
 
 
 def _open(store_type: Any, path: Path) -> Any:
