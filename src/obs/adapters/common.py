@@ -590,7 +590,7 @@ def read_json_document(
     if lenient or json_may_hold_unsafe(text):
         data = clean_tree(data, findings)
     for line, message in findings.messages():
-        pattern = _UNSAFE_TEXT if "U+FFFD" in message else _BIG_NUMBER
+        pattern = _UNSAFE_TEXT if CLEANED in message else _BIG_NUMBER
         diags.warning(path, message, line or _line_of(text, pattern))
     repeated = repeated_keys(text, data)
     if repeated:
