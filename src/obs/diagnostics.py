@@ -106,6 +106,24 @@ class Diagnostics:
         else:
             self.items[seen[1]] = summary
 
+    def tally(
+        self, severity: Severity, path: Path | str, head: str, tail: str, line: int | None, unit: str = "record"
+    ) -> None:
+        """One message per (file, `head`) however many records it is about: `head; tail` for one record, else
+        `head in N records (first at line L); tail`, placed at the first record's line. For a field of the wrong
+        type (`'note' must be text, not a list`), so 50,000 bad records are one line that counts them."""
+        where = self._where(path)
+        key = (where, severity, "\0" + head)
+        seen = self.kinds.get(key)
+        if seen is None:
+            self.kinds[key] = [1, len(self.items)]
+            self.items.append(Diagnostic(where, line, severity, f"{head}; {tail}"))
+            return
+        seen[0] += 1
+        first = self.items[seen[1]].line
+        at = f" (first at line {first})" if first is not None else ""
+        self.items[seen[1]] = Diagnostic(where, first, severity, f"{head} in {seen[0]:,} {unit}s{at}; {tail}")
+
     def error(self, path: Path | str, message: str, line: int | None = None) -> None:
         self.add("error", path, message, line)
 

@@ -5,9 +5,11 @@ card, the leaderboard, the spec ladder, the compare picker, index.json). Nothing
 may hold there: a 200,000-character title took a browser 36 s to lay out, a date of that size 137 s,
 and a 2 MB W&B `startedAt` kept a page from ever loading. So after a run is loaded, each such field
 longer than its bound below is cut (at the bound, with an ellipsis) and one warning per field names
-its full length; lists of short labels (tags, held-constant keys) are bounded in count too. Text that
-is Markdown (hypothesis, notes, lessons) has its own bounds (`obs.textbounds`). Ids are not cut: an
-id is a reference other files make, and its page name is bounded by `obs.urls`.
+its full length. A run's field up to `MAX_KEPT` characters is also kept whole (`Run.full_text`), and
+the run page shows it in a collapsed block: closed, the browser does not lay it out, so it costs the
+page nothing until a reader asks for it. Lists of short labels (tags, held-constant keys) are bounded
+in count too. Text that is Markdown (hypothesis, notes, lessons) has its own bounds (`obs.textbounds`).
+Ids are not cut: an id is a reference other files make, and its page name is bounded by `obs.urls`.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ MAX_FIELD = {
 MAX_GROUP_FIELD = {"title": 300}  # a spec's or a campaign's
 MAX_LABEL = 200  # one tag or one held-constant key
 MAX_LABELS = 100  # tags, held-constant keys
+MAX_KEPT = 20_000  # a cut field of a run up to this long is kept whole for the run page's collapsed block
 
 
 def cut(text: str, limit: int) -> str:
@@ -42,12 +45,18 @@ def cut(text: str, limit: int) -> str:
 
 
 def bound_fields(obj: Any, limits: dict[str, int], diags: Diagnostics, where: Path) -> None:
-    """Cut each plain-text field of `obj` named in `limits`, one warning per field that was cut."""
+    """Cut each plain-text field of `obj` named in `limits`, one warning per field that was cut; the whole
+    text kept in `obj.full_text` (a run's) when it is at most `MAX_KEPT` characters."""
+    kept: dict[str, str] | None = getattr(obj, "full_text", None)
     for name, limit in limits.items():
         value: Any = getattr(obj, name, None)
         if isinstance(value, str) and len(value) > limit:
             setattr(obj, name, cut(value, limit))
-            diags.warning(where, f"'{name}' is {len(value):,} characters long; pages show its first {limit}")
+            whole = ""
+            if kept is not None and len(value) <= MAX_KEPT:
+                kept[name] = value
+                whole = ", the whole text in a collapsed block on the run page"
+            diags.warning(where, f"'{name}' is {len(value):,} characters long; pages show its first {limit}{whole}")
 
 
 def bound_run_fields(run: Run, diags: Diagnostics) -> None:

@@ -256,6 +256,8 @@ class Run:
     evals: list[EvalResult] = field(default_factory=list)
     summary: dict[str, float] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
+    # plain-text fields obs.fieldbounds cut, whole (up to its MAX_KEPT characters): the run page's collapsed block
+    full_text: dict[str, str] = field(default_factory=dict)
     input_files: list[Path] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
 

@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from obs.diagnostics import Diagnostics
-from obs.sanitize import clean_text, digits_text, has_unsafe_text, int_in_range, join_pairs
+from obs.sanitize import CLEANED, clean_text, digits_text, has_unsafe_text, int_in_range, join_pairs
 
 MAX_YAML_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 64  # levels of nested mappings and lists
@@ -78,7 +78,7 @@ class _NoAliasLoader(yaml.SafeLoader):
             self.problem(
                 node,
                 "text holds a character that cannot be written in a page (a lone surrogate such as \\ud800, "
-                "or a control character); it was replaced with U+FFFD",
+                f"or a control character); {CLEANED}",
             )
             return clean_text(value)
         return value

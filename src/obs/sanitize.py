@@ -5,7 +5,10 @@ A file can hold things that parse but that nothing downstream can use:
 * **text that cannot be written**: a lone surrogate (a JSON or YAML escape such as `"\\ud800"`; UTF-8
   cannot encode it, so writing the page fails) and control characters (NUL, ESC, ...: not allowed
   in HTML or SVG, they break a figure's text, and a message quoting them moves the terminal's
-  cursor). Each such character is replaced with U+FFFD; tab, newline and carriage return are kept;
+  cursor). Each control character is written as its visible escape (ESC as the four characters
+  `\\x1b`, BEL as `\\x07`), so a page, a figure and a message show which character the file held; a
+  lone surrogate, which has no character to name, becomes U+FFFD. Tab, newline and carriage return are
+  kept (a one-line field shows them as `\\n` when it is rendered: `obs.render.format.ident`);
 * **integers beyond 64 bits**: no array, no JSON writer and no statistic takes them, and one over
   4,300 digits cannot even be turned into text by Python. In a JSON log they are read as floats (as
   orjson and every JavaScript reader do); in a YAML file they are kept as text (`'1267...376'`), so
@@ -27,6 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 REPLACEMENT = "\ufffd"
+# How every reader's warning says what cleaning did (readers and tests match on it)
+CLEANED = "each control character was written as its escape (e.g. \\x1b) and each lone surrogate as U+FFFD"
 # C0 controls but tab, newline and carriage return; DEL; C1 controls; lone surrogates
 UNSAFE_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 # What in the bytes of a JSON document can turn into unsafe text once parsed: a \u escape of a control
@@ -52,13 +57,19 @@ def join_pairs(text: str) -> str:
     return _PAIR.sub(_joined, text) if _PAIR.search(text) else text
 
 
+def _escaped(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return REPLACEMENT if 0xD800 <= code <= 0xDFFF else f"\\x{code:02x}"
+
+
 def clean_text(text: str) -> str:
-    """`text` with every character that cannot be written replaced by U+FFFD.
+    """`text` with every character that cannot be written made writable: a control character as its
+    visible escape (`\\x1b`), a lone surrogate as U+FFFD.
 
     A surrogate pair (YAML's `"\\ud83d\\ude00"`, as `json.dumps` writes an emoji; a JSON parser joins
     it, PyYAML does not) is first joined into the character it encodes: only a lone surrogate is lost.
     """
-    return UNSAFE_TEXT.sub(REPLACEMENT, join_pairs(text))
+    return UNSAFE_TEXT.sub(_escaped, join_pairs(text))
 
 
 # What a terminal, a CI log or a Markdown line would act on: every C0 and C1 control (newline and tab too),
@@ -172,7 +183,7 @@ class Findings:
                 (
                     self.text_line,
                     f"{self.text} {unit}(s) hold characters that cannot be written in a page (a lone surrogate "
-                    f"such as \\ud800, or a control character){where}; each was replaced with U+FFFD",
+                    f"such as \\ud800, or a control character){where}; {CLEANED}",
                 )
             )
         if self.big_numbers:

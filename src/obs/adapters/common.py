@@ -24,9 +24,10 @@ import orjson
 from obs.adapters.base import LoadContext, RunSource
 from obs.diagnostics import Diagnostics, Severity
 from obs.jsonl import MAX_DEPTH, lenient_decoder, lenient_loads, repeated_keys, too_deep
+from obs.jsontypes import type_name
 from obs.model import Probe, ProbeCase, Run, chosen_sample
 from obs.probetable import CaseText, PlainCases, ProbeTableBuilder
-from obs.sanitize import UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
+from obs.sanitize import CLEANED, UNSAFE_TEXT, Findings, clean_text, clean_tree, json_may_hold_unsafe
 from obs.series_builder import STEP_KEYS, SeriesBuilder
 from obs.sourcetree import is_inside, real, shown_name
 from obs.textbounds import MAX_CHARS, bound_markdown
@@ -483,8 +484,7 @@ def read_text_file(path: Path, diags: Diagnostics, max_bytes: int = MAX_TEXT_BYT
         line = text.count("\n", 0, bad.start()) + 1
         diags.warning(
             path,
-            "text holds characters that cannot be written in a page (control characters); "
-            "they were replaced with U+FFFD",
+            f"text holds characters that cannot be written in a page (control characters); {CLEANED}",
             line,
         )
         text = clean_text(text)
@@ -590,7 +590,7 @@ def read_json_document(
     if lenient or json_may_hold_unsafe(text):
         data = clean_tree(data, findings)
     for line, message in findings.messages():
-        pattern = _UNSAFE_TEXT if "U+FFFD" in message else _BIG_NUMBER
+        pattern = _UNSAFE_TEXT if CLEANED in message else _BIG_NUMBER
         diags.warning(path, message, line or _line_of(text, pattern))
     repeated = repeated_keys(text, data)
     if repeated:
@@ -660,14 +660,25 @@ def probe_case_from_record(
     """
     raw_id = rec.get("id")
     if raw_id is None or isinstance(raw_id, bool | dict | list):
-        diags.warning(path, "case has no 'id' (string or number); skipped", line)
+        head = (
+            "case has no 'id' (a text or a number)"
+            if raw_id is None
+            else f"'id' must be a text or a number, not {type_name(raw_id)}"
+        )
+        diags.tally("warning", path, head, "skipped", line)
         return None
     checks: dict[str, bool] = {}
     extra: dict[str, Any] = {}
     texts: dict[str, str | None] = {}
     sample = rec.get("sample")
     if sample is not None and (isinstance(sample, bool) or not isinstance(sample, int) or sample < 0):
-        diags.warning(path, f"'sample' should be a whole number >= 0 (the sample index); got {sample!r}, ignored", line)
+        diags.tally(
+            "warning",
+            path,
+            "'sample' must be a whole number >= 0 (the sample index)",
+            f"ignored (the first: {str(sample)[:40]})",
+            line,
+        )
         sample = None
     selected = rec.get("selected")
     for key, value in rec.items():
@@ -681,7 +692,7 @@ def probe_case_from_record(
             elif isinstance(value, str | int | float):
                 texts[key] = str(value)
             else:
-                diags.warning(path, f"'{key}' should be text; ignored", line)
+                diags.tally("warning", path, f"'{key}' must be text, not {type_name(value)}", "ignored", line)
         else:
             extra[key] = value
     render = texts.get("render")
@@ -799,6 +810,9 @@ class ProbeCollector:
         self.diags = diags
         self.samples: dict[str, list[ProbeCase]] = {}
         self.sample_rows: dict[str, tuple[int, ProbeCase, int | None]] = {}  # id -> (row, case in it, line)
+        # other fields that are not true/false of this file: key -> [records, first line, first value]; a key that
+        # is a check in other records is then a check of the wrong type (`_report_loose_checks`)
+        self.loose: dict[str, list[Any]] = {}
 
     @property
     def path(self) -> Path:
@@ -806,7 +820,32 @@ class ProbeCollector:
 
     @path.setter
     def path(self, value: Path) -> None:
+        self._report_loose_checks()
         self.builder.path = value
+
+    def _note_loose(self, extra: dict[str, Any], line: int | None) -> None:
+        for key, value in extra.items():
+            if value is None or key == "selected" or _is_sample_list(value):
+                continue
+            seen = self.loose.get(key)
+            if seen is None:
+                self.loose[key] = [1, line, value]
+            else:
+                seen[0] += 1
+
+    def _report_loose_checks(self) -> None:
+        """One warning per key of this file that is a check (true or false) in some records and another type in
+        others (`"passed": "yes"`): those values count neither way, and stay with their cases as other fields."""
+        for key in sorted(self.loose.keys() & self.builder.check_names):
+            count, line, value = self.loose[key]
+            where = f" in {count:,} records (first at line {line})" if count > 1 and line is not None else ""
+            self.diags.warning(
+                self.path,
+                f"check '{key}' must be true or false, not {type_name(value)}{where} (the first: "
+                f"{str(value)[:40]}); those records have no result for it, the value is kept as another field",
+                line,
+            )
+        self.loose = {}
 
     def __len__(self) -> int:
         return len(self.builder)
@@ -822,6 +861,9 @@ class ProbeCollector:
         plain = plain_cases(records) if not self.sample_rows else None
         if plain is not None:
             self.builder.add_plain(plain)
+            for text, line in zip(plain.texts, plain.lines, strict=True):
+                if text.extra:
+                    self._note_loose(text.extra, line)
             return
         for line, rec in records:
             self.add(probe_case_from_record(rec, line, self.path, run_dir, root, self.diags), line)
@@ -829,6 +871,8 @@ class ProbeCollector:
     def add(self, case: ProbeCase | None, line: int | None) -> None:
         if case is None:
             return
+        if case.extra:
+            self._note_loose(case.extra, line)
         lists = _sample_lists(case)
         if lists:
             self._add_lists(case, lists, line)
@@ -883,6 +927,7 @@ class ProbeCollector:
     def finish(self) -> Probe:
         """The probe: one row per id (the selected sample, else sample 0) and every sample of each
         case sampled at least twice."""
+        self._report_loose_checks()
         samples: dict[str, list[ProbeCase]] = {}
         for case_id, group in self.samples.items():
             row, placed, line = self.sample_rows[case_id]

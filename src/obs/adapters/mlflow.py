@@ -30,7 +30,7 @@ from obs.jsonl import bounded_lines
 from obs.jsontypes import NUMBER, TEXT, TypedReader
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file
-from obs.sanitize import clean_text, has_unsafe_text
+from obs.sanitize import CLEANED, clean_text, has_unsafe_text
 from obs.series_builder import SeriesBuilder
 from obs.sourcetree import safe_input, walk_files
 
@@ -209,7 +209,7 @@ def _read_value_files(base: Path, root: Path, diags: Diagnostics) -> dict[str, s
             diags.warning(path, "not valid UTF-8; bad bytes were replaced", 1)
             text = raw.decode("utf-8", errors="replace")
         if has_unsafe_text(text):
-            diags.warning(path, "holds control characters, which a page cannot show; they were replaced with U+FFFD", 1)
+            diags.warning(path, f"holds control characters, which a page cannot show; {CLEANED}", 1)
             text = clean_text(text)
         out[key] = text
     return out

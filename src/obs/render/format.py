@@ -16,6 +16,7 @@ from obs.analysis.held_constant import flatten
 from obs.analysis.stats import OUTCOME_WORDS
 from obs.numbers import delta_text, num, p_text, pct, plural, pp, signed_num
 from obs.numbers import is_number as _is_number
+from obs.sanitize import visible
 from obs.sitemodel import RunSummary
 
 TEXT_PREVIEW_CHARS = 600
@@ -24,17 +25,19 @@ TEXT_CAP_BYTES = 64 * 1024
 
 
 def show_value(x: Any) -> str:
-    """Any config or metric value, compactly (lists and maps as JSON-ish text)."""
+    """Any config or metric value, compactly (lists and maps as JSON-ish text), on one line: a newline or
+    tab in a text value is shown as `\\n`, `\\t` (a multi-line value would otherwise read as one with
+    spaces), as are control characters a caller did not clean (`obs.sanitize.visible`)."""
     if isinstance(x, list):
         inner = ", ".join(show_value(v) for v in x[:12])
         return f"[{inner}{', …' if len(x) > 12 else ''}]"
     if isinstance(x, dict):
-        inner = ", ".join(f"{k}: {show_value(v)}" for k, v in list(x.items())[:12])
+        inner = ", ".join(f"{visible(str(k))}: {show_value(v)}" for k, v in list(x.items())[:12])
         return "{" + inner + (", …" if len(x) > 12 else "") + "}"
     if x is None:
         return "—"
     if isinstance(x, str):
-        return x
+        return visible(x)
     if _is_number(x):
         return num(x) if not isinstance(x, int) else str(x)
     return str(x)
@@ -101,8 +104,9 @@ SHORT_IDENT = 12  # fits any column, phones included: no break opportunity neede
 def ident(value: Any) -> Markup:
     """An identifier (run id, config key, path, case id) that breaks only at its separators:
     `config.train.lr` may wrap after a dot, never inside `train`. A segment too long for any line (a
-    hash) may still break anywhere (`.tok`). Short identifiers are left whole."""
-    text = "" if value is None else str(value)
+    hash) may still break anywhere (`.tok`). Short identifiers are left whole. One line: a newline, tab or
+    control character in it is shown as its escape (`\\n`, `\\x1b`), never acted on."""
+    text = "" if value is None else visible(str(value))
     if len(text) <= SHORT_IDENT:
         return Markup('<span class="ident">') + escape(text) + Markup("</span>")
     out = []
@@ -238,6 +242,7 @@ FILTERS = {
     "unit_text": unit_text,
     "css_token": css_token,
     "ident": ident,
+    "oneline": lambda v: visible("" if v is None else str(v)),  # a title or label: \n shown, never acted on
     "day": day,
     "capitalize_first": capitalize_first,
     "text_info": text_info,
