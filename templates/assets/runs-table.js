@@ -195,7 +195,8 @@
         return ta.localeCompare(tb) * dir || a.id.localeCompare(b.id);
       });
     }
-    const head = table.tHead.rows[0];
+    // the header row is made here: an empty <tr> in the page is invalid HTML (a row group needs cells)
+    const head = table.tHead.rows[0] || table.tHead.insertRow();
     head.replaceChildren(...["run"].concat(cols).map(c => {
       const th = el("th");
       th.scope = "col";
