@@ -1050,7 +1050,8 @@ OBS_YAML = Schema(
         Field(
             "restarts",
             Choice(("last", "apart"), fold_case=True),
-            "a log whose step counter goes back (a restarted or resumed process appending to it): keep the `last` "
+            "a log whose step counter goes back, or whose first record is repeated at its first step (a restarted "
+            "or resumed process appending to it): keep the `last` "
             "attempt's value at each step (as TensorBoard does), or each attempt `apart` as its own series "
             "(`attempt 1/loss`, ...); either way the page says so",
             default="last",
