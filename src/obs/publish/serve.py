@@ -113,13 +113,15 @@ def serve(
         try:
             check_output_location(root, out)  # before the lock makes a folder beside it
             with output_lock(out, holder="obs serve"):
+                watched, skip = _watched(opts, root)
+                seen = fingerprint(watched, skip)  # before the build: a change made during it is a change
                 _build(opts, first=True)
                 published.out = out  # the link: each request sees the latest build
                 thread = threading.Thread(target=server.serve_forever, daemon=True)
                 thread.start()
                 url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
                 print(f"obs serve: {url} (Ctrl-C to stop)", flush=True)
-                _watch(opts, root, interval)
+                _watch(opts, watched, skip, seen, interval)
         except OutputError as exc:
             print(f"obs serve: {exc}", file=sys.stderr)
             return 2
@@ -132,16 +134,24 @@ def serve(
     return 0
 
 
-def _watch(opts: BuildOptions, root: Path, interval: float) -> None:
-    """Rebuild after every change of the sources or the templates, until interrupted."""
+def _watched(opts: BuildOptions, root: Path) -> tuple[list[Path], set[Path]]:
+    """The folders whose files are watched (sources, templates) and the output folders inside them."""
     loc = output_location(opts.out)
-    watched = [root, templates_dir()]
-    skip = {loc, versions_dir(loc), cache_dir_for(opts.out).parent}
-    seen = fingerprint(watched, skip)
+    return [root, templates_dir()], {loc, versions_dir(loc), cache_dir_for(opts.out).parent}
+
+
+def _watch(
+    opts: BuildOptions, watched: list[Path], skip: set[Path], seen: dict[str, tuple[int, int]], interval: float
+) -> None:
+    """Rebuild after every change of the sources or the templates, until interrupted.
+
+    Each fingerprint is taken before the build it leads to, never after: a file saved while a
+    build runs (or while the first one starts serving) is seen by the next poll, not lost.
+    """
     while True:
         time.sleep(interval)
         now = fingerprint(watched, skip)
         if now != seen:
             print("obs serve: sources changed, rebuilding", flush=True)
+            seen = now
             _build(opts)
-            seen = fingerprint(watched, skip)
