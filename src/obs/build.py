@@ -27,7 +27,8 @@ from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
 from obs.manifest import manifest
-from obs.pipeline import RunResult, SourceTree
+from obs.analysis.recipes import RecipeLevel
+from obs.pipeline import RunResult, SourceTree, recipe_levels
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.sitemodel import RunSummary, SummaryError
@@ -105,9 +106,17 @@ def layout_key(tree: SourceTree) -> str:
 
 
 def run_key(
-    planned: PlannedRun, env: str, inputs: str, baseline_digest: str | None, tree: SourceTree, layout: str
+    planned: PlannedRun,
+    env: str,
+    inputs: str,
+    baseline_digest: str | None,
+    tree: SourceTree,
+    layout: str,
+    recipe: str | None = None,
 ) -> str:
-    """What a run's files depend on; `layout` is `layout_key(tree)`, made once a build."""
+    """What a run's files depend on; `layout` is `layout_key(tree)`, made once a build; `recipe` the token of the
+    run's recipe-level result (`recipe_token`): made from the summaries of its sibling seeds and its baseline's,
+    so a run's page is built again when one of them changes what it shows."""
     found = tree.found
     spec = found.specs.get(planned.source.spec or "")
     campaign = found.campaigns.get(planned.source.campaign or "")
@@ -123,8 +132,30 @@ def run_key(
             [spec.primary_metric, spec.min_effect] if spec else None,
             [campaign.primary_metric, campaign.final_window, campaign.alpha, campaign.min_effect] if campaign else None,
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
+            recipe,
         ]
     )
+
+
+def recipe_token(level: RecipeLevel | None) -> str | None:
+    """Everything of a run's recipe-level result its page shows (numbers, runs, their page links)."""
+    if level is None:
+        return None
+    return hash_json([level.as_dict(), level.href, list(level.pages), list(level.pages_baseline)])
+
+
+def cached_summaries(cache: BuildCache, plan: BuildPlan) -> list[RunSummary]:
+    """The previous build's summaries of the runs still planned (those that still read)."""
+    out = []
+    for planned in plan.runs:
+        entry = cache.runs.get(planned.id)
+        if entry is None:
+            continue
+        try:
+            out.append(RunSummary.from_json(entry.summary))
+        except SummaryError:
+            continue
+    return out
 
 
 class Progress:
@@ -167,6 +198,10 @@ class _Scheduler:
     inputs: dict[str, str] = field(default_factory=dict)  # run id -> input hash, once per build
     checked: dict[tuple[str, str], RunEntry | None] = field(default_factory=dict)  # (run id, key) -> reusable entry
     layout: str | None = None  # layout_key(tree), made at the first run's key
+    # run id -> its recipe-level result, handed to its page: first as the previous build's summaries predict it,
+    # then as this build's summaries make it (the runs whose result changed are built again: `_build_site`)
+    recipes: dict[str, RecipeLevel] = field(default_factory=dict)
+    how: dict[str, str] = field(default_factory=dict)  # run id -> "built" or "reused" (this build)
 
     def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
         """Where the baseline's digest is: made by this build, or kept from the previous one."""
@@ -186,7 +221,8 @@ class _Scheduler:
         base_hash = self.digest_hashes.get(planned.baseline) if planned.baseline else None
         if self.layout is None:
             self.layout = layout_key(self.tree)
-        return run_key(planned, self.env, inputs, base_hash, self.tree, self.layout), inputs
+        recipe = recipe_token(self.recipes.get(planned.id))
+        return run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, recipe), inputs
 
     def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
         """The cached entry of a run whose key is unchanged and whose files are all in the current site.
@@ -251,6 +287,10 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         plugin.on_tree(tree)
     sections = {k: v for p in plugins for k, v in p.manifest_sections().items()}  # index.json beyond the runs
     sched = _Scheduler(tree, cache, environment_key(tree.cfg), out)
+    # A run page judged at the recipe level reads the summaries of other runs (its recipe's seeds and its
+    # baseline's), which exist only once they are built: each run is built with the result the previous build's
+    # summaries give, and those whose result then differs are built again (`_rebuild_recipes`).
+    sched.recipes = recipe_levels(tree, cached_summaries(cache, tree.plan))
 
     def annotate(summaries: list[RunSummary]) -> list[RunSummary]:
         for plugin in plugins:
@@ -288,6 +328,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     staging = Staging(opts.out)
     try:
         _build_runs(opts, result, sched, staging)
+        _rebuild_recipes(opts, result, sched, staging)
         all_diags: list[Diagnostic] = []
         summaries = []
         for planned in tree.plan.runs:
@@ -330,6 +371,30 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     _remember(before, result, root, out, cache_dir, options)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging) -> None:
+    """Build again the runs whose recipe-level result, made from this build's summaries, is not the one they
+    were built with. A recipe's identity and its seeds' values do not depend on that result, so one pass settles
+    it; a run's files from the first pass are taken out of the staging folder first."""
+    summaries = [RunSummary.from_json(sched.entries[p.id].summary) for p in sched.tree.plan.runs if p.id in sched.entries]
+    final = recipe_levels(sched.tree, summaries)
+    redo = [
+        p
+        for p in sched.tree.plan.runs
+        if p.id in sched.entries and recipe_token(final.get(p.id)) != recipe_token(sched.recipes.get(p.id))
+    ]
+    sched.recipes = final
+    if not redo:
+        return
+    for planned in redo:
+        for rel in sched.entries[planned.id].files:
+            staging.remove(rel)
+        if sched.how.pop(planned.id, None) == "built":
+            result.built -= 1
+        else:
+            result.reused -= 1
+    _build_runs(opts, result, sched, staging, only=redo)
 
 
 def _seed_levels(staging: Staging) -> dict[str, Any]:
@@ -427,33 +492,37 @@ def _stop_pool(pool: ProcessPoolExecutor, *, failed: bool) -> None:
         process.terminate()
 
 
-def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging) -> None:
+def _build_runs(
+    opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging, only: list[PlannedRun] | None = None
+) -> None:
+    """Reuse or build every run of the plan, baselines first (`only`: these runs again, every other one done)."""
     tree = sched.tree
     plan = tree.plan
     ctx = worker.WorkerContext(
         tree=tree, staging=staging.path, template_cache=sched.cache.folder / "templates", parent_pid=os.getpid()
     )
     worker.start(ctx)  # the inline path (small builds) runs in this process
-    progress = Progress(len(plan.runs), opts.progress and not opts.quiet)
+    progress = Progress(len(plan.runs if only is None else only), opts.progress and not opts.quiet)
     jobs = opts.jobs or os.cpu_count() or 1
     pool: ProcessPoolExecutor | None = None
     cluster: DaskPool | None = None  # --dask: every run that is not reused is built on the cluster
     warmed = False
     running: dict[Future[RunResult], PlannedRun] = {}
     keys: dict[str, str] = {}
-    pending = list(plan.runs)
-    done: set[str] = set()
+    pending = list(plan.runs if only is None else only)
+    done: set[str] = set() if only is None else {p.id for p in plan.runs} - {p.id for p in only}
     in_plan = set(plan.slugs)
 
     def submit(planned: PlannedRun, key: str, inputs: str) -> None:
         """Build one run: in a worker once the pool runs, else here (see the loop below)."""
         baseline = sched.baseline_digest_path(planned)
+        recipe = sched.recipes.get(planned.id)
         if cluster is not None:
-            fut = cluster.submit(planned, baseline, inputs)
+            fut = cluster.submit(planned, baseline, inputs, recipe)
         elif pool is not None:
-            fut = pool.submit(worker.process, planned, baseline, inputs)
+            fut = pool.submit(worker.process, planned, baseline, inputs, recipe)
         else:
-            finish(planned, key, worker.process(planned, baseline, inputs))
+            finish(planned, key, worker.process(planned, baseline, inputs, recipe))
             return
         running[fut] = planned
         keys[planned.id] = key
@@ -478,6 +547,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
             [d.as_dict() for d in res.diagnostics],
         )
         result.built += 1
+        sched.how[planned.id] = "built"
         result.complete = result.complete and res.complete
         done.add(planned.id)
         progress.step(planned.id)
@@ -490,6 +560,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
         sched.entries[planned.id] = entry
         sched.digest_hashes[planned.id] = entry.digest_hash
         result.reused += 1
+        sched.how[planned.id] = "reused"
         done.add(planned.id)
         progress.step(planned.id)
 
@@ -543,7 +614,8 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
             cluster.close(failed=failed)
         worker.start(None)
         progress.close()
-    result.pages += len(plan.runs)
+    if only is None:
+        result.pages += len(plan.runs)
 
 
 def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sections: Any = None) -> str:

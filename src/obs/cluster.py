@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from obs import __version__
+from obs.analysis.recipes import RecipeLevel
 from obs.cache import tree_hash
 from obs.pipeline import RunResult, SourceTree, build_run, parse_digest
 from obs.plan import PlannedRun
@@ -84,11 +85,23 @@ def _checked(address: str) -> str:
     return address
 
 
-def build_remote(ctx: RemoteContext, planned: PlannedRun, baseline: bytes | None, input_hash: str) -> RunResult:
+def build_remote(
+    ctx: RemoteContext,
+    planned: PlannedRun,
+    baseline: bytes | None,
+    input_hash: str,
+    recipe: RecipeLevel | None = None,
+) -> RunResult:
     """A Dask task: one run through the pipeline, its files returned with its result instead of written."""
     files: list[tuple[str, bytes]] = []
     result = build_run(
-        ctx.tree, planned, parse_digest(baseline), input_hash, ctx.renderer, lambda rel, data: files.append((rel, data))
+        ctx.tree,
+        planned,
+        parse_digest(baseline),
+        input_hash,
+        ctx.renderer,
+        lambda rel, data: files.append((rel, data)),
+        recipe,
     )
     result.payload = files
     return result
@@ -152,7 +165,9 @@ class DaskPool:
                     "themselves, so mount it at the same path on every worker"
                 )
 
-    def submit(self, planned: PlannedRun, baseline: Path | None, input_hash: str) -> cf.Future[RunResult]:
+    def submit(
+        self, planned: PlannedRun, baseline: Path | None, input_hash: str, recipe: RecipeLevel | None = None
+    ) -> cf.Future[RunResult]:
         try:
             digest = baseline.read_bytes() if baseline is not None else None
         except OSError:
@@ -163,6 +178,7 @@ class DaskPool:
             planned,
             digest,
             input_hash,
+            recipe,
             key=f"obs-run-{planned.slug}-{self._token}",
             pure=False,
         )

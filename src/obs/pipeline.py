@@ -28,6 +28,9 @@ from obs.adapters.base import LoadContext
 from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
 from obs.analysis.headline import surrounding_metrics
+from obs.analysis.config_diff import compact_fields
+from obs.analysis.held_constant import run_fields
+from obs.analysis.recipes import RecipeLevel, seed_in, site_recipe_levels
 from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
@@ -207,9 +210,11 @@ def advice_files(adapter: str) -> AdviceFiles:
     return AdviceFiles(label=holds.label, records=holds.records, declare=declare, native=False)
 
 
-def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunContext:
+def run_context(
+    tree: SourceTree, run: Run, baseline: RunDigest | None, recipe: RecipeLevel | None = None
+) -> RunContext:
     """What the run's surroundings say: the primary metrics declared for it (run.yaml, spec, campaign, obs.yaml), the
-    baseline."""
+    baseline, and the run's recipe against the baseline's recipe when both have seed replicates."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)
     rc = RunContext(
         declared=surrounding_metrics(spec, campaign),
@@ -222,6 +227,7 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
         frozen_baseline=spec.baseline if spec else None,
         frozen_contract=dict(spec.contract) if spec and isinstance(spec.contract, dict) else {},
         advice=advice_files(run.adapter),
+        recipe=recipe,
     )
     if run.baseline and baseline is None:
         rc.baseline_problem = (
@@ -241,11 +247,12 @@ def min_effect_of(tree: SourceTree, run: Run) -> float:
     return tree.cfg.min_effect
 
 
-def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport:
+def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None, recipe: RecipeLevel | None = None) -> RunReport:
     """Analyse a loaded run, and make the checks only an analysis can (a named headline metric the run
     does not have). Every command goes through here: `obs build`, `check`, `summary`, `gate`,
-    `--single-file` and `decide`, so none is more lenient than another."""
-    report = analyse_run(run, run_context(tree, run, baseline), tree.cfg)
+    `--single-file` and `decide`, so none is more lenient than another. `recipe`: the run's recipe-level
+    result (`recipe_level_of` on demand; the build hands each run its own, made from every run's summary)."""
+    report = analyse_run(run, run_context(tree, run, baseline, recipe), tree.cfg)
     if report.headline.missing:  # a primary metric named in run.yaml, spec.yaml or campaign.yaml that is not there
         where = next((d.file for d in report.declared if d.required and d.file is not None), run.source_dir)
         run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}", _line_of(where, "primary_metric"))
@@ -360,11 +367,13 @@ def build_run(
     input_hash: str,
     renderer: Renderer,
     write: Callable[[str, bytes], None],
+    recipe: RecipeLevel | None = None,
 ) -> RunResult:
-    """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file."""
+    """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file. `recipe`: the
+    run's recipe-level result, which the build makes from the summaries of every run (`recipe_levels`)."""
     fault_point("run")  # tests: the build has planned and hashed its inputs; the run is about to be read
     run = load_run(tree, planned)
-    report = analyse(tree, run, baseline)
+    report = analyse(tree, run, baseline, recipe)
     files = []
     for rel, data in render_files(tree, planned, report, renderer):
         path = run_file(planned.slug, rel)
@@ -445,9 +454,52 @@ def load_report(tree: SourceTree, run_id: str, baseline: str | None = None) -> L
     if planned.baseline and planned.baseline in tree.plan.slugs:
         base = digest_of(tree, tree.planned(planned.baseline))
     run = load_run(tree, planned)
-    report = analyse(tree, run, base)
+    recipe = recipe_level_of(tree, planned, run) if base is not None else None
+    report = analyse(tree, run, base, recipe)
     hashed = input_hash(tree, planned)
     return LoadedRun(tree, planned, report, summary_of(tree, planned, report, hashed), hashed)
+
+
+# ---------------------------------------------------------------------- seeds as the unit of a recipe
+
+
+def recipe_levels(tree: SourceTree, summaries: Iterable[RunSummary]) -> dict[str, RecipeLevel]:
+    """Every run's recipe against its baseline's recipe (`analysis.recipes.site_recipe_levels`), with the
+    settings and page names of this tree: what the build hands each run's page and promotion rule."""
+    listed = list(summaries)
+    pages = {s.id: run_page(s.slug) for s in listed}
+    return site_recipe_levels(listed, tree.cfg, tree.found.specs, tree.found.campaigns, pages)
+
+
+def recipe_level_of(tree: SourceTree, planned: PlannedRun, run: Run) -> RecipeLevel | None:
+    """One run's recipe-level result on demand (`obs gate`, `obs summary`, `--single-file`, `obs decide`), as the
+    build makes it: the runs that could be seeds of its recipe or of its baseline's are read and summarised.
+
+    Only a run with a seed, whose baseline has one too, can have one; replicates share a spec and a campaign, so
+    only the runs of the spec or campaign of the run and of its baseline are read (for a run in neither, the
+    other runs in neither)."""
+    baseline = tree.planned(planned.baseline) if planned.baseline in tree.plan.slugs else None
+    if baseline is None or seed_of_run(run, tree.cfg.seed_keys) is None:
+        return None
+    groups = {(planned.source.spec, planned.source.campaign), (baseline.source.spec, baseline.source.campaign)}
+    summaries = []
+    for other in tree.plan.runs:
+        if (other.source.spec, other.source.campaign) not in groups:
+            continue
+        loaded = run if other.id == planned.id else load_run(tree, other)
+        if other.id != planned.id and seed_of_run(loaded, tree.cfg.seed_keys) is None:
+            continue
+        # a recipe's identity and its seeds' values do not depend on the baseline: analysed without one
+        summary = summary_of(tree, other, analyse_run(loaded, run_context(tree, loaded, None), tree.cfg), "")
+        if other.id == planned.id:
+            summary = replace(summary, baseline=planned.baseline)  # `--baseline` may have replaced it
+        summaries.append(summary)
+    return recipe_levels(tree, summaries).get(planned.id)
+
+
+def seed_of_run(run: Run, seed_keys: list[str]) -> object:
+    """The run's seed as its summary will have it (`analysis.recipes.seed_of`), read from the loaded run."""
+    return seed_in(run.seed, compact_fields(run_fields(run)), seed_keys)
 
 
 @dataclass

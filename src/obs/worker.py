@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from obs.analysis.recipes import RecipeLevel
 from obs.pipeline import RunResult, SourceTree, build_run, read_digest
 from obs.plan import PlannedRun
 from obs.render.site import Renderer
@@ -63,12 +64,14 @@ def start(ctx: WorkerContext | None) -> None:
         threading.Thread(target=_watch_parent, args=(ctx.parent_pid,), daemon=True).start()
 
 
-def process(planned: PlannedRun, baseline_path: Path | None, input_hash: str) -> RunResult:
-    """Build one run in this process (the pool's task)."""
+def process(
+    planned: PlannedRun, baseline_path: Path | None, input_hash: str, recipe: RecipeLevel | None = None
+) -> RunResult:
+    """Build one run in this process (the pool's task); `recipe` is its recipe-level result (`obs.build`)."""
     ctx = _CONTEXT
     if ctx is None:
         raise RuntimeError("worker context not set")
-    return build_run(ctx.tree, planned, read_digest(baseline_path), input_hash, ctx.renderer, ctx.write)
+    return build_run(ctx.tree, planned, read_digest(baseline_path), input_hash, ctx.renderer, ctx.write, recipe)
 
 
 def _watch_parent(parent_pid: int) -> None:

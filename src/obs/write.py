@@ -367,6 +367,14 @@ class Staging:
         with open(target, "wb") as fh:
             fh.write(data)
 
+    def remove(self, rel: str) -> None:
+        """Take `rel` out of the new site (a run built again: its next files must not be written through a hard
+        link into the published site's copy)."""
+        try:
+            os.unlink(f"{self._root}/{rel}")
+        except FileNotFoundError:
+            pass
+
     def link(self, rel: str, src: str | Path) -> None:
         """Put the existing file `src` into the new site as `rel` (a hard link, or a copy across devices)."""
         target = self._folder_for(rel)

@@ -356,6 +356,8 @@ def headline_delta(
                 "independent samples: conservative when the items are shared)",
                 verdict=_verdict(delta, ci, p, alpha, headline.higher_is_better, min_effect),
                 unit="evaluation items (from the reported standard errors; n not reported)",
+                claim="checkpoint",  # items of one evaluation each: seed-to-seed variation is not in it either
+                recipe_note=recipe_note(delta, min_effect, alpha),
             )
         return HeadlineDelta(
             base.id, value_b, delta, None, None, "no standard error reported: no test", verdict=NOT_TESTED

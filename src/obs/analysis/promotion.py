@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sized
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,9 @@ from obs.analysis.stats import (
     score_tests,
 )
 from obs.numbers import delta_text, num, p_text, pct, plural, pp
+
+if TYPE_CHECKING:
+    from obs.analysis.recipes import RecipeLevel
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,9 @@ class PromotionInput:
     min_effect: float = 0.0
     seed_level_hint: str | None = None  # where a seed-level comparison of this run lives, if any
     measurement: Measurement | None = None  # analysis.measurement: not one measurement, no verdict
+    # the run's recipe against the baseline's recipe, seeds as the unit (analysis.recipes): when set, it is the
+    # headline rule's evidence and the paired item test is shown as the checkpoint comparison, deciding nothing
+    recipe: RecipeLevel | None = None
 
 
 def _count(items: Sized, noun: str) -> str:
@@ -201,6 +207,39 @@ def _change(delta: HeadlineDelta, is_rate: bool) -> str:
     if delta.n:
         text += f", n = {delta.n}"
     return text + f" ({delta.unit})" if delta.unit != "none" else text
+
+
+SEEDS_UNIT = "seeds as the unit: one headline value per run"
+
+
+def recipe_change(r: RecipeLevel, is_rate: bool) -> str:
+    """The recipe-level change with its CI, p and seeds, from the numbers themselves (the words of the run
+    page's recipe line, `obs gate` and `obs summary`)."""
+    text = delta_text(r.estimate, is_rate)
+    if r.low is not None and r.high is not None:
+        lo, hi = (pp(r.low, False), pp(r.high, False)) if is_rate else (num(r.low), num(r.high))
+        text += f", 95% CI [{lo}, {hi}]{' pp' if is_rate else ''}"
+    if r.p_value is not None:
+        text += f", Welch {p_text(r.p_value)}"
+    return text + f", {r.n} v {r.n_baseline} seeds ({SEEDS_UNIT})"
+
+
+def _recipe_planning(p: PromotionInput, r: RecipeLevel) -> str:
+    """What more seeds would buy: the seeds per recipe that detect the minimum effect (when set) with 80% power
+    at the seed-to-seed spread seen on both sides; else that more seeds narrow the interval."""
+    from obs.analysis.stats import sample_size_for_power
+
+    spreads = [s for s in (r.sd, r.sd_baseline) if s is not None]
+    sd = (sum(s * s for s in spreads) / len(spreads)) ** 0.5 if spreads else 0.0
+    if p.min_effect > 0 and sd > 0:
+        need = sample_size_for_power(p.min_effect / sd, alpha=p.alpha)
+        if need is not None:
+            shown = pp(sd, False) + " pp" if p.headline_is_rate else num(sd)
+            return (
+                f"at the seed-to-seed sd seen here ({shown}), detecting the minimum effect with 80% power takes "
+                f"{need} seeds per recipe (here {r.n} v {r.n_baseline})"
+            )
+    return f"more seeds per recipe (here {r.n} v {r.n_baseline}) would narrow the interval"
 
 
 def _headline_check(p: PromotionInput) -> str | None:
@@ -382,7 +421,15 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
 
     name = p.headline_metric or "the headline"
     d = p.delta
-    if d.verdict == NOT_TESTED:
+    r = p.recipe
+    if r is not None and r.outcome == NOT_TESTED:
+        return nothing(
+            f"{name} at the recipe level: {recipe_change(r, p.headline_is_rate)}: not tested"
+            + (f" ({r.problem})" if r.problem else ""),
+            "the seeds of this recipe and of the baseline's are known, so the paired test of this checkpoint "
+            "alone does not promote the recipe: add seeds that vary",
+        )
+    if r is None and d.verdict == NOT_TESTED:
         return nothing(
             f"{name}: {delta_text(d.delta, p.headline_is_rate)} against the baseline, {d.method}; the promotion "
             "rules need replicates (paired probe cases, or seeds) and do not judge one run against one run",
@@ -391,21 +438,43 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     from obs.analysis.detectable import detectable_gain, min_cases
 
     fewest = min_cases(p.alpha)
-    if d.unit == PROBE_UNIT and d.n is not None and d.n < fewest:
+    if r is None and d.unit == PROBE_UNIT and d.n is not None and d.n < fewest:
         return nothing(
             f"{name}: only {d.n} shared probe case{'s' if d.n != 1 else ''} with the baseline, too few to judge: no "
             f"change in fewer than {fewest} cases can be significant at α = {p.alpha:g} (exact test); add cases "
             f"(at least {fewest}, and many more to detect a change of a few points)"
         )
     checks: list[RuleCheck] = []
-    word = OUTCOME_WORDS.get(d.verdict, d.verdict)
-    checks.append(
-        RuleCheck(
-            f"headline improves (p < {p.alpha:g}, 95% CI above zero){_effect(p)}",
-            d.verdict == IMPROVEMENT,
-            f"{name}: {_change(d, p.headline_is_rate)}: {word}",
+    # the headline rule's evidence: the recipe against the baseline's recipe when both have seeds, else the
+    # comparison of this run with its baseline
+    verdict = r.outcome if r is not None else d.verdict
+    level = " at the recipe level (seeds as the unit)" if r is not None else ""
+    word = OUTCOME_WORDS.get(verdict, verdict)
+    if r is not None:
+        checks.append(
+            RuleCheck(
+                f"recipe improves (Welch's t over seeds, p < {p.alpha:g}, 95% CI above zero){_effect(p)}",
+                verdict == IMPROVEMENT,
+                f"{name}: {recipe_change(r, p.headline_is_rate)}: {word}",
+            )
         )
-    )
+        if d.verdict != NOT_TESTED:
+            checks.append(
+                RuleCheck(
+                    "this checkpoint vs the baseline's (paired items: two checkpoints, not two recipes)",
+                    d.verdict == IMPROVEMENT,
+                    f"{name}: {_change(d, p.headline_is_rate)}: {OUTCOME_WORDS.get(d.verdict, d.verdict)}",
+                    gate=False,
+                )
+            )
+    else:
+        checks.append(
+            RuleCheck(
+                f"headline improves (p < {p.alpha:g}, 95% CI above zero){_effect(p)}",
+                verdict == IMPROVEMENT,
+                f"{name}: {_change(d, p.headline_is_rate)}: {word}",
+            )
+        )
     held_ok: bool | None = None
     if p.held is not None and p.held.baseline_id is not None:
         held_ok = p.held.clean
@@ -463,26 +532,26 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             f"{p.held.verdict_text() if p.held else ''}: whatever the numbers say, they cannot be attributed",
             f"it did move {', '.join(gains)}: worth re-testing on one axis" if gains else "",
         )
-    if d.verdict == IMPROVEMENT and not regs:
+    if verdict == IMPROVEMENT and not regs:
         return done(
-            "promote", f"{name} improved significantly{_effect(p)} and no split or family regressed beyond tolerance"
+            "promote", f"{name} improved significantly{_effect(p)}{level} and no split or family regressed beyond tolerance"
         )
-    if d.verdict == IMPROVEMENT:
+    if verdict == IMPROVEMENT:
         return done(
             "repair",
             f"{name} improved, but with {_count(regs, 'regression')} beyond tolerance: keep the change, restore "
             "the regressed slices (anchor replay) and re-run before promoting",
         )
-    if d.verdict == DEGRADATION:
+    if verdict == DEGRADATION:
         return done(
             "reject",
-            f"{name} got significantly worse (95% CI below zero)",
+            f"{name} got significantly worse{level} (95% CI below zero)",
             f"it did fix {', '.join(gains)}: keep that idea, not this run" if gains else "",
         )
-    if d.verdict == SIZE_UNKNOWN:
+    if verdict == SIZE_UNKNOWN:
         unknown = (
-            f"{name} improved significantly, but the 95% CI reaches below the minimum effect of interest as well as "
-            "above it: the size of the gain is not established"
+            f"{name} improved significantly{level}, but the 95% CI reaches below the minimum effect of interest as "
+            "well as above it: the size of the gain is not established"
         )
         if regs:
             return done("reject", unknown, f"and {_count(regs, 'regression')} beyond tolerance")
@@ -495,16 +564,18 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             m,
             missable,
         )
-    if d.verdict == NEGLIGIBLE:
-        small = f"{name} changed significantly, but by less than the minimum effect of interest (the whole 95% CI)"
+    if verdict == NEGLIGIBLE:
+        small = (
+            f"{name} changed significantly{level}, but by less than the minimum effect of interest (the whole 95% CI)"
+        )
         if regs:
             return done("reject", small, f"and {_count(regs, 'regression')} beyond tolerance")
         return done("branch", small, "not worth promoting: branch to a change that moves it further")
-    iv = d.interval
+    low, high = (r.low, r.high) if r is not None else (d.interval.low, d.interval.high) if d.interval else (None, None)
     inconclusive = (
-        f"{name}: the 95% CI of the change includes zero"
-        if iv is not None and iv.low <= 0.0 <= iv.high
-        else f"{name}: the change is not significant"
+        f"{name}: the 95% CI of the change{level} includes zero"
+        if low is not None and high is not None and low <= 0.0 <= high
+        else f"{name}: the change is not significant{level}"
     )
     if gains and regs:
         return done(
@@ -521,6 +592,13 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         )
     if regs:
         return done("reject", inconclusive, f"and {_count(regs, 'regression')} beyond tolerance")
+    if r is not None:
+        return done(
+            "branch",
+            inconclusive,
+            f"no regression found and no significant improvement of the recipe: {_recipe_planning(p, r)}; branch "
+            "to a different axis, or add seeds to look for a smaller effect",
+        )
     gain = None
     head_pc = p.comparison.overall.checks.get(p.headline_metric or "") if p.comparison is not None else None
     if head_pc is not None and head_pc.n:

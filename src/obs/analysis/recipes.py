@@ -22,10 +22,15 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from obs.sitemodel import RunSummary
+
+if TYPE_CHECKING:
+    from obs.analysis.stats import Interval
+    from obs.config import SiteConfig
+    from obs.model import Campaign, Spec
 
 NOT_RECIPE = ("provenance.",)  # field prefixes that describe where a run ran, not what it is
 
@@ -36,14 +41,19 @@ def _is_seed_key(key: str, seed_keys: Sequence[str]) -> bool:
     return key in seed_keys or section_free in seed_keys or key.rsplit(".", 1)[-1] == "seed"
 
 
+def seed_in(seed: Any, fields: Mapping[str, Any], seed_keys: Sequence[str]) -> Any:
+    """A run's seed: the declared `seed:`, else the value of a seed key in its (flattened) fields (None: unknown)."""
+    if seed is not None:
+        return seed
+    for key in sorted(fields):
+        if _is_seed_key(key, seed_keys):
+            return fields[key]
+    return None
+
+
 def seed_of(s: RunSummary, seed_keys: Sequence[str]) -> Any:
     """The run's seed: the declared `seed:`, else the value of a seed key in its fields (None: unknown)."""
-    if s.seed is not None:
-        return s.seed
-    for key in sorted(s.fields):
-        if _is_seed_key(key, seed_keys):
-            return s.fields[key]
-    return None
+    return seed_in(s.seed, s.fields, seed_keys)
 
 
 def recipe_key(s: RunSummary, seed_keys: Sequence[str]) -> str:
@@ -88,6 +98,39 @@ class RecipeLevel:
     problem: str | None
     runs: tuple[str, ...]
     runs_baseline: tuple[str, ...]
+    values: tuple[float, ...] = ()  # each run's headline value, in the order of `runs`
+    values_baseline: tuple[float, ...] = ()
+    pages: tuple[str, ...] = ()  # each run's page from the site root, in the order of `runs`
+    pages_baseline: tuple[str, ...] = ()
+    sd: float | None = None  # the seed-to-seed standard deviation of each side (None below two seeds)
+    sd_baseline: float | None = None
+
+    @property
+    def ci(self) -> Interval | None:
+        """The 95% t interval of the difference of the two recipes' means (None: not tested)."""
+        from obs.analysis.stats import Interval
+
+        return None if self.low is None or self.high is None else Interval(self.low, self.high, 0.95)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.values) / len(self.values) if self.values else math.nan
+
+    @property
+    def mean_baseline(self) -> float:
+        return sum(self.values_baseline) / len(self.values_baseline) if self.values_baseline else math.nan
+
+    @property
+    def members(self) -> list[tuple[str, float, str]]:
+        """(run id, headline value, page from the site root) of this recipe's seeds."""
+        return list(zip(self.runs, self.values, self.pages or ("",) * len(self.runs), strict=True))
+
+    @property
+    def members_baseline(self) -> list[tuple[str, float, str]]:
+        return list(
+            zip(self.runs_baseline, self.values_baseline, self.pages_baseline or ("",) * len(self.runs_baseline),
+                strict=True)
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -104,6 +147,10 @@ class RecipeLevel:
             "problem": self.problem,
             "runs": list(self.runs),
             "runs_baseline": list(self.runs_baseline),
+            "values": list(self.values),
+            "values_baseline": list(self.values_baseline),
+            "sd": self.sd,
+            "sd_baseline": self.sd_baseline,
         }
 
 
@@ -120,7 +167,7 @@ def recipe_levels(
     """run id -> its recipe judged against its baseline's recipe, when both have at least two seeds.
 
     `skip`: runs whose seed group is already compared elsewhere (campaign conditions, ablation arms).
-    `pages`: run id -> its page from the site root (the leaderboard links the run's checkpoint comparison).
+    `pages`: run id -> its page from the site root (the leaderboard links the run page's recipe-level result).
     `min_effect`: the run's minimum effect of interest (its spec's, else obs.yaml's), as its own page uses.
     """
     from obs.analysis.stats import MIN_REPLICATES, NOT_TESTED, recommendation, welch
@@ -154,7 +201,7 @@ def recipe_levels(
             cache[(mine, theirs, effect)] = RecipeLevel(
                 key=f"recipe:{mine}|{theirs}",
                 label=f"this recipe's {len(a)} seeds vs the baseline recipe's {len(b)}",
-                href=pages.get(s.id, ""),
+                href="",
                 outcome=str(outcome),
                 n=len(a),
                 n_baseline=len(b),
@@ -165,6 +212,60 @@ def recipe_levels(
                 problem=w.problem,
                 runs=tuple(r.id for r in a),
                 runs_baseline=tuple(r.id for r in b),
+                values=tuple(x),
+                values_baseline=tuple(y),
+                pages=tuple(pages.get(r.id, "") for r in a),
+                pages_baseline=tuple(pages.get(r.id, "") for r in b),
+                sd=None if math.isnan(w.sd_x) else w.sd_x,
+                sd_baseline=None if math.isnan(w.sd_y) else w.sd_y,
             )
-        out[s.id] = cache[(mine, theirs, effect)]
+        level = cache[(mine, theirs, effect)]
+        out[s.id] = replace(level, href=f"{pages[s.id]}#recipe-level" if pages.get(s.id) else "")
+    return out
+
+
+def judged_elsewhere(s: RunSummary) -> bool:
+    """A campaign condition or an ablation arm: its seed group is compared on the campaign or arms page
+    (`analysis.report.seed_level_of` says where), not as a recipe against its baseline's recipe."""
+    return bool((s.campaign and s.condition) or s.arm)
+
+
+def site_recipe_levels(
+    summaries: Sequence[RunSummary],
+    cfg: SiteConfig,
+    specs: Mapping[str, Spec],
+    campaigns: Mapping[str, Campaign],
+    pages: Mapping[str, str],
+) -> dict[str, RecipeLevel]:
+    """Every run's recipe-level result, with the settings its own page uses (the spec's, else the campaign's,
+    else obs.yaml's minimum effect; the campaign's alpha): the one computation the build hands each run page,
+    the promotion rule, `obs gate`, `obs summary`, the leaderboard and index.json read.
+
+    Not judged here: campaign conditions and ablation arms (compared on their own pages), and runs that are not
+    one measurement with their baseline (no significance across two measurements)."""
+
+    def min_effect(s: RunSummary) -> float:
+        spec, campaign = specs.get(s.spec or ""), campaigns.get(s.campaign or "")
+        for value in (spec.min_effect if spec else None, campaign.min_effect if campaign else None):
+            if value is not None:
+                return float(value)
+        return float(cfg.min_effect)
+
+    skip = frozenset(s.id for s in summaries if judged_elsewhere(s) or s.not_one_measurement)
+    out: dict[str, RecipeLevel] = {}
+    for alpha in sorted({campaigns[s.campaign].alpha if s.campaign in campaigns else 0.05 for s in summaries}):
+        at = frozenset(
+            s.id for s in summaries if (campaigns[s.campaign].alpha if s.campaign in campaigns else 0.05) != alpha
+        )
+        out.update(
+            recipe_levels(
+                summaries,
+                cfg.seed_keys,
+                alpha=alpha,
+                min_effect=min_effect,
+                higher_is_better={m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in summaries} if m},
+                pages=pages,
+                skip=skip | at,
+            )
+        )
     return out

@@ -42,6 +42,7 @@ from obs.probetable import CaseOutcomes
 
 if TYPE_CHECKING:
     from obs.analysis.passk import PassK
+    from obs.analysis.recipes import RecipeLevel
 
 
 @dataclass
@@ -59,6 +60,9 @@ class RunContext:
     frozen_baseline: str | None = None  # the spec's `baseline:`
     frozen_contract: dict[str, Any] = field(default_factory=dict)  # the spec's `contract:` (spec.yaml)
     advice: AdviceFiles = NATIVE  # the files advice names: the run's own format's (pipeline, from its Holds)
+    # the run's recipe against its baseline's recipe, seeds as the unit (analysis.recipes), when both recipes have
+    # seed replicates: made from the summaries of the runs around it, before this run's page (pipeline, build)
+    recipe: RecipeLevel | None = None
 
 
 @dataclass
@@ -88,6 +92,7 @@ class RunReport:
     measurement: Measurement = field(default_factory=Measurement)  # one measurement with the baseline and the spec?
     target: TargetClass | None = None  # the failure class this rung targets, counted before and after
     frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
+    recipe: RecipeLevel | None = None  # the recipe-level verdict the promotion rules read (RunContext.recipe)
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -122,6 +127,7 @@ class RunReport:
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
             "seed_level": self.seed_level,
+            "recipe_level": self.recipe.as_dict() if self.recipe else None,
             "pass_at_k": [p.as_dict() for p in self.passk],
             "reward_health": self.reward.as_dict() if self.reward else None,
             "decision": {
@@ -184,6 +190,8 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
     seed_level = seed_level_of(run)
+    # seeds as the unit only for one measurement against the baseline (no significance across two measurements)
+    recipe = ctx.recipe if base is not None and measurement.ok else None
     passk: list[PassK] = []
     if run.probe is not None and run.probe.samples:  # several samples a case: pass@k (its module loads then)
         from obs.analysis.passk import pass_at_k_reports
@@ -226,6 +234,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             min_effect=ctx.min_effect,
             seed_level_hint=seed_level,
             measurement=measurement,
+            recipe=recipe,
         )
     )
     return RunReport(
@@ -254,6 +263,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         measurement=measurement,
         target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
+        recipe=recipe,
     )
 
 

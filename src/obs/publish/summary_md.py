@@ -186,7 +186,12 @@ def _headline_line(report: RunReport) -> str:
             f" · **Δ {_delta(d.delta, h.is_rate)}**{arrow} vs {base}"
             f" ({' · '.join(extra)}): {md_obs(verdict_words(d.verdict), 60)}"
         )
-        if d.claim == "checkpoint":
+        if report.recipe is not None:
+            text += (
+                "\n\n_This compares two checkpoints (items are its only variation): shown, not used to decide; the "
+                "promotion rules read the recipe-level result below._"
+            )
+        elif d.claim == "checkpoint":
             text += f"\n\n_This {md_obs(d.claim_text, 200)}"
             text += f"; {md_obs(report.seed_level, 200)}" if report.seed_level else ""
             text += f". {md_obs(d.recipe_note[0].upper() + d.recipe_note[1:], 300)}._" if d.recipe_note else "._"
@@ -195,7 +200,25 @@ def _headline_line(report: RunReport) -> str:
         text += f" · no delta vs {md_code(report.baseline_id, in_table=False)}: {md_obs(why, 160)}"
     else:
         text += " · no baseline"
-    return text
+    return text + _recipe_line(report)
+
+
+def _recipe_line(report: RunReport) -> str:
+    """The run's recipe against its baseline's recipe, seeds as the unit: what the promotion rules read."""
+    r, d, h = report.recipe, report.delta, report.headline
+    if r is None or d is None:
+        return ""
+    extra = [_ci(r.low, r.high, h.is_rate)] if r.ci is not None else [md_obs(r.problem or "no CI", 200)]
+    extra += [f"Welch {pval(r.p_value)}"] if r.p_value is not None else []
+    arrow = f" {ARROW[r.outcome]}" if r.outcome in ARROW else ""
+    seeds = ", ".join(f"{md_code(i, in_table=False)} {_value(v, h.is_rate)}" for i, v, _ in r.members)
+    base_seeds = ", ".join(f"{md_code(i, in_table=False)} {_value(v, h.is_rate)}" for i, v, _ in r.members_baseline)
+    return (
+        f"\n\n**Recipe, seeds as the unit: Δ {_delta(r.estimate, h.is_rate)}**{arrow} vs "
+        f"{md_code(d.baseline_id, in_table=False)}'s recipe ({' · '.join(extra)} · {r.n} v {r.n_baseline} seeds): "
+        f"{md_obs(verdict_words(r.outcome), 60)}\n\n_Welch's t-test over seeds, one headline value per run: this "
+        f"recipe {seeds}; the baseline's {base_seeds}._"
+    )
 
 
 def _ladder_lines(report: RunReport) -> list[str]:

@@ -266,24 +266,14 @@ class SeedLevel:
 
 def recipe_results(summaries: Sequence[RunSummary], site: SitePages, skip: frozenset[str]) -> dict[str, RecipeLevel]:
     """Runs judged against their baseline at the seed level because both recipes have replicates (runs that
-    differ only by seed), beside the campaign and arms groups (`skip`)."""
-    from obs.analysis.recipes import recipe_levels
+    differ only by seed), beside the campaign and arms groups (`skip`): `analysis.recipes.site_recipe_levels`,
+    the same computation the build handed each run's page and promotion rule."""
+    from obs.analysis.recipes import site_recipe_levels
 
-    cfg = site.cfg
-
-    def min_effect(s: RunSummary) -> float:
-        spec = site.specs.get(s.spec or "")
-        return float(spec.min_effect) if spec is not None and spec.min_effect is not None else float(cfg.min_effect)
-
-    return recipe_levels(
-        summaries,
-        cfg.seed_keys,
-        alpha=0.05,
-        min_effect=min_effect,
-        higher_is_better={m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in summaries} if m},
-        pages={s.id: urls.run_page(s.slug) + "#headline-delta" for s in summaries},
-        skip=skip,
+    levels = site_recipe_levels(
+        summaries, site.cfg, site.specs, site.campaigns, {s.id: urls.run_page(s.slug) for s in summaries}
     )
+    return {run: level for run, level in levels.items() if run not in skip}
 
 
 def _seed_level_json(level: SeedLevel | RecipeLevel) -> dict[str, Any]:
