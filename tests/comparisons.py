@@ -239,6 +239,32 @@ def make_tree(root: Path) -> Path:
         folder = camp / f"copies_s{seed}"
         _run(folder, id=f"camp-copies-s{seed}", condition="copies", seed=seed, primary_metric="correct_rate")
         _jsonl(folder / "metrics.jsonl", copied)
+
+    # ---- seeds as the unit of a recipe: three seeds of a recipe against three of its baseline recipe, each run
+    # paired with the baseline's run of its seed. Seed 1 of the new recipe is a lucky checkpoint (+20 pp, a
+    # significant paired test); its other seeds are not better, so the recipe is not: the checkpoint's test must
+    # not promote it (before: "promote" from the paired test of one checkpoint).
+    rec = root / "rec"
+    _write(rec / "spec.yaml", yaml.safe_dump({"id": "rec", "min_effect": 0.0}))
+    rec_rates = {"base": (0.55, 0.62, 0.60), "new": (0.75, 0.58, 0.61)}
+    rec_base: dict[int, list[dict[str, Any]]] = {}
+    for recipe, rates in rec_rates.items():
+        for seed, rate in enumerate(rates, start=1):
+            rid = f"rec-{recipe}-s{seed}"
+            anchor = rec_base.get(seed) or rec_base.get(1)
+            rows = _probe(rng, {f: rate for f in FAMILIES}, anchor, flip=0.03)
+            if recipe == "base":
+                rec_base[seed] = rows
+            _run(
+                rec / f"{recipe}_s{seed}",
+                id=rid,
+                spec="rec",
+                seed=seed,
+                baseline=f"rec-base-s{seed}" if recipe == "new" else None,
+                primary_axis="optimizer",
+                config={"train": {"lr": 0.001 if recipe == "base" else 0.002, "seed": seed}},
+            )
+            _jsonl(rec / f"{recipe}_s{seed}" / "probe.jsonl", rows)
     return root
 
 
@@ -255,6 +281,7 @@ EXPECTED = {
     "run:ev-new": "statistically_significant_improvement",
     "run:s-new": "statistically_significant_improvement",
     "run:camp-good-s1": "not_tested",
+    "run:rec-new-s1": "statistically_significant_improvement",
     "arms:abl|no-x": "significant_degradation",
     "arms:abl|no-y": "insufficient_statistical_evidence",
     "campaign:camp|good": "statistically_significant_improvement",
@@ -272,4 +299,7 @@ SUGGESTED = {
     "wb-new": None,
     "ev-new": "promote",
     "camp-good-s1": None,
+    "rec-new-s1": "branch",
 }
+# the seed-level verdict of the `rec` recipes (key `recipe:<hash>|<hash>`, found by its runs)
+RECIPE_OUTCOME = ("rec-new-s1", "insufficient_statistical_evidence")

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from comparisons import EXPECTED, SUGGESTED
+from comparisons import EXPECTED, RECIPE_OUTCOME, SUGGESTED
 from obs.cli import main
 from obs.publish.summary_md import summarize_campaign, summarize_run
 from obs.render.format import VERDICT_WORDS
@@ -35,6 +35,8 @@ WORDS_TO_OUTCOME = {words: outcome for outcome, words in VERDICT_WORDS.items()}
 ARROWS = {"▲": "up", "▼": "down"}
 # the PR comment's headline line: "**Δ −8.8 pp** ▼ vs `base` (95% CI [...] · p = ... · n = ...): <outcome words>"
 HEADLINE = r"\*\*Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`(?: \((.*)\): ([a-z ,]+)$|: (one run each|no standard)[^\n]*)"
+# the PR comment's recipe line: "**Recipe, seeds as the unit: Δ +6.0 pp** ▲ vs `base`'s recipe (...): <outcome words>"
+RECIPE = r"^\*\*Recipe, seeds as the unit: Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`'s recipe \((.*)\): ([a-z ,]+)$"
 CAMPAIGN_ROW = r"^\| ([^|]+?) \| \d+ \|[^\n]*\| ([a-z ,]+) · \*\*[A-Z]+\*\* \|"
 
 
@@ -94,12 +96,16 @@ def read_json(site: Path, seen: Seen) -> None:
         if r["delta"] and r["delta"]["delta"] is not None:
             seen.outcome(f"run:{r['id']}", "index.json", r["delta"]["verdict"])
         seen.verdict(r["id"], "index.json", r["suggested_verdict"])
+        if r["seed_level"] and r["seed_level"]["outcome"]:
+            seen.outcome(r["seed_level"]["key"], "index.json", r["seed_level"]["outcome"])
         doc = json.loads((site / r["analysis"]).read_text())
         where = r["analysis"]
         d = doc["delta_vs_baseline"]
         if d and d["delta"] is not None:
             seen.outcome(f"run:{r['id']}", where, d["verdict"])
         seen.verdict(r["id"], where, doc["decision"]["suggested"]["verdict"])
+        if doc["recipe_level"]:
+            seen.outcome(doc["recipe_level"]["key"], where, doc["recipe_level"]["outcome"])
         cmp = doc["comparison"]
         if cmp:
             for scope in [cmp["overall"], *cmp["by_split"], *cmp["by_family"]]:
@@ -140,6 +146,12 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
             seen.arrow(f"run:{rid}", "obs summary (arrow)", ARROWS.get(m.group(1), "none"))
         else:
             seen.outcome(f"run:{rid}", "obs summary", "not_tested")
+        level = r["seed_level"] if r["seed_level"] and r["seed_level"]["key"].startswith("recipe:") else None
+        recipe = re.search(RECIPE, md.replace("\\", ""), re.M)
+        assert bool(recipe) == bool(level), md  # the recipe line exactly when the run is judged at the seed level
+        if recipe and level:
+            seen.outcome(level["key"], "obs summary", WORDS_TO_OUTCOME[recipe.group(3)])
+            seen.arrow(level["key"], "obs summary (arrow)", ARROWS.get(recipe.group(1), "none"))
         suggested = re.search(r"\| Suggested by the promotion rules \| (?:\*\*(\w+)\*\*|cannot judge)", md)
         assert suggested, md
         seen.verdict(rid, "obs summary", suggested.group(1))
@@ -157,10 +169,18 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         seen.verdict(rid, "obs gate", None if gate.group(1).startswith("nothing") else gate.group(1))
         rule = re.search(r"\] headline improves \(p < [^)]*\)[^:]*: .*: ([a-z ,]+)$", out, re.M)
         tested = r["delta"] and r["delta"]["delta"] is not None and r["delta"]["verdict"] != "not_tested"
-        judged = tested and r["status"] not in ("running", "queued")
+        judged = tested and r["status"] not in ("running", "queued") and level is None
         assert bool(rule) == bool(judged), out  # untested comparisons get no headline rule at all
         if rule:
             seen.outcome(f"run:{rid}", "obs gate", WORDS_TO_OUTCOME[rule.group(1)])
+        # judged at the seed level: the recipe rule decides, the checkpoint's paired test is shown beside it
+        by_seeds = re.search(r"\] recipe improves \(Welch's t over seeds[^)]*\)[^:]*: .*: ([a-z ,]+)$", out, re.M)
+        assert bool(by_seeds) == bool(level and level["outcome"] != "not_tested"), out
+        if by_seeds and level:
+            seen.outcome(level["key"], "obs gate", WORDS_TO_OUTCOME[by_seeds.group(1)])
+        checkpoint = re.search(r"^  \[(?:yes|no)\] this checkpoint vs the baseline's \([^)]*\): .*: ([a-z ,]+)$", out, re.M)
+        if checkpoint:
+            seen.outcome(f"run:{rid}", "obs gate (checkpoint)", WORDS_TO_OUTCOME[checkpoint.group(1)])
     for analysis in sorted(site.glob("campaigns/*/analysis.json")):
         doc = json.loads(analysis.read_text())
         md = summarize_campaign(source, doc["campaign_id"])
@@ -207,6 +227,16 @@ def test_every_output_gives_one_answer_per_comparison(
     index = BeautifulSoup((site / "index.html").read_text(), "html.parser")
     shown = {el["data-cmp"] for el in index.select("#runs-table [data-cmp]")}
     assert {"arms:abl|no-x", "arms:abl|no-y", "campaign:camp|good", "campaign:camp|same"} <= shown
+    # the recipe judged with seeds as the unit: one answer on the run page, leaderboard, spec page, index.json,
+    # analysis.json, obs summary and obs gate; its checkpoint's paired test (another answer) promotes nothing
+    run, outcome = RECIPE_OUTCOME
+    key = json.loads((site / "index.json").read_text())
+    level = next(r["seed_level"] for r in key["runs"] if r["id"] == run)
+    answers = seen.outcomes[level["key"]]
+    assert {v for _, v in answers} == {outcome}, answers
+    assert {"obs summary", "obs gate", "index.json", f"runs/{run}/analysis.json", f"runs/{run}/index.html"} <= {
+        w for w, _ in answers
+    }, answers
     # pass@k and per-scope cells are compared too
     assert any(k.startswith("run:s-new|pass@") for k in seen.outcomes)
     assert any(k.startswith("run:repair|family:lane|") for k in seen.outcomes)
