@@ -109,3 +109,44 @@ def test_identical_recipes_are_rarely_different_at_the_seed_level(bench: ModuleT
         seed_level += w.p_value is not None and w.p_value < 0.05
     assert seed_level / reps <= 0.09  # 0.025 at 400 replicates in the bench; MC error at 150
     assert checkpoint / reps > 0.3  # 0.515 in the bench
+
+
+def test_the_promotion_rule_does_not_promote_one_of_two_identical_recipes(bench: ModuleType) -> None:
+    """Two identical recipes, 3 seeds each, 1,500 items, seed-to-seed sd 3 pp, each run paired with the
+    baseline recipe's run of its seed: the whole promotion rule, fed the recipe-level verdict as a build feeds
+    it, promotes the "new" recipe at most ~5 % of the time; the paired test of one checkpoint alone would
+    promote it far more often (issue 28: 28-55 % at 1,500 items)."""
+    from summaries import make_summary
+
+    from obs.analysis.compare import _probe_delta
+    from obs.analysis.recipes import recipe_levels
+
+    rng = bench.rng_for("unit", "recipe promotion")
+    reps, by_recipe, by_checkpoint, items = 200, 0, 0, 1500
+    for _ in range(reps):
+        difficulty = rng.beta(3.0, 2.0, items)
+        new = [bench._recipe_seed(rng, difficulty, 0.03) for _ in range(3)]
+        base = [bench._recipe_seed(rng, difficulty, 0.03) for _ in range(3)]
+        runs = [
+            make_summary(
+                id=f"{name}-s{k}",
+                seed=k,
+                baseline=f"base-s{k}" if name == "new" else None,
+                headline={"metric": "exact", "value": float(seeds[k].mean())},
+                fields={"config.lr": name},
+            )
+            for name, seeds in (("new", new), ("base", base))
+            for k in range(3)
+        ]
+        level = recipe_levels(
+            runs, [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={}
+        )["new-s0"]
+        # the run's checkpoint against the baseline's, paired over the items (the run page's headline delta)
+        (pc,) = S.paired_comparisons([(new[0], base[0])])
+        delta = _probe_delta(pc, "base-s0", negative=False)
+        rule = bench.PromotionInput(delta, None, "exact", bench.CFG.threshold, headline_is_rate=True)
+        by_checkpoint += bench.suggest_verdict(rule).verdict == "promote"
+        rule.recipe = level
+        by_recipe += bench.suggest_verdict(rule).verdict == "promote"
+    assert by_recipe / reps <= 0.05  # one-sided Welch at 3 v 3: about 2.5 %
+    assert by_checkpoint / reps > 0.1  # the checkpoint's test alone
