@@ -1302,6 +1302,61 @@ def spec_runs(cases: list[Case]) -> dict[str, bytes]:
         "primary_metric": "exact",
     }
     files["spec03/spec.yaml"] = ydump(spec)
+    files.update(seed_replicates(cases, docs))
+    return files
+
+
+# seeds 18 and 19 of the r1 and r3 recipes (seed 17 is the rung itself): the same run.yaml but for the seed, and
+# a seed-level shift of every family's rate (seed-to-seed sd of ~2 pp), so r3 is judged against r1 at the
+# recipe level, seeds as the unit. Their probes carry outcomes only (no prompt, expected or actual text: the
+# cases are the rung's), to keep the demo small.
+REPLICATE_SHIFT = {("r1", 18): -0.025, ("r1", 19): 0.015, ("r3", 18): -0.01, ("r3", 19): 0.02}
+
+
+def seed_replicates(cases: list[Case], docs: dict[str, dict[str, Any]]) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for (run, seed), shift in REPLICATE_SHIFT.items():
+        plan = PLANS[run]
+        plan = RunPlan(
+            f"{run}-s{seed}",
+            {f: min(1.0, r + shift) for f, r in plan.rates.items()},
+            plan.noise,
+            plan.split_bonus,
+            plan.syntax_shift,
+        )
+        rng = rng_for("probe", run, str(seed))
+        records = []
+        for c in cases:
+            cls = outcome_class(f"{run}-s{seed}", c, plan, rng)
+            exact, renderable, materialized, truncated, leak = CHECKS_FOR[cls]
+            rec = {"id": c.id, "split": c.split, "family": c.family, "exact": exact, "renderable": renderable}
+            rec.update({"materialized": materialized, "truncated": truncated, "special_token_leak": leak})
+            records.append(rec if cls == "pass" else {**rec, "failure_class": cls})
+        doc = docs[run]
+        config = {**doc["config"], "train": {**doc["config"]["train"], "seed": seed}}
+        replicate = {
+            key: doc[key]
+            for key in ("obs_contract", "spec", "revision", "date", "status", "primary_axis", "held_constant")
+            if key in doc
+        }
+        replicate.update(
+            {
+                "id": f"spec03-{run}-s{seed}",
+                "title": f"{doc['title']} (seed {seed})",
+                "hypothesis": f"A seed replicate of spec03-{run}: the same recipe, seed {seed} instead of 17.\n",
+                "model": doc["model"],
+                "config": config,
+                "contract": doc["contract"],
+                "data": doc["data"],
+                "provenance": doc["provenance"],
+                "tags": ["spec03", "seed-replicate"],
+            }
+        )
+        if doc.get("baseline"):
+            replicate["baseline"] = f"{doc['baseline']}-s{seed}"
+        folder = f"spec03/{run}_s{seed}"
+        files[f"{folder}/run.yaml"] = ydump(replicate)
+        files[f"{folder}/probe.jsonl"] = jsonl(records)
     return files
 
 
