@@ -539,7 +539,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
     if verdict == IMPROVEMENT:
         return done(
             "repair",
-            f"{name} improved, but with {_count(regs, 'regression')} beyond tolerance: keep the change, restore "
+            f"{name} improved{level}, but with {_count(regs, 'regression')} beyond tolerance: keep the change, restore "
             "the regressed slices (anchor replay) and re-run before promoting",
         )
     if verdict == DEGRADATION:
