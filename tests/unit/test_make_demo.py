@@ -160,7 +160,8 @@ def test_probe_cases_follow_the_contract(tree: Path) -> None:
 
 def test_every_run_yaml_parses_and_has_its_fields(tree: Path) -> None:
     run_files = sorted(tree.rglob("run.yaml"))
-    assert len(run_files) == 4 + 1 + 9 + 9  # spec03, the RL run, the campaign, the ablation arms
+    # spec03 (4 rungs and 2 more seeds of r1 and of r3), the RL run, the campaign, the ablation arms
+    assert len(run_files) == 4 + 4 + 1 + 9 + 9
     docs = {}
     for path in run_files:
         text = path.read_text(encoding="utf-8")
@@ -168,6 +169,18 @@ def test_every_run_yaml_parses_and_has_its_fields(tree: Path) -> None:
         assert isinstance(doc, dict), path
         assert "&id" not in text and "*id" not in text  # obs refuses YAML aliases
         docs[path.parent.relative_to(tree).as_posix()] = doc
+
+    # a seed replicate is its rung's run.yaml but for the id, title, hypothesis, tags, baseline and the seed
+    for run in ("r1", "r3"):
+        rung = docs[f"spec03/{run}"]
+        for seed in (18, 19):
+            rep = docs[f"spec03/{run}_s{seed}"]
+            assert rep["id"] == f"spec03-{run}-s{seed}" and rep["config"]["train"]["seed"] == seed
+            assert {**rep["config"]["train"], "seed": 17} == rung["config"]["train"]
+            for key in ("model", "contract", "data", "spec", "status"):
+                assert rep[key] == rung[key], (run, seed, key)
+            assert rep.get("baseline") == (f"{rung['baseline']}-s{seed}" if rung.get("baseline") else None)
+            assert "decision" not in rep
 
     verdicts = {"r1": "promote", "r2": "reject", "r3": "repair"}
     for run in SPEC_RUNS:
