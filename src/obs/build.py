@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from obs import __version__, ledger, quickcheck, worker
+from obs.analysis.recipes import RecipeLevel
 from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
 from obs.manifest import manifest
-from obs.analysis.recipes import RecipeLevel
 from obs.pipeline import RunResult, SourceTree, recipe_levels
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
@@ -377,7 +377,9 @@ def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler,
     """Build again the runs whose recipe-level result, made from this build's summaries, is not the one they
     were built with. A recipe's identity and its seeds' values do not depend on that result, so one pass settles
     it; a run's files from the first pass are taken out of the staging folder first."""
-    summaries = [RunSummary.from_json(sched.entries[p.id].summary) for p in sched.tree.plan.runs if p.id in sched.entries]
+    summaries = [
+        RunSummary.from_json(sched.entries[p.id].summary) for p in sched.tree.plan.runs if p.id in sched.entries
+    ]
     final = recipe_levels(sched.tree, summaries)
     redo = [
         p

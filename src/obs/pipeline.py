@@ -26,9 +26,9 @@ from obs import ledger
 from obs.adapters import adapter_named, holds_of
 from obs.adapters.base import LoadContext
 from obs.analysis.advice import NATIVE, AdviceFiles
+from obs.analysis.config_diff import compact_fields
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
 from obs.analysis.headline import surrounding_metrics
-from obs.analysis.config_diff import compact_fields
 from obs.analysis.held_constant import run_fields
 from obs.analysis.recipes import RecipeLevel, seed_in, site_recipe_levels
 from obs.analysis.report import RunContext, RunReport, analyse_run

@@ -370,10 +370,7 @@ class Staging:
     def remove(self, rel: str) -> None:
         """Take `rel` out of the new site (a run built again: its next files must not be written through a hard
         link into the published site's copy)."""
-        try:
-            os.unlink(f"{self._root}/{rel}")
-        except FileNotFoundError:
-            pass
+        Path(f"{self._root}/{rel}").unlink(missing_ok=True)
 
     def link(self, rel: str, src: str | Path) -> None:
         """Put the existing file `src` into the new site as `rel` (a hard link, or a copy across devices)."""

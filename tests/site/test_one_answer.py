@@ -178,7 +178,9 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         assert bool(by_seeds) == bool(level and level["outcome"] != "not_tested"), out
         if by_seeds and level:
             seen.outcome(level["key"], "obs gate", WORDS_TO_OUTCOME[by_seeds.group(1)])
-        checkpoint = re.search(r"^  \[(?:yes|no)\] this checkpoint vs the baseline's \([^)]*\): .*: ([a-z ,]+)$", out, re.M)
+        checkpoint = re.search(
+            r"^  \[(?:yes|no)\] this checkpoint vs the baseline's \([^)]*\): .*: ([a-z ,]+)$", out, re.M
+        )
         if checkpoint:
             seen.outcome(f"run:{rid}", "obs gate (checkpoint)", WORDS_TO_OUTCOME[checkpoint.group(1)])
     for analysis in sorted(site.glob("campaigns/*/analysis.json")):

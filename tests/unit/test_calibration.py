@@ -116,10 +116,9 @@ def test_the_promotion_rule_does_not_promote_one_of_two_identical_recipes(bench:
     baseline recipe's run of its seed: the whole promotion rule, fed the recipe-level verdict as a build feeds
     it, promotes the "new" recipe at most ~5 % of the time; the paired test of one checkpoint alone would
     promote it far more often (issue 28: 28-55 % at 1,500 items)."""
-    from summaries import make_summary
-
     from obs.analysis.compare import _probe_delta
     from obs.analysis.recipes import recipe_levels
+    from summaries import make_summary
 
     rng = bench.rng_for("unit", "recipe promotion")
     reps, by_recipe, by_checkpoint, items = 200, 0, 0, 1500

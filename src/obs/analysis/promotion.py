@@ -534,7 +534,8 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         )
     if verdict == IMPROVEMENT and not regs:
         return done(
-            "promote", f"{name} improved significantly{_effect(p)}{level} and no split or family regressed beyond tolerance"
+            "promote",
+            f"{name} improved significantly{_effect(p)}{level} and no split or family regressed beyond tolerance",
         )
     if verdict == IMPROVEMENT:
         return done(

@@ -128,8 +128,12 @@ class RecipeLevel:
     @property
     def members_baseline(self) -> list[tuple[str, float, str]]:
         return list(
-            zip(self.runs_baseline, self.values_baseline, self.pages_baseline or ("",) * len(self.runs_baseline),
-                strict=True)
+            zip(
+                self.runs_baseline,
+                self.values_baseline,
+                self.pages_baseline or ("",) * len(self.runs_baseline),
+                strict=True,
+            )
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -251,19 +255,23 @@ def site_recipe_levels(
                 return float(value)
         return float(cfg.min_effect)
 
+    def alpha_of(s: RunSummary) -> float:
+        campaign = campaigns.get(s.campaign or "")
+        return campaign.alpha if campaign else 0.05
+
     skip = frozenset(s.id for s in summaries if judged_elsewhere(s) or s.not_one_measurement)
     out: dict[str, RecipeLevel] = {}
-    for alpha in sorted({campaigns[s.campaign].alpha if s.campaign in campaigns else 0.05 for s in summaries}):
-        at = frozenset(
-            s.id for s in summaries if (campaigns[s.campaign].alpha if s.campaign in campaigns else 0.05) != alpha
-        )
+    for alpha in sorted({alpha_of(s) for s in summaries}):
+        at = frozenset(s.id for s in summaries if alpha_of(s) != alpha)
         out.update(
             recipe_levels(
                 summaries,
                 cfg.seed_keys,
                 alpha=alpha,
                 min_effect=min_effect,
-                higher_is_better={m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in summaries} if m},
+                higher_is_better={
+                    m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in summaries} if m
+                },
                 pages=pages,
                 skip=skip | at,
             )
