@@ -74,7 +74,9 @@ def test_a_baseline_change_reaches_its_dependants(workspace: tuple[Path, Path]) 
     probe.write_text(probe.read_text().replace('"exact": false', '"exact": true', 1))
     after, _result = rebuild(source, out)
     runs = {d.split("/")[1] for d in changed(before, after) if d.startswith("runs/")}
-    assert runs == {"spec03-r1", "spec03-r2", "spec03-r3"}  # r4 compares with r3, which did not change
+    # r2 and r3 compare with r1; r3-s18 and r3-s19 show the r1 recipe's seeds (r1 among them) on their pages;
+    # r4 compares with r3, which did not change
+    assert runs == {"spec03-r1", "spec03-r2", "spec03-r3", "spec03-r3-s18", "spec03-r3-s19"}
 
 
 def test_a_template_change_rebuilds_every_page(
@@ -90,9 +92,9 @@ def test_a_template_change_rebuilds_every_page(
     monkeypatch.setattr("obs.render.site.templates_dir", lambda: templates)
     before = digests(out)
     after, result = rebuild(source, out)
-    assert result.built == 23  # type: ignore[attr-defined]
+    assert result.built == 27  # type: ignore[attr-defined]
     pages = {d for d in changed(before, after) if d.endswith("/index.html") and d.startswith("runs/")}
-    assert len(pages) == 23
+    assert len(pages) == 27
 
 
 def test_a_config_change_rebuilds_what_depends_on_it(workspace: tuple[Path, Path]) -> None:
@@ -100,7 +102,7 @@ def test_a_config_change_rebuilds_what_depends_on_it(workspace: tuple[Path, Path
     cfg = source / "obs.yaml"
     cfg.write_text(cfg.read_text().replace("title: ", "title: Renamed ", 1))
     _after, result = rebuild(source, out)
-    assert result.built == 23  # type: ignore[attr-defined]
+    assert result.built == 27  # type: ignore[attr-defined]
     assert "Renamed " in (out / "index.html").read_text()
 
 
