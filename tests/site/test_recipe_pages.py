@@ -138,3 +138,24 @@ def test_without_replicates_the_page_says_it_compares_checkpoints(tmp_path: Path
     assert "seed-to-seed variation is unknown" in note.get_text()
     index = json.loads((out / "index.json").read_text())
     assert next(r for r in index["runs"] if r["id"] == "new-s1")["seed_level"] is None
+
+
+def test_seeds_that_are_copies_are_not_tested_and_promote_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The new recipe's three seeds gave one value (copies of one run): no significance on any surface, and the
+    checkpoint's comparison does not stand in for the recipe's."""
+    src, out = tmp_path / "src", tmp_path / "site"
+    _write_tree(src, {"base": [0.601, 0.585, 0.617], "new": [0.66, 0.66, 0.66]})
+    _build(src, out)
+    level = _page(out, "new-s1").find(id="recipe-level")
+    assert level["data-outcome"] == S.NOT_TESTED
+    assert "copies of one run, not replicates" in level.get_text(" ")
+    assert "p =" not in level.get_text(" ") and "CI [" not in level.get_text(" ")
+    assert _page(out, "new-s1").find(id="recorded-decision")["data-suggested-verdict"] == "none"
+    assert main(["gate", "new-s1", str(src)]) == 1
+    gate = capsys.readouterr().out
+    assert "suggested nothing (cannot judge)" in gate and "not tested (no variation observed" in gate
+    index = json.loads((out / "index.json").read_text())
+    row = next(r for r in index["runs"] if r["id"] == "new-s1")
+    assert row["seed_level"]["outcome"] == S.NOT_TESTED and row["suggested_verdict"] is None
