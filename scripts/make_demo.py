@@ -6,7 +6,8 @@ The tree follows the input contract v1 (``docs/contract.md``) and tells one smal
 * ``spec03/`` — a spec ladder on a keyed scene DSL: r1 is the promoted baseline, r2 a rejected data
   remix (one family collapses, and it quietly changed the learning rate too), r3 a repair rung with
   a raw and a repaired probe, r4 still running (half-written last metrics line, no decision yet; its
-  probe samples every case 4 times with a selector: pass@k and best-of-n).
+  probe samples every case 4 times with a selector: pass@k and best-of-n); seeds 18 and 19 of the r1 and
+  r3 recipes (``r1_s18`` ...: outcomes-only probes), so r3 is judged against r1 with seeds as the unit.
 * ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training.
 * ``sepa-campaign/`` — three conditions x three seeds.
 * ``agents/`` — an agent-learning export of two learning keys (300 sessions, a playbook of six
