@@ -239,6 +239,26 @@ def test_every_output_gives_one_answer_per_comparison(
     assert {"obs summary", "obs gate", "index.json", f"runs/{run}/analysis.json", f"runs/{run}/index.html"} <= {
         w for w, _ in answers
     }, answers
+    # and in the same words: the outcome, Welch's p as p_text writes it, the seeds on each side
+    from obs.numbers import p_text
+
+    said = [
+        f"Welch {p_text(level['p_value'])}",
+        f"{level['n']} v {level['n_baseline']} seeds",
+        VERDICT_WORDS[outcome],
+    ]
+    page = BeautifulSoup((site / f"runs/{run}/index.html").read_text(), "html.parser")
+    row = next(el for el in index.select("#runs-table [data-cmp]") if el["data-cmp"] == level["key"])
+    assert main(["gate", run, str(source)]) == 1
+    surfaces = {
+        "run page": page.find(id="recipe-level").get_text(" ", strip=True),
+        "obs summary": summarize_run(source, run).replace("\\", ""),
+        "obs gate": capsys.readouterr().out,
+    }
+    for where, text in surfaces.items():
+        for words in said:
+            assert words in text, (where, words, text[:600])
+    assert VERDICT_WORDS[outcome] in row.get_text(" ") and said[1] in row.get_text(" ")
     # pass@k and per-scope cells are compared too
     assert any(k.startswith("run:s-new|pass@") for k in seen.outcomes)
     assert any(k.startswith("run:repair|family:lane|") for k in seen.outcomes)
