@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from obs import __version__, ledger, quickcheck, worker
-from obs.analysis.recipes import RecipeLevel
+from obs.analysis.recipes import RecipePair
 from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
 from obs.manifest import manifest
-from obs.pipeline import RunResult, SourceTree, recipe_levels
+from obs.pipeline import RunResult, SourceTree, recipe_pairs
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.sitemodel import RunSummary, SummaryError
@@ -137,11 +137,9 @@ def run_key(
     )
 
 
-def recipe_token(level: RecipeLevel | None) -> str | None:
-    """Everything of a run's recipe-level result its page shows (numbers, runs, their page links)."""
-    if level is None:
-        return None
-    return hash_json([level.as_dict(), level.href, list(level.pages), list(level.pages_baseline)])
+def recipe_token(pair: RecipePair | None) -> str | None:
+    """What a run's recipe-level result is made of (seeds, values, pages, settings): its page depends on it."""
+    return pair.token() if pair is not None else None
 
 
 def cached_summaries(cache: BuildCache, plan: BuildPlan) -> list[RunSummary]:
@@ -198,9 +196,9 @@ class _Scheduler:
     inputs: dict[str, str] = field(default_factory=dict)  # run id -> input hash, once per build
     checked: dict[tuple[str, str], RunEntry | None] = field(default_factory=dict)  # (run id, key) -> reusable entry
     layout: str | None = None  # layout_key(tree), made at the first run's key
-    # run id -> its recipe-level result, handed to its page: first as the previous build's summaries predict it,
-    # then as this build's summaries make it (the runs whose result changed are built again: `_build_site`)
-    recipes: dict[str, RecipeLevel] = field(default_factory=dict)
+    # run id -> what its recipe-level result is made of, handed to its page (judged when it is built): first as
+    # the previous build's summaries predict it, then as this build's make it (`_rebuild_recipes`)
+    recipes: dict[str, RecipePair] = field(default_factory=dict)
     how: dict[str, str] = field(default_factory=dict)  # run id -> "built" or "reused" (this build)
 
     def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
@@ -290,7 +288,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     # A run page judged at the recipe level reads the summaries of other runs (its recipe's seeds and its
     # baseline's), which exist only once they are built: each run is built with the result the previous build's
     # summaries give, and those whose result then differs are built again (`_rebuild_recipes`).
-    sched.recipes = recipe_levels(tree, cached_summaries(cache, tree.plan))
+    sched.recipes = recipe_pairs(tree, cached_summaries(cache, tree.plan))
 
     def annotate(summaries: list[RunSummary]) -> list[RunSummary]:
         for plugin in plugins:
@@ -380,7 +378,7 @@ def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler,
     summaries = [
         RunSummary.from_json(sched.entries[p.id].summary) for p in sched.tree.plan.runs if p.id in sched.entries
     ]
-    final = recipe_levels(sched.tree, summaries)
+    final = recipe_pairs(sched.tree, summaries)
     redo = [
         p
         for p in sched.tree.plan.runs
@@ -518,7 +516,8 @@ def _build_runs(
     def submit(planned: PlannedRun, key: str, inputs: str) -> None:
         """Build one run: in a worker once the pool runs, else here (see the loop below)."""
         baseline = sched.baseline_digest_path(planned)
-        recipe = sched.recipes.get(planned.id)
+        pair = sched.recipes.get(planned.id)
+        recipe = pair.judge() if pair is not None else None
         if cluster is not None:
             fut = cluster.submit(planned, baseline, inputs, recipe)
         elif pool is not None:

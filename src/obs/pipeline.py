@@ -30,7 +30,7 @@ from obs.analysis.config_diff import compact_fields
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
 from obs.analysis.headline import surrounding_metrics
 from obs.analysis.held_constant import run_fields
-from obs.analysis.recipes import RecipeLevel, seed_in, site_recipe_levels
+from obs.analysis.recipes import RecipeLevel, RecipePair, seed_in, site_recipe_pairs
 from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
@@ -370,7 +370,7 @@ def build_run(
     recipe: RecipeLevel | None = None,
 ) -> RunResult:
     """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file. `recipe`: the
-    run's recipe-level result, which the build makes from the summaries of every run (`recipe_levels`)."""
+    run's recipe-level result, which the build makes from the summaries of every run (`recipe_pairs`)."""
     fault_point("run")  # tests: the build has planned and hashed its inputs; the run is about to be read
     run = load_run(tree, planned)
     report = analyse(tree, run, baseline, recipe)
@@ -463,12 +463,12 @@ def load_report(tree: SourceTree, run_id: str, baseline: str | None = None) -> L
 # ---------------------------------------------------------------------- seeds as the unit of a recipe
 
 
-def recipe_levels(tree: SourceTree, summaries: Iterable[RunSummary]) -> dict[str, RecipeLevel]:
-    """Every run's recipe against its baseline's recipe (`analysis.recipes.site_recipe_levels`), with the
-    settings and page names of this tree: what the build hands each run's page and promotion rule."""
+def recipe_pairs(tree: SourceTree, summaries: Iterable[RunSummary]) -> dict[str, RecipePair]:
+    """Every run's recipe against its baseline's recipe, not yet judged (`analysis.recipes.site_recipe_pairs`),
+    with the settings and page names of this tree: what the build keys each run on and hands its page."""
     listed = list(summaries)
     pages = {s.id: run_page(s.slug) for s in listed}
-    return site_recipe_levels(listed, tree.cfg, tree.found.specs, tree.found.campaigns, pages)
+    return site_recipe_pairs(listed, tree.cfg, tree.found.specs, tree.found.campaigns, pages)
 
 
 def recipe_level_of(tree: SourceTree, planned: PlannedRun, run: Run) -> RecipeLevel | None:
@@ -494,7 +494,8 @@ def recipe_level_of(tree: SourceTree, planned: PlannedRun, run: Run) -> RecipeLe
         if other.id == planned.id:
             summary = replace(summary, baseline=planned.baseline)  # `--baseline` may have replaced it
         summaries.append(summary)
-    return recipe_levels(tree, summaries).get(planned.id)
+    pair = recipe_pairs(tree, summaries).get(planned.id)
+    return pair.judge() if pair is not None else None
 
 
 def seed_of_run(run: Run, seed_keys: list[str]) -> object:

@@ -22,7 +22,7 @@ import hashlib
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from obs.sitemodel import RunSummary
@@ -158,6 +158,107 @@ class RecipeLevel:
         }
 
 
+@dataclass(frozen=True)
+class RecipePair:
+    """What a run's recipe-level result is made of, before any statistic: the seeds of its recipe and of its
+    baseline's, their headline values and pages, and the settings of the test. The build keys a run's page on
+    this (`token`), so deciding what to rebuild needs no test (nor scipy); `judge` makes the result."""
+
+    mine: str  # the recipe keys
+    theirs: str
+    runs: tuple[str, ...]
+    values: tuple[float, ...]
+    pages: tuple[str, ...]
+    runs_baseline: tuple[str, ...]
+    values_baseline: tuple[float, ...]
+    pages_baseline: tuple[str, ...]
+    alpha: float
+    min_effect: float
+    higher_is_better: bool
+    href: str  # the judged run's recipe-level result on its page, from the site root
+
+    def token(self) -> str:
+        """A stable hash of everything the result and its page lines depend on."""
+        return hashlib.sha256(json.dumps(self.__dict__, sort_keys=True, default=str).encode()).hexdigest()
+
+    def judge(self) -> RecipeLevel:
+        """Welch's t-test over seeds and its dual 95% interval, turned into an outcome at `alpha` with the minimum
+        effect judged on the interval; seeds that are copies of one run give "not tested"."""
+        from obs.analysis.stats import NOT_TESTED, recommendation, welch
+
+        w = welch(self.values, self.values_baseline)
+        outcome = (
+            recommendation(w.p_value, w.estimate, w.interval, self.alpha, self.higher_is_better, self.min_effect)
+            if w.interval is not None and w.p_value is not None
+            else NOT_TESTED
+        )
+        return RecipeLevel(
+            key=f"recipe:{self.mine}|{self.theirs}",
+            label=f"this recipe's {len(self.runs)} seeds vs the baseline recipe's {len(self.runs_baseline)}",
+            href=self.href,
+            outcome=str(outcome),
+            n=len(self.runs),
+            n_baseline=len(self.runs_baseline),
+            estimate=w.estimate,
+            low=w.interval.low if w.interval else None,
+            high=w.interval.high if w.interval else None,
+            p_value=w.p_value,
+            problem=w.problem,
+            runs=self.runs,
+            runs_baseline=self.runs_baseline,
+            values=self.values,
+            values_baseline=self.values_baseline,
+            pages=self.pages,
+            pages_baseline=self.pages_baseline,
+            sd=None if math.isnan(w.sd_x) else w.sd_x,
+            sd_baseline=None if math.isnan(w.sd_y) else w.sd_y,
+        )
+
+
+def recipe_pairs(
+    summaries: Sequence[RunSummary],
+    seed_keys: Sequence[str],
+    *,
+    alpha: float,
+    min_effect: Callable[[RunSummary], float],
+    higher_is_better: Mapping[str, bool],
+    pages: Mapping[str, str],
+    skip: frozenset[str] = frozenset(),
+) -> dict[str, RecipePair]:
+    """run id -> its recipe and its baseline's recipe, when both have at least two seeds (see `recipe_levels`)."""
+    from obs.analysis.stats import MIN_REPLICATES
+
+    by_id = {s.id: s for s in summaries}
+    groups = replicates(summaries, seed_keys)
+    key_of = {s.id: k for k, members in groups.items() for s in members}
+    out: dict[str, RecipePair] = {}
+    for s in summaries:
+        base = by_id.get(s.baseline or "")
+        if s.id in skip or base is None or s.id not in key_of or base.id not in key_of:
+            continue
+        mine, theirs = key_of[s.id], key_of[base.id]
+        if mine == theirs or base.headline.metric != s.headline.metric:
+            continue
+        a, b = groups[mine], groups[theirs]
+        if len(a) < MIN_REPLICATES or len(b) < MIN_REPLICATES:
+            continue
+        out[s.id] = RecipePair(
+            mine=mine,
+            theirs=theirs,
+            runs=tuple(r.id for r in a),
+            values=tuple(_value(r) or 0.0 for r in a),
+            pages=tuple(pages.get(r.id, "") for r in a),
+            runs_baseline=tuple(r.id for r in b),
+            values_baseline=tuple(_value(r) or 0.0 for r in b),
+            pages_baseline=tuple(pages.get(r.id, "") for r in b),
+            alpha=alpha,
+            min_effect=float(min_effect(s)),
+            higher_is_better=higher_is_better.get(s.headline.metric or "", True),
+            href=f"{pages[s.id]}#recipe-level" if pages.get(s.id) else "",
+        )
+    return out
+
+
 def recipe_levels(
     summaries: Sequence[RunSummary],
     seed_keys: Sequence[str],
@@ -174,58 +275,16 @@ def recipe_levels(
     `pages`: run id -> its page from the site root (the leaderboard links the run page's recipe-level result).
     `min_effect`: the run's minimum effect of interest (its spec's, else obs.yaml's), as its own page uses.
     """
-    from obs.analysis.stats import MIN_REPLICATES, NOT_TESTED, recommendation, welch
-
-    by_id = {s.id: s for s in summaries}
-    groups = replicates(summaries, seed_keys)
-    key_of = {s.id: k for k, members in groups.items() for s in members}
-    out: dict[str, RecipeLevel] = {}
-    cache: dict[tuple[str, str, float], RecipeLevel] = {}
-    for s in summaries:
-        base = by_id.get(s.baseline or "")
-        if s.id in skip or base is None or s.id not in key_of or base.id not in key_of:
-            continue
-        mine, theirs = key_of[s.id], key_of[base.id]
-        if mine == theirs or base.headline.metric != s.headline.metric:
-            continue
-        a, b = groups[mine], groups[theirs]
-        if len(a) < MIN_REPLICATES or len(b) < MIN_REPLICATES:
-            continue
-        effect = float(min_effect(s))
-        if (mine, theirs, effect) not in cache:
-            x = [_value(r) or 0.0 for r in a]
-            y = [_value(r) or 0.0 for r in b]
-            w = welch(x, y)
-            hib = higher_is_better.get(s.headline.metric or "", True)
-            outcome = (
-                recommendation(w.p_value, w.estimate, w.interval, alpha, hib, effect)
-                if w.interval is not None and w.p_value is not None
-                else NOT_TESTED
-            )
-            cache[(mine, theirs, effect)] = RecipeLevel(
-                key=f"recipe:{mine}|{theirs}",
-                label=f"this recipe's {len(a)} seeds vs the baseline recipe's {len(b)}",
-                href="",
-                outcome=str(outcome),
-                n=len(a),
-                n_baseline=len(b),
-                estimate=w.estimate,
-                low=w.interval.low if w.interval else None,
-                high=w.interval.high if w.interval else None,
-                p_value=w.p_value,
-                problem=w.problem,
-                runs=tuple(r.id for r in a),
-                runs_baseline=tuple(r.id for r in b),
-                values=tuple(x),
-                values_baseline=tuple(y),
-                pages=tuple(pages.get(r.id, "") for r in a),
-                pages_baseline=tuple(pages.get(r.id, "") for r in b),
-                sd=None if math.isnan(w.sd_x) else w.sd_x,
-                sd_baseline=None if math.isnan(w.sd_y) else w.sd_y,
-            )
-        level = cache[(mine, theirs, effect)]
-        out[s.id] = replace(level, href=f"{pages[s.id]}#recipe-level" if pages.get(s.id) else "")
-    return out
+    pairs = recipe_pairs(
+        summaries,
+        seed_keys,
+        alpha=alpha,
+        min_effect=min_effect,
+        higher_is_better=higher_is_better,
+        pages=pages,
+        skip=skip,
+    )
+    return {run: pair.judge() for run, pair in pairs.items()}
 
 
 def judged_elsewhere(s: RunSummary) -> bool:
@@ -234,16 +293,17 @@ def judged_elsewhere(s: RunSummary) -> bool:
     return bool((s.campaign and s.condition) or s.arm)
 
 
-def site_recipe_levels(
+def site_recipe_pairs(
     summaries: Sequence[RunSummary],
     cfg: SiteConfig,
     specs: Mapping[str, Spec],
     campaigns: Mapping[str, Campaign],
     pages: Mapping[str, str],
-) -> dict[str, RecipeLevel]:
-    """Every run's recipe-level result, with the settings its own page uses (the spec's, else the campaign's,
-    else obs.yaml's minimum effect; the campaign's alpha): the one computation the build hands each run page,
-    the promotion rule, `obs gate`, `obs summary`, the leaderboard and index.json read.
+) -> dict[str, RecipePair]:
+    """Every run's recipe and baseline recipe (`RecipePair`, its result once judged), with the settings its own
+    page uses (the spec's, else the campaign's, else obs.yaml's minimum effect; the campaign's alpha): the one
+    computation the build hands each run page, the promotion rule, `obs gate`, `obs summary`, the leaderboard
+    and index.json read.
 
     Not judged here: campaign conditions and ablation arms (compared on their own pages), and runs that are not
     one measurement with their baseline (no significance across two measurements)."""
@@ -260,11 +320,11 @@ def site_recipe_levels(
         return campaign.alpha if campaign else 0.05
 
     skip = frozenset(s.id for s in summaries if judged_elsewhere(s) or s.not_one_measurement)
-    out: dict[str, RecipeLevel] = {}
+    out: dict[str, RecipePair] = {}
     for alpha in sorted({alpha_of(s) for s in summaries}):
         at = frozenset(s.id for s in summaries if alpha_of(s) != alpha)
         out.update(
-            recipe_levels(
+            recipe_pairs(
                 summaries,
                 cfg.seed_keys,
                 alpha=alpha,
@@ -277,3 +337,14 @@ def site_recipe_levels(
             )
         )
     return out
+
+
+def site_recipe_levels(
+    summaries: Sequence[RunSummary],
+    cfg: SiteConfig,
+    specs: Mapping[str, Spec],
+    campaigns: Mapping[str, Campaign],
+    pages: Mapping[str, str],
+) -> dict[str, RecipeLevel]:
+    """Every run's recipe-level result (`site_recipe_pairs`, judged)."""
+    return {run: pair.judge() for run, pair in site_recipe_pairs(summaries, cfg, specs, campaigns, pages).items()}
