@@ -757,7 +757,10 @@
           p.makeLegend();
         });
       }
-      if (!keepRange) this.range = null;
+      if (!keepRange) {  // a panel redrawn keeps the range its chart shows: not this time
+        this.range = null;
+        for (const p of this.panels) if (p.u) { p.u.destroy(); p.u = null; }
+      }
       this.drawAll();
       this.readout.replaceChildren(el("span", "note", "Point at a curve to read its values."));
     }
