@@ -610,7 +610,17 @@
   function wireJump(nav) {
     var menu = nav.querySelector("details"), at = nav.querySelector("[data-jump-at]");
     var links = Array.prototype.slice.call(menu.querySelectorAll("a"));
-    links.forEach(function (a) { a.addEventListener("click", function () { menu.open = false; }); });
+    var holdUntil = 0;
+    // a picked section is shown whole: the menu closes and steps aside (scrolling up brings it back),
+    // and the focus leaves it, so the next Tab goes on from the section
+    Array.prototype.forEach.call(nav.querySelectorAll("a"), function (a) {
+      a.addEventListener("click", function () {
+        menu.open = false;
+        nav.classList.add("away");
+        holdUntil = performance.now() + 700;
+        a.blur();
+      });
+    });
     menu.addEventListener("keydown", function (e) {
       if (e.key === "Escape" && menu.open) { menu.open = false; menu.querySelector("summary").focus(); }
     });
@@ -621,6 +631,7 @@
       requestAnimationFrame(function () {
         ticking = false;
         var y = window.scrollY;
+        if (performance.now() < holdUntil) { last = y; return; }  // the jump's own scrolling
         if (Math.abs(y - last) < 8) return;
         nav.classList.toggle("away", y > last && y > 200 && !menu.open);
         last = y;
