@@ -617,7 +617,7 @@
       a.addEventListener("click", function () {
         menu.open = false;
         nav.classList.add("away");
-        holdUntil = performance.now() + 700;
+        holdUntil = performance.now() + 400;  // the jump is one scroll event (no smooth scrolling): not the reader's
         a.blur();
       });
     });
@@ -631,7 +631,7 @@
       requestAnimationFrame(function () {
         ticking = false;
         var y = window.scrollY;
-        if (performance.now() < holdUntil) { last = y; return; }  // the jump's own scrolling
+        if (performance.now() < holdUntil) { holdUntil = 0; last = y; return; }  // the jump's own scrolling
         if (Math.abs(y - last) < 8) return;
         nav.classList.toggle("away", y > last && y > 200 && !menu.open);
         last = y;
