@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browserkit import PageWatch, ServedSite, new_watched_context, serve, settle
+from browserkit import ServedSite, new_watched_context, serve, settle
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from obs.build import BuildOptions

@@ -21,7 +21,8 @@ from playwright.sync_api import Page
 URL = "compare.html?cols=spec,config.train.lr,config.train.max_steps,final%20loss"
 LR = "config.train.lr"
 
-ROWS = """() => [...document.querySelectorAll('table[data-runs-table] tbody tr')].map(r => r.cells[0].textContent.trim())"""
+ROWS = """() => [...document.querySelectorAll('table[data-runs-table] tbody tr')]
+  .map(r => r.cells[0].textContent.trim())"""
 KEPT = """() => [...document.querySelectorAll('[data-pcp] path[data-kept="1"]')].map(p => p.dataset.run)"""
 AXES = """() => [...document.querySelectorAll('[data-pcp] g.pcp-axis')].map(g => g.dataset.col)"""
 
@@ -98,7 +99,9 @@ def test_brushing_an_axis_filters_the_table_and_survives_the_link(
     assert box is not None
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     assert page.input_value("input[data-runs-where]") == ""
-    assert len(page.evaluate(ROWS)) == len(page.evaluate("() => JSON.parse(document.getElementById('compare-data').textContent).runs"))
+    assert len(page.evaluate(ROWS)) == len(
+        page.evaluate("() => JSON.parse(document.getElementById('compare-data').textContent).runs")
+    )
 
 
 def test_axes_reorder_by_drag_and_the_table_follows(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:

@@ -15,7 +15,7 @@ from obs.render.format import level_ci
 
 
 def test_the_normal_quantile_is_scipys() -> None:
-    assert NORMAL_975 == pytest.approx(stats.norm.ppf(0.975), abs=1e-12)
+    assert pytest.approx(stats.norm.ppf(0.975), abs=1e-12) == NORMAL_975
 
 
 @pytest.mark.parametrize(("k", "n"), [(101, 160), (0, 12), (50, 50), (37, 50), (1, 3)])

@@ -311,9 +311,7 @@ def declared_axes(metrics: Metrics, declared: Mapping[str, Sequence[str]]) -> tu
     return chosen, faults
 
 
-def x_axes(
-    metrics: Metrics, points: int = CHART_POINTS, declared: Mapping[str, str] | None = None
-) -> dict[str, Any]:
+def x_axes(metrics: Metrics, points: int = CHART_POINTS, declared: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Per series that may be an x axis (see `x_kind`), its kind and values over the steps, keyed by
     its name; and per axis obs.yaml declares (`declared`: axis name to the run's series, from
     `declared_axes`), a counter keyed by the axis name with the series it reads (`series`), so runs
