@@ -194,3 +194,30 @@ def test_skip_link_is_first_and_jumps_to_main(page: Page, watch: PageWatch, serv
     assert skip.is_visible()
     page.keyboard.press("Enter")
     assert page.evaluate("location.hash") == "#main"
+
+
+def test_the_table_of_deltas_against_the_baseline_fits_a_laptop(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    """Issue 30: "the 'Against the baseline' table needs sideways scrolling inside its box at 1366 px".
+    Each delta's interval, p-values and counts now wrap between their parts, never inside one."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(served_demo.url(GALLERY_RUN))
+    settle(page)
+    table = page.locator("#probe table.deltas")
+    expect(table).to_have_count(1)
+    assert page.evaluate(
+        "() => { const b = document.querySelector('#probe table.deltas').closest('.table-wrap');"
+        " return b.scrollWidth <= b.clientWidth + 1; }"
+    )
+    # a part (an interval, a p-value) is never broken across lines
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('#probe table.deltas .sub.parts > span')]
+          .filter(s => new Set([...s.getClientRects()].map(r => Math.round(r.top))).size > 1).map(s => s.textContent)"""
+    )
+    assert broken == []
+    # the headers all fit their columns
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('#probe table.deltas thead th')]"
+        ".every(t => t.scrollWidth <= t.clientWidth + 1)"
+    )
