@@ -1191,8 +1191,8 @@
           if (g.series) { const v = g.series(); if (v && v !== spec.explore) p.set("series", v); else p.delete("series"); }
         }
         const q = p.toString().replace(/%2C/g, ",");
-        const url = (q ? "?" + q : location.pathname) + location.hash;
-        if (url !== location.search + location.hash) history.replaceState(null, "", url);
+        if ((q ? "?" + q : "") === location.search.replace(/%2C/g, ",")) return;
+        history.replaceState(null, "", (q ? "?" + q : location.pathname) + location.hash);
       };
       // (the explorer's file name is a getter: copied as one, it names the series picked when saved)
       const options = (name, extra) => Object.defineProperties(
