@@ -97,3 +97,10 @@ def test_a_declared_counter_that_goes_back_is_named_and_not_an_axis() -> None:
         "x_axes.a: the series 'c' never grows; it is not offered as an x axis",
         "x_axes.b: the series 'd' has fewer than two finite values; it is not offered as an x axis",
     ]
+
+
+def test_a_declared_axis_may_not_take_the_name_of_one_obs_offers() -> None:
+    metrics = Metrics(series={"my_epoch": series([0.0, 0.5, 1.0])})
+    chosen, faults = declared_axes(metrics, {"epoch": ["my_epoch"], "Epochs": ["my_epoch"]})
+    assert chosen == {"Epochs": "my_epoch"}
+    assert faults == ["x_axes.epoch: 'epoch' is an x axis obs offers itself; give the counter another name"]

@@ -277,6 +277,9 @@ def x_kind(name: str, series: Series) -> str | None:
     return None
 
 
+BUILT_IN_AXES = frozenset({"step", "wall", "relative", "epoch"})  # the axes' names in the pages' links (x=)
+
+
 def _axis_fault(series: Series) -> str | None:
     """Why a declared counter cannot be an x axis, or None: it must be finite at two steps or more and
     never go back (a counter that restarts at a resume would give one x two places)."""
@@ -299,6 +302,10 @@ def declared_axes(metrics: Metrics, declared: Mapping[str, Sequence[str]]) -> tu
     chosen: dict[str, str] = {}
     faults: list[str] = []
     for axis in sorted(declared):
+        if axis in BUILT_IN_AXES:  # said by the runs that log one of its series
+            if any(n in metrics.series for n in declared[axis]):
+                faults.append(f"x_axes.{axis}: '{axis}' is an x axis obs offers itself; give the counter another name")
+            continue
         for name in declared[axis]:
             series = metrics.series.get(name)
             if series is None:
