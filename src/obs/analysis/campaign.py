@@ -66,6 +66,7 @@ __all__ = [
     "ConditionFinals",
     "Litmus",
     "PooledCounts",
+    "Family",
     "RunFinal",
     "campaign_stats",
     "finals_from_summaries",
@@ -486,7 +487,14 @@ def _litmus(evidence: list[Check], thresholds: list[Check], warnings: Sequence[s
     return Litmus(CONFIRMED, reason, evidence, thresholds, [])
 
 
-def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, c: CandidateStats, n_tests: int) -> str:
+def _sentence(
+    campaign: Campaign,
+    cand: ConditionFinals,
+    base: ConditionFinals,
+    c: CandidateStats,
+    n_tests: int,
+    family_words: str = "",
+) -> str:
     """What the numbers say, in words made from those numbers (checked by tests/site/test_words_numbers.py)."""
     metric = campaign.primary_metric or "the primary metric"
     alpha = campaign.alpha
@@ -506,7 +514,8 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
         f"; 95% Welch CI {_signed(iv.low)} to {_signed(iv.high)}, Hedges' g = {num_na(c.hedges_g)}). "
         f"Welch's t-test over seeds: t = {num_na(w.t)}, df = {num_na(w.df)}, {p_text(w.p_value)}"
     )
-    text += f", Holm-adjusted over {n_tests} candidates {p_text(c.p_adjusted)}. " if n_tests > 1 else ". "
+    family_words = family_words or f"{n_tests} candidates"
+    text += f", Holm-adjusted over {family_words} {p_text(c.p_adjusted)}. " if n_tests > 1 else ". "
     if c.recommendation == IMPROVEMENT:
         text += f"A statistically significant improvement at α = {alpha:g}."
     elif c.recommendation == DEGRADATION:
@@ -523,7 +532,7 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
         )
     elif iv.excludes_zero():
         text += (
-            f"The 95% CI excludes 0, but after Holm's correction for {n_tests} candidates compared with the same "
+            f"The 95% CI excludes 0, but after Holm's correction for {family_words} compared with the same "
             f"baseline the adjusted p is not below α = {alpha:g}: not significant."
         )
     else:
@@ -538,11 +547,25 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
     return text
 
 
-def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequence[PairedSpec] = ()) -> CampaignStats:
+@dataclass(frozen=True)
+class Family:
+    """The tests a candidate's p is adjusted with when it is one of several metrics' tests (obs.analysis.tiers):
+    the Holm-adjusted p of each candidate of this metric, the family's size and how it is said."""
+
+    adjusted: dict[str, float]
+    size: int
+    words: str  # "the 6 metric × candidate tests", read after "Holm-adjusted over"
+    correction: str
+
+
+def campaign_stats(
+    campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequence[PairedSpec] = (), family: Family | None = None
+) -> CampaignStats:
     """Compare every non-baseline condition of ``campaign`` with its baseline condition.
 
     ``runs`` are the campaign's runs (:func:`finals_from_summaries`). Nothing is random: a rebuilt
-    page shows the same numbers.
+    page shows the same numbers. With ``family``, the p-values are adjusted over that family (every
+    tested metric × candidate) instead of over this metric's candidates alone.
     """
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
     names = [c.name for c in campaign.conditions] or sorted({r.condition for r in runs if r.condition})
@@ -572,6 +595,10 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
     raw = [w.p_value if w.p_value is not None else math.nan for _, w in tests]
     adjusted = holm_adjust(raw)
     n_tests = sum(1 for p in raw if not math.isnan(p))
+    family_words = f"{n_tests} candidates"
+    if family is not None and family.size > 1:
+        adjusted = [family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan for (cond, _), p in zip(tests, raw, strict=True)]
+        n_tests, family_words = family.size, family.words
     alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
     candidates: list[CandidateStats] = []
     for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
@@ -614,9 +641,13 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
         unusable = [] if w.interval is not None else [w.problem or "no test"]
         litmus = _litmus(evidence, _thresholds(campaign, stats), [*warnings, *unusable])
         stats = dataclasses.replace(stats, litmus=litmus)
-        candidates.append(dataclasses.replace(stats, sentence=_sentence(campaign, cond, base, stats, max(n_tests, 1))))
+        candidates.append(
+            dataclasses.replace(stats, sentence=_sentence(campaign, cond, base, stats, max(n_tests, 1), family_words))
+        )
 
-    if n_tests > 1:
+    if family is not None and family.size > 1:
+        correction = family.correction
+    elif n_tests > 1:
         correction = (
             f"Holm–Bonferroni over the {n_tests} candidate-vs-baseline Welch p-values; "
             "the recommendation and the litmus use the adjusted p"

@@ -8,7 +8,7 @@ figure is drawn from it by `obs.render`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,9 +17,11 @@ import numpy as np
 from obs.analysis.paired_systems import PairedSpec
 from obs.model import Campaign
 from obs.sitemodel import Curve, RunSummary
+from obs.vocabulary import lower_is_better
 
 if TYPE_CHECKING:
     from obs.analysis.campaign import CampaignStats
+    from obs.analysis.tiers import CampaignTiers
 
 GRID_POINTS = 200
 
@@ -82,7 +84,8 @@ class CampaignView:
     curves: list[ConditionCurve]
     runs: list[RunSummary]  # by condition, then seed
     unassigned: list[RunSummary]  # runs whose condition the campaign does not name
-    stats: CampaignStats
+    stats: CampaignStats  # the primary metric's, adjusted over the tested family (obs.analysis.tiers)
+    tiers: CampaignTiers
 
     def mean_curve(self, condition: str) -> list[float]:
         for c in self.curves:
@@ -96,13 +99,13 @@ def condition_names(campaign: Campaign, runs: Sequence[RunSummary]) -> list[str]
     return [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
 
 
-def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> CampaignView:
+def campaign_view(
+    campaign: Campaign, summaries: Sequence[RunSummary], direction: Callable[[str], bool] | None = None
+) -> CampaignView:
     """A campaign as its page shows it (the statistics' modules imported here: a rebuild that keeps the page
-    does not load them)."""
-    from obs.analysis.campaign import (
-        campaign_stats,
-        finals_from_summaries,
-    )
+    does not load them). `direction` says whether a metric is higher-is-better (obs.yaml, else its name)."""
+    from obs.analysis.campaign import campaign_stats
+    from obs.analysis.tiers import campaign_tiers
 
     runs = [s for s in summaries if s.campaign == campaign.id]
     names = condition_names(campaign, runs)
@@ -129,11 +132,13 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
         curve = condition_curve(name, labels.get(name, name), [s.campaign_curve for s in members if s.campaign_curve])
         if curve is not None:
             curves.append(curve)
-    stats = campaign_stats(
-        campaign,
-        finals_from_summaries(runs),
-        paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
-    )
+    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    tiers = campaign_tiers(campaign, runs, direction or (lambda name: not lower_is_better(name)), paired=paired)
+    primary = tiers.primary
+    if primary is not None:
+        stats = primary.stats
+    else:
+        stats = campaign_stats(campaign, [], paired=paired)
     return CampaignView(
         campaign=campaign,
         seeds=seeds,
@@ -142,6 +147,7 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
         runs=sorted(runs, key=lambda s: (s.condition or "", s.seed if s.seed is not None else -1)),
         unassigned=[s for s in runs if s.condition not in names],
         stats=stats,
+        tiers=tiers,
     )
 
 

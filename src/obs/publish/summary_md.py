@@ -621,7 +621,7 @@ def summarize_campaign(source: Path, campaign_id: str) -> str:
 def campaign_comment(tree: SourceTree, campaign_id: str, limit: int = COMMENT_LIMIT) -> str:
     """A campaign of an open source tree as a PR comment of at most `limit` characters."""
     campaign, summaries = campaign_summaries(tree, campaign_id)
-    view = campaign_view(campaign, summaries)
+    view = campaign_view(campaign, summaries, tree.cfg.metric_higher_is_better)
     return campaign_summary(
         view.stats,
         title=campaign.title,

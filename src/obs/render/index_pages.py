@@ -373,7 +373,7 @@ def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.
 def _campaign_pages_of(
     campaign: Campaign, members: list[RunSummary], slug: str, renderer: Renderer, cfg: SiteConfig
 ) -> dict[str, bytes]:
-    return campaign_pages(campaign_view(campaign, members), slug, renderer, cfg)
+    return campaign_pages(campaign_view(campaign, members, cfg.metric_higher_is_better), slug, renderer, cfg)
 
 
 def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteConfig) -> dict[str, bytes]:
@@ -394,14 +394,14 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     if figure is not None:
         pages[urls.campaign_file(slug, urls.CAMPAIGN_FIGURE)] = figure
     ctx["has_figure"] = figure is not None
-    ctx["metric_views"] = campaign_metrics(view, cfg.metric_higher_is_better)
+    ctx["metric_views"] = campaign_metrics(view)
     ctx["charts"] = None
     key = f"campaign:{slug}"
     data = chartdata.conditions_data(key, ctx["metric_views"])
     if data["metrics"]:
         pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
         ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
-    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
+    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps({**view.stats.as_dict(), "tiers": view.tiers.as_dict()})
     paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
     pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
