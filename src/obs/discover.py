@@ -327,7 +327,7 @@ def _read_paired(folder: Path, raw: list[Any], path: Path, line: int | None, dia
     return [s for s in specs if s is not None]
 
 
-_Side = tuple[str, str, ItemResults | None, list[str]]  # file, label, outcomes, problems
+_Side = tuple[str, str, ItemResults | None, list[str], dict[str, Any]]  # file, label, outcomes, problems, config
 
 
 def _paired_entry(
@@ -344,7 +344,7 @@ def _paired_entry(
         if read is None:
             return None
         sides.append(read)
-    (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+    (file_a, label_a, a, prob_a, config_a), (file_b, label_b, b, prob_b, config_b) = sides
     if keys.get("pair_by") == "position" and a is not None and b is not None:
         n_a, n_b = len(a.outcomes) + a.skipped, len(b.outcomes) + b.skipped
         if n_a != n_b:
@@ -364,6 +364,12 @@ def _paired_entry(
         diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
         claim = None
     name = entry.get("name")
+    varies = entry.get("varies", [])
+    if isinstance(varies, str):
+        varies = [varies]
+    if not isinstance(varies, list) or not all(isinstance(v, str) for v in varies):
+        diags.warning(path, f"{where}.varies should be a list of setting names (the ones meant to differ); ignored", line)
+        varies = []
     return PairedSpec(
         name=str(name) if name else f"{label_a} vs {label_b}",
         label_a=label_a,
@@ -374,6 +380,9 @@ def _paired_entry(
         a=a,
         b=b,
         problems=tuple(prob_a + prob_b),
+        config_a=config_a,
+        config_b=config_b,
+        varies=tuple(varies),
     )
 
 
@@ -382,16 +391,22 @@ def _paired_side(
 ) -> _Side | None:
     """`a:` or `b:`: a path, or `{file, label, id_key, correct_key, items_key}` (its keys win over the entry's)."""
     options = dict(keys)
+    config: dict[str, Any] = {}
     if isinstance(value, dict):
         rel, label = value.get("file"), value.get("label")
         options.update({k: value[k] for k in options if k in value})
+        given = value.get("config")
+        if isinstance(given, dict):
+            config = {str(k): v for k, v in given.items()}
+        elif given is not None:
+            diags.warning(path, f"{where}.config should be a mapping of settings (selector, K, temperature, ...); ignored", line)
     else:
         rel, label = value, None
     if not isinstance(rel, str) or not rel:
         diags.warning(path, f"{where} should be a file path or a mapping with 'file'; skipped", line)
         return None
     results, problems = _read_item_file(folder, rel, options, where, path, line, diags)
-    return rel, str(label) if label else Path(rel).stem, results, problems
+    return rel, str(label) if label else Path(rel).stem, results, problems, config
 
 
 def _read_item_file(

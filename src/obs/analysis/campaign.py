@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from obs.analysis.paired_systems import PairedSpec, PairedSystems, compare_systems
+from obs.analysis.paired_systems import ConfigTable, PairedSpec, PairedSystems, compare_systems, config_table
 from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
@@ -276,6 +276,7 @@ class CampaignStats:
     methods: dict[str, str]
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    paired_table: ConfigTable | None = None
 
     @property
     def computed(self) -> bool:
@@ -715,6 +716,7 @@ def campaign_stats(
         candidates=candidates,
         correction=correction,
         paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL) for p in paired],
+        paired_table=config_table(paired, LEVEL) if paired else None,
         methods=methods,
         notes=notes,
         problems=problems,

@@ -17,6 +17,7 @@ from obs import urls
 from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
+from obs.analysis.campaign_gate import campaign_gate
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
@@ -484,4 +485,7 @@ def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
         "runs": view.runs,
         "unassigned": view.unassigned,
         "stats": view.stats,
+        "tiers": view.tiers,
+        "gate": campaign_gate(view),
+        "paired_only": not view.table and bool(view.stats.paired),
     }
