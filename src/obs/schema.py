@@ -930,8 +930,8 @@ CAMPAIGN_YAML = Schema(
             "metrics",
             MetricTiers(),
             "the metrics compared, in tiers: a list of names (the first `primary`, the rest `secondary`) or a mapping "
-            "name → `{tier: primary|secondary|diagnostic, direction: higher|lower, window: final|N|400-500, unit, "
-            "min_effect}`. Primary and secondary metrics are tested (Holm over every metric × candidate test); "
+            "name → `{tier, direction, window, unit, min_effect}` (tier `primary`, `secondary` or `diagnostic`; direction "
+            "`higher` or `lower`; window `final`, a number of last points or a step range such as `400-500`). Primary and secondary metrics are tested (Holm over every metric × candidate test); "
             "diagnostics are shown, never tested; identifiers (`seed`, `condition`, `*_id`) are refused",
             default=[],
             default_doc="obs.yaml's tiers, else `primary_metric` alone",

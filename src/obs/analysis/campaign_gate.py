@@ -19,7 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from obs.analysis.campaign_view import CampaignView
-from obs.analysis.stats import DEGRADATION
+from obs.analysis.campaign import num_na
+from obs.analysis.stats import DEGRADATION, OUTCOME_WORDS
+from obs.numbers import p_text
 
 PASS, FAIL = "PASS", "FAIL"
 RULE = (
@@ -93,11 +95,23 @@ def _conditions(view: CampaignView) -> list[GateLine]:
             continue
         for k in t.stats.candidates:
             worse = k.recommendation == DEGRADATION
+            iv = k.welch.interval
+            said = (
+                f"difference {_signed(k.delta)} (95% CI {_signed(iv.low)} to {_signed(iv.high)}), "
+                f"Holm-adjusted {p_text(k.p_adjusted)}"
+                if iv is not None and k.tested
+                else f"not tested ({k.welch.problem or 'no test'})"
+            )
             lines.append(
                 GateLine(
                     FAIL if worse else "INFO",
                     f"{t.name} (secondary) · {k.label} vs {t.stats.baseline_label}",
-                    k.sentence,
+                    f"{OUTCOME_WORDS.get(k.recommendation, k.recommendation)}: {said}",
                 )
             )
     return lines
+
+
+def _signed(x: float) -> str:
+    text = num_na(x)
+    return text if text.startswith(("\u2212", "n/a", "-")) else "+" + text

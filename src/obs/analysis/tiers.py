@@ -246,7 +246,7 @@ def campaign_tiers(
     declared_words: str
     if campaign.metrics:
         decls = list(campaign.metrics)
-        declared_words = f"tiers declared in {campaign.metrics_from or 'campaign.yaml'} (`metrics:`)"
+        declared_words = f"tiers declared in {campaign.metrics_from or 'campaign.yaml'} (metrics:)"
     else:
         chosen = primary or headline_metric(runs)
         decls = [MetricDecl(chosen, "primary")] if chosen else []
@@ -261,7 +261,7 @@ def campaign_tiers(
         )
         declared_words = (
             f"{how}; no `metrics:` declared, so only it is tested. Secondary metrics (tested with it, Holm over the "
-            "family) and diagnostics (shown, not tested) can be declared in campaign.yaml `metrics:`"
+            "family) and diagnostics (shown, not tested) can be declared in campaign.yaml metrics:"
         )
     not_metrics: list[str] = []
     names = {d.name for d in decls}
@@ -341,7 +341,7 @@ def campaign_tiers(
         metrics.append(_described(d, why, per_metric(d), finals[d.name], campaign.final_window, hib(d)))
     for name in undeclared:
         d = MetricDecl(name, "logged")
-        why = "logged, not declared in `metrics:`: shown, not tested"
+        why = "logged, not declared in metrics:, shown, not tested"
         metrics.append(_described(d, why, per_metric(d), _finals(runs, name, primary, d.window), campaign.final_window, direction(name)))
     metrics.sort(key=lambda t: ("primary", "secondary", "diagnostic", "logged").index(t.tier))
     matrix_family = _with_matrix(metrics, campaign)
