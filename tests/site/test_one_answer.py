@@ -36,6 +36,10 @@ ARROWS = {"▲": "up", "▼": "down"}
 # the PR comment's headline line: "**Δ −8.8 pp** ▼ vs `base` (95% CI [...] · p = ... · n = ...): <outcome words>"
 HEADLINE = r"\*\*Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`(?: \((.*)\): ([a-z ,]+)$|: (one run each|no standard)[^\n]*)"
 CAMPAIGN_ROW = r"^\| ([^|]+?) \| \d+ \|[^\n]*\| ([a-z ,]+) · \*\*[A-Z]+\*\* \|"
+# `obs summary --campaign`'s tested metrics (issue 33): "| `entropy` | secondary | good | ... | <outcome words> |"
+TESTED_ROW = r"^\| `([^`]+)` \| (\w+) \| ([^|]+?) \|[^\n]*\| ([a-z ,]+) \|$"
+# `obs gate --campaign`'s secondary guardrail lines: "[INFO] entropy (secondary) · good vs base: <outcome words>: ..."
+GATE_SECONDARY = r"^  \[(?:INFO|FAIL)\] (\S+) \(secondary\) · (.+?) vs [^:]+: ([a-z ,]+):"
 
 
 def direction(outcome: str) -> str:
@@ -117,6 +121,13 @@ def read_json(site: Path, seen: Seen) -> None:
         for p in doc["paired"]:
             if p["comparison"]:
                 seen.outcome(f"paired:{doc['campaign_id']}|{p['name']}", where, p["comparison"]["recommendation"])
+        for m in doc["tiers"]["metrics"]:  # every tested metric (issue 33) and its candidate-vs-candidate matrix
+            if m["tested"] and m["tier"] != "primary":
+                for c in m["stats"]["candidates"]:
+                    seen.outcome(f"campaign:{doc['campaign_id']}|{m['name']}|{c['condition']}", where, c["recommendation"])
+            for cell in m["matrix"]:
+                key = f"matrix:{doc['campaign_id']}|{m['name']}|{cell['b']}-{cell['a']}"
+                seen.outcome(key, where, cell["outcome"])
     for analysis in sorted(site.glob("arms/*/analysis.json")):
         doc = json.loads(analysis.read_text())
         slug = analysis.parent.name
@@ -168,6 +179,15 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         for label, words in re.findall(CAMPAIGN_ROW, md, re.M):
             key = f"campaign:{doc['campaign_id']}|{labels[label.replace(chr(92), '')]}"
             seen.outcome(key, "obs summary --campaign", WORDS_TO_OUTCOME[words])
+        tested = md.split("#### Tested metrics", 1)[1].split("####", 1)[0] if "#### Tested metrics" in md else ""
+        for metric, tier, label, words in re.findall(TESTED_ROW, tested, re.M):
+            if tier != "primary":
+                key = f"campaign:{doc['campaign_id']}|{metric.replace(chr(92), '')}|{labels[label.replace(chr(92), '')]}"
+                seen.outcome(key, "obs summary --campaign (tested metrics)", WORDS_TO_OUTCOME[words])
+        assert main(["gate", "--campaign", doc["campaign_id"], str(source)]) in (0, 1)
+        for metric, label, words in re.findall(GATE_SECONDARY, capsys.readouterr().out, re.M):
+            key = f"campaign:{doc['campaign_id']}|{metric}|{labels[label]}"
+            seen.outcome(key, "obs gate --campaign", WORDS_TO_OUTCOME[words])
         for p in doc["paired"]:
             if not p["comparison"]:
                 continue
