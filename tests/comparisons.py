@@ -236,7 +236,10 @@ def make_tree(root: Path) -> Path:
             rows = _series(rng, final + rng.normal(0, 0.006), key="correct_rate")
             # a secondary metric (issue 33): "good" loses entropy, "same" keeps it
             level = (0.7 if cond == "good" else 1.0) + entropy_rng.normal(0, 0.01)
-            _jsonl(folder / "metrics.jsonl", [{**r, "entropy": round(level + entropy_rng.normal(0, 0.01), 5)} for r in rows])
+            _jsonl(
+                folder / "metrics.jsonl",
+                [{**r, "entropy": round(level + entropy_rng.normal(0, 0.01), 5)} for r in rows],
+            )
     # a condition whose seed changed nothing: three copies of one run, better than the baseline's mean.
     # Before issue 28 it read "significant improvement" beside "copies of one run, not replicates".
     copied = _series(rng, 0.53, key="correct_rate")

@@ -338,7 +338,10 @@ def _gate_campaign(args: argparse.Namespace) -> int:
     names = [p.name for p in view.stats.paired]
     if args.paired and args.paired not in names:
         known = ", ".join(names) or "none"
-        print(f"obs gate: campaign {campaign.id} has no paired comparison '{args.paired}' (paired: {known})", file=sys.stderr)
+        print(
+            f"obs gate: campaign {campaign.id} has no paired comparison '{args.paired}' (paired: {known})",
+            file=sys.stderr,
+        )
         return 2
     result = campaign_gate(view, args.paired)
     print(f"obs gate: {result.subject}: {result.verdict}")

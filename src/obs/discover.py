@@ -368,7 +368,9 @@ def _paired_entry(
     if isinstance(varies, str):
         varies = [varies]
     if not isinstance(varies, list) or not all(isinstance(v, str) for v in varies):
-        diags.warning(path, f"{where}.varies should be a list of setting names (the ones meant to differ); ignored", line)
+        diags.warning(
+            path, f"{where}.varies should be a list of setting names (the ones meant to differ); ignored", line
+        )
         varies = []
     return PairedSpec(
         name=str(name) if name else f"{label_a} vs {label_b}",
@@ -399,7 +401,9 @@ def _paired_side(
         if isinstance(given, dict):
             config = {str(k): v for k, v in given.items()}
         elif given is not None:
-            diags.warning(path, f"{where}.config should be a mapping of settings (selector, K, temperature, ...); ignored", line)
+            diags.warning(
+                path, f"{where}.config should be a mapping of settings (selector, K, temperature, ...); ignored", line
+            )
     else:
         rel, label = value, None
     if not isinstance(rel, str) or not rel:

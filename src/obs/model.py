@@ -302,7 +302,7 @@ class MetricWindow:
 
     def text(self, final_window: int) -> str:
         if self.kind == "steps":
-            return f"steps {self.lo:g}-{self.hi:g}"
+            return f"values logged at steps {self.lo:g}-{self.hi:g}"
         n = self.n if self.kind == "last" and self.n else final_window
         return f"last {n} logged values"
 

@@ -25,9 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from obs.diagnostics import Severity
-from obs.fields import YamlFields
+from obs.fields import YamlFields, shown
 from obs.gate_language import GateError, parse_gate
-from obs.fields import shown
 from obs.model import STATUSES, TIERS, VERDICTS, MetricDecl, MetricWindow
 from obs.sanitize import FLOAT_LIMIT, int_in_range
 from obs.textbounds import bound_markdown
@@ -340,7 +339,9 @@ class Gates(Kind):
         return gates
 
 
-_STEP_RANGE = re.compile(r"^\s*(?:steps?\s*:?\s*)?([0-9]+(?:\.[0-9]+)?)\s*(?:-|\.\.|to)\s*([0-9]+(?:\.[0-9]+)?)\s*$", re.I)
+_STEP_RANGE = re.compile(
+    r"^\s*(?:steps?\s*:?\s*)?([0-9]+(?:\.[0-9]+)?)\s*(?:-|\.\.|to)\s*([0-9]+(?:\.[0-9]+)?)\s*$", re.I
+)
 _LAST_N = re.compile(r"^\s*last\s*:?\s*([0-9]+)\s*$", re.I)
 WINDOW_EXPECTED = "`final`, a number of last logged points (`20`) or a step range (`400-500`)"
 TIER_KEYS = ("tier", "direction", "better", "window", "unit", "min_effect")
@@ -374,12 +375,20 @@ def _tier_entry(name: str, entry: Any, at: YamlFields, default_tier: str) -> Met
     if entry is None or isinstance(entry, str):  # `acc: secondary` is a tier on its own
         entry = {} if entry is None else {"tier": entry}
     if not isinstance(entry, dict):
-        at.say("warning", name, f"'{where}' should be a mapping {{tier, direction, window, unit}}, got {shown(entry)}; skipped")
+        at.say(
+            "warning",
+            name,
+            f"'{where}' should be a mapping {{tier, direction, window, unit}}, got {shown(entry)}; skipped",
+        )
         return None
     sub = at.child(name, entry)
     unknown = sorted(str(k) for k in entry if k not in TIER_KEYS)
     if unknown:
-        sub.say("warning", unknown[0], f"'{where}': unknown key(s) {', '.join(unknown)} (known: {', '.join(TIER_KEYS)}); ignored")
+        sub.say(
+            "warning",
+            unknown[0],
+            f"'{where}': unknown key(s) {', '.join(unknown)} (known: {', '.join(TIER_KEYS)}); ignored",
+        )
     tier = entry.get("tier", default_tier)
     if not isinstance(tier, str) or (tier.lower() not in TIERS and not (tier == "" == default_tier)):
         sub.say("warning", "tier", f"'{where}.tier' is {shown(tier)}; expected one of {', '.join(TIERS)}; skipped")
@@ -389,7 +398,9 @@ def _tier_entry(name: str, entry: Any, at: YamlFields, default_tier: str) -> Met
     if direction is not None:
         if not isinstance(direction, str) or direction.lower() not in ("higher", "lower"):
             key = "direction" if "direction" in entry else "better"
-            sub.say("warning", key, f"'{where}.{key}' should be higher or lower, got {shown(direction)}; read from the name")
+            sub.say(
+                "warning", key, f"'{where}.{key}' should be higher or lower, got {shown(direction)}; read from the name"
+            )
         else:
             higher = direction.lower() == "higher"
     window = MetricWindow()
@@ -399,7 +410,8 @@ def _tier_entry(name: str, entry: Any, at: YamlFields, default_tier: str) -> Met
             sub.say(
                 "warning",
                 "window",
-                f"'{where}.window' should be {WINDOW_EXPECTED}, got {shown(entry['window'])}; the final window was used",
+                f"'{where}.window' should be {WINDOW_EXPECTED}, got {shown(entry['window'])}; "
+                "the final window was used",
             )
         else:
             window = parsed
@@ -409,7 +421,9 @@ def _tier_entry(name: str, entry: Any, at: YamlFields, default_tier: str) -> Met
         unit = ""
     min_effect = entry.get("min_effect")
     if min_effect is not None and (not _is_number(min_effect) or min_effect < 0 or abs(min_effect) > FLOAT_LIMIT):
-        sub.say("warning", "min_effect", f"'{where}.min_effect' should be a number >= 0, got {shown(min_effect)}; ignored")
+        sub.say(
+            "warning", "min_effect", f"'{where}.min_effect' should be a number >= 0, got {shown(min_effect)}; ignored"
+        )
         min_effect = None
     return MetricDecl(
         str(name), tier.lower(), higher, window, unit[:40], None if min_effect is None else float(min_effect)
@@ -432,7 +446,11 @@ class MetricTiers(Kind):
         if isinstance(value, list):
             for i, entry in enumerate(value):
                 if not isinstance(entry, str) or not entry.strip():
-                    at.say("warning", key, f"'{at.name(key)}' entry {i + 1} should be a metric name, got {shown(entry)}; skipped")
+                    at.say(
+                        "warning",
+                        key,
+                        f"'{at.name(key)}' entry {i + 1} should be a metric name, got {shown(entry)}; skipped",
+                    )
                     continue
                 decl = _tier_entry(entry, None, sub, "secondary" if decls else "primary")
                 if decl is not None:
@@ -460,7 +478,9 @@ class MetricTiers(Kind):
                         f"'{at.name(key)}': '{primary}' and '{decl.name}' are both primary; one metric is the primary "
                         f"question, so '{decl.name}' was read as secondary",
                     )
-                    decl = MetricDecl(decl.name, "secondary", decl.higher_is_better, decl.window, decl.unit, decl.min_effect)
+                    decl = MetricDecl(
+                        decl.name, "secondary", decl.higher_is_better, decl.window, decl.unit, decl.min_effect
+                    )
                 else:
                     primary = decl.name
             out.append(decl)
@@ -930,8 +950,9 @@ CAMPAIGN_YAML = Schema(
             "metrics",
             MetricTiers(),
             "the metrics compared, in tiers: a list of names (the first `primary`, the rest `secondary`) or a mapping "
-            "name → `{tier, direction, window, unit, min_effect}` (tier `primary`, `secondary` or `diagnostic`; direction "
-            "`higher` or `lower`; window `final`, a number of last points or a step range such as `400-500`). Primary and secondary metrics are tested (Holm over every metric × candidate test); "
+            "name → `{tier, direction, window, unit, min_effect}` (tier `primary`, `secondary` or `diagnostic`; "
+            "direction `higher` or `lower`; window `final`, a number of last points or a step range such as "
+            "`400-500`). Primary and secondary metrics are tested (Holm over every metric × candidate test); "
             "diagnostics are shown, never tested; identifiers (`seed`, `condition`, `*_id`) are refused",
             default=[],
             default_doc="obs.yaml's tiers, else `primary_metric` alone",

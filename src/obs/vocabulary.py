@@ -79,9 +79,12 @@ FLAG_TOKENS: frozenset[str] = frozenset({"is", "has", "reports", "uses", "flag",
 
 @functools.lru_cache(maxsize=4096)
 def names_an_identifier(name: str) -> bool:
-    """`seed`, `condition`, `run_id`, `train/seed`, `sample_id`: an identifier or axis of the records, not an outcome."""
+    """`seed`, `condition`, `run_id`, `train/seed`, `sample_id`: an identifier or axis of the records, never an
+    outcome."""
     toks = tokens(name)
-    return bool(toks) and (name.lower() in IDENTIFIER_NAMES or "_".join(toks) in IDENTIFIER_NAMES or toks[-1] in ("id", "seed"))
+    return bool(toks) and (
+        name.lower() in IDENTIFIER_NAMES or "_".join(toks) in IDENTIFIER_NAMES or toks[-1] in ("id", "seed")
+    )
 
 
 @functools.lru_cache(maxsize=4096)

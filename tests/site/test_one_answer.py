@@ -124,7 +124,9 @@ def read_json(site: Path, seen: Seen) -> None:
         for m in doc["tiers"]["metrics"]:  # every tested metric (issue 33) and its candidate-vs-candidate matrix
             if m["tested"] and m["tier"] != "primary":
                 for c in m["stats"]["candidates"]:
-                    seen.outcome(f"campaign:{doc['campaign_id']}|{m['name']}|{c['condition']}", where, c["recommendation"])
+                    seen.outcome(
+                        f"campaign:{doc['campaign_id']}|{m['name']}|{c['condition']}", where, c["recommendation"]
+                    )
             for cell in m["matrix"]:
                 key = f"matrix:{doc['campaign_id']}|{m['name']}|{cell['b']}-{cell['a']}"
                 seen.outcome(key, where, cell["outcome"])
@@ -182,7 +184,9 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         tested = md.split("#### Tested metrics", 1)[1].split("####", 1)[0] if "#### Tested metrics" in md else ""
         for metric, tier, label, words in re.findall(TESTED_ROW, tested, re.M):
             if tier != "primary":
-                key = f"campaign:{doc['campaign_id']}|{metric.replace(chr(92), '')}|{labels[label.replace(chr(92), '')]}"
+                key = (
+                    f"campaign:{doc['campaign_id']}|{metric.replace(chr(92), '')}|{labels[label.replace(chr(92), '')]}"
+                )
                 seen.outcome(key, "obs summary --campaign (tested metrics)", WORDS_TO_OUTCOME[words])
         assert main(["gate", "--campaign", doc["campaign_id"], str(source)]) in (0, 1)
         for metric, label, words in re.findall(GATE_SECONDARY, capsys.readouterr().out, re.M):

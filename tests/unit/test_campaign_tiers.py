@@ -41,7 +41,11 @@ def _read(tmp_path: Path, text: str) -> tuple[Campaign | None, list[str]]:
 def test_a_plain_list_is_primary_then_secondary(tmp_path: Path) -> None:
     c, said = _read(tmp_path, "conditions: [a, b]\nmetrics: [acc, reward, entropy]\n")
     assert c is not None and not said
-    assert [(d.name, d.tier) for d in c.metrics] == [("acc", "primary"), ("reward", "secondary"), ("entropy", "secondary")]
+    assert [(d.name, d.tier) for d in c.metrics] == [
+        ("acc", "primary"),
+        ("reward", "secondary"),
+        ("entropy", "secondary"),
+    ]
     assert c.primary_metric == "acc" and c.metrics_from == "campaign.yaml"
 
 
@@ -83,10 +87,18 @@ def test_windows(value: object, window: MetricWindow | None) -> None:
 @pytest.mark.parametrize(
     ("body", "line", "words"),
     [
-        ("metrics:\n  acc: {tier: main}\n", 3, "'metrics.acc.tier' is 'main'; expected one of primary, secondary, diagnostic"),
+        (
+            "metrics:\n  acc: {tier: main}\n",
+            3,
+            "'metrics.acc.tier' is 'main'; expected one of primary, secondary, diagnostic",
+        ),
         ("metrics:\n  acc:\n    tier: primary\n    window: soon\n", 5, "'metrics.acc.window' should be `final`"),
         ("metrics:\n  seed: {tier: secondary}\n", 3, "'seed' is an identifier of the records, not a metric"),
-        ("metrics:\n  acc:\n    tier: primary\n    direction: up\n", 5, "'metrics.acc.direction' should be higher or lower"),
+        (
+            "metrics:\n  acc:\n    tier: primary\n    direction: up\n",
+            5,
+            "'metrics.acc.direction' should be higher or lower",
+        ),
         ("metrics:\n  acc: {tier: primary, colour: red}\n", 3, "unknown key(s) colour"),
         ("metrics:\n  acc: primary\n  f1: primary\n", 4, "'acc' and 'f1' are both primary"),
         ("metrics: [acc, 3]\n", 2, "entry 2 should be a metric name"),
@@ -192,7 +204,10 @@ def test_diagnostics_are_described_never_tested() -> None:
     assert reward.why_not_tested.startswith("a diagnostic") and not reward.matrix
     # one tested metric: Holm over its candidates only
     acc = tiers.tested[0]
-    raw = [sps.ttest_ind(VALUES[k.condition]["acc"], VALUES["base"]["acc"], equal_var=False).pvalue for k in acc.stats.candidates]
+    raw = [
+        sps.ttest_ind(VALUES[k.condition]["acc"], VALUES["base"]["acc"], equal_var=False).pvalue
+        for k in acc.stats.candidates
+    ]
     assert [k.p_adjusted for k in acc.stats.candidates] == pytest.approx(list(multipletests(raw, method="holm")[1]))
 
 
@@ -275,3 +290,36 @@ def test_the_gate_reads_the_order_and_the_secondary_guardrail() -> None:
     gate = campaign_gate(campaign_view(c, _runs(worse), DIRECTION))
     assert gate.verdict == "FAIL" and gate.exit_code == 1
     assert any(ln.verdict == "FAIL" and ln.what.startswith("reward (secondary) · b") for ln in gate.lines)
+
+
+# --------------------------------------------------------------------------- a run's number over its window
+
+
+def test_a_step_window_is_the_mean_of_the_values_logged_in_it() -> None:
+    from obs.analysis.summary import metric_window
+
+    steps = np.arange(0, 600, 10, dtype=float)
+    values = np.sin(steps / 50.0)
+    values[45] = np.nan  # step 450: not a value
+    got = metric_window(values, steps, MetricWindow("steps", lo=400.0, hi=500.0), 10)
+    keep = (steps >= 400) & (steps <= 500) & np.isfinite(values)
+    assert got is not None and got.n == int(keep.sum()) == 10
+    assert got.mean == pytest.approx(float(values[keep].mean())) and got.last_step == 500.0
+    last = metric_window(values, steps, MetricWindow("last", n=5), 10)
+    assert last is not None and last.mean == pytest.approx(float(values[-5:].mean())) and last.n == 5
+    assert metric_window(values, steps, MetricWindow("steps", lo=900.0, hi=990.0), 10) is None
+
+
+def test_obs_yaml_tiers_serve_every_campaign_without_its_own(tmp_path: Path) -> None:
+    from obs.pipeline import SourceTree
+
+    (tmp_path / "obs.yaml").write_text("metrics:\n  acc: {tier: primary}\n  loss: {tier: diagnostic, better: lower}\n")
+    for name, own in (("mine", "metrics: [f1]\n"), ("site", "")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "campaign.yaml").write_text(f"id: {name}\nconditions: [a, b]\n{own}")
+    tree = SourceTree.open(tmp_path)
+    site, mine = tree.found.campaigns["site"], tree.found.campaigns["mine"]
+    assert [(d.name, d.tier) for d in site.metrics] == [("acc", "primary"), ("loss", "diagnostic")]
+    assert site.metrics_from == "obs.yaml" and site.primary_metric == "acc"
+    assert [(d.name, d.tier) for d in mine.metrics] == [("f1", "primary")] and mine.metrics_from == "campaign.yaml"
+    assert tree.cfg.metric_higher_is_better("loss") is False

@@ -29,7 +29,9 @@ def _jsonl(items: dict[int, tuple[bool, bool, list[bool]]]) -> bytes:
     return "\n".join(json.dumps(r) for r in rows).encode()
 
 
-def _spec(config_a: dict | None = None, config_b: dict | None = None, varies: tuple[str, ...] = (), claim: float | None = None) -> PairedSpec:
+def _spec(
+    config_a: dict | None = None, config_b: dict | None = None, varies: tuple[str, ...] = (), claim: float | None = None
+) -> PairedSpec:
     return PairedSpec(
         name="A vs B",
         label_a="A",
@@ -67,7 +69,13 @@ def test_the_matched_control_names_each_difference() -> None:
         "Matched control: K, selector, temperature the same on both sides "
         "(validators differs: collab vs indep, as declared in varies)."
     )
-    bad = compare_systems(_spec({**same, "validators": "collab"}, {**same, "selector": "s-orpo", "validators": "indep", "planner": "p"}, ("validators",)))
+    bad = compare_systems(
+        _spec(
+            {**same, "validators": "collab"},
+            {**same, "selector": "s-orpo", "validators": "indep", "planner": "p"},
+            ("validators",),
+        )
+    )
     assert bad.control is not None and not bad.control.matched
     assert "selector differs: s-3B vs s-orpo" in bad.control.sentence
     assert "planner is set for B only (p), not for A" in bad.control.sentence

@@ -64,9 +64,9 @@ __all__ = [
     "CandidateStats",
     "Check",
     "ConditionFinals",
+    "Family",
     "Litmus",
     "PooledCounts",
-    "Family",
     "RunFinal",
     "campaign_stats",
     "finals_from_summaries",
@@ -598,7 +598,10 @@ def campaign_stats(
     n_tests = sum(1 for p in raw if not math.isnan(p))
     family_words = f"{n_tests} candidates"
     if family is not None and family.size > 1:
-        adjusted = [family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan for (cond, _), p in zip(tests, raw, strict=True)]
+        adjusted = [
+            family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan
+            for (cond, _), p in zip(tests, raw, strict=True)
+        ]
         n_tests, family_words = family.size, family.words
     alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
     candidates: list[CandidateStats] = []

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from obs.analysis.campaign_view import CampaignView
 from obs.analysis.campaign import num_na
+from obs.analysis.campaign_view import CampaignView
 from obs.analysis.stats import DEGRADATION, OUTCOME_WORDS
 from obs.numbers import p_text
 
@@ -79,7 +79,11 @@ def _conditions(view: CampaignView) -> list[GateLine]:
     if primary is None or not primary.stats.candidates:
         return lines
     if primary.order is not None:
-        lines.append(GateLine(PASS if primary.order.verdict == "holds" else FAIL, f"order on {primary.name}", primary.order.sentence))
+        lines.append(
+            GateLine(
+                PASS if primary.order.verdict == "holds" else FAIL, f"order on {primary.name}", primary.order.sentence
+            )
+        )
     else:
         for k in primary.stats.candidates:
             verdict = PASS if k.litmus.verdict == "CONFIRMED" else FAIL

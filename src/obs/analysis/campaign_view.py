@@ -135,10 +135,7 @@ def campaign_view(
     paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
     tiers = campaign_tiers(campaign, runs, direction or (lambda name: not lower_is_better(name)), paired=paired)
     primary = tiers.primary
-    if primary is not None:
-        stats = primary.stats
-    else:
-        stats = campaign_stats(campaign, [], paired=paired)
+    stats = primary.stats if primary is not None else campaign_stats(campaign, [], paired=paired)
     return CampaignView(
         campaign=campaign,
         seeds=seeds,

@@ -39,6 +39,7 @@ class MetricView:
     tier: str = ""  # a campaign's tier (obs.analysis.tiers): primary, secondary, diagnostic, logged
     tested: bool = True
     why_not_tested: str = ""
+    window: str = ""  # which logged values make a run's one number, in words ("steps 400-500")
 
 
 def logged_metrics(runs: Sequence[RunSummary], first: str | None) -> list[str]:
@@ -74,7 +75,7 @@ def campaign_metrics(view: CampaignView) -> list[MetricView]:
     for t in view.tiers.metrics[:MAX_METRICS]:
         primary = t.tier == "primary"
         curves = view.curves if primary and view.curves else _curves(conditions, runs, _curve_of(t.name))
-        out.append(MetricView(t.name, primary, curves, t.stats, t.tier, t.tested, t.why_not_tested))
+        out.append(MetricView(t.name, primary, curves, t.stats, t.tier, t.tested, t.why_not_tested, t.window))
     return out
 
 

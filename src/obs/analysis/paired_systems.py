@@ -496,8 +496,14 @@ def matched_control(spec: PairedSpec) -> MatchedControl | None:
         kept = ", ".join(same) if same else "no other setting"
         sentence = f"Matched control: {kept} the same on both sides{meant}."
     else:
-        sentence = "Not a matched control: " + "; ".join(unintended) + (
-            f" (beyond what varies names: {', '.join(sorted(varies))})." if varies else " (no `varies:` names a difference)."
+        sentence = (
+            "Not a matched control: "
+            + "; ".join(unintended)
+            + (
+                f" (beyond what varies names: {', '.join(sorted(varies))})."
+                if varies
+                else " (no `varies:` names a difference)."
+            )
         )
     return MatchedControl(declared, matched, same, intended, unintended, sentence)
 

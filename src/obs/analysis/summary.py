@@ -17,7 +17,6 @@ from obs.analysis.held_constant import run_fields
 from obs.analysis.report import RunReport
 from obs.decimate import decimate
 from obs.model import Decision, MetricDecl, Metrics, MetricWindow
-from obs.vocabulary import names_a_flag
 from obs.numbers import plural
 from obs.sitemodel import (
     Curve,
@@ -31,6 +30,7 @@ from obs.sitemodel import (
     finite_or_none,
     nonfinite_of,
 )
+from obs.vocabulary import names_a_flag
 
 CURVE_POINTS = 400
 # Runs of a campaign or an ablation arm carry a decimated curve of every logged metric (up to
@@ -67,7 +67,9 @@ def comparable_set(report: RunReport) -> tuple[str, str | None]:
     return f"{metric} · {family}", probe
 
 
-def metric_window(series_values: np.ndarray, steps: np.ndarray, window: MetricWindow, final: int) -> WindowSummary | None:
+def metric_window(
+    series_values: np.ndarray, steps: np.ndarray, window: MetricWindow, final: int
+) -> WindowSummary | None:
     """A run's one number for a metric over the metric's declared window: the last N logged points (the campaign's
     final window by default, `window_stat`'s rule), or the mean of every finite value logged at a step in [lo, hi]."""
     if window.kind != "steps":
@@ -78,7 +80,9 @@ def metric_window(series_values: np.ndarray, steps: np.ndarray, window: MetricWi
     if values.size == 0:
         return None
     mean, sd = scaled_mean_sd(values)
-    return WindowSummary(mean, finite_or_none(sd), int(values.size), float(steps[keep][-1]), int(np.isfinite(series_values).sum()))
+    return WindowSummary(
+        mean, finite_or_none(sd), int(values.size), float(steps[keep][-1]), int(np.isfinite(series_values).sum())
+    )
 
 
 def _metric_windows(metrics: Metrics | None, decls: Sequence[MetricDecl], final: int) -> dict[str, WindowSummary]:

@@ -320,9 +320,7 @@ def campaign_tiers(
     alpha_first = campaign.alpha / max(1, m)
     for d in tested_decls:
         fam = Family(by_metric.get(d.name, {}), family_size, words, family_text) if family_size else None
-        stats = campaign_stats(
-            per_metric(d), finals[d.name], paired=paired if d.name == primary else (), family=fam
-        )
+        stats = campaign_stats(per_metric(d), finals[d.name], paired=paired if d.name == primary else (), family=fam)
         metrics.append(
             TieredMetric(
                 name=d.name,
@@ -342,18 +340,23 @@ def campaign_tiers(
     for name in undeclared:
         d = MetricDecl(name, "logged")
         why = "logged, not declared in metrics:, shown, not tested"
-        metrics.append(_described(d, why, per_metric(d), _finals(runs, name, primary, d.window), campaign.final_window, direction(name)))
+        metrics.append(
+            _described(
+                d, why, per_metric(d), _finals(runs, name, primary, d.window), campaign.final_window, direction(name)
+            )
+        )
     metrics.sort(key=lambda t: ("primary", "secondary", "diagnostic", "logged").index(t.tier))
     matrix_family = _with_matrix(metrics, campaign)
     if m == 0:
         family = "no metric is tested"
     elif n_metrics == 1:
-        family = (
-            f"one tested metric ({metrics[0].name}): its {plural(m, 'candidate')} vs the baseline condition"
-            + (", Holm-adjusted over them" if m > 1 else "")
+        family = f"one tested metric ({metrics[0].name}): its {plural(m, 'candidate')} vs the baseline condition" + (
+            ", Holm-adjusted over them" if m > 1 else ""
         )
     else:
-        family = f"{plural(n_metrics, 'tested metric')}: Holm over {words}, so a label 'significant' holds for the family"
+        family = (
+            f"{plural(n_metrics, 'tested metric')}: Holm over {words}, so a label 'significant' holds for the family"
+        )
     methods = {
         "tiers": (
             "primary and secondary metrics are tested (Welch over seeds vs the baseline condition, one Holm family "
@@ -482,8 +485,8 @@ def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
                 lower,
                 upper,
                 state,
-                f"{up_l} above {lo_l} {word}: difference {_signed(sign * cell.delta)} ({'higher' if t.higher_is_better else 'lower'} "
-                f"is better), Holm-adjusted {p} at α = {alpha:g}",
+                f"{up_l} above {lo_l} {word}: difference {_signed(sign * cell.delta)} "
+                f"({'higher' if t.higher_is_better else 'lower'} is better), Holm-adjusted {p} at α = {alpha:g}",
             )
         )
     states = {s.state for s in steps}
@@ -497,8 +500,8 @@ def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
     counts = Counter(s.state for s in steps)
     parts = [f"{counts[k]} {k}" for k in ("holds", "reversed", "undetermined", "not tested") if counts[k]]
     sentence = (
-        f"Expected order on {t.name} ({shown}, worst to best): {verdict}; of its {plural(len(steps), 'adjacent pair')}, "
-        f"{', '.join(parts)} at α = {alpha:g} after Holm."
+        f"Expected order on {t.name} ({shown}, worst to best): {verdict}; "
+        f"of its {plural(len(steps), 'adjacent pair')}, {', '.join(parts)} at α = {alpha:g} after Holm."
     )
     return OrderCheck(t.name, list(campaign.expected_order), steps, verdict, sentence)
 

@@ -489,12 +489,18 @@ def _tested_metrics(tiers: CampaignTiers) -> str:
                     t.tier,
                     md_text(k.label, 80),
                     _delta(k.delta, False) if k.n else "—",
-                    f"[{signed_num(iv.low)}, {signed_num(iv.high)}]" if iv else md_obs(k.welch.problem or "—", 80, in_table=True),
+                    f"[{signed_num(iv.low)}, {signed_num(iv.high)}]"
+                    if iv
+                    else md_obs(k.welch.problem or "—", 80, in_table=True),
                     f"{pval(k.p_value)} → {pval(k.p_adjusted)}" if k.tested else "—",
                     md_obs(verdict_words(k.recommendation), 60, in_table=True),
                 ]
             )
-    out = [md_obs(tiers.declared[0].upper() + tiers.declared[1:], 500) + ".", "", md_obs(f"Family: {tiers.family}.", 300)]
+    out = [
+        md_obs(tiers.declared[0].upper() + tiers.declared[1:], 500) + ".",
+        "",
+        md_obs(f"Family: {tiers.family}.", 300),
+    ]
     if rows:
         out += [
             "",
@@ -567,7 +573,11 @@ def campaign_summary(
         if gate is not None:
             head_lines += ["", _gate_text(gate)]
         link = report_link(base_url, urls.campaign_page(slug))
-        foot = f"**[Full campaign page →](<{link}>)**" if link else f"Full page: `{urls.campaign_page(slug)}` in the built site."
+        foot = (
+            f"**[Full campaign page →](<{link}>)**"
+            if link
+            else f"Full page: `{urls.campaign_page(slug)}` in the built site."
+        )
         return assemble("\n".join(head_lines), [], foot + f"\n\n<sub>obs {__version__}</sub>", limit)
     metric = md_code(stats.primary_metric or "no primary metric", in_table=False)
     direction = "higher is better" if stats.higher_is_better else "lower is better"

@@ -16,8 +16,8 @@ import orjson
 from obs import urls
 from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
-from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.campaign_gate import campaign_gate
+from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
