@@ -58,6 +58,7 @@ class ConditionRow:
     label: str
     is_baseline: bool
     cells: list[RunSummary | None]  # one per seed of the table, None where the seed has no run
+    values: list[float | None]  # each cell's one number for the primary metric, over its window (tiers)
     n: int
     mean: float | None
     sd: float | None
@@ -108,6 +109,11 @@ def campaign_view(
     from obs.analysis.tiers import campaign_tiers
 
     runs = [s for s in summaries if s.campaign == campaign.id]
+    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    tiers = campaign_tiers(campaign, runs, direction or (lambda name: not lower_is_better(name)), paired=paired)
+    primary = tiers.primary
+    stats = primary.stats if primary is not None else campaign_stats(campaign, [], paired=paired)
+    value_of = {v.run_id: v.value for c in stats.conditions for v in c.values}
     names = condition_names(campaign, runs)
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
     seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
@@ -116,13 +122,15 @@ def campaign_view(
     for name in names:
         members = [s for s in runs if s.condition == name]
         by_seed = {s.seed: s for s in members}
-        finals = [s.campaign_final.mean for s in members if s.campaign_final]
+        finals = [value_of[s.id] for s in members if s.id in value_of]
+        cells = [by_seed.get(seed) for seed in seeds]
         table.append(
             ConditionRow(
                 name=name,
                 label=labels.get(name, name),
                 is_baseline=name == campaign.baseline_condition,
-                cells=[by_seed.get(seed) for seed in seeds],
+                cells=cells,
+                values=[value_of.get(c.id) if c is not None else None for c in cells],
                 n=len(finals),
                 mean=float(np.mean(finals)) if finals else None,
                 sd=float(np.std(finals, ddof=1)) if len(finals) > 1 else None,
@@ -132,10 +140,6 @@ def campaign_view(
         curve = condition_curve(name, labels.get(name, name), [s.campaign_curve for s in members if s.campaign_curve])
         if curve is not None:
             curves.append(curve)
-    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
-    tiers = campaign_tiers(campaign, runs, direction or (lambda name: not lower_is_better(name)), paired=paired)
-    primary = tiers.primary
-    stats = primary.stats if primary is not None else campaign_stats(campaign, [], paired=paired)
     return CampaignView(
         campaign=campaign,
         seeds=seeds,
