@@ -286,7 +286,7 @@ class CampaignStats:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "paired"}
         plain: dict[str, Any] = {k: _plain(v) for k, v in out.items()}
         plain["paired"] = [p.as_dict() for p in self.paired]
-        plain["schema"] = "obs.campaign_stats/2"
+        plain["schema"] = "obs.campaign_stats/3"
         return plain
 
 
