@@ -188,8 +188,23 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
                     f"campaign:{doc['campaign_id']}|{metric.replace(chr(92), '')}|{labels[label.replace(chr(92), '')]}"
                 )
                 seen.outcome(key, "obs summary --campaign (tested metrics)", WORDS_TO_OUTCOME[words])
-        assert main(["gate", "--campaign", doc["campaign_id"], str(source)]) in (0, 1)
-        for metric, label, words in re.findall(GATE_SECONDARY, capsys.readouterr().out, re.M):
+        code = main(["gate", "--campaign", doc["campaign_id"], str(source)])
+        gate_out = capsys.readouterr().out
+        # the campaign's gate: one verdict from the command (and its exit code), the PR comment and the page
+        said = re.search(r"^obs gate: campaign [^:]+: (PASS|FAIL)$", gate_out, re.M)
+        assert said and code == (0 if said.group(1) == "PASS" else 1), gate_out
+        seen.verdict(f"gate:{doc['campaign_id']}", "obs gate --campaign", said.group(1))
+        md_gate = re.search(r"\*\*obs gate: (PASS|FAIL)\*\*", md)
+        assert md_gate, md
+        seen.verdict(f"gate:{doc['campaign_id']}", "obs summary --campaign", md_gate.group(1))
+        page = BeautifulSoup((analysis.parent / "index.html").read_text(encoding="utf-8"), "html.parser")
+        badge = page.select_one("#gate h3 .badge")
+        assert badge is not None
+        seen.verdict(f"gate:{doc['campaign_id']}", analysis.parent.relative_to(site).as_posix(), badge.get_text())
+        page_lines = [" ".join(li.get_text(" ").split()) for li in page.select("#gate li")]
+        for line in re.findall(r"^  \[(?:PASS|FAIL|INFO)\] (.+)$", gate_out, re.M):  # the same words, line by line
+            assert any(" ".join(line.split()) in shown for shown in page_lines), (line, page_lines)
+        for metric, label, words in re.findall(GATE_SECONDARY, gate_out, re.M):
             key = f"campaign:{doc['campaign_id']}|{metric}|{labels[label]}"
             seen.outcome(key, "obs gate --campaign", WORDS_TO_OUTCOME[words])
         for p in doc["paired"]:
