@@ -518,9 +518,10 @@ def _tested_metrics(tiers: CampaignTiers) -> str:
     for t in tiers.tested:
         if t.order is not None:
             out += ["", md_obs(t.order.sentence, 400)]
-    directional = [p for t in tiers.tested for p in t.planning if p.directional]
-    for p in directional:
-        out += ["", md_obs(f"{p.label}: {p.advice}", 300)]
+    for t in tiers.tested:
+        for p in t.planning:
+            if p.directional:
+                out += ["", md_obs(f"{t.name} · {p.label}: {p.advice}", 300)]
     return "\n".join(out)
 
 
