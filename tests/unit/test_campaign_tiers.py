@@ -323,3 +323,10 @@ def test_obs_yaml_tiers_serve_every_campaign_without_its_own(tmp_path: Path) -> 
     assert site.metrics_from == "obs.yaml" and site.primary_metric == "acc"
     assert [(d.name, d.tier) for d in mine.metrics] == [("f1", "primary")] and mine.metrics_from == "campaign.yaml"
     assert tree.cfg.metric_higher_is_better("loss") is False
+
+
+def test_tiers_without_a_primary_are_led_by_the_headline() -> None:
+    c = _campaign(primary_metric=None, metrics=[MetricDecl("reward", "secondary")])
+    tiers = campaign_tiers(c, _runs(headline={"metric": "acc", "kind": "series"}), DIRECTION)
+    assert [(t.name, t.tier) for t in tiers.tested] == [("acc", "primary"), ("reward", "secondary")]
+    assert "none is primary, so the runs' headline (acc) is the primary metric" in tiers.declared

@@ -247,6 +247,11 @@ def campaign_tiers(
     if campaign.metrics:
         decls = list(campaign.metrics)
         declared_words = f"tiers declared in {campaign.metrics_from or 'campaign.yaml'} (metrics:)"
+        if not any(d.tier == "primary" for d in decls):  # only secondaries and diagnostics: the headline leads
+            primary = primary or headline_metric(runs)
+            if primary:
+                decls = [MetricDecl(primary, "primary"), *(d for d in decls if d.name != primary)]
+                declared_words += f"; none is primary, so the runs' headline ({primary}) is the primary metric"
     else:
         chosen = primary or headline_metric(runs)
         decls = [MetricDecl(chosen, "primary")] if chosen else []
