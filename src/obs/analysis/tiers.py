@@ -265,7 +265,7 @@ def campaign_tiers(
             else "no primary metric: none declared and the runs have no headline"
         )
         declared_words = (
-            f"{how}; no `metrics:` declared, so only it is tested. Secondary metrics (tested with it, Holm over the "
+            f"{how}; no metrics: declared, so only it is tested. Secondary metrics (tested with it, Holm over the "
             "family) and diagnostics (shown, not tested) can be declared in campaign.yaml metrics:"
         )
     not_metrics: list[str] = []
