@@ -330,3 +330,26 @@ def test_tiers_without_a_primary_are_led_by_the_headline() -> None:
     tiers = campaign_tiers(c, _runs(headline={"metric": "acc", "kind": "series"}), DIRECTION)
     assert [(t.name, t.tier) for t in tiers.tested] == [("acc", "primary"), ("reward", "secondary")]
     assert "none is primary, so the runs' headline (acc) is the primary metric" in tiers.declared
+
+
+def test_the_arms_picker_leaves_out_identifiers_and_flags() -> None:
+    from obs.analysis.arms import ArmGroup, arm_stats
+    from obs.analysis.metric_views import arms_metrics
+
+    runs = {
+        arm: [
+            make_summary(
+                id=f"{arm}{i}",
+                arm=arm,
+                seed=i,
+                finals={"acc": float(v + i / 100), "seed": float(i), "is_resumed": 0.0},
+                curves={m: {"steps": [0.0, 1.0], "values": [0.0, 1.0]} for m in ("acc", "seed", "is_resumed")},
+                flags=["is_resumed"],
+            )
+            for i in range(3)
+        ]
+        for arm, v in (("full", 0.5), ("no-x", 0.4))
+    }
+    group = ArmGroup(("s", "", ""), "g", "g", ["full", "no-x"], "full", runs, "acc")
+    views = arms_metrics(group, DIRECTION, 10, arm_stats(group, True, 10))
+    assert [v.metric for v in views] == ["acc"]

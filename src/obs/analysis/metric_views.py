@@ -5,7 +5,8 @@ conditions, the loss of each arm). For every metric this gives each condition's 
 over its seeds with the 95% t band and ± 1 sd (`campaign_view.condition_curve`, the primary metric's
 own function) and its seed-level numbers. On a campaign page the metrics come in their tiers
 (`obs.analysis.tiers`): only the primary and secondary metrics are tested, as one Holm family;
-diagnostics and undeclared metrics are described, never tested. On an arms page every metric is
+diagnostics and undeclared metrics are described, never tested. On an arms page every metric (identifiers and
+yes/no flags aside) is
 compared, the metrics other than the group's own as one Holm family (`across_metrics`).
 
 Litmus thresholds (`min_delta`) are set for the primary metric, so other metrics are compared
@@ -24,6 +25,7 @@ from obs.analysis.campaign import CampaignStats, CandidateStats
 from obs.analysis.campaign_view import CampaignView, ConditionCurve, condition_curve
 from obs.analysis.stats import holm_adjust, recommendation
 from obs.sitemodel import Curve, RunSummary
+from obs.vocabulary import names_an_identifier
 
 MAX_METRICS = 40  # a picker longer than this is a list nobody reads; the rest are named as left out
 
@@ -120,7 +122,9 @@ def arms_metrics(
     as_conditions = [dataclasses.replace(s, condition=arm) for arm, members in group.runs.items() for s in members]
     conditions = [(arm, arm) for arm in group.arms]
     out: list[MetricView] = []
-    for metric in logged_metrics(runs, None)[:MAX_METRICS]:
+    flags = {f for s in runs for f in s.flags}  # identifiers and yes/no flags are never metrics (obs.analysis.tiers)
+    names = [m for m in logged_metrics(runs, None) if m == group.metric or not (names_an_identifier(m) or m in flags)]
+    for metric in names[:MAX_METRICS]:
         curves = _curves(conditions, as_conditions, _curve_of(metric))
         if metric == group.metric:
             out.append(MetricView(metric, True, curves, primary_stats))
