@@ -5,9 +5,9 @@ conditions, the loss of each arm). For every metric this gives each condition's 
 over its seeds with the 95% t band and ± 1 sd (`campaign_view.condition_curve`, the primary metric's
 own function) and its seed-level numbers. On a campaign page the metrics come in their tiers
 (`obs.analysis.tiers`): only the primary and secondary metrics are tested, as one Holm family;
-diagnostics and undeclared metrics are described, never tested. On an arms page every metric (identifiers and
-yes/no flags aside) is
-compared, the metrics other than the group's own as one Holm family (`across_metrics`).
+diagnostics and undeclared metrics are described, never tested. On an arms page every metric
+(identifiers and yes/no flags aside) is compared, the metrics other than the group's own as one Holm
+family (`across_metrics`).
 
 Litmus thresholds (`min_delta`) are set for the primary metric, so other metrics are compared
 without them; the campaign's evidence minimums and α still apply. Pure: summaries in, numbers out.
