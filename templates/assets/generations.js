@@ -94,9 +94,23 @@
     return !!t && (String(t[0]).toLowerCase().indexOf(q) !== -1 || String(t[1]).toLowerCase().indexOf(q) !== -1);
   };
 
+  // The text files of generations `indices`, in order.
+  Viewer.prototype.loadTexts = function (indices) {
+    var self_ = this;
+    return indices.reduce(function (chain, i) {
+      return chain.then(function () { return self_.loadText(i); });
+    }, Promise.resolve());
+  };
+
   // A search over `candidates` (indices) from `state.pos` on, until `want` match; text files read in order.
+  // Without a text to search every candidate matches: only the texts of the first `want` are read.
   Viewer.prototype.collect = function (state, want, q, run) {
     var self_ = this;
+    if (!q) {
+      state.found = state.candidates;
+      state.pos = state.candidates.length;
+      return this.loadTexts(state.found.slice(0, want));
+    }
     function next() {
       if (run !== self_.run) return Promise.resolve();
       while (state.found.length < want && state.pos < state.candidates.length) {
@@ -141,7 +155,10 @@
     var self_ = this, run = this.run;
     this.shown += SHOW;
     this.more.disabled = true;
-    this.collect(this.state, this.shown + 1, this.filter.q, run).then(function () {
+    var st = this.state;
+    this.collect(st, this.shown + 1, this.filter.q, run).then(function () {
+      return self_.loadTexts(st.found.slice(0, self_.shown));
+    }).then(function () {
       if (run === self_.run) self_.render();
     });
   };
@@ -212,10 +229,11 @@
         if (run !== self_.run) return;
         box.textContent = "";
         box.appendChild(el("h4", null, "Step " + fmt(step)));
+        var shown = state.found.slice(0, SIDE);
         box.appendChild(el("p", "note", fmt(all.length) + " generation" + (all.length === 1 ? "" : "s") +
           (mean === null ? ", none with a reward" : ", mean reward " + fmt(mean) + " over " + fmt(rewards.length)) +
-          "; " + (state.found.length ? "the first " + fmt(state.found.length) + " matching" : "none matches the filters") + "."));
-        state.found.forEach(function (i) { box.appendChild(self_.item(i)); });
+          "; " + (shown.length ? "the first " + fmt(shown.length) + " matching the filters" : "none matches the filters") + "."));
+        shown.forEach(function (i) { box.appendChild(self_.item(i)); });
       });
     });
   };
