@@ -104,7 +104,9 @@ def generations(cond: str, seed: int, final: float, tau: float) -> tuple[bytes, 
             correct = bool(rng.random() < p)
             prompt = f"Using the numbers {numbers}, make {target}. Think inside <think> tags, then answer."
             if correct:
-                think = f"I need {target}. Multiplying the first two gives {numbers[0] * numbers[1]}; adding {numbers[2]}."
+                think = (
+                    f"I need {target}. Multiplying the first two gives {numbers[0] * numbers[1]}; adding {numbers[2]}."
+                )
                 answer = expr
             else:
                 think = f"Maybe adding everything: {sum(numbers)}. Close enough to {target}?"

@@ -227,9 +227,10 @@ class _Walk:
             return claim
         (source,) = claim.runs
         known = set(source.files)
-        files = (*source.files, *(f for f in found if f not in known))
-        note = f"side logs of this run: {', '.join(f.relative_to(folder).as_posix() for f in found if is_read(f))}"
-        attached = replace(source, files=files, side=tuple(f for f in found if is_read(f)))
+        owned = (*source.files, *(f for f in found if f not in known))
+        read = [f.relative_to(folder).as_posix() for f in found if is_read(f)]
+        note = f"side logs of this run: {', '.join(read)}" if read else "a side folder of this run: no file of it read"
+        attached = replace(source, files=owned, side=tuple(f for f in found if is_read(f)))
         return replace(claim, runs=(attached,), notes=(*claim.notes, note))
 
     def children(self, folder: Path, listing: Listing) -> list[Path]:

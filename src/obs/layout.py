@@ -270,11 +270,12 @@ def _notice(campaign: Campaign, places: list[Place], metric: str | None, why: st
     metric_text = f"primary metric {metric} ({why})" if metric else f"no primary metric ({why})"
     yaml_path = "campaign.yaml" if folder == root else f"{where}/campaign.yaml"
     conds = ", ".join(c.name for c in campaign.conditions[:4]) + (", ..." if n_cond > 4 else "")
+    primary = f"primary_metric: {metric}" if metric else "primary_metric: <a metric>"
     return (
         f"campaign '{campaign.id}' inferred from {len(places)} runs ({_how(places)}): {n_cond} conditions "
         f"({names}) x {n_seed} seeds, {metric_text}; no baseline condition, so no condition is tested. "
         f"To make it explicit, write {yaml_path} with id: {campaign.id}, conditions: [{conds}], "
-        f"baseline_condition: <one of them>{f', primary_metric: {metric}' if metric else ', primary_metric: <a metric>'}"
+        f"baseline_condition: <one of them>, {primary}"
     )
 
 

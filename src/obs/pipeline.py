@@ -93,7 +93,8 @@ class SourceTree:
             raise FileNotFoundError(f"{source}: source folder does not exist")
         diags = Diagnostics(root=root)
         cfg = load_config(root, diags)
-        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=cfg.primary_metric)  # static/ is copied into the site, not read
+        # static/ is copied into the site, not read; obs.yaml's primary metric leads a campaign the layout forms
+        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=cfg.primary_metric)
         diags.extend(found.diags)
         plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
         layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)

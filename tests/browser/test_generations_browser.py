@@ -128,7 +128,9 @@ def test_two_steps_side_by_side(viewer: Page, demo_source: Path) -> None:
     assert a and b and b["x"] > a["x"] + a["width"] - 1 and abs(a["y"] - b["y"]) < 2
 
 
-def test_no_sideways_scroll_at_390(browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite) -> None:
+def test_no_sideways_scroll_at_390(
+    browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite
+) -> None:
     context, watch = new_watched_context(
         browser, browser_context_args, (served_demo.base, "data:"), viewport=PHONE, is_mobile=True, has_touch=True
     )
