@@ -11,8 +11,8 @@ is read cheaply at discovery (no log is read whole), from, in this order of prec
 4. its folder's name, `<condition>_s<seed>` (also `-s`, `_seed`, `-seed-`): with the condition names
    of a campaign.yaml, the longest declared name that the folder starts with.
 
-Run folders side by side (the folder above `runs/` when they sit in one) whose places name at least
-two conditions form a campaign; a notice says how it was inferred and which campaign.yaml makes it
+Run folders side by side (the folder above `runs/` when they sit in one), in no spec and no campaign
+and not ablation arms (`arm:`), whose places name at least two conditions form a campaign; a notice says how it was inferred and which campaign.yaml makes it
 explicit. Runs below a campaign.yaml get their condition and seed the same way, so such a campaign
 needs no run.yaml per run. Nothing is guessed beyond what the names say: an inferred campaign has no
 baseline condition (nothing is tested until one is written) and its primary metric is named in the
@@ -52,6 +52,7 @@ class Place:
     condition_from: str = ""
     seed_from: str = ""
     campaign: str | None = None  # a run.yaml's own `campaign:`: such a run is never inferred into another
+    arm: bool = False  # a run.yaml's `arm:`: an ablation arm of a spec (analysis/arms.py), not a condition
     metrics: tuple[str, ...] = ()  # numeric fields of the first record (a primary metric for the campaign)
 
 
@@ -178,7 +179,7 @@ def place_of(source: RunSource, root: Path, declared: tuple[str, ...] = ()) -> P
         if isinstance(v, int | float) and not isinstance(v, bool) and k not in IDENTIFIERS and not is_bookkeeping(k)
     )
     own = _condition(doc.get("campaign"))
-    return Place(cond, seed, cond_from, seed_from, own, metrics)
+    return Place(cond, seed, cond_from, seed_from, campaign=own, metrics=metrics, arm=doc.get("arm") is not None)
 
 
 def _campaign_folder(run_folder: Path) -> Path:
@@ -230,9 +231,12 @@ def infer_campaigns(
         campaign = campaigns.get(source.campaign or "")
         declared = tuple(c.name for c in campaign.conditions) if campaign else ()
         place = place_of(source, root, declared)
-        _check_agreement(source, place, diags)
-        out.append(replace(source, condition=place.condition, seed=place.seed))
-        if source.campaign is None and place.campaign is None and place.condition is not None:
+        if campaign is not None:  # below a campaign.yaml: its runs need no run.yaml to say where they sit
+            _check_agreement(source, place, diags)
+            out.append(replace(source, condition=place.condition, seed=place.seed))
+            continue
+        out.append(source)  # a run in no campaign keeps what its own files say
+        if place.campaign is None and place.condition is not None and source.spec is None and not place.arm:
             groups[_campaign_folder(source.path)].append((len(out) - 1, place))
     for folder, members in sorted(groups.items()):
         conditions = sorted({p.condition for _, p in members if p.condition})
@@ -257,8 +261,9 @@ def infer_campaigns(
         campaign.inferred = _notice(campaign, places, metric, why, folder, root)
         campaigns[ident] = campaign
         diags.info(folder, campaign.inferred)
-        for i, _ in members:
-            out[i] = replace(out[i], campaign=ident)
+        for i, place in members:
+            _check_agreement(out[i], place, diags)
+            out[i] = replace(out[i], campaign=ident, condition=place.condition, seed=place.seed)
     return out
 
 

@@ -147,3 +147,18 @@ def test_wandb_config_names_condition_and_seed(tmp_path: Path) -> None:
     campaign = tree.found.campaigns["wandb"]
     assert [c.name for c in campaign.conditions] == ["a", "b"] and campaign.seeds == [1, 2]
     assert "W&B config (condition)" in campaign.inferred
+
+
+def test_spec_runs_and_arms_are_never_inferred_into_a_campaign(tmp_path: Path) -> None:
+    """Ablation arms named `<arm>_s<seed>` below a spec.yaml are the spec's arms (analysis/arms.py), and arms
+    outside one too: neither becomes a campaign, nor gets a condition from its folder's name."""
+    for arm in ("full", "no-schema"):
+        for s in (1, 2):
+            _log(tmp_path / "onto" / f"{arm}_s{s}")
+            (tmp_path / "onto" / f"{arm}_s{s}" / "run.yaml").write_text(f"id: onto-{arm}-{s}\narm: {arm}\nseed: {s}\n")
+            _log(tmp_path / "loose" / f"{arm}_s{s}")
+            (tmp_path / "loose" / f"{arm}_s{s}" / "run.yaml").write_text(f"id: loose-{arm}-{s}\narm: {arm}\n")
+    (tmp_path / "onto" / "spec.yaml").write_text("id: onto\n")
+    tree = SourceTree.open(tmp_path)
+    assert tree.found.campaigns == {}
+    assert all(p.source.condition is None and p.source.campaign is None for p in tree.plan.runs)
