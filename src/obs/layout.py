@@ -13,10 +13,10 @@ is read cheaply at discovery (no log is read whole), from, in this order of prec
 
 Run folders side by side (the folder above `runs/` when they sit in one), in no spec and no campaign
 and not ablation arms (`arm:`), whose places name at least two conditions form a campaign; a notice
-says how it was inferred and which campaign.yaml makes it explicit. Runs below a campaign.yaml get their condition and seed the same way, so such a campaign
-needs no run.yaml per run. Nothing is guessed beyond what the names say: an inferred campaign has no
-baseline condition (nothing is tested until one is written) and its primary metric is named in the
-notice with the rule that chose it.
+says how it was inferred and which campaign.yaml makes it explicit. Runs below a campaign.yaml get
+their condition and seed the same way, so such a campaign needs no run.yaml per run. Nothing is
+guessed beyond what the names say: an inferred campaign has no baseline condition (nothing is tested
+until one is written) and its primary metric is named in the notice with the rule that chose it.
 """
 
 from __future__ import annotations
