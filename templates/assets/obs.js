@@ -79,7 +79,7 @@
   }
 
   // The data files beside a page (obs.render.datafile: `<prefix><kind>-<page>.js`, each pushing one value onto
-  // OBS_DATA), loaded with <script src> one at a time and kept: a page opened from disk cannot fetch() them.
+  // OBS_DATA), each loaded as a script element, one at a time, and kept: a page opened from disk cannot fetch() them.
   // The case browser and the generations viewer read theirs with this; `schema` and `run` say whose a value is.
   function DataFiles(prefix, schema, run) {
     this.prefix = prefix;
