@@ -18,8 +18,8 @@ from bs4 import BeautifulSoup
 
 from obs.analysis.held_constant import flatten
 from obs.build import BuildOptions
-from obs.urls import slugify
 from obs.publish.extras import build_published
+from obs.urls import slugify
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
 SEED_LEAVES = ("seed",)
