@@ -13,6 +13,7 @@ from typing import Any
 
 from obs.adapters import ADAPTERS, LEARNING
 from obs.adapters.base import Claim, RunSource
+from obs.adapters.common import folder_id
 from obs.adapters.native import NATIVE_FILES
 from obs.adapters.native import files_read as native_files_read
 from obs.adapters.side_logs import SIDE_DIRS, is_read, side_files
@@ -207,12 +208,17 @@ class _Walk:
         return False
 
     def attach_side_logs(self, folder: Path, claim: Claim) -> Claim:
-        """The side folders (`emergence/`) of the one run found in this folder are that run's: their files join its
-        files (so they are never runs of their own), the side logs obs reads are named in `RunSource.side`."""
+        """The side logs of the one run found in this folder are that run's: the files of its side folders
+        (`emergence/`), and a `generations.jsonl` or `steps.jsonl` beside its `metrics.jsonl` or run.yaml. They join
+        its files (never runs of their own); the side logs obs reads are named in `RunSource.side`."""
+        claim = self.side_logs_beside(folder, claim)
         here = [s for s in claim.runs if s.path == folder and s.record is None and s.part is None]
         if len(here) != 1 or len(claim.runs) != 1:
             return claim
-        found: list[Path] = []
+        (source,) = claim.runs
+        found: list[Path] = [
+            f for f in source.files if f.parent == folder and is_read(f) and self.is_run_folder(folder)
+        ]
         for name in SIDE_DIRS:
             side = folder / name
             if not side.is_dir() or side.is_symlink() or real(side) in self.seen:
@@ -225,13 +231,27 @@ class _Walk:
             self.found.files.update(real(f) for f in files)
         if not found:
             return claim
-        (source,) = claim.runs
         known = set(source.files)
         owned = (*source.files, *(f for f in found if f not in known))
         read = [f.relative_to(folder).as_posix() for f in found if is_read(f)]
         note = f"side logs of this run: {', '.join(read)}" if read else "a side folder of this run: no file of it read"
         attached = replace(source, files=owned, side=tuple(f for f in found if is_read(f)))
         return replace(claim, runs=(attached,), notes=(*claim.notes, note))
+
+    def is_run_folder(self, folder: Path) -> bool:
+        """A folder whose run is named by its run.yaml or its `metrics.jsonl` (a side log beside it is the run's)."""
+        return any(safe_input(folder / name, self.root) is not None for name in ("run.yaml", "metrics.jsonl"))
+
+    def side_logs_beside(self, folder: Path, claim: Claim) -> Claim:
+        """A log reader's runs of `generations.jsonl` / `steps.jsonl` beside the folder's `metrics.jsonl`: not runs.
+        They join the metrics' run, which takes the folder's id (as it would alone)."""
+        beside = [s for s in claim.runs if s.path == folder and is_read(folder / s.key) and s.record is None]
+        main = [s for s in claim.runs if s not in beside]
+        if not beside or len(main) != 1 or main[0].key != "metrics.jsonl" or not self.is_run_folder(folder):
+            return claim
+        files = (*main[0].files, *(f for s in beside for f in s.files))
+        run = replace(main[0], files=files, default_id=folder_id(folder, self.root))
+        return replace(claim, runs=(run,))
 
     def children(self, folder: Path, listing: Listing) -> list[Path]:
         """Subfolders to enter: not `__pycache__`, and at the top not `archive/` (frozen reports of `obs decide`)."""

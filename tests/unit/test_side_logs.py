@@ -81,3 +81,20 @@ def test_generation_records_without_text_are_counted(tmp_path: Path) -> None:
     assert run.generations.reward == [None]  # a reward that is not a number is not invented
     messages = [d.message for d in run.diagnostics.items]
     assert any("1 record(s) have no prompt or completion" in m for m in messages)
+
+
+def test_side_logs_beside_the_metrics_are_the_runs(tmp_path: Path) -> None:
+    """`generations.jsonl` and `steps.jsonl` beside a run's metrics.jsonl (no emergence/ folder) are its side logs:
+    one run with the folder's id, not three runs `r1/metrics`, `r1/generations`, `r1/steps`."""
+    _run(tmp_path / "r1")
+    for name in ("steps.jsonl", "generations.jsonl"):
+        (tmp_path / "r1" / "emergence" / name).rename(tmp_path / "r1" / name)
+    (tmp_path / "r1" / "emergence").rmdir()
+    _run(tmp_path / "r2", run_yaml=True)
+    (tmp_path / "r2" / "emergence" / "generations.jsonl").rename(tmp_path / "r2" / "generations.jsonl")
+    tree = SourceTree.open(tmp_path)
+    assert sorted(p.id for p in tree.plan.runs) == ["r1", "r2"]
+    runs = {p.id: load_run(tree, p) for p in tree.plan.runs}
+    assert runs["r1"].metrics is not None and "steps/mean_reward" in runs["r1"].metrics.series
+    assert all(r.generations is not None and len(r.generations) == 5 for r in runs.values())
+    assert tree.found.unread_rel() == []

@@ -6,10 +6,11 @@ completion, reward, tokens, ...) inside the run's folder. Read as logs of their 
 runs (the generations file's mean reward a headline); inside a run.yaml folder they were not read at all.
 
 Here they belong to their run (discovery attaches every file of a side folder to the run of the folder
-above it, `RunSource.side` naming the ones read):
+above it, and a `generations.jsonl` or `steps.jsonl` beside a run's `metrics.jsonl` or run.yaml to that
+run; `RunSource.side` names the ones read):
 
-* `steps.jsonl`: its series join the run's curves as `emergence/<name>` (the run's own curves keep
-  their names);
+* `steps.jsonl`: its series join the run's curves as `emergence/<name>` (`steps/<name>` for one beside
+  the run's log; the run's own curves keep their names);
 * `generations.jsonl`: the run page's generations viewer (`Run.generations`);
 * any other file of a side folder is the run's too, and listed as not read.
 
@@ -76,7 +77,7 @@ def _merge_steps(run: Run, path: Path, diags: Diagnostics, *, restarts: str) -> 
         if str(path) not in diags.unread:
             diags.warning(path, "no numeric series found in this side log")
         return
-    prefix = path.parent.name
+    prefix = path.parent.name if path.parent.name in SIDE_DIRS else path.stem  # emergence/x, or steps/x beside
     if run.metrics is None:
         run.metrics = Metrics(source_file=str(path), step_source=side.step_source)
     for name, series in side.series.items():
