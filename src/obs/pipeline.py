@@ -94,7 +94,8 @@ class SourceTree:
         diags = Diagnostics(root=root)
         cfg = load_config(root, diags)
         # static/ is copied into the site, not read; obs.yaml's primary metric leads a campaign the layout forms
-        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=cfg.primary_metric)
+        declared = cfg.primary_metric if cfg.primary_metric != SiteConfig().primary_metric else None  # not the default
+        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=declared)
         diags.extend(found.diags)
         plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
         layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)

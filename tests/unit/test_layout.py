@@ -162,3 +162,10 @@ def test_spec_runs_and_arms_are_never_inferred_into_a_campaign(tmp_path: Path) -
     tree = SourceTree.open(tmp_path)
     assert tree.found.campaigns == {}
     assert all(p.source.condition is None and p.source.campaign is None for p in tree.plan.runs)
+
+
+def test_obs_yaml_primary_metric_leads_an_inferred_campaign(tmp_path: Path) -> None:
+    _retrain(tmp_path)
+    (tmp_path / "obs.yaml").write_text("primary_metric: loss\n")
+    campaign = SourceTree.open(tmp_path).found.campaigns[tmp_path.name]
+    assert campaign.primary_metric == "loss" and "primary metric loss (obs.yaml's primary_metric)" in campaign.inferred
