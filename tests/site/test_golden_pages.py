@@ -1,6 +1,6 @@
 """Golden tests of the HTML contract: every run page of the demo site, parsed with an HTML parser.
 
-These guard what the report promises a reader: the 12 sections in order, each with its anchor, and
+These guard what the report promises a reader: the 13 sections in order, each with its anchor, and
 the right values in the right places (computed independently from the source files here).
 """
 
