@@ -22,12 +22,12 @@ from pathlib import Path
 from obs.adapters import native, tensorboard
 from obs.adapters.agent_sessions import AgentSessionsAdapter
 from obs.adapters.base import Adapter, Claim, Holds, LoadContext, RunSource
-from obs.adapters.common import new_run
 from obs.adapters.csv_logs import CsvLogAdapter
 from obs.adapters.generic_jsonl import GenericJsonlAdapter, read_log_into
 from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.lm_eval import LmEvalAdapter
 from obs.adapters.mlflow import MlflowAdapter
+from obs.adapters.shared.ids import new_run
 from obs.adapters.tensorboard import TensorboardAdapter
 from obs.adapters.wandb import WandbAdapter
 from obs.model import Run

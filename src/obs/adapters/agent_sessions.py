@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.common import read_json_document
 from obs.adapters.session_shape import is_session_record, learning_key_of, learning_kind
+from obs.adapters.shared.json_docs import read_json_document
 from obs.agents import DEFAULT_WEIGHTS, EntryUsage, LearningData, Playbook, PlaybookEntry, Session
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl

@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import build_log_metrics, new_run, read_head, run_id_for_file, unread_note
 from obs.adapters.shapes import TIME_KEYS, classify, read_items_into
+from obs.adapters.shared.ids import new_run, run_id_for_file, unread_note
+from obs.adapters.shared.log_records import build_log_metrics
+from obs.adapters.shared.text_files import read_head
 from obs.diagnostics import Diagnostics
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file

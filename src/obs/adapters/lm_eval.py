@@ -17,19 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import (
-    ProbeCollector,
-    folder_id,
-    is_number,
-    iso_from_timestamp,
-    new_run,
-    probe_case_from_record,
-    read_head,
-    read_json_document,
-    run_id_for_file,
-    salvage_object,
-    unread_note,
-)
+from obs.adapters.shared.ids import folder_id, new_run, run_id_for_file, unread_note
+from obs.adapters.shared.json_docs import read_json_document, salvage_object
+from obs.adapters.shared.probe_cases import probe_case_from_record
+from obs.adapters.shared.probe_collector import ProbeCollector
+from obs.adapters.shared.text_files import read_head
+from obs.adapters.shared.values import is_number, iso_from_timestamp
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import EvalResult, Probe, Run

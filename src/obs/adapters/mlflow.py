@@ -16,15 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import (
-    bounded_markdown,
-    folder_id,
-    iso_from_timestamp,
-    new_run,
-    read_head,
-    typed_scalar,
-    unread_note,
-)
+from obs.adapters.shared.ids import folder_id, new_run, unread_note
+from obs.adapters.shared.text_files import bounded_markdown, read_head
+from obs.adapters.shared.values import iso_from_timestamp, typed_scalar
 from obs.diagnostics import Diagnostics
 from obs.jsonl import bounded_lines
 from obs.jsontypes import NUMBER, TEXT, TypedReader

@@ -13,15 +13,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from obs.adapters.base import Claim, LoadContext, RunSource, list_files
-from obs.adapters.common import (
-    IMAGE_SUFFIXES,
-    ProbeCollector,
-    bounded_markdown,
-    checked_render,
-    folder_id,
-    read_json_object,
-    read_text_file,
-)
+from obs.adapters.shared.ids import folder_id
+from obs.adapters.shared.json_docs import read_json_object
+from obs.adapters.shared.probe_cases import IMAGE_SUFFIXES, checked_render
+from obs.adapters.shared.probe_collector import ProbeCollector
+from obs.adapters.shared.text_files import bounded_markdown, read_text_file
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
 from obs.fields import YamlFields

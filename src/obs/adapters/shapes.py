@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from obs.adapters.common import ProbeCollector, is_number, probe_case_from_record
+from obs.adapters.shared.probe_cases import probe_case_from_record
+from obs.adapters.shared.probe_collector import ProbeCollector
+from obs.adapters.shared.values import is_number
 from obs.diagnostics import Diagnostics
 from obs.model import EvalResult, Run
 from obs.series_builder import STEP_KEYS

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import folder_id, new_run, unread_note
+from obs.adapters.shared.ids import folder_id, new_run, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
 from obs.safeyaml import YamlError, load_yaml_file
