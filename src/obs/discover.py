@@ -20,9 +20,7 @@ from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, Spec
-from obs.safeyaml import load_mapping
-from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
-from obs.sourcetree import (
+from obs.safepaths import (
     Listing,
     is_inside,
     is_obs_site,
@@ -34,6 +32,8 @@ from obs.sourcetree import (
     safe_input,
     shown_name,
 )
+from obs.safeyaml import load_mapping
+from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
 
 SPEC_FILE = "spec.yaml"
 CAMPAIGN_FILE = "campaign.yaml"
@@ -95,7 +95,7 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
     """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds.
 
     Every folder is listed once (by its real location), and every symbolic link met on the way
-    that leaves the tree or loops is named in a warning and never read (obs.sourcetree).
+    that leaves the tree or loops is named in a warning and never read (obs.safepaths).
     """
     root = root.resolve()
     found = Discovery(root=root, diags=Diagnostics(root=root))

@@ -258,7 +258,6 @@ class Run:
     notices: list[str] = field(default_factory=list)
     # plain-text fields obs.fieldbounds cut, whole (up to its MAX_KEPT characters): the run page's collapsed block
     full_text: dict[str, str] = field(default_factory=dict)
-    input_files: list[Path] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
 
     @property

@@ -22,7 +22,7 @@ from obs.agents import DEFAULT_WEIGHTS, EntryUsage, LearningData, Playbook, Play
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
-from obs.sourcetree import walk_files
+from obs.safepaths import walk_files
 
 MAX_SUMMARY_BYTES = 64 * 1024 * 1024
 

@@ -35,7 +35,7 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
 from obs.model import Run
-from obs.sourcetree import safe_input
+from obs.safepaths import safe_input
 from obs.vocabulary import is_stage_key
 
 LOG_SUFFIXES = (".jsonl", ".ndjson")

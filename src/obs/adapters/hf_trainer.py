@@ -23,7 +23,7 @@ from obs.adapters.shared.text_files import read_head
 from obs.adapters.shared.values import is_number
 from obs.diagnostics import Diagnostics
 from obs.model import Run
-from obs.sourcetree import safe_input
+from obs.safepaths import safe_input
 
 STATE_FILE = "trainer_state.json"
 RENAMED_STATE = re.compile(r"^trainer_state.*\.json$")

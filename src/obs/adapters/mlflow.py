@@ -23,10 +23,10 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import bounded_lines
 from obs.jsontypes import NUMBER, TEXT, TypedReader
 from obs.model import Run
+from obs.safepaths import safe_input, walk_files
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sanitize import CLEANED, clean_text, has_unsafe_text
 from obs.series_builder import SeriesBuilder
-from obs.sourcetree import safe_input, walk_files
 
 META = "meta.yaml"
 RUN_PARTS = ("metrics", "params", "tags")

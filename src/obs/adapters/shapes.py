@@ -347,11 +347,6 @@ def _is_sample_list(value: Any) -> bool:
     )
 
 
-def _names_each_record(col: _Column, n: int) -> bool:
-    """Text in every record, a different text in each."""
-    return col.text_count == col.present == n and len(col.texts) == n
-
-
 def _distinct_ids(records: Sequence[dict[str, Any]], key: str) -> bool:
     values = [r.get(key) for r in records]
     ok = [v for v in values if isinstance(v, str | int) and not isinstance(v, bool)]

@@ -25,9 +25,9 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.jsontypes import TEXT, TypedReader
 from obs.model import Run
+from obs.safepaths import safe_input
 from obs.safeyaml import load_mapping
 from obs.series_builder import SeriesBuilder
-from obs.sourcetree import safe_input
 
 CONFIG = "config.yaml"
 SUMMARY = "wandb-summary.json"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from obs.adapters.base import LoadContext, RunSource
 from obs.model import Run
-from obs.sourcetree import real, shown_name
+from obs.safepaths import real, shown_name
 
 
 def folder_id(folder: Path, root: Path) -> str:
@@ -31,7 +31,6 @@ def new_run(source: RunSource, ctx: LoadContext, title: str = "") -> Run:
         spec=source.spec,
         campaign=source.campaign,
         title=title,
-        input_files=list(source.files),
         diagnostics=ctx.diags,
     )
 

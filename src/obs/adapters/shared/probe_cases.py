@@ -10,7 +10,7 @@ from obs.diagnostics import Diagnostics
 from obs.jsontypes import type_name
 from obs.model import ProbeCase
 from obs.probetable import CaseText, PlainCases
-from obs.sourcetree import is_inside, real
+from obs.safepaths import is_inside, real
 
 IMAGE_SUFFIXES = (".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif")
 CASE_TEXT_FIELDS = ("prompt", "expected", "actual", "note", "split", "family", "failure_class", "render")

@@ -26,7 +26,6 @@ class ProbeCollector:
 
     def __init__(self, path: Path, diags: Diagnostics) -> None:
         self.builder = ProbeTableBuilder(path, diags)
-        self.first_path = path
         self.diags = diags
         self.samples: dict[str, list[ProbeCase]] = {}
         self.sample_rows: dict[str, tuple[int, ProbeCase, int | None]] = {}  # id -> (row, case in it, line)
