@@ -14,12 +14,12 @@ from typing import Any
 from obs.adapters import ADAPTERS, LEARNING
 from obs.adapters.base import RunSource
 from obs.adapters.native import NATIVE_FILES
-from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
+from obs.analysis.paired_systems import ItemFileError, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
 from obs.ledger import ARCHIVE_DIR
-from obs.model import Campaign, Condition, Spec
+from obs.model import Campaign, Condition, ItemResults, PairedSpec, Spec
 from obs.safepaths import (
     Listing,
     is_inside,
@@ -84,8 +84,8 @@ def not_read(found: Discovery) -> list[Path]:
         if source.base is not None:
             read.update(real(f) for f in source.base.files)
     for campaign in found.campaigns.values():
-        for pair in campaign.extra.get("paired", []) or []:
-            for rel in (getattr(pair, "file_a", None), getattr(pair, "file_b", None)):
+        for pair in campaign.paired:
+            for rel in (pair.file_a, pair.file_b):
                 if rel:
                     read.add(real(campaign.source_dir / rel))
     return sorted(f for f in found.files if f not in read and f.name not in SITE_FILES)
@@ -263,9 +263,7 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
             f.line("baseline_condition"),
         )
     if "paired" in f.values:
-        # The Campaign model has no dedicated field; the parsed pairs (with their item outcomes, so a
-        # changed result file changes the campaign and invalidates cached pages) travel in `extra`.
-        campaign.extra["paired"] = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
+        campaign.paired = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
     return campaign
 
 

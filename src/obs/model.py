@@ -304,4 +304,38 @@ class Campaign:
     min_effect: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
     litmus: dict[str, float] = field(default_factory=dict)
+    # the `paired:` entries, each with its two result files read (a changed file changes the campaign, so its
+    # cached pages are made again)
+    paired: list[PairedSpec] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ItemResults:
+    """Right/wrong per item id, read from one result file, with what had to be skipped and why."""
+
+    outcomes: dict[str, bool]
+    id_key: str
+    correct_key: str
+    skipped: int = 0
+    duplicates: int = 0
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PairedSpec:
+    """One ``paired:`` entry of campaign.yaml after discovery read its two files.
+
+    ``a``/``b`` are ``None`` when a file could not be used; ``problems`` then says why (the same
+    messages are also reported as diagnostics, with file and line).
+    """
+
+    name: str
+    label_a: str
+    label_b: str
+    file_a: str
+    file_b: str
+    claim_pp: float | None = None
+    a: ItemResults | None = None
+    b: ItemResults | None = None
+    problems: tuple[str, ...] = ()

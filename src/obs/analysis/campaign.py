@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from obs.analysis.paired_systems import PairedSpec, PairedSystems, compare_systems
+from obs.analysis.paired_systems import PairedSystems, compare_systems
 from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
@@ -52,7 +52,7 @@ from obs.analysis.stats import (
     sample_size_for_power,
     welch,
 )
-from obs.model import Campaign
+from obs.model import Campaign, PairedSpec
 from obs.numbers import num, p_text, plural
 from obs.sitemodel import RunSummary
 

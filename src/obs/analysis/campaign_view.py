@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from obs.analysis.paired_systems import PairedSpec
 from obs.model import Campaign
 from obs.sitemodel import Curve, RunSummary
 
@@ -132,7 +131,7 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
     stats = campaign_stats(
         campaign,
         finals_from_summaries(runs),
-        paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
+        paired=campaign.paired,
     )
     return CampaignView(
         campaign=campaign,

@@ -22,14 +22,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from obs.analysis.stats import PAIRED_METHOD, PairedComparison, paired_comparison, paired_items_needed
+from obs.model import ItemResults, PairedSpec
 from obs.numbers import p_text, pct, plural, pp
 
 __all__ = [
     "CORRECT_KEYS",
     "ID_KEYS",
     "ItemFileError",
-    "ItemResults",
-    "PairedSpec",
     "PairedSystems",
     "compare_systems",
     "parse_item_results",
@@ -54,37 +53,6 @@ def pct_na(x: float) -> str:
 
 class ItemFileError(ValueError):
     """A result file that cannot be used at all (not JSON, no records, no id or correctness key)."""
-
-
-@dataclass(frozen=True)
-class ItemResults:
-    """Right/wrong per item id, read from one result file, with what had to be skipped and why."""
-
-    outcomes: dict[str, bool]
-    id_key: str
-    correct_key: str
-    skipped: int = 0
-    duplicates: int = 0
-    problems: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class PairedSpec:
-    """One ``paired:`` entry of campaign.yaml after discovery read its two files.
-
-    ``a``/``b`` are ``None`` when a file could not be used; ``problems`` then says why (the same
-    messages are also reported as diagnostics, with file and line).
-    """
-
-    name: str
-    label_a: str
-    label_b: str
-    file_a: str
-    file_b: str
-    claim_pp: float | None = None
-    a: ItemResults | None = None
-    b: ItemResults | None = None
-    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from obs import urls
 from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
-from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
@@ -463,7 +462,7 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
         pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
         ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
     pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
-    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    paired = campaign.paired
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
     pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
     page = urls.campaign_page(slug)
