@@ -35,7 +35,7 @@ from obs.series_builder import (
     to_series,
 )
 
-FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast, and polars' import is saved
+FAST_PATH_MIN_BYTES = 1 << 20  # below 1 MB the tolerant reader is as fast
 STREAM_MIN_BYTES = 64 << 20  # above this a log is read in chunks and kept reduced
 CHUNK_BYTES = 32 << 20
 # A metric record is a few hundred bytes. The column parser holds every line's values at once, so one
@@ -61,7 +61,7 @@ def read_metrics_fast(path: Path, diags: Diagnostics, step_key: str | None) -> M
         raw = path.read_bytes()
     except OSError:
         return None
-    # Bare NaN/Infinity need no scan here: polars' JSON parser refuses them (a test holds it to that),
+    # Bare NaN/Infinity need no scan here: msgspec's JSON decoder refuses them (a test holds it to that),
     # and the tolerant reader then reports them.
     if json_may_hold_unsafe(raw) or _has_long_line(raw):
         return None

@@ -91,7 +91,7 @@ def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> 
     for body in (
         '{"step": 0, "loss": NaN}\n',
         # bare constants after the first line reach the column parser, which must refuse them (obs does not
-        # scan for them first: polars' parser rejects what is not JSON, and the tolerant reader explains it)
+        # scan for them first: msgspec's decoder rejects what is not JSON, and the tolerant reader explains it)
         '{"step": 0, "loss": 1}\n{"step": 1, "loss": NaN}\n',
         '{"step": 0, "loss": 1}\n{"step": 1, "loss": Infinity}\n',
         '{"step": 0, "loss": 1}\n{"step": 1, "loss": -Infinity}\n',
