@@ -40,7 +40,8 @@ NOT_DECLARED = {
         "reader_metric_from",  # a format's own headline metric
     },
     "spec.yaml": {"source_dir"},
-    "campaign.yaml": {"source_dir", "extra"},  # extra: the unknown keys, kept and reported
+    # extra: the unknown keys, kept and reported; metrics_from: the file its metric tiers came from (or obs.yaml)
+    "campaign.yaml": {"source_dir", "extra", "metrics_from"},
     "obs.yaml": {"extra"},
 }
 # a default the model sets where the declaration has none: an id is required; a run's status reads "unknown"
