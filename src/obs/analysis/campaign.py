@@ -600,15 +600,7 @@ def campaign_stats(
             if not cond.is_baseline:
                 tests.append((cond, welch([v.value for v in cond.values], y, level=LEVEL)))
     raw = [w.p_value if w.p_value is not None else math.nan for _, w in tests]
-    adjusted = holm_adjust(raw)
-    n_tests = sum(1 for p in raw if not math.isnan(p))
-    family_words = f"{n_tests} candidates"
-    if family is not None and family.size > 1:
-        adjusted = [
-            family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan
-            for (cond, _), p in zip(tests, raw, strict=True)
-        ]
-        n_tests, family_words = family.size, family.words
+    adjusted, n_tests, family_words = _adjusted(tests, raw, family)
     alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
     candidates: list[CandidateStats] = []
     for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
@@ -616,15 +608,7 @@ def campaign_stats(
         tested = _Tested(w, p_raw, p_adj, n_tests, alpha_used, min_effect, family_words)
         candidates.append(_candidate(campaign, cond, base, tested, by_cond))
 
-    if family is not None and family.size > 1:
-        correction = family.correction
-    elif n_tests > 1:
-        correction = (
-            f"Holm–Bonferroni over the {n_tests} candidate-vs-baseline Welch p-values; "
-            "the recommendation and the litmus use the adjusted p"
-        )
-    else:
-        correction = "none needed: one candidate is compared with the baseline"
+    correction = _correction(family, n_tests)
     return CampaignStats(
         campaign_id=campaign.id,
         primary_metric=campaign.primary_metric,
@@ -644,6 +628,33 @@ def campaign_stats(
         notes=_notes(campaign, conditions, candidates),
         problems=problems,
     )
+
+
+def _adjusted(
+    tests: Sequence[tuple[ConditionFinals, WelchResult]], raw: list[float], family: Family | None
+) -> tuple[list[float], int, str]:
+    """Each candidate's adjusted p, the number of tests it was adjusted over and how the sentence says them:
+    Holm over this metric's candidates, or the family's adjustment over every tested metric × candidate."""
+    n_tests = sum(1 for p in raw if not math.isnan(p))
+    if family is not None and family.size > 1:
+        adjusted = [
+            family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan
+            for (cond, _), p in zip(tests, raw, strict=True)
+        ]
+        return adjusted, family.size, family.words
+    return holm_adjust(raw), n_tests, f"{n_tests} candidates"
+
+
+def _correction(family: Family | None, n_tests: int) -> str:
+    """The multiple-comparison correction, in words."""
+    if family is not None and family.size > 1:
+        return family.correction
+    if n_tests > 1:
+        return (
+            f"Holm–Bonferroni over the {n_tests} candidate-vs-baseline Welch p-values; "
+            "the recommendation and the litmus use the adjusted p"
+        )
+    return "none needed: one candidate is compared with the baseline"
 
 
 def _design_problems(
