@@ -348,6 +348,7 @@ def render_files(
         source_rel=tree.source_rel(planned),
         max_points=tree.cfg.max_points,
         slug=planned.slug,
+        x_axes=tree.cfg.x_axes,
     )
     return output.all_files()
 

@@ -254,6 +254,12 @@ class RunPageSections:
         return [(p.id, p.title) for p in self.placed]
 
     @property
+    def filled(self) -> set[str]:
+        """The ids of the sections shown whole (not folded into a collapsed line): the phone's jump menu
+        offers one-tap links only to these."""
+        return {item.id for item in self.items if isinstance(item, PlacedSection)}
+
+    @property
     def context(self) -> dict[str, Any]:
         """What every section's partial reads beyond the page's context (one dict for the page); a name
         two sections give is an error in the registry, not a partial silently reading another's data."""
