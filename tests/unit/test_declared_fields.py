@@ -35,13 +35,15 @@ NOT_DECLARED = {
         "gate",
         "notes",
         "evals",
-        "summary",  # the other files
+        "summary",
+        "generations",  # the other files (generations: emergence/generations.jsonl)
         "reader_metric",
         "reader_metric_from",  # a format's own headline metric
     },
     "spec.yaml": {"source_dir"},
-    # extra: the unknown keys, kept and reported; metrics_from: the file its metric tiers came from (or obs.yaml)
-    "campaign.yaml": {"source_dir", "extra", "metrics_from"},
+    # extra: the unknown keys, kept and reported; metrics_from: the file its metric tiers came from (or obs.yaml);
+    # inferred: how discovery formed a campaign that no campaign.yaml declares (obs.layout)
+    "campaign.yaml": {"source_dir", "extra", "metrics_from", "inferred"},
     "obs.yaml": {"extra"},
 }
 # a default the model sets where the declaration has none: an id is required; a run's status reads "unknown"
