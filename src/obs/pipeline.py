@@ -44,9 +44,9 @@ from obs.model import Campaign, Run, Spec
 from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
 from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
+from obs.safepaths import shown_name
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sitemodel import RunSummary
-from obs.sourcetree import shown_name
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
 
