@@ -276,6 +276,17 @@ def check_runs(tree: SourceTree) -> Iterator[RunReport]:
         yield report
 
 
+def views_series(cfg: SiteConfig) -> tuple[str, ...]:
+    """The series obs.yaml's views across runs read from each run's summary: sample efficiency's metric and
+    counter, each coupling pair's two series (carried before the other curves, so none is left out)."""
+    names: list[str] = []
+    se = cfg.sample_efficiency or {}
+    names += [str(se[k]) for k in ("metric", "series") if se.get(k)]
+    for pair in cfg.coupling:
+        names += [pair["proxy"], pair["downstream"]]
+    return tuple(dict.fromkeys(names))
+
+
 def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_hash: str) -> RunSummary:
     campaign = tree.campaign_of(report.run)
     return summarize(
@@ -284,6 +295,7 @@ def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_h
         input_hash=input_hash,
         campaign_metric=campaign.primary_metric if campaign else None,
         campaign_window=final_window(tree, report.run),
+        carried=views_series(tree.cfg),
     )
 
 

@@ -1046,8 +1046,8 @@ class Couplings(Kind):
         for i, entry in enumerate(value):
             line = at.doc.line_of(f"{at.name(key)}.{i}") or at.line(key)
 
-            def say(message: str, line: int | None = line) -> None:
-                at.diags.add("warning", at.path, f"'{at.name(key)}' entry {i + 1}: {message}", line)
+            def say(message: str, line: int | None = line, number: int = i + 1) -> None:
+                at.diags.add("warning", at.path, f"'{at.name(key)}' entry {number}: {message}", line)
 
             if not isinstance(entry, dict):
                 say(f"should be a mapping {{proxy, downstream}}, got {entry!r:.40}; skipped")
@@ -1083,8 +1083,11 @@ class Weights(Kind):
         out: dict[str, float] = {}
         for name, weight in value.items():
             if not _is_number(weight) or not math.isfinite(float(weight)):
-                at.say("warning", key, f"'{at.name(key)}.{name}' should be a number (its weight), got {weight!r:.40}; "
-                       "skipped")
+                at.say(
+                    "warning",
+                    key,
+                    f"'{at.name(key)}.{name}' should be a number (its weight), got {weight!r:.40}; skipped",
+                )
                 continue
             out[str(name)] = float(weight)
         return out
@@ -1208,8 +1211,7 @@ OBS_YAML = Schema(
         Field(
             "sample_efficiency",
             SampleEfficiencyKind(),
-            "a campaign's metric against the data each run trained on, by condition, with intervals over seeds "
-            "(below)",
+            "a campaign's metric against the data each run trained on, by condition, with intervals over seeds (below)",
             outcome_doc="no sample-efficiency view",
             default_doc="off",
         ),
@@ -1238,7 +1240,17 @@ OBS_YAML = Schema(
 DOC_TABLES: dict[str, Schema] = {
     s.title: s
     for s in (
-        RUN_YAML, DECISION, SPEC_YAML, CAMPAIGN_YAML, EVIDENCE, LITMUS, OBS_YAML, SWEEPS, TRENDS, ARMS, SAMPLE_EFFICIENCY
+        RUN_YAML,
+        DECISION,
+        SPEC_YAML,
+        CAMPAIGN_YAML,
+        EVIDENCE,
+        LITMUS,
+        OBS_YAML,
+        SWEEPS,
+        TRENDS,
+        ARMS,
+        SAMPLE_EFFICIENCY,
     )
 }
 

@@ -1,0 +1,349 @@
+"""Coupling of a proxy and a downstream metric: does the number the run optimises still track the one
+it is for?
+
+A reward (the proxy) can keep rising while the evaluation it stands for (the downstream) falls:
+reward hacking, over-optimisation, a verifier that can be gamed. obs.yaml's `coupling:` names the
+pairs; this module reads each one two ways.
+
+- **Within a run** (`run_coupling`): the downstream is usually evaluated every few hundred steps, the
+  proxy every step. At each step where the downstream was logged, the proxy is the mean of its values
+  logged since the previous such step (up to and including this one; all values up to the first). A
+  **diverging window** is a maximal run of consecutive evaluation intervals in each of which the proxy
+  improved (rose, or fell for a lower-is-better proxy) and the downstream got worse. The windows are a
+  description of one run's logged points, which are not replicates: no test, no p-value.
+- **Across runs** (`across_runs`): each run's final-window values of the two; Spearman's rank
+  correlation over the runs (ties get average ranks) with a 95% interval from Fisher's z with the
+  Bonett–Wright standard error sqrt((1 + rho²/2) / (n − 3)); the unit of replication is the run, n runs.
+
+Pure: series and summaries in, numbers and sentences out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from obs.analysis.campaign import metric_is_rate
+from obs.model import Metrics
+from obs.numbers import MINUS, num, plural, step
+from obs.sitemodel import RunSummary
+
+LEVEL = 0.95
+Z975 = 1.959963984540054  # the standard normal's 97.5% point
+MIN_RUNS = 4  # Fisher's z needs n - 3 > 0
+SHOWN_WINDOWS = 5
+
+
+def change_text(delta: float, metric: str) -> str:
+    """A change in words without its sign: "2.1 pp" for a rate, "0.31" otherwise."""
+    if metric_is_rate(metric):
+        return f"{abs(delta) * 100:.1f} pp"
+    return num(abs(float(delta)))
+
+
+def moved(delta: float) -> str:
+    return "rose" if delta > 0 else "fell" if delta < 0 else "stayed at"
+
+
+@dataclass(frozen=True)
+class Window:
+    """A stretch of evaluations over which the proxy improved and the downstream got worse at every one."""
+
+    start: float  # the step of the evaluation it starts from
+    end: float
+    intervals: int
+    proxy_from: float
+    proxy_to: float
+    down_from: float
+    down_to: float
+
+    def words(self, proxy: str, downstream: str) -> str:
+        dp, dd = self.proxy_to - self.proxy_from, self.down_to - self.down_from
+        return (
+            f"{proxy} {moved(dp)} {change_text(dp, proxy)} while {downstream} {moved(dd)} "
+            f"{change_text(dd, downstream)} over steps {step(self.start)}–{step(self.end)}"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "start": self.start,
+            "end": self.end,
+            "intervals": self.intervals,
+            "proxy": [self.proxy_from, self.proxy_to],
+            "downstream": [self.down_from, self.down_to],
+        }
+
+
+@dataclass(frozen=True)
+class RunCoupling:
+    """One declared pair in one run."""
+
+    proxy: str
+    downstream: str
+    label: str
+    proxy_higher_is_better: bool
+    down_higher_is_better: bool
+    steps: tuple[float, ...]  # the downstream's evaluation steps used
+    proxy_at: tuple[float, ...]  # the proxy's mean since the previous evaluation, at each
+    down_at: tuple[float, ...]
+    windows: tuple[Window, ...]  # largest downstream worsening first
+    missing: str | None = None  # why there is nothing to read (a series not logged, one evaluation)
+
+    @property
+    def worst(self) -> Window | None:
+        return self.windows[0] if self.windows else None
+
+    def summary(self) -> str:
+        """The run's pair in one sentence, from the numbers."""
+        if self.missing:
+            return self.missing
+        p0, p1, d0, d1 = self.proxy_at[0], self.proxy_at[-1], self.down_at[0], self.down_at[-1]
+        whole = (
+            f"From step {step(self.steps[0])} to {step(self.steps[-1])}, {self.proxy} {moved(p1 - p0)} "
+            f"{change_text(p1 - p0, self.proxy)} ({num(p0)} → {num(p1)}) and {self.downstream} {moved(d1 - d0)} "
+            f"{change_text(d1 - d0, self.downstream)} ({num(d0)} → {num(d1)}), "
+            f"over {plural(len(self.steps), 'evaluation')}"
+        )
+        if not self.windows:
+            return (
+                whole
+                + f"; no interval between evaluations where {self.proxy} improved while {self.downstream} got worse."
+            )
+        w = self.windows[0]
+        return (
+            whole
+            + f". {plural(len(self.windows), 'diverging window')}; the largest: {w.words(self.proxy, self.downstream)}."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "proxy": self.proxy,
+            "downstream": self.downstream,
+            "evaluations": len(self.steps),
+            "windows": [w.as_dict() for w in self.windows],
+            "missing": self.missing,
+            "summary": self.summary(),
+        }
+
+
+def _finite(metrics: Metrics, name: str) -> tuple[np.ndarray, np.ndarray] | None:
+    series = metrics.get(name)
+    if series is None or not len(series):
+        return None
+    keep = np.isfinite(series.values)
+    if not keep.any():
+        return None
+    return series.steps[keep].astype(np.float64), series.values[keep].astype(np.float64)
+
+
+def proxy_at_evaluations(p_steps: np.ndarray, p_values: np.ndarray, d_steps: np.ndarray) -> np.ndarray:
+    """The proxy's mean over (previous evaluation step, this one] at each evaluation step; all values up to
+    the first; NaN where the proxy logged nothing in the interval."""
+    out = np.full(d_steps.size, np.nan)
+    lo = -math.inf
+    for i, hi in enumerate(d_steps):
+        inside = (p_steps > lo) & (p_steps <= hi)
+        if inside.any():
+            out[i] = float(p_values[inside].mean())
+        lo = hi
+    return out
+
+
+def diverging_windows(
+    steps: np.ndarray, proxy: np.ndarray, down: np.ndarray, proxy_up: bool, down_up: bool
+) -> list[Window]:
+    """Maximal runs of consecutive intervals where the proxy improved and the downstream got worse."""
+    dp, dd = np.diff(proxy), np.diff(down)
+    improving = dp > 0 if proxy_up else dp < 0
+    worse = dd < 0 if down_up else dd > 0
+    flag = improving & worse
+    windows: list[Window] = []
+    i = 0
+    while i < flag.size:
+        if not flag[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < flag.size and flag[j + 1]:
+            j += 1
+        windows.append(
+            Window(
+                float(steps[i]),
+                float(steps[j + 1]),
+                j - i + 1,
+                float(proxy[i]),
+                float(proxy[j + 1]),
+                float(down[i]),
+                float(down[j + 1]),
+            )
+        )
+        i = j + 1
+    sign = 1.0 if down_up else -1.0
+    return sorted(windows, key=lambda w: (sign * (w.down_to - w.down_from), w.start))
+
+
+def run_coupling(metrics: Metrics | None, pair: dict[str, str], higher_is_better: Callable[[str], bool]) -> RunCoupling:
+    proxy, downstream = pair["proxy"], pair["downstream"]
+    p_up, d_up = higher_is_better(proxy), higher_is_better(downstream)
+
+    def empty(why: str) -> RunCoupling:
+        return RunCoupling(proxy, downstream, pair.get("label", ""), p_up, d_up, (), (), (), (), why)
+
+    p = _finite(metrics, proxy) if metrics is not None else None
+    d = _finite(metrics, downstream) if metrics is not None else None
+    if p is None or d is None:
+        absent = [name for name, got in ((proxy, p), (downstream, d)) if got is None]
+        return empty(f"This run logged no {' and no '.join(absent)}: nothing to couple.")
+    p_at = proxy_at_evaluations(*p, d[0])
+    keep = np.isfinite(p_at)
+    steps, p_at, d_at = d[0][keep], p_at[keep], d[1][keep]
+    if steps.size < 2:
+        return empty(
+            f"{downstream} has {plural(int(steps.size), 'evaluation')} with {proxy} logged up to it: "
+            "a change needs two."
+        )
+    windows = diverging_windows(steps, p_at, d_at, p_up, d_up)
+    return RunCoupling(
+        proxy,
+        downstream,
+        pair.get("label", ""),
+        p_up,
+        d_up,
+        tuple(map(float, steps)),
+        tuple(map(float, p_at)),
+        tuple(map(float, d_at)),
+        tuple(windows),
+    )
+
+
+# ------------------------------------------------------------------------------------------ across runs
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    run_id: str
+    slug: str
+    group: str | None
+    proxy: float
+    downstream: float
+
+
+@dataclass(frozen=True)
+class AcrossRuns:
+    """One declared pair over a set of runs: final values and their rank correlation."""
+
+    proxy: str
+    downstream: str
+    label: str
+    points: list[RunPoint]
+    rho: float | None
+    ci: tuple[float, float] | None
+    left_out: list[str]
+    level: float = LEVEL
+
+    @property
+    def n(self) -> int:
+        return len(self.points)
+
+    def words(self) -> str:
+        if self.rho is None:
+            return (
+                f"{plural(self.n, 'run')} with final values of both {self.proxy} and {self.downstream}: a rank "
+                "correlation needs three."
+            )
+        rho = f"{self.rho:+.2f}".replace("-", MINUS)
+        if self.ci is None:
+            span = f"an interval needs {MIN_RUNS} runs"
+        else:
+            lo, hi = (f"{v:+.2f}".replace("-", MINUS) for v in self.ci)
+            span = f"{self.level:.0%} CI {lo} to {hi}"
+        reading = (
+            "they rank the runs alike"
+            if self.ci is not None and self.ci[0] > 0
+            else "they rank the runs in opposite orders"
+            if self.ci is not None and self.ci[1] < 0
+            else "the interval includes no association"
+            if self.ci is not None
+            else "too few runs to say"
+        )
+        return (
+            f"Across {plural(self.n, 'run')}, Spearman's ρ between final {self.proxy} and final {self.downstream} "
+            f"is {rho} ({span}; unit = run, n = {self.n}): {reading}."
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "proxy": self.proxy,
+            "downstream": self.downstream,
+            "n": self.n,
+            "unit": "run",
+            "rho": self.rho,
+            "ci": list(self.ci) if self.ci else None,
+            "level": self.level,
+            "method": "Spearman; Fisher z with the Bonett-Wright standard error",
+            "points": [
+                {"run": p.run_id, "group": p.group, "proxy": p.proxy, "downstream": p.downstream} for p in self.points
+            ],
+            "left_out": self.left_out,
+            "words": self.words(),
+        }
+
+
+def ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks from 1, ties given the mean of the ranks they span."""
+    order = np.argsort(x, kind="mergesort")
+    out = np.empty(x.size)
+    sorted_x = x[order]
+    i = 0
+    while i < x.size:
+        j = i
+        while j + 1 < x.size and sorted_x[j + 1] == sorted_x[i]:
+            j += 1
+        out[order[i : j + 1]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rho: Pearson's correlation of the ranks; None when either side has no spread."""
+    rx, ry = ranks(np.asarray(x, dtype=np.float64)), ranks(np.asarray(y, dtype=np.float64))
+    sx, sy = rx - rx.mean(), ry - ry.mean()
+    denom = math.sqrt(float((sx * sx).sum() * (sy * sy).sum()))
+    return float((sx * sy).sum() / denom) if denom > 0 else None
+
+
+def spearman_interval(rho: float, n: int, level: float = LEVEL) -> tuple[float, float] | None:
+    """Fisher's z interval for Spearman's rho with Bonett and Wright's (2000) standard error."""
+    if n < MIN_RUNS:
+        return None
+    if abs(rho) >= 1:
+        return (rho, rho)
+    z = math.atanh(rho)
+    se = math.sqrt((1 + rho * rho / 2) / (n - 3))
+    q = Z975 if level == LEVEL else _normal_quantile(0.5 + level / 2)
+    return (math.tanh(z - q * se), math.tanh(z + q * se))
+
+
+def _normal_quantile(p: float) -> float:
+    from scipy import special  # only for a level other than 95%
+
+    return float(special.ndtri(p))
+
+
+def across_runs(runs: Sequence[RunSummary], pair: dict[str, str]) -> AcrossRuns:
+    proxy, downstream = pair["proxy"], pair["downstream"]
+    points, left_out = [], []
+    for s in sorted(runs, key=lambda r: r.id):
+        a, b = s.finals.get(proxy), s.finals.get(downstream)
+        if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
+            absent = [n for n, v in ((proxy, a), (downstream, b)) if v is None or not math.isfinite(v)]
+            left_out.append(f"{s.id}: no final {' or '.join(absent)}")
+            continue
+        points.append(RunPoint(s.id, s.slug, s.condition, float(a), float(b)))
+    rho = spearman([p.proxy for p in points], [p.downstream for p in points]) if len(points) >= 3 else None
+    ci = spearman_interval(rho, len(points)) if rho is not None else None
+    return AcrossRuns(proxy, downstream, pair.get("label", ""), points, rho, ci, left_out)
