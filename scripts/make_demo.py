@@ -7,8 +7,12 @@ The tree follows the input contract v1 (``docs/contract.md``) and tells one smal
   remix (one family collapses, and it quietly changed the learning rate too), r3 a repair rung with
   a raw and a repaired probe, r4 still running (half-written last metrics line, no decision yet; its
   probe samples every case 4 times with a selector: pass@k and best-of-n).
-* ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training.
+* ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training (and whose
+  held-out ``eval/accuracy`` falls while its reward still rises: obs.yaml declares the pair and the
+  reward's component weights).
 * ``sepa-campaign/`` — three conditions x three seeds.
+* ``data-scaling/`` — two recipes at three training-set sizes, three seeds each (obs.yaml's
+  ``sample_efficiency:`` reads ``config.data.train_examples``).
 * ``agents/`` — an agent-learning export of two learning keys (300 sessions, a playbook of six
   entries, one harmful), written by ``scripts/make_learning_demo.py``.
 
@@ -816,6 +820,7 @@ def spec_metrics(
 
 def rl_metrics() -> bytes:
     rng = rng_for("metrics", "grpo-rl-07")
+    eval_rng = rng_for("eval", "grpo-rl-07")
     total, onset = 600, 420
     rows = []
     for s in range(total):
@@ -852,6 +857,10 @@ def rl_metrics() -> bytes:
                 "completions": 128,
             }
         )
+        if s % 25 == 0 or s == total - 1:  # a held-out evaluation every 25 steps: it follows the reward, then
+            # falls once the policy over-fits the easy prompt pool (the reward keeps rising)
+            held = 0.2 + 0.5 / (1 + math.exp(-(s - 230) / 60)) - (0.16 * (s - 400) / 200 if s > 400 else 0.0)
+            rows[-1]["eval/accuracy"] = sig(float(eval_rng.binomial(500, held)) / 500, 4)
     return jsonl(rows)
 
 
@@ -1456,6 +1465,76 @@ def campaign() -> dict[str, bytes]:
 
 
 # --------------------------------------------------------------------------------------------------
+# a data-scaling campaign: two recipes at three training-set sizes, three seeds each (sample efficiency)
+
+SCALING_METHODS = (("sft", 0.74, 1.0), ("sft+curriculum", 0.76, 0.55))  # method, ceiling, examples needed (rel.)
+SCALING_SIZES = (1000, 4000, 16000)
+SCALING_SEEDS = (1, 2, 3)
+
+
+def scaling_metrics(method: str, size: int, seed: int, ceiling: float, need: float) -> bytes:
+    """60 steps: loss and a training reward every step, a held-out accuracy every 10 (over 400 items)."""
+    rng = rng_for("scaling", method, str(size), str(seed))
+    level = ceiling * (1 - math.exp(-size / (2500 * need))) + rng.normal(0, 0.015)
+    rows = []
+    for s in range(60):
+        progress = 1 - math.exp(-(s + 1) / 15)
+        row: dict[str, Any] = {
+            "step": s,
+            "loss": sig(1.9 - 1.1 * progress * (0.6 + 0.4 * size / 16000) + rng.normal(0, 0.02), 4),
+            "reward_mean": sig(0.15 + 0.8 * level * progress + rng.normal(0, 0.02), 4),
+        }
+        if s % 10 == 9:
+            row["eval/accuracy"] = sig(float(rng.binomial(400, max(0.01, 0.05 + level * progress))) / 400, 4)
+        rows.append(row)
+    return jsonl(rows)
+
+
+def scaling_campaign() -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    conditions = [f"{m}@{n // 1000}k" for m, _, _ in SCALING_METHODS for n in SCALING_SIZES]
+    doc = {
+        "obs_contract": 1,
+        "id": "data-scaling",
+        "title": "How many examples does the curriculum save?",
+        "question": (
+            "Does ordering the training set easy-to-hard (**curriculum**) reach a held-out accuracy with fewer "
+            "examples than plain SFT? Three training-set sizes, three seeds each.\n"
+        ),
+        "conditions": conditions,
+        "baseline_condition": "sft@16k",
+        "primary_metric": "eval/accuracy",
+        "seeds": list(SCALING_SEEDS),
+        "final_window": 1,
+    }
+    files["data-scaling/campaign.yaml"] = ydump(doc)
+    for method, ceiling, need in SCALING_METHODS:
+        for size in SCALING_SIZES:
+            for seed in SCALING_SEEDS:
+                cond = f"{method}@{size // 1000}k"
+                run = {
+                    "obs_contract": 1,
+                    "id": f"scaling-{method}-{size // 1000}k_s{seed}",
+                    "condition": cond,
+                    "seed": seed,
+                    "status": "finished",
+                    "date": date(2026, 4, 2),
+                    "config": {
+                        "method": method,
+                        "data": {
+                            "train_examples": size,
+                            "order": "easy-to-hard" if "curriculum" in method else "shuffled",
+                        },
+                        "train": {"lr": 2.0e-5, "max_steps": 60},
+                    },
+                }
+                folder = f"data-scaling/{cond}_s{seed}"
+                files[f"{folder}/run.yaml"] = ydump(run)
+                files[f"{folder}/metrics.jsonl"] = scaling_metrics(method, size, seed, ceiling, need)
+    return files
+
+
+# --------------------------------------------------------------------------------------------------
 # an ablation-arm set: the same recipe trained on three variants of the corpus, three seeds each
 
 ARMS = [  # arm, final relational F1, final general exact (non-degeneracy), ontology catalog
@@ -1591,6 +1670,15 @@ def site_settings() -> bytes:
             {"name": "compiler", "label": "compiler gate passed", "expr": "gate.json passed"},
         ],
         "trends": {"recent_runs": 2, "baseline_runs": 10, "recent_points": 0, "baseline_points": 100},
+        # the views across runs and within a run that read declared series (docs/reading-a-report.md)
+        "sample_efficiency": {
+            "size_key": "config.data.train_examples",
+            "metric": "eval/accuracy",
+            "group_by": "config.method",
+            "label": "training examples",
+        },
+        "coupling": [{"proxy": "reward_mean", "downstream": "eval/accuracy"}],
+        "reward_components": {"format": 0.2, "correct": 0.8},
     }
     return ydump(doc, header=MARKER)
 
@@ -1602,6 +1690,7 @@ def build_tree() -> dict[str, bytes]:
     files.update(spec_runs(cases))
     files.update(rl_run())
     files.update(campaign())
+    files.update(scaling_campaign())
     files.update(ablation_arms())
     files.update(learning_demo().learning_tree())
     return dict(sorted(files.items()))

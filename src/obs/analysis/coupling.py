@@ -8,9 +8,10 @@ pairs; this module reads each one two ways.
 - **Within a run** (`run_coupling`): the downstream is usually evaluated every few hundred steps, the
   proxy every step. At each step where the downstream was logged, the proxy is the mean of its values
   logged since the previous such step (up to and including this one; all values up to the first). A
-  **diverging window** is a maximal run of consecutive evaluation intervals in each of which the proxy
-  improved (rose, or fell for a lower-is-better proxy) and the downstream got worse. The windows are a
-  description of one run's logged points, which are not replicates: no test, no p-value.
+  **diverging window** runs from one evaluation to a later one over which the proxy improved (rose, or
+  fell for a lower-is-better proxy) while the downstream got worse; the page lists the one with the
+  downstream's largest worsening, then the largest not overlapping it, and so on (`diverging_windows`).
+  They describe one run's logged points, which are not replicates: no test, no p-value.
 - **Across runs** (`across_runs`): each run's final-window values of the two; Spearman's rank
   correlation over the runs (ties get average ranks) with a 95% interval from Fisher's z with the
   Bonett–Wright standard error sqrt((1 + rho²/2) / (n − 3)); the unit of replication is the run, n runs.
@@ -42,7 +43,7 @@ def change_text(delta: float, metric: str) -> str:
     """A change in words without its sign: "2.1 pp" for a rate, "0.31" otherwise."""
     if metric_is_rate(metric):
         return f"{abs(delta) * 100:.1f} pp"
-    return num(abs(float(delta)))
+    return f"{abs(float(delta)):.3g}"
 
 
 def moved(delta: float) -> str:
@@ -55,7 +56,7 @@ class Window:
 
     start: float  # the step of the evaluation it starts from
     end: float
-    intervals: int
+    intervals: int  # evaluation intervals spanned (evaluations in it, minus one)
     proxy_from: float
     proxy_to: float
     down_from: float
@@ -90,7 +91,7 @@ class RunCoupling:
     steps: tuple[float, ...]  # the downstream's evaluation steps used
     proxy_at: tuple[float, ...]  # the proxy's mean since the previous evaluation, at each
     down_at: tuple[float, ...]
-    windows: tuple[Window, ...]  # largest downstream worsening first
+    windows: tuple[Window, ...]  # largest downstream worsening first, not overlapping (`diverging_windows`)
     missing: str | None = None  # why there is nothing to read (a series not logged, one evaluation)
 
     @property
@@ -154,36 +155,48 @@ def proxy_at_evaluations(p_steps: np.ndarray, p_values: np.ndarray, d_steps: np.
 
 
 def diverging_windows(
-    steps: np.ndarray, proxy: np.ndarray, down: np.ndarray, proxy_up: bool, down_up: bool
+    steps: np.ndarray, proxy: np.ndarray, down: np.ndarray, proxy_up: bool, down_up: bool, most: int = SHOWN_WINDOWS
 ) -> list[Window]:
-    """Maximal runs of consecutive intervals where the proxy improved and the downstream got worse."""
-    dp, dd = np.diff(proxy), np.diff(down)
-    improving = dp > 0 if proxy_up else dp < 0
-    worse = dd < 0 if down_up else dd > 0
-    flag = improving & worse
+    """The stretches between two evaluations over which the proxy improved and the downstream got worse,
+    largest worsening first: the one pair of evaluations (i < j) with the downstream's largest worsening
+    among the pairs where the proxy improved, then the largest among the pairs not overlapping it (they
+    may share an evaluation), and so on, `most` of them. Net changes from one evaluation to the other:
+    the noise between them does not cut a long slide into pieces."""
+    n = steps.size
+    p_sign = 1.0 if proxy_up else -1.0
+    d_sign = -1.0 if down_up else 1.0  # worsening > 0
+    taken: list[tuple[int, int]] = []
     windows: list[Window] = []
-    i = 0
-    while i < flag.size:
-        if not flag[i]:
-            i += 1
-            continue
-        j = i
-        while j + 1 < flag.size and flag[j + 1]:
-            j += 1
+    while len(windows) < most:
+        best: tuple[float, int, int] | None = None
+        for i in range(n - 1):
+            js = np.arange(i + 1, n)
+            ok = (p_sign * (proxy[js] - proxy[i]) > 0) & (d_sign * (down[js] - down[i]) > 0)
+            for a, b in taken:  # overlapping (i, j) and (a, b): i < b and j > a
+                if i < b:
+                    ok &= js <= a
+            if not ok.any():
+                continue
+            worsening = np.where(ok, d_sign * (down[js] - down[i]), -np.inf)
+            k = int(np.argmax(worsening))
+            if best is None or worsening[k] > best[0]:
+                best = (float(worsening[k]), i, int(js[k]))
+        if best is None:
+            break
+        _, i, j = best
+        taken.append((i, j))
         windows.append(
             Window(
                 float(steps[i]),
-                float(steps[j + 1]),
-                j - i + 1,
+                float(steps[j]),
+                j - i,
                 float(proxy[i]),
-                float(proxy[j + 1]),
+                float(proxy[j]),
                 float(down[i]),
-                float(down[j + 1]),
+                float(down[j]),
             )
         )
-        i = j + 1
-    sign = 1.0 if down_up else -1.0
-    return sorted(windows, key=lambda w: (sign * (w.down_to - w.down_from), w.start))
+    return windows
 
 
 def run_coupling(metrics: Metrics | None, pair: dict[str, str], higher_is_better: Callable[[str], bool]) -> RunCoupling:

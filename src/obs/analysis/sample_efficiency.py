@@ -81,6 +81,7 @@ class SampleEfficiency:
     group_by: str
     lines: list[EfficiencyLine]
     left_out: list[str]  # one sentence per run left out, saying why
+    window: int = 1  # the logged values averaged into a run's final value (the campaign's final_window)
     level: float = LEVEL
 
     @property
@@ -98,6 +99,7 @@ class SampleEfficiency:
             "unit": "seed",
             "lines": [line.as_dict() for line in self.lines],
             "left_out": self.left_out,
+            "final_window": self.window,
         }
 
 
@@ -127,7 +129,7 @@ def _final(s: RunSummary, metric: str, primary: str | None) -> float | None:
 
 
 def sample_efficiency(
-    declared: Mapping[str, Any], runs: Sequence[RunSummary], primary_metric: str | None
+    declared: Mapping[str, Any], runs: Sequence[RunSummary], primary_metric: str | None, final_window: int = 1
 ) -> SampleEfficiency | None:
     """The view a campaign's page shows, or None when nothing is declared or no metric is known."""
     metric = declared.get("metric") or primary_metric
@@ -153,7 +155,7 @@ def sample_efficiency(
     else:
         lines = [_series_line(g, members, str(series), metric, left_out) for g, members in groups.items()]
         mode = "series"
-    return SampleEfficiency(metric, mode, source, label, group_by, lines, left_out)
+    return SampleEfficiency(metric, mode, source, label, group_by, lines, left_out, final_window)
 
 
 def _size_line(
