@@ -826,6 +826,7 @@ def rl_metrics() -> bytes:
     for s in range(total):
         t = s / total
         correct_p = 0.18 + 0.66 / (1 + math.exp(-(s - 230) / 60))
+        correct_p += 0.08 * (s - onset) / (total - onset) if s > onset else 0.0  # the easy pool keeps paying
         fmt_p = 0.99 - 0.29 * math.exp(-s / 40)
         early = 0.2 * math.exp(-s / 25)
         late = 0.0 if s < onset else 0.58 * (1 - math.exp(-(s - onset) / 70))
@@ -1399,7 +1400,8 @@ def rl_run() -> dict[str, bytes]:
         "provenance": provenance("rl-prompts-v1", "grpo-rl-07"),
         "tags": ["grpo", "rlvr", "reward-collapse"],
         "lessons": [
-            "correct_rate saturates near 0.84; after ~step 420 most prompt groups tie (all correct).",
+            "correct_rate passes 0.84; after ~step 420 most prompt groups tie (all correct), and from ~step 500 "
+            "held-out eval/accuracy falls while the reward still rises: the policy fits the easy prompt pool.",
             "frac_reward_zero_std is the early warning: it turned up ~40 steps before reward_std fell.",
             "The prompt pool is too easy for the policy after r1: a harder curriculum, not more steps.",
         ],

@@ -111,14 +111,9 @@ class RunCoupling:
         )
         if not self.windows:
             return (
-                whole
-                + f"; no interval between evaluations where {self.proxy} improved while {self.downstream} got worse."
+                whole + f"; {self.downstream} never got worse between two evaluations over which {self.proxy} improved."
             )
-        w = self.windows[0]
-        return (
-            whole
-            + f". {plural(len(self.windows), 'diverging window')}; the largest: {w.words(self.proxy, self.downstream)}."
-        )
+        return whole + f". The largest divergence: {self.windows[0].words(self.proxy, self.downstream)}."
 
     def as_dict(self) -> dict[str, Any]:
         return {
