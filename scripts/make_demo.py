@@ -826,15 +826,17 @@ def rl_metrics() -> bytes:
     for s in range(total):
         t = s / total
         correct_p = 0.18 + 0.66 / (1 + math.exp(-(s - 230) / 60))
-        correct_p += 0.08 * (s - onset) / (total - onset) if s > onset else 0.0  # the easy pool keeps paying
         fmt_p = 0.99 - 0.29 * math.exp(-s / 40)
         early = 0.2 * math.exp(-s / 25)
         late = 0.0 if s < onset else 0.58 * (1 - math.exp(-(s - onset) / 70))
         zero_std = min(0.95, max(0.0, 0.05 + early + late + rng.normal(0, 0.015)))
-        correct = float(rng.binomial(128, correct_p)) / 128
+        drawn = float(rng.binomial(128, correct_p)) / 128
+        # late on the easy prompt pool keeps paying (the training reward still rises) while held-out accuracy
+        # falls; the spread is the drawn rate's, so the collapse canaries are what they were without it
+        correct = min(1.0, drawn + (0.08 * (s - onset) / (total - onset) if s > onset else 0.0))
         fmt = float(rng.binomial(128, fmt_p)) / 128
         reward_mean = 0.2 * fmt + 0.8 * correct
-        spread = math.sqrt(max(correct * (1 - correct), 1e-4)) * 0.8
+        spread = math.sqrt(max(drawn * (1 - drawn), 1e-4)) * 0.8
         reward_std = spread * (1 - 0.8 * late / 0.58 if late else 1.0) * math.exp(rng.normal(0, 0.05))
         kl = 0.002 + 0.035 * t + (0.06 * (s - onset) / (total - onset) if s >= onset else 0.0)
         entropy = 1.25 - 0.75 * t - (0.3 * (s - onset) / (total - onset) if s >= onset else 0.0)
