@@ -972,7 +972,8 @@
   // ------------------------------------------------------------------------ run pages
 
   function seriesLine(run, name, color) {
-    const s = run.series[name];
+    // a series the log holds, else one the build derived from them (a weight × a reward component)
+    const s = run.series[name] || (run.derived && run.derived[name]);
     if (!s) return null;
     return { label: name, x: xsOf(s), y: s.y, color, n: s.n };
   }

@@ -276,7 +276,7 @@ def coupling_panels(pair: RunCoupling) -> list[dict[str, Any]]:
 
 def derived_series(metrics: Metrics, health: RewardHealth | None) -> dict[str, Series]:
     """Series the decomposition panel draws that the log does not hold: weight × component, and their sum at
-    the steps every component was logged."""
+    the steps every component was logged. The data file keeps them apart from the logged series (`derived`)."""
     d = health.decomposition if health is not None else None
     if d is None or d.missing or not d.keys:
         return {}

@@ -265,16 +265,15 @@ def make_charts(report: RunReport, slug: str, max_points: int) -> tuple[RunChart
         points=min(max_points, chartdata.CHART_POINTS),
     )
     derived = chartdata.derived_series(metrics, report.reward)
-    for name, series_ in derived.items():
-        encoded = chartdata.encode_series(series_, min(max_points, chartdata.CHART_POINTS))
-        if encoded is not None:
-            data["series"][name] = encoded
+    if derived:  # beside the logged series, never among them: `series` holds only what the log holds
+        encoded = {n: chartdata.encode_series(d, min(max_points, chartdata.CHART_POINTS)) for n, d in derived.items()}
+        data["derived"] = {n: e for n, e in encoded.items() if e is not None}
     for panel in (*training, *reward, *components, *(p for c in coupling for p in c)):
         panel["desc"] = "; ".join(name if name in derived else _describe(report, name) for name in panel["lines"])
     named = [("training", training), ("reward", reward), ("components", components)]
     named += [(f"coupling-{i}", panels) for i, panels in enumerate(coupling)]
     groups = {name: panels for name, panels in named if panels}
-    series = sorted(n for n in data["series"] if n not in derived)
+    series = sorted(data["series"])
     drawn = chartdata.panel_series([*training, *reward])
     # the explorer opens on the headline curve (a member of a mean over eval sets), else the first series not drawn
     lead = [report.headline.metric, *report.headline.members]
