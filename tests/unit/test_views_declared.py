@@ -346,3 +346,9 @@ def test_neither_size_key_nor_series_and_an_unknown_key(tmp_path: Path) -> None:
         "obs.yaml:1: warning: 'sample_efficiency' needs exactly one of size_key and series, got neither; "
         "no sample-efficiency view",
     ]
+
+
+def test_a_campaign_without_the_declared_size_gets_no_view() -> None:
+    runs = [make_summary(id="r", condition="x", seed=1, finals={"acc": 0.5})]
+    assert sample_efficiency({"size_key": "config.data.n", "metric": "acc"}, runs, None) is None
+    assert sample_efficiency({"series": "examples_seen", "metric": "acc"}, runs, None) is None

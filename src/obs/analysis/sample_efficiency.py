@@ -131,7 +131,8 @@ def _final(s: RunSummary, metric: str, primary: str | None) -> float | None:
 def sample_efficiency(
     declared: Mapping[str, Any], runs: Sequence[RunSummary], primary_metric: str | None, final_window: int = 1
 ) -> SampleEfficiency | None:
-    """The view a campaign's page shows, or None when nothing is declared or no metric is known."""
+    """The view a campaign's page shows; None when no metric is known or no run has the declared size (or
+    counter): obs.yaml's declaration is the site's, and a campaign that is no scaling study shows nothing."""
     metric = declared.get("metric") or primary_metric
     if not metric:
         return None
@@ -139,6 +140,8 @@ def sample_efficiency(
     size_key, series = declared.get("size_key"), declared.get("series")
     source = str(size_key or series)
     label = str(declared.get("label") or source.rsplit(".", 1)[-1])
+    if not any(_has_source(s, size_key, series) for s in runs):  # a site-wide declaration these runs have nothing of
+        return None
     left_out: list[str] = []
     groups: dict[str, list[RunSummary]] = {}
     for s in sorted(runs, key=lambda r: r.id):
@@ -156,6 +159,12 @@ def sample_efficiency(
         lines = [_series_line(g, members, str(series), metric, left_out) for g, members in groups.items()]
         mode = "series"
     return SampleEfficiency(metric, mode, source, label, group_by, lines, left_out, final_window)
+
+
+def _has_source(s: RunSummary, size_key: Any, series: Any) -> bool:
+    if size_key:
+        return run_value(s, str(size_key)) is not None
+    return str(series) in (s.curves or {})
 
 
 def _size_line(

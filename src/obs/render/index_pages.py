@@ -431,7 +431,11 @@ def declared_views(view: CampaignView, cfg: SiteConfig) -> dict[str, Any]:
         if cfg.sample_efficiency
         else None
     )
-    pairs = [across_runs(runs, pair) for pair in cfg.coupling]
+    pairs = [  # a pair none of these runs logged either side of is not this campaign's business
+        across_runs(runs, pair)
+        for pair in cfg.coupling
+        if any(pair["proxy"] in s.finals or pair["downstream"] in s.finals for s in runs)
+    ]
     return {
         "sample_efficiency": se,
         "sample_efficiency_chart": campaign_views.efficiency_chart(se) if se is not None else None,
