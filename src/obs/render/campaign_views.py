@@ -72,7 +72,6 @@ def scatter(pair: AcrossRuns) -> dict[str, Any] | None:
             "y": round(y, 1),
             "colour": colour[p.group or "—"],
             "title": f"{p.run_id}: {pair.proxy} {num(p.proxy)}, {pair.downstream} {num(p.downstream)}",
-            "slug": p.slug,
         }
         for p, x, y in zip(pair.points, xs, ys, strict=True)
     ]
