@@ -1496,7 +1496,7 @@ def scaling_metrics(method: str, size: int, seed: int, ceiling: float, need: flo
 
 def scaling_campaign() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
-    conditions = [f"{m}@{n // 1000}k" for m, _, _ in SCALING_METHODS for n in SCALING_SIZES]
+    conditions = [f"{m}-{n // 1000}k" for m, _, _ in SCALING_METHODS for n in SCALING_SIZES]
     doc = {
         "obs_contract": 1,
         "id": "data-scaling",
@@ -1506,7 +1506,7 @@ def scaling_campaign() -> dict[str, bytes]:
             "examples than plain SFT? Three training-set sizes, three seeds each.\n"
         ),
         "conditions": conditions,
-        "baseline_condition": "sft@16k",
+        "baseline_condition": "sft-16k",
         "primary_metric": "eval/accuracy",
         "seeds": list(SCALING_SEEDS),
         "final_window": 1,
@@ -1515,7 +1515,7 @@ def scaling_campaign() -> dict[str, bytes]:
     for method, ceiling, need in SCALING_METHODS:
         for size in SCALING_SIZES:
             for seed in SCALING_SEEDS:
-                cond = f"{method}@{size // 1000}k"
+                cond = f"{method}-{size // 1000}k"
                 run = {
                     "obs_contract": 1,
                     "id": f"scaling-{method}-{size // 1000}k_s{seed}",

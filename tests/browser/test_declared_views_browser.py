@@ -42,7 +42,7 @@ def test_sample_efficiency_readout_is_the_seed_means(
     page.goto(served_demo.url(CAMPAIGN))
     ready(page, "#chart-sample-efficiency")
     legend = page.eval_on_selector_all("#chart-sample-efficiency .legend-item", "bs => bs.map(b => b.textContent)")
-    assert legend == ["sft+curriculum", "sft"]
+    assert legend == ["sft", "sft+curriculum"]
     plot = page.locator("#chart-sample-efficiency .chart-plot")
     box = plot.bounding_box()
     assert box is not None

@@ -129,7 +129,11 @@ def _final(s: RunSummary, metric: str, primary: str | None) -> float | None:
 
 
 def sample_efficiency(
-    declared: Mapping[str, Any], runs: Sequence[RunSummary], primary_metric: str | None, final_window: int = 1
+    declared: Mapping[str, Any],
+    runs: Sequence[RunSummary],
+    primary_metric: str | None,
+    final_window: int = 1,
+    order: Sequence[str] = (),
 ) -> SampleEfficiency | None:
     """The view a campaign's page shows; None when no metric is known or no run has the declared size (or
     counter): obs.yaml's declaration is the site's, and a campaign that is no scaling study shows nothing."""
@@ -150,6 +154,8 @@ def sample_efficiency(
             left_out.append(f"{s.id}: no {group_by}")
             continue
         groups.setdefault(value_text(group), []).append(s)
+    rank = {name: i for i, name in enumerate(order)}  # the campaign's condition order, else by name
+    groups = dict(sorted(groups.items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
     if size_key:
         lines = [
             _size_line(g, members, str(size_key), metric, primary_metric, left_out) for g, members in groups.items()

@@ -427,7 +427,13 @@ def declared_views(view: CampaignView, cfg: SiteConfig) -> dict[str, Any]:
 
     runs = [*view.runs, *view.unassigned]
     se = (
-        sample_efficiency(cfg.sample_efficiency, runs, view.campaign.primary_metric, view.campaign.final_window)
+        sample_efficiency(
+            cfg.sample_efficiency,
+            runs,
+            view.campaign.primary_metric,
+            view.campaign.final_window,
+            order=[row.name for row in view.table],
+        )
         if cfg.sample_efficiency
         else None
     )
