@@ -154,7 +154,7 @@ class Decomposition:
         if self.matches:
             text = (
                 f"{terms} matches the logged {self.total_key} at all {self.compared:,} shared steps "
-                f"(largest difference {self.max_diff:.2g}, within the tolerance of {self.tolerance:g})."
+                f"(largest difference {self.max_diff:.2g}, within the tolerance of {self.tolerance:.2g})."
             )
         else:
             text = (

@@ -256,7 +256,9 @@ def component_panels(health: RewardHealth) -> list[dict[str, Any]]:
         panels.append({"title": title, "lines": [c.mean.key], "colorOffset": 3 + i})
     d = health.decomposition
     if d is not None and not d.missing and d.keys:
-        lines = [weighted_name(n, w) for n, w in d.weights.items()]
+        # in the small multiples' order, so each component keeps its colour on every panel
+        order = [c.name for c in health.components if c.name in d.weights]
+        lines = [weighted_name(n, d.weights[n]) for n in order]
         lines += [WEIGHTED_SUM] + ([d.total_key] if d.total_key else [])
         panels.append({"title": "weighted decomposition", "lines": lines, "colorOffset": 3, "tall": True})
     return panels
