@@ -352,3 +352,28 @@ def test_a_campaign_without_the_declared_size_gets_no_view() -> None:
     runs = [make_summary(id="r", condition="x", seed=1, finals={"acc": 0.5})]
     assert sample_efficiency({"size_key": "config.data.n", "metric": "acc"}, runs, None) is None
     assert sample_efficiency({"series": "examples_seen", "metric": "acc"}, runs, None) is None
+
+
+def test_a_campaign_yaml_declares_its_own_views(tmp_path: Path) -> None:
+    from obs.discover import read_campaign
+    from obs.pipeline import views_series
+
+    (tmp_path / "campaign.yaml").write_text(
+        "primary_metric: acc\n"
+        "sample_efficiency: {series: tokens_seen}\n"
+        "coupling:\n"
+        "  - {proxy: reward_mean, downstream: eval/acc}\n"
+        "  - {downstream: eval/acc}\n",
+        encoding="utf-8",
+    )
+    diags = Diagnostics()
+    campaign = read_campaign(tmp_path, diags)
+    assert campaign is not None
+    assert campaign.extra["sample_efficiency"]["series"] == "tokens_seen"
+    assert campaign.extra["coupling"] == [{"proxy": "reward_mean", "downstream": "eval/acc", "label": ""}]
+    assert [d.format().replace(str(tmp_path) + "/", "") for d in diags.items] == [
+        "campaign.yaml:5: warning: 'coupling' entry 2: no proxy series name; skipped"
+    ]
+    site = SiteConfig(coupling=[{"proxy": "a", "downstream": "b", "label": ""}])
+    assert views_series(site, campaign) == ("tokens_seen", "reward_mean", "eval/acc")  # the campaign's win
+    assert views_series(site) == ("a", "b")

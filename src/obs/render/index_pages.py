@@ -426,20 +426,22 @@ def declared_views(view: CampaignView, cfg: SiteConfig) -> dict[str, Any]:
     from obs.render import campaign_views
 
     runs = [*view.runs, *view.unassigned]
+    declared = view.campaign.extra.get("sample_efficiency") or cfg.sample_efficiency  # campaign.yaml's wins
+    pairs_declared = view.campaign.extra.get("coupling") or cfg.coupling
     se = (
         sample_efficiency(
-            cfg.sample_efficiency,
+            declared,
             runs,
             view.campaign.primary_metric,
             view.campaign.final_window,
             order=[row.name for row in view.table],
         )
-        if cfg.sample_efficiency
+        if declared
         else None
     )
     pairs = [  # a pair none of these runs logged either side of is not this campaign's business
         across_runs(runs, pair)
-        for pair in cfg.coupling
+        for pair in pairs_declared
         if any(pair["proxy"] in s.finals or pair["downstream"] in s.finals for s in runs)
     ]
     return {
