@@ -7,6 +7,7 @@ the file and line; the sentences on the pages are made from the numbers.
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -377,3 +378,50 @@ def test_a_campaign_yaml_declares_its_own_views(tmp_path: Path) -> None:
     site = SiteConfig(coupling=[{"proxy": "a", "downstream": "b", "label": ""}])
     assert views_series(site, campaign) == ("tokens_seen", "reward_mean", "eval/acc")  # the campaign's win
     assert views_series(site) == ("a", "b")
+
+
+def brute_force_windows(proxy: np.ndarray, down: np.ndarray, most: int = 5) -> list[float]:
+    """The windows' worsenings by trying every pair: the definition, slowly (proxy and downstream higher-better)."""
+    taken: list[tuple[int, int]] = []
+    out = []
+    for _ in range(most):
+        best = None
+        for i in range(len(proxy)):
+            for j in range(i + 1, len(proxy)):
+                if any(i < b and j > a for a, b in taken):
+                    continue
+                if proxy[j] > proxy[i] and down[j] < down[i]:
+                    gain = down[i] - down[j]
+                    if best is None or gain > best[0]:
+                        best = (gain, i, j)
+        if best is None:
+            break
+        taken.append(best[1:])
+        out.append(best[0])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_diverging_windows_are_the_definition(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 40))
+    proxy, down = np.round(rng.normal(size=n), 1), np.round(rng.normal(size=n), 1)  # ties on purpose
+    windows = diverging_windows(np.arange(float(n)), proxy, down, True, True)
+    assert [w.down_from - w.down_to for w in windows] == pytest.approx(brute_force_windows(proxy, down))
+    for w in windows:
+        assert w.proxy_to > w.proxy_from and w.down_to < w.down_from
+    spans = sorted((w.start, w.end) for w in windows)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))  # none overlaps another
+
+
+def test_a_long_log_is_read_in_one_pass() -> None:
+    n = 200_000
+    steps = np.arange(float(n))
+    c = run_coupling(
+        metrics_of(p=(list(steps), list(steps / n)), d=(list(steps), list(np.sin(steps / 5000)))),
+        {"proxy": "p", "downstream": "d"},
+        lambda name: True,
+    )
+    assert c.worst is not None and c.worst.down_to < c.worst.down_from
+    assert len(c.steps) <= 5001 and c.every == 40
+    assert "every 40th of 200,000 evaluations" in c.summary()

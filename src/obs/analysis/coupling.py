@@ -36,6 +36,7 @@ from obs.sitemodel import RunSummary
 LEVEL = 0.95
 Z975 = 1.959963984540054  # the standard normal's 97.5% point
 MIN_RUNS = 4  # Fisher's z needs n - 3 > 0
+MAX_EVALS = 5000  # a downstream logged more often is read at every k-th of its evaluations (said on the page)
 SHOWN_WINDOWS = 5
 
 
@@ -44,6 +45,12 @@ def change_text(delta: float, metric: str) -> str:
     if metric_is_rate(metric):
         return f"{abs(delta) * 100:.1f} pp"
     return f"{abs(float(delta)):.3g}"
+
+
+def ordinal(n: int) -> str:
+    """2 -> "2nd", 11 -> "11th", 23 -> "23rd"."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def moved(delta: float) -> str:
@@ -93,6 +100,8 @@ class RunCoupling:
     down_at: tuple[float, ...]
     windows: tuple[Window, ...]  # largest downstream worsening first, not overlapping (`diverging_windows`)
     missing: str | None = None  # why there is nothing to read (a series not logged, one evaluation)
+    every: int = 1  # every k-th evaluation was read (a downstream logged more than MAX_EVALS times)
+    logged: int = 0  # the downstream's evaluations with the proxy logged up to them
 
     @property
     def worst(self) -> Window | None:
@@ -109,6 +118,8 @@ class RunCoupling:
             f"{change_text(d1 - d0, self.downstream)} ({num(d0)} → {num(d1)}), "
             f"over {plural(len(self.steps), 'evaluation')}"
         )
+        if self.every > 1:
+            whole += f" (every {ordinal(self.every)} of {self.logged:,} evaluations)"
         if not self.windows:
             return (
                 whole + f"; {self.downstream} never got worse between two evaluations over which {self.proxy} improved."
@@ -138,15 +149,48 @@ def _finite(metrics: Metrics, name: str) -> tuple[np.ndarray, np.ndarray] | None
 
 def proxy_at_evaluations(p_steps: np.ndarray, p_values: np.ndarray, d_steps: np.ndarray) -> np.ndarray:
     """The proxy's mean over (previous evaluation step, this one] at each evaluation step; all values up to
-    the first; NaN where the proxy logged nothing in the interval."""
-    out = np.full(d_steps.size, np.nan)
-    lo = -math.inf
-    for i, hi in enumerate(d_steps):
-        inside = (p_steps > lo) & (p_steps <= hi)
-        if inside.any():
-            out[i] = float(p_values[inside].mean())
-        lo = hi
+    the first; NaN where the proxy logged nothing in the interval. Cumulative sums: one pass, any length."""
+    order = np.argsort(p_steps, kind="stable")
+    steps, values = p_steps[order], p_values[order]
+    sums = np.concatenate(([0.0], np.cumsum(values)))
+    hi = np.searchsorted(steps, d_steps, side="right")
+    lo = np.concatenate(([0], hi[:-1]))
+    count = hi - lo
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out: np.ndarray = np.where(count > 0, (sums[hi] - sums[lo]) / np.maximum(count, 1), np.nan)
     return out
+
+
+def _best_pair(proxy: np.ndarray, worse: np.ndarray, lo: int, hi: int) -> tuple[float, int, int] | None:
+    """Among evaluations lo..hi (inclusive), the pair i < j with proxy[j] > proxy[i] and the largest
+    worse[j] − worse[i] > 0; a sweep over j keeping, per proxy rank, the smallest `worse` seen (a Fenwick
+    tree of prefix minima): O(m log m) for m evaluations."""
+    m = hi - lo + 1
+    if m < 2:
+        return None
+    seg_p, seg_w = proxy[lo : hi + 1], worse[lo : hi + 1]
+    ranks = np.searchsorted(np.unique(seg_p), seg_p) + 1  # 1-based ranks; ties share one
+    size = int(ranks.max())
+    tree_val = np.full(size + 1, np.inf)
+    tree_idx = np.full(size + 1, -1, dtype=np.int64)
+    best: tuple[float, int, int] | None = None
+    for j in range(m):
+        r = int(ranks[j]) - 1  # strictly lower proxy: prefix up to rank - 1
+        low, at = np.inf, -1
+        while r > 0:
+            if tree_val[r] < low:
+                low, at = float(tree_val[r]), int(tree_idx[r])
+            r -= r & -r
+        if at >= 0:
+            gain = float(seg_w[j]) - low
+            if gain > 0 and (best is None or gain > best[0]):
+                best = (gain, lo + at, lo + j)
+        r = int(ranks[j])
+        while r <= size:
+            if seg_w[j] < tree_val[r]:
+                tree_val[r], tree_idx[r] = seg_w[j], j
+            r += r & -r
+    return best
 
 
 def diverging_windows(
@@ -157,29 +201,17 @@ def diverging_windows(
     among the pairs where the proxy improved, then the largest among the pairs not overlapping it (they
     may share an evaluation), and so on, `most` of them. Net changes from one evaluation to the other:
     the noise between them does not cut a long slide into pieces."""
-    n = steps.size
-    p_sign = 1.0 if proxy_up else -1.0
-    d_sign = -1.0 if down_up else 1.0  # worsening > 0
-    taken: list[tuple[int, int]] = []
+    p = proxy if proxy_up else -proxy  # improving: rising
+    w = -down if down_up else down  # worsening: rising
+    segments = [(0, steps.size - 1)]  # what is left between the windows taken
     windows: list[Window] = []
     while len(windows) < most:
-        best: tuple[float, int, int] | None = None
-        for i in range(n - 1):
-            js = np.arange(i + 1, n)
-            ok = (p_sign * (proxy[js] - proxy[i]) > 0) & (d_sign * (down[js] - down[i]) > 0)
-            for a, b in taken:  # overlapping (i, j) and (a, b): i < b and j > a
-                if i < b:
-                    ok &= js <= a
-            if not ok.any():
-                continue
-            worsening = np.where(ok, d_sign * (down[js] - down[i]), -np.inf)
-            k = int(np.argmax(worsening))
-            if best is None or worsening[k] > best[0]:
-                best = (float(worsening[k]), i, int(js[k]))
-        if best is None:
+        found = [(b, seg) for seg in segments if (b := _best_pair(p, w, *seg)) is not None]
+        if not found:
             break
-        _, i, j = best
-        taken.append((i, j))
+        (_, i, j), seg = max(found, key=lambda f: (f[0][0], -f[0][1]))
+        segments.remove(seg)
+        segments += [(seg[0], i), (j, seg[1])]
         windows.append(
             Window(
                 float(steps[i]),
@@ -214,6 +246,11 @@ def run_coupling(metrics: Metrics | None, pair: dict[str, str], higher_is_better
             f"{downstream} has {plural(int(steps.size), 'evaluation')} with {proxy} logged up to it: "
             "a change needs two."
         )
+    logged, every = int(steps.size), max(1, math.ceil(steps.size / MAX_EVALS))
+    if every > 1:  # read at every k-th evaluation (and the last); the proxy's means then span k of them
+        keep_at = np.unique(np.concatenate((np.arange(0, steps.size, every), [steps.size - 1])))
+        steps, d_at = steps[keep_at], d_at[keep_at]
+        p_at = proxy_at_evaluations(*p, steps)
     windows = diverging_windows(steps, p_at, d_at, p_up, d_up)
     return RunCoupling(
         proxy,
@@ -225,6 +262,8 @@ def run_coupling(metrics: Metrics | None, pair: dict[str, str], higher_is_better
         tuple(map(float, p_at)),
         tuple(map(float, d_at)),
         tuple(windows),
+        every=every,
+        logged=logged,
     )
 
 
