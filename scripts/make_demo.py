@@ -1522,7 +1522,7 @@ def scaling_campaign() -> dict[str, bytes]:
                     "condition": cond,
                     "seed": seed,
                     "status": "finished",
-                    "date": date(2026, 4, 2),
+                    "date": date(2026, 2, 20),
                     "config": {
                         "method": method,
                         "data": {
