@@ -1422,6 +1422,36 @@ def rl_run() -> dict[str, bytes]:
     return {"grpo-rl-07/run.yaml": ydump(doc), "grpo-rl-07/metrics.jsonl": rl_metrics()}
 
 
+def paired_eval() -> dict[str, bytes]:
+    """Two checkpoints on the same 400 held-out items, 8 sampled answers per item and the one a majority vote
+    selects (`correct`), plus a greedy answer: the config x metric table's per-item inputs. GTPO's file misses
+    a dozen items (a crashed shard), so pairs form for 97% of them."""
+    rng = rng_for("paired-eval")
+    difficulty = rng.beta(2.0, 2.2, 400)
+    files: dict[str, bytes] = {}
+    for name, shift, dropped in (("sepa", 0.06, 0), ("gtpo", 0.0, 12)):
+        sub = rng_for("paired-eval", name)
+        rows = []
+        for i, p in enumerate(difficulty):
+            if dropped and i % 33 == 5 and dropped > 0:
+                dropped -= 1
+                continue
+            q = min(max(p + shift + sub.normal(0, 0.05), 0.01), 0.99)
+            samples = [bool(x) for x in sub.random(8) < q]
+            votes = sum(samples)
+            correct = votes > 4 or (votes == 4 and bool(sub.random() < 0.5))
+            rows.append(
+                {
+                    "item_id": f"q{i:04d}",
+                    "correct": correct,
+                    "greedy_correct": bool(sub.random() < q + 0.03),
+                    "samples": samples,
+                }
+            )
+        files[f"sepa-campaign/eval/{name}_k8.jsonl"] = jsonl(rows)
+    return files
+
+
 def campaign() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     doc = {
@@ -1441,8 +1471,32 @@ def campaign() -> dict[str, bytes]:
         "alpha": 0.05,
         "evidence": {"min_seeds": 3, "min_steps": 100, "min_completions": 10000},
         "litmus": {"min_delta": 0.01},
+        "metrics": {
+            "correct_rate": {"tier": "primary", "direction": "higher", "unit": "share of episodes"},
+            "mean_reward": {"tier": "secondary", "window": "250-299", "unit": "reward"},
+            "loss": {"tier": "diagnostic"},
+        },
+        "expected_order": [name for name, *_ in CAMPAIGN_CONDITIONS],
+        "paired": [
+            {
+                "name": "SEPA vs GTPO, 8 samples per item",
+                "a": {
+                    "file": "eval/sepa_k8.jsonl",
+                    "label": "SEPA",
+                    "config": {"checkpoint": "maxrl+gtpo_sepa_s1", "K": 8, "temperature": 1.0, "selector": "vote"},
+                },
+                "b": {
+                    "file": "eval/gtpo_k8.jsonl",
+                    "label": "GTPO",
+                    "config": {"checkpoint": "maxrl+gtpo_s1", "K": 8, "temperature": 1.0, "selector": "vote"},
+                },
+                "varies": ["checkpoint"],
+                "claim_pp": 2,
+            }
+        ],
     }
     files["sepa-campaign/campaign.yaml"] = ydump(doc)
+    files.update(paired_eval())
     for k, (cond, _, _, final, tau) in enumerate(CAMPAIGN_CONDITIONS):
         adv, transform = cond.split("+")
         for seed in (1, 2, 3):

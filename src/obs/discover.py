@@ -19,7 +19,7 @@ from obs.diagnostics import Diagnostics
 from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
 from obs.ledger import ARCHIVE_DIR
-from obs.model import Campaign, Condition, Spec
+from obs.model import Campaign, Condition, MetricDecl, Spec
 from obs.safeyaml import load_mapping
 from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
 from obs.sourcetree import (
@@ -253,9 +253,28 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
         min_effect=f.get("min_effect"),
         evidence=_given(f, "evidence"),
         litmus=_given(f, "litmus"),
+        expected_order=f.get("expected_order"),
         extra=f.unknown,
     )
+    if "metrics" in f.values:
+        campaign.metrics_from = CAMPAIGN_FILE
+        campaign.metrics, said = reconcile_primary(f.get("metrics"), campaign.primary_metric)
+        if said:
+            diags.warning(path, said, f.line("metrics"))
+        if campaign.primary_metric is None:
+            campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
     names = {c.name for c in campaign.conditions}
+    unknown = [n for n in campaign.expected_order if names and n not in names]
+    if unknown:
+        diags.warning(
+            path,
+            f"expected_order names {', '.join(repr(n) for n in unknown)}, not among the conditions "
+            f"({', '.join(sorted(names))}); those are left out of the order",
+            f.line("expected_order"),
+        )
+        campaign.expected_order = [n for n in campaign.expected_order if n not in unknown]
+    if len(campaign.expected_order) == 1:
+        diags.warning(path, "expected_order needs two conditions or more; not checked", f.line("expected_order"))
     if campaign.baseline_condition and names and campaign.baseline_condition not in names:
         diags.warning(
             path,
@@ -275,6 +294,30 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
     return campaign
 
 
+def reconcile_primary(decls: list[MetricDecl], primary_metric: str | None) -> tuple[list[MetricDecl], str | None]:
+    """The tiers with `primary_metric` as their primary: a declared `primary_metric` wins over a different primary
+    tier (read as secondary, and said), and is added as the primary when `metrics:` does not list it."""
+    if not primary_metric:
+        return decls, None
+    said = None
+    out: list[MetricDecl] = []
+    for d in decls:
+        if d.tier == "primary" and d.name != primary_metric:
+            said = (
+                f"metrics: '{d.name}' is marked primary but primary_metric is '{primary_metric}'; "
+                f"'{d.name}' was read as secondary"
+            )
+            d = replace(d, tier="secondary")
+        elif d.name == primary_metric and d.tier != "primary":
+            said = f"metrics: '{d.name}' is the primary_metric, so it is the primary tier, not {d.tier}"
+            d = replace(d, tier="primary")
+        out.append(d)
+    if not any(d.name == primary_metric for d in out):
+        out.insert(0, MetricDecl(primary_metric, "primary"))
+    out.sort(key=lambda d: d.tier != "primary")
+    return out, said
+
+
 def _given(f: Reading, name: str) -> dict[str, float]:
     """The entries of a nested mapping that were given (no defaults: an absent minimum is not checked)."""
     nested = f.values.get(name)
@@ -290,7 +333,7 @@ def _read_paired(folder: Path, raw: list[Any], path: Path, line: int | None, dia
     return [s for s in specs if s is not None]
 
 
-_Side = tuple[str, str, ItemResults | None, list[str]]  # file, label, outcomes, problems
+_Side = tuple[str, str, ItemResults | None, list[str], dict[str, Any]]  # file, label, outcomes, problems, config
 
 
 def _paired_entry(
@@ -307,7 +350,7 @@ def _paired_entry(
         if read is None:
             return None
         sides.append(read)
-    (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+    (file_a, label_a, a, prob_a, config_a), (file_b, label_b, b, prob_b, config_b) = sides
     if keys.get("pair_by") == "position" and a is not None and b is not None:
         n_a, n_b = len(a.outcomes) + a.skipped, len(b.outcomes) + b.skipped
         if n_a != n_b:
@@ -327,6 +370,14 @@ def _paired_entry(
         diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
         claim = None
     name = entry.get("name")
+    varies = entry.get("varies", [])
+    if isinstance(varies, str):
+        varies = [varies]
+    if not isinstance(varies, list) or not all(isinstance(v, str) for v in varies):
+        diags.warning(
+            path, f"{where}.varies should be a list of setting names (the ones meant to differ); ignored", line
+        )
+        varies = []
     return PairedSpec(
         name=str(name) if name else f"{label_a} vs {label_b}",
         label_a=label_a,
@@ -337,6 +388,9 @@ def _paired_entry(
         a=a,
         b=b,
         problems=tuple(prob_a + prob_b),
+        config_a=config_a,
+        config_b=config_b,
+        varies=tuple(varies),
     )
 
 
@@ -345,16 +399,24 @@ def _paired_side(
 ) -> _Side | None:
     """`a:` or `b:`: a path, or `{file, label, id_key, correct_key, items_key}` (its keys win over the entry's)."""
     options = dict(keys)
+    config: dict[str, Any] = {}
     if isinstance(value, dict):
         rel, label = value.get("file"), value.get("label")
         options.update({k: value[k] for k in options if k in value})
+        given = value.get("config")
+        if isinstance(given, dict):
+            config = {str(k): v for k, v in given.items()}
+        elif given is not None:
+            diags.warning(
+                path, f"{where}.config should be a mapping of settings (selector, K, temperature, ...); ignored", line
+            )
     else:
         rel, label = value, None
     if not isinstance(rel, str) or not rel:
         diags.warning(path, f"{where} should be a file path or a mapping with 'file'; skipped", line)
         return None
     results, problems = _read_item_file(folder, rel, options, where, path, line, diags)
-    return rel, str(label) if label else Path(rel).stem, results, problems
+    return rel, str(label) if label else Path(rel).stem, results, problems, config
 
 
 def _read_item_file(

@@ -287,6 +287,40 @@ class Condition:
     description: str = ""
 
 
+TIERS = ("primary", "secondary", "diagnostic")
+
+
+@dataclass(frozen=True)
+class MetricWindow:
+    """Which logged values of a run make its one number for a metric: the campaign's final window
+    (`final`), the last `n` logged points (`last`), or every value logged at a step in [lo, hi] (`steps`)."""
+
+    kind: str = "final"  # final | last | steps
+    n: int | None = None
+    lo: float | None = None
+    hi: float | None = None
+
+    def text(self, final_window: int) -> str:
+        if self.kind == "steps":
+            return f"values logged at steps {self.lo:g}-{self.hi:g}"
+        n = self.n if self.kind == "last" and self.n else final_window
+        return f"last {n} logged values"
+
+
+@dataclass(frozen=True)
+class MetricDecl:
+    """One metric of `metrics:` (campaign.yaml or obs.yaml): its tier, direction, window, unit and minimum
+    effect. `higher_is_better` None: the campaign's `higher_is_better` for the primary metric, the names'
+    vocabulary for the others; `min_effect` None: the campaign's for the primary metric, 0 for the others."""
+
+    name: str
+    tier: str  # one of TIERS
+    higher_is_better: bool | None = None
+    window: MetricWindow = MetricWindow()
+    unit: str = ""
+    min_effect: float | None = None
+
+
 @dataclass
 class Campaign:
     """Conditions × seeds: the design that lets a difference be called real or not."""
@@ -305,4 +339,7 @@ class Campaign:
     min_effect: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
     litmus: dict[str, float] = field(default_factory=dict)
+    metrics: list[MetricDecl] = field(default_factory=list)
+    metrics_from: str = ""  # "campaign.yaml", "obs.yaml", or "" when no `metrics:` was declared
+    expected_order: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)

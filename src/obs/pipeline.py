@@ -31,9 +31,9 @@ from obs.analysis.headline import surrounding_metrics
 from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
-from obs.config import SiteConfig, load_config
+from obs.config import CONFIG_FILE, SiteConfig, load_config
 from obs.diagnostics import NO_RUNS, Diagnostic, Diagnostics
-from obs.discover import Discovery, discover
+from obs.discover import Discovery, discover, reconcile_primary
 from obs.fieldbounds import bound_run_fields
 from obs.jsonutil import jsonable
 from obs.model import Campaign, Run, Spec
@@ -70,6 +70,21 @@ def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:
     return f"{len(ids)} run{'' if len(ids) == 1 else 's'}: {', '.join(sorted(ids)[:shown])}{more}"
 
 
+def _site_tiers(campaign: Campaign, cfg: SiteConfig, diags: Diagnostics) -> None:
+    """obs.yaml's metric tiers for a campaign that declares none of its own (campaign.yaml's `metrics:` wins)."""
+    if campaign.metrics_from:
+        return
+    tiers = [s["decl"] for s in cfg.metrics.values() if s["decl"].tier]
+    if not tiers:
+        return
+    campaign.metrics, said = reconcile_primary(tiers, campaign.primary_metric)
+    campaign.metrics_from = CONFIG_FILE
+    if campaign.primary_metric is None:
+        campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
+    if said:
+        diags.info(campaign.source_dir / "campaign.yaml", f"obs.yaml {said}")
+
+
 @dataclass
 class SourceTree:
     """A source folder read as far as a build plans it: settings, runs found, their order and page names.
@@ -95,6 +110,8 @@ class SourceTree:
         found = discover(root, exclude=(*exclude, root / STATIC_DIR))  # static/ is copied into the site, not read
         diags.extend(found.diags)
         plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
+        for campaign in found.campaigns.values():
+            _site_tiers(campaign, cfg, diags)
         layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)
         for kind, ident, slug in layout.renamed():
             folder = (found.specs[ident] if kind == "spec" else found.campaigns[ident]).source_dir
@@ -297,6 +314,7 @@ def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_h
         input_hash=input_hash,
         campaign_metric=campaign.primary_metric if campaign else None,
         campaign_window=final_window(tree, report.run),
+        campaign_metrics=campaign.metrics if campaign else (),
         carried=views_series(tree.cfg, campaign),
     )
 

@@ -16,6 +16,7 @@ import orjson
 from obs import urls
 from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
+from obs.analysis.campaign_gate import campaign_gate
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
@@ -374,7 +375,7 @@ def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.
 def _campaign_pages_of(
     campaign: Campaign, members: list[RunSummary], slug: str, renderer: Renderer, cfg: SiteConfig
 ) -> dict[str, bytes]:
-    return campaign_pages(campaign_view(campaign, members), slug, renderer, cfg)
+    return campaign_pages(campaign_view(campaign, members, cfg.metric_higher_is_better), slug, renderer, cfg)
 
 
 def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteConfig) -> dict[str, bytes]:
@@ -395,7 +396,7 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     if figure is not None:
         pages[urls.campaign_file(slug, urls.CAMPAIGN_FIGURE)] = figure
     ctx["has_figure"] = figure is not None
-    ctx["metric_views"] = campaign_metrics(view, cfg.metric_higher_is_better)
+    ctx["metric_views"] = campaign_metrics(view)
     ctx["charts"] = None
     key = f"campaign:{slug}"
     data = chartdata.conditions_data(key, ctx["metric_views"])
@@ -404,7 +405,7 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
         ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
     views = declared_views(view, cfg)
     ctx.update(views)
-    analysis = view.stats.as_dict()
+    analysis = {**view.stats.as_dict(), "tiers": view.tiers.as_dict()}
     if views["sample_efficiency"] is not None:
         analysis["sample_efficiency"] = views["sample_efficiency"].as_dict()
     if views["coupling"]:
@@ -525,4 +526,7 @@ def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
         "runs": view.runs,
         "unassigned": view.unassigned,
         "stats": view.stats,
+        "tiers": view.tiers,
+        "gate": campaign_gate(view),
+        "paired_only": not view.table and bool(view.stats.paired),
     }
