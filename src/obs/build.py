@@ -130,6 +130,8 @@ def run_key(
             ]
             if campaign
             else None,
+            # the run's place as discovery found it (obs.layout: a campaign.yaml's names can change it)
+            [planned.source.campaign, planned.source.condition, planned.source.seed],
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
         ]
     )

@@ -54,6 +54,7 @@ class SiteConfig:
     thresholds: dict[str, float] = field(default_factory=lambda: _default("thresholds"))
     higher_is_better: dict[str, bool] = field(default_factory=lambda: _default("higher_is_better"))
     metrics: dict[str, dict[str, Any]] = field(default_factory=lambda: _default("metrics"))
+    x_axes: dict[str, list[str]] = field(default_factory=lambda: _default("x_axes"))
     same_step: str = field(default_factory=lambda: _default("same_step"))
     restarts: str = field(default_factory=lambda: _default("restarts"))
     gates: list[dict[str, str]] = field(default_factory=list)  # name, label, expr (obs.analysis.gates)

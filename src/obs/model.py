@@ -111,6 +111,27 @@ class Metrics:
 
 
 @dataclass
+class Generations:
+    """The completions a run sampled while it trained (an emergence log's generations.jsonl), by column.
+
+    Texts are kept up to `GENERATION_TEXT_CAP` characters each (`cut` counts the shortened ones); the run
+    page's generations viewer pages them into data files (obs.render.generations).
+    """
+
+    source_file: str
+    step: list[float | None] = field(default_factory=list)
+    reward: list[float | None] = field(default_factory=list)
+    prompt: list[str] = field(default_factory=list)
+    completion: list[str] = field(default_factory=list)
+    line: list[int] = field(default_factory=list)
+    cut: int = 0  # texts shortened to the cap
+    without_text: int = 0  # records with neither a prompt nor a completion: skipped
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+
+@dataclass
 class ProbeCase:
     """One evaluation case: which checks passed and, when it failed, what it looked like."""
 
@@ -254,6 +275,7 @@ class Run:
     probe_repaired: Probe | None = None
     gate: Gate | None = None
     evals: list[EvalResult] = field(default_factory=list)
+    generations: Generations | None = None  # sampled completions (emergence/generations.jsonl), for the viewer
     summary: dict[str, float] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     # plain-text fields obs.fieldbounds cut, whole (up to its MAX_KEPT characters): the run page's collapsed block
@@ -343,3 +365,4 @@ class Campaign:
     metrics_from: str = ""  # "campaign.yaml", "obs.yaml", or "" when no `metrics:` was declared
     expected_order: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    inferred: str = ""  # how discovery formed a campaign that no campaign.yaml declares (obs.layout), else ""

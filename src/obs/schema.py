@@ -1332,6 +1332,19 @@ OBS_YAML = Schema(
             default={},
         ),
         Field(
+            "x_axes",
+            Mapping_(
+                values=Strings(single=True, numbers=False),
+                expected="a mapping of axis name to a series name (or a list of them, the first a run logged is used)",
+                type_doc="mapping of axis → series name(s)",
+            ),
+            "counters offered as an x axis on run pages and compare.html beside the step, e.g. "
+            "`{tokens: num_input_tokens_seen}`: one axis name for the series different runs log it as; "
+            "a series that goes back is named on the run page, not drawn against. Series named like "
+            "`tokens_seen` or `examples` are offered without it",
+            default={},
+        ),
+        Field(
             "same_step",
             Choice(("mean", "last", "all"), fold_case=True),
             "several values of a series logged at one step: their `mean` (drawn with its min–max band and count), "

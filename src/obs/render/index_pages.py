@@ -514,6 +514,7 @@ def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
         "slug": slug,
         "title": campaign.title,
         "question": campaign.question,
+        "inferred": campaign.inferred,
         "primary_metric": campaign.primary_metric,
         "baseline_condition": campaign.baseline_condition,
         "final_window": campaign.final_window,
