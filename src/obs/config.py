@@ -64,6 +64,10 @@ class SiteConfig:
     provenance_facets: list[str] | None = None  # provenance keys the leaderboard filters by; None: automatic
     leaderboard_rows: int = field(default_factory=lambda: _default("leaderboard_rows"))
     seed_keys: list[str] = field(default_factory=lambda: _default("seed_keys"))
+    # size_key | series, metric, group_by, label (analysis.sample_efficiency); None: the view is off
+    sample_efficiency: dict[str, Any] | None = None
+    coupling: list[dict[str, str]] = field(default_factory=list)  # proxy, downstream, label (analysis.coupling)
+    reward_components: dict[str, float] = field(default_factory=dict)  # component -> weight (analysis.reward)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_negative_check(self, name: str) -> bool:

@@ -313,6 +313,18 @@ def check_runs(tree: SourceTree) -> Iterator[RunReport]:
         yield report
 
 
+def views_series(cfg: SiteConfig, campaign: Campaign | None = None) -> tuple[str, ...]:
+    """The series the declared views across runs read from each run's summary (the campaign.yaml's
+    declarations, else obs.yaml's): sample efficiency's metric and counter, each coupling pair's two series
+    (carried before the other curves, so none is left out)."""
+    names: list[str] = []
+    se = (campaign.sample_efficiency if campaign is not None else None) or cfg.sample_efficiency or {}
+    names += [str(se[k]) for k in ("metric", "series") if se.get(k)]
+    for pair in (campaign.coupling if campaign is not None else None) or cfg.coupling:
+        names += [pair["proxy"], pair["downstream"]]
+    return tuple(dict.fromkeys(names))
+
+
 def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_hash: str) -> RunSummary:
     campaign = tree.campaign_of(report.run)
     return summarize(
@@ -322,6 +334,7 @@ def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_h
         campaign_metric=campaign.primary_metric if campaign else None,
         campaign_window=final_window(tree, report.run),
         campaign_metrics=campaign.metrics if campaign else (),
+        carried=views_series(tree.cfg, campaign),
     )
 
 

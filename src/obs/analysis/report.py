@@ -20,6 +20,7 @@ from obs.analysis.compare import (
     headline_delta,
 )
 from obs.analysis.config_view import ConfigView, config_view
+from obs.analysis.coupling import RunCoupling, run_coupling
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -94,6 +95,7 @@ class RunReport:
     target: TargetClass | None = None  # the failure class this rung targets, counted before and after
     frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
     recipe: RecipeLevel | None = None  # the recipe-level verdict the promotion rules read (RunContext.recipe)
+    coupling: list[RunCoupling] = field(default_factory=list)  # obs.yaml `coupling:` pairs this run logged
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -131,6 +133,7 @@ class RunReport:
             "recipe_level": self.recipe.as_dict() if self.recipe else None,
             "pass_at_k": [p.as_dict() for p in self.passk],
             "reward_health": self.reward.as_dict() if self.reward else None,
+            "coupling": [c.as_dict() for c in self.coupling],
             "decision": {
                 "recorded": run.verdict,
                 "suggested": self.suggestion.as_dict(),
@@ -165,7 +168,12 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         passk = pass_at_k_reports(run.probe, is_negative, vs, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
-    reward = reward_health(run.metrics, cfg.threshold)
+    reward = reward_health(run.metrics, cfg.threshold, cfg.reward_components)
+    coupling = [  # a declared pair this run logged neither side of is not its business
+        run_coupling(run.metrics, pair, cfg.metric_higher_is_better)
+        for pair in cfg.coupling
+        if run.metrics is not None and (pair["proxy"] in run.metrics.series or pair["downstream"] in run.metrics.series)
+    ]
 
     findings = diagnose(
         DiagnosisInput(
@@ -228,6 +236,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
         recipe=recipe,
+        coupling=coupling,
     )
 
 

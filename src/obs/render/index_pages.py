@@ -183,6 +183,8 @@ def _campaign_pages(
                 repr(renderer.meta),
                 cfg.trends,
                 [cfg.higher_is_better, cfg.negative_checks],
+                repr(cfg.metrics),  # obs.yaml's metric directions (cfg.metric_higher_is_better) and tiers
+                [cfg.sample_efficiency, cfg.coupling],
             ],
             functools.partial(_campaign_pages_of, campaign, members, slug, renderer, cfg),
         )
@@ -452,13 +454,53 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     if data["metrics"]:
         pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
         ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
-    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps({**view.stats.as_dict(), "tiers": view.tiers.as_dict()})
+    views = declared_views(view, cfg)
+    ctx.update(views)
+    analysis = {**view.stats.as_dict(), "tiers": view.tiers.as_dict()}
+    if views["sample_efficiency"] is not None:
+        analysis["sample_efficiency"] = views["sample_efficiency"].as_dict()
+    if views["coupling"]:
+        analysis["coupling"] = [item["pair"].as_dict() for item in views["coupling"]]
+    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(analysis)
     paired = campaign.paired
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
     pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
     page = urls.campaign_page(slug)
     pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
     return pages
+
+
+def declared_views(view: CampaignView, cfg: SiteConfig) -> dict[str, Any]:
+    """obs.yaml's sample-efficiency and coupling views of a campaign's runs (analysis/sample_efficiency.py,
+    analysis/coupling.py), with what their sections draw (render/campaign_views.py)."""
+    from obs.analysis.coupling import across_runs
+    from obs.analysis.sample_efficiency import sample_efficiency
+    from obs.render import campaign_views
+
+    runs = [*view.runs, *view.unassigned]
+    declared = view.campaign.sample_efficiency or cfg.sample_efficiency  # campaign.yaml's wins
+    pairs_declared = view.campaign.coupling or cfg.coupling
+    se = (
+        sample_efficiency(
+            declared,
+            runs,
+            view.campaign.primary_metric,
+            view.campaign.final_window,
+            order=[row.name for row in view.table],
+        )
+        if declared
+        else None
+    )
+    pairs = [  # a pair none of these runs logged either side of is not this campaign's business
+        across_runs(runs, pair)
+        for pair in pairs_declared
+        if any(pair["proxy"] in s.finals or pair["downstream"] in s.finals for s in runs)
+    ]
+    return {
+        "sample_efficiency": se,
+        "sample_efficiency_chart": campaign_views.efficiency_chart(se) if se is not None else None,
+        "coupling": [{"pair": p, "plot": campaign_views.scatter(p)} for p in pairs],
+    }
 
 
 def campaign_figure(view: CampaignView) -> bytes | None:
