@@ -76,11 +76,13 @@ def test_the_browser_fills_only_when_the_reader_nears_it(page: Page, watch: Page
     settle(page)
     page.wait_for_timeout(300)
     assert page.evaluate(COUNT) == 0
-    assert not page.locator("#cases").get_attribute("data-ready")
+    assert page.eval_on_selector("#cases", "c => !c.hasAttribute('data-ready')")
     assert page.evaluate("performance.getEntriesByType('resource').every(e => !/cases-rows/.test(e.name))")
     assert page.eval_on_selector("#cases form.case-filters", "f => !f.hidden")  # wired: its controls are there
     # one screen above the browser is near enough
-    page.evaluate("scrollTo(0, document.querySelector('#cases').getBoundingClientRect().top + scrollY - 1.5 * innerHeight)")
+    page.evaluate(
+        "scrollTo(0, document.querySelector('#cases').getBoundingClientRect().top + scrollY - 1.5 * innerHeight)"
+    )
     page.wait_for_selector("#cases[data-ready]", state="attached")
     assert page.evaluate(COUNT) == 20
 
