@@ -9,6 +9,8 @@ The tree follows the input contract v1 (``docs/contract.md``) and tells one smal
   probe samples every case 4 times with a selector: pass@k and best-of-n).
 * ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training.
 * ``sepa-campaign/`` — three conditions x three seeds.
+* ``retrain-demo/`` — a campaign in a campaign runner's own layout, ``runs/<condition>_s<seed>/``, with
+  no run.yaml and the emergence logger's steps and generations, written by ``scripts/make_retrain_demo.py``.
 * ``agents/`` — an agent-learning export of two learning keys (300 sessions, a playbook of six
   entries, one harmful), written by ``scripts/make_learning_demo.py``.
 
@@ -1658,15 +1660,17 @@ def build_tree() -> dict[str, bytes]:
     files.update(campaign())
     files.update(ablation_arms())
     files.update(learning_demo().learning_tree())
+    files.update(learning_demo("make_retrain_demo").retrain_tree())
     return dict(sorted(files.items()))
 
 
-def learning_demo() -> Any:
-    """scripts/make_learning_demo.py, loaded by path (the scripts folder is not a package)."""
+def learning_demo(name: str = "make_learning_demo") -> Any:
+    """scripts/make_learning_demo.py (or another part of the demo), loaded by path (the scripts folder is not a
+    package)."""
     import importlib.util
 
-    path = Path(__file__).with_name("make_learning_demo.py")
-    spec = importlib.util.spec_from_file_location("make_learning_demo", path)
+    path = Path(__file__).with_name(f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)

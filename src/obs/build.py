@@ -30,8 +30,8 @@ from obs.manifest import manifest
 from obs.pipeline import RunResult, SourceTree
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
+from obs.safepaths import remembered_locations
 from obs.sitemodel import RunSummary, SummaryError
-from obs.sourcetree import remembered_locations
 from obs.write import MARKER, Staging, check_output_location, output_location, output_lock, static_unchanged
 
 if TYPE_CHECKING:
@@ -130,6 +130,8 @@ def run_key(
             ]
             if campaign
             else None,
+            # the run's place as discovery found it (obs.layout: a campaign.yaml's names can change it)
+            [planned.source.campaign, planned.source.condition, planned.source.seed],
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
         ]
     )

@@ -16,11 +16,11 @@ from typing import Any
 
 from obs.diagnostics import Diagnostics
 from obs.fields import YamlFields
+from obs.safepaths import safe_input
 from obs.safeyaml import load_mapping
 from obs.schema import DEFAULT_AXES as DEFAULT_AXES  # re-exported: declared in obs.schema
 from obs.schema import OBS_YAML, SWEEPS, THRESHOLDS, Reading
 from obs.schema import SWEEP_GROUPINGS as SWEEP_GROUPINGS
-from obs.sourcetree import safe_input
 from obs.vocabulary import lower_is_better
 
 CONFIG_FILE = "obs.yaml"

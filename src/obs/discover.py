@@ -12,17 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters import ADAPTERS, LEARNING
-from obs.adapters.base import RunSource
+from obs.adapters.base import Claim, RunSource
 from obs.adapters.native import NATIVE_FILES
-from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
+from obs.adapters.native import files_read as native_files_read
+from obs.adapters.shared.ids import folder_id
+from obs.adapters.side_logs import SIDE_DIRS, is_read, side_files
+from obs.analysis.paired_systems import ItemFileError, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
+from obs.layout import infer_campaigns
 from obs.ledger import ARCHIVE_DIR
-from obs.model import Campaign, Condition, MetricDecl, Spec
-from obs.safeyaml import load_mapping
-from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
-from obs.sourcetree import (
+from obs.model import Campaign, Condition, ItemResults, MetricDecl, PairedSpec, Spec
+from obs.safepaths import (
     Listing,
     is_inside,
     is_obs_site,
@@ -34,6 +36,8 @@ from obs.sourcetree import (
     safe_input,
     shown_name,
 )
+from obs.safeyaml import load_mapping
+from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
 
 SPEC_FILE = "spec.yaml"
 CAMPAIGN_FILE = "campaign.yaml"
@@ -75,32 +79,43 @@ class Discovery:
 SITE_FILES = frozenset({"obs.yaml", SPEC_FILE, CAMPAIGN_FILE, "decisions.jsonl"})
 
 
+def files_read(source: RunSource, root: Path) -> set[Path]:
+    """The files a run's reading uses: a native folder's own files (not every file below it), another format's
+    files, and of its side folders only the side logs obs reads (obs.adapters.side_logs)."""
+    own = native_files_read(source, root) if source.adapter == "native" else set(source.files)
+    sides = tuple(source.path / name for name in SIDE_DIRS)
+    return {f for f in own if not any(d in f.parents for d in sides)} | set(source.side)
+
+
 def not_read(found: Discovery) -> list[Path]:
     """Files of the tree that nothing reads: not a run's input, not a campaign's paired file, not obs' own
     settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
-    read = {real(f) for source in found.runs for f in source.files}
+    read = {real(f) for source in found.runs for f in files_read(source, found.root)}
     read.update(real(f) for f in found.learning)
     for source in found.runs:
         if source.base is not None:
             read.update(real(f) for f in source.base.files)
     for campaign in found.campaigns.values():
-        for pair in campaign.extra.get("paired", []) or []:
-            for rel in (getattr(pair, "file_a", None), getattr(pair, "file_b", None)):
+        for pair in campaign.paired:
+            for rel in (pair.file_a, pair.file_b):
                 if rel:
                     read.add(real(campaign.source_dir / rel))
     return sorted(f for f in found.files if f not in read and f.name not in SITE_FILES)
 
 
-def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
+def discover(root: Path, *, exclude: tuple[Path, ...] = (), preferred_metric: str | None = None) -> Discovery:
     """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds.
 
     Every folder is listed once (by its real location), and every symbolic link met on the way
-    that leaves the tree or loops is named in a warning and never read (obs.sourcetree).
+    that leaves the tree or loops is named in a warning and never read (obs.safepaths).
     """
     root = root.resolve()
     found = Discovery(root=root, diags=Diagnostics(root=root))
     with remembered_locations():
         _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
+        found.runs = infer_campaigns(
+            found.runs, found.campaigns, root, found.diags, preferred_metric=preferred_metric
+        )  # conditions x seeds that the layout names (obs.layout)
         found.unread = not_read(found)
     return found
 
@@ -184,12 +199,59 @@ class _Walk:
             claim = adapter.claim(folder, self.root)
             if claim is None:
                 continue
+            claim = self.attach_side_logs(folder, claim)
             for source in claim.runs:
                 self.found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
             self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
             self.seen.update(real(owned) for owned in claim.owned_dirs if owned != folder)
             return folder in claim.owned_dirs
         return False
+
+    def attach_side_logs(self, folder: Path, claim: Claim) -> Claim:
+        """The side logs of the one run found in this folder are that run's: the files of its side folders
+        (`emergence/`), and a `generations.jsonl` or `steps.jsonl` beside its `metrics.jsonl` or run.yaml. They join
+        its files (never runs of their own); the side logs obs reads are named in `RunSource.side`."""
+        claim = self.side_logs_beside(folder, claim)
+        here = [s for s in claim.runs if s.path == folder and s.record is None and s.part is None]
+        if len(here) != 1 or len(claim.runs) != 1:
+            return claim
+        (source,) = claim.runs
+        found: list[Path] = [
+            f for f in source.files if f.parent == folder and is_read(f) and self.is_run_folder(folder)
+        ]
+        for name in SIDE_DIRS:
+            side = folder / name
+            if not side.is_dir() or side.is_symlink() or real(side) in self.seen:
+                continue
+            files = side_files(side, self.root)
+            if not files:
+                continue
+            found += files
+            self.seen.add(real(side))
+            self.found.files.update(real(f) for f in files)
+        if not found:
+            return claim
+        known = set(source.files)
+        owned = (*source.files, *(f for f in found if f not in known))
+        read = [f.relative_to(folder).as_posix() for f in found if is_read(f)]
+        note = f"side logs of this run: {', '.join(read)}" if read else "a side folder of this run: no file of it read"
+        attached = replace(source, files=owned, side=tuple(f for f in found if is_read(f)))
+        return replace(claim, runs=(attached,), notes=(*claim.notes, note))
+
+    def is_run_folder(self, folder: Path) -> bool:
+        """A folder whose run is named by its run.yaml or its `metrics.jsonl` (a side log beside it is the run's)."""
+        return any(safe_input(folder / name, self.root) is not None for name in ("run.yaml", "metrics.jsonl"))
+
+    def side_logs_beside(self, folder: Path, claim: Claim) -> Claim:
+        """A log reader's runs of `generations.jsonl` / `steps.jsonl` beside the folder's `metrics.jsonl`: not runs.
+        They join the metrics' run, which takes the folder's id (as it would alone)."""
+        beside = [s for s in claim.runs if s.path == folder and is_read(folder / s.key) and s.record is None]
+        main = [s for s in claim.runs if s not in beside]
+        if not beside or len(main) != 1 or main[0].key != "metrics.jsonl" or not self.is_run_folder(folder):
+            return claim
+        files = (*main[0].files, *(f for s in beside for f in s.files))
+        run = replace(main[0], files=files, default_id=folder_id(folder, self.root))
+        return replace(claim, runs=(run,))
 
     def children(self, folder: Path, listing: Listing) -> list[Path]:
         """Subfolders to enter: not `__pycache__`, and at the top not `archive/` (frozen reports of `obs decide`)."""
@@ -282,9 +344,7 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
             f.line("baseline_condition"),
         )
     if "paired" in f.values:
-        # The Campaign model has no dedicated field; the parsed pairs (with their item outcomes, so a
-        # changed result file changes the campaign and invalidates cached pages) travel in `extra`.
-        campaign.extra["paired"] = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
+        campaign.paired = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
     return campaign
 
 

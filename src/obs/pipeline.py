@@ -25,6 +25,7 @@ import orjson
 from obs import ledger
 from obs.adapters import adapter_named, holds_of
 from obs.adapters.base import LoadContext
+from obs.adapters.side_logs import read_side_logs
 from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
 from obs.analysis.headline import surrounding_metrics
@@ -40,9 +41,9 @@ from obs.model import Campaign, Run, Spec
 from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
 from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
+from obs.safepaths import shown_name
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sitemodel import RunSummary
-from obs.sourcetree import shown_name
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
 
@@ -107,7 +108,9 @@ class SourceTree:
             raise FileNotFoundError(f"{source}: source folder does not exist")
         diags = Diagnostics(root=root)
         cfg = load_config(root, diags)
-        found = discover(root, exclude=(*exclude, root / STATIC_DIR))  # static/ is copied into the site, not read
+        # static/ is copied into the site, not read; obs.yaml's primary metric leads a campaign the layout forms
+        declared = cfg.primary_metric if cfg.primary_metric != SiteConfig().primary_metric else None  # not the default
+        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=declared)
         diags.extend(found.diags)
         plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
         for campaign in found.campaigns.values():
@@ -178,10 +181,20 @@ def load_run(tree: SourceTree, planned: PlannedRun) -> Run:
     except Exception as exc:
         diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
         run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
+    if planned.source.side:  # emergence/steps.jsonl, generations.jsonl: read with their run, whatever its format
+        try:
+            read_side_logs(run, planned.source.side, diags, restarts=tree.cfg.restarts)
+        except OSError as exc:
+            diags.unreadable(exc.filename or planned.source.path, exc)
     _check_still_readable(planned.source.files, diags)
     bound_run_fields(run, diags)  # a 2 MB title or date would keep its pages from loading
     run.id = planned.id
     run.baseline = planned.baseline
+    run.campaign = run.campaign or planned.source.campaign  # a campaign inferred from the layout (obs.layout)
+    if run.condition is None:  # a run.yaml's own condition and seed win over what discovery inferred
+        run.condition = planned.source.condition
+    if run.seed is None:
+        run.seed = planned.source.seed
     run.diagnostics = diags
     ledger.overlay(run, ledger.read_ledger(tree.root))  # decisions.jsonl (obs decide) wins over run.yaml
     return run

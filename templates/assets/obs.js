@@ -78,6 +78,41 @@
     return new Response(stream).text().then(JSON.parse);
   }
 
+  // The data files beside a page (obs.render.datafile: `<prefix><kind>-<page>.js`, each pushing one value onto
+  // OBS_DATA), each loaded as a script element, one at a time, and kept: a page opened from disk cannot fetch() them.
+  // The case browser and the generations viewer read theirs with this; `schema` and `run` say whose a value is.
+  function DataFiles(prefix, schema, run) {
+    this.prefix = prefix;
+    this.schema = schema;
+    this.run = run;
+    this.cache = {};
+  }
+  DataFiles.prototype.load = function (kind, page) {
+    var key = kind + "-" + page;
+    if (this.cache[key]) return this.cache[key];
+    var files = this;
+    var promise = new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = files.prefix + key + ".js";
+      script.onload = function () {
+        var list = self.OBS_DATA || [];
+        for (var i = list.length - 1; i >= 0; i--) {
+          var item = list[i];
+          if (item && item.schema === files.schema && item.kind === kind && item.page === page && item.run === files.run) {
+            list.splice(i, 1);
+            script.remove();
+            inflate(item).then(resolve, reject);
+            return;
+          }
+        }
+        reject(new Error("no data in " + script.src));
+      };
+      script.onerror = function () { reject(new Error("could not load " + script.src)); };
+      document.head.appendChild(script);
+    });
+    this.cache[key] = promise;
+    return promise;
+  };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -680,8 +715,8 @@
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(remeasureAll);
   });
   window.addEventListener("load", markSoon);
-  // the page's other scripts (cases.js) build elements and read data files with these
-  window.obs = { el: el, inflate: inflate };
+  // the page's other scripts (cases.js, generations.js) build elements and read data files with these
+  window.obs = { el: el, inflate: inflate, DataFiles: DataFiles };
   window.addEventListener("resize", remeasureAll);
   document.addEventListener("toggle", markSoon, true);
   // sections drawn only near the viewport (content-visibility: auto) have no size until then

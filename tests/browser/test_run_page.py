@@ -19,11 +19,11 @@ IN_VIEW = """(id) => { const r = document.getElementById(id).getBoundingClientRe
   return r.top >= -1 && r.top < innerHeight - 20; }"""
 
 
-def test_every_run_page_has_the_12_sections_in_order(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+def test_every_run_page_has_the_13_sections_in_order(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
     pages = run_pages(served_demo.root)
     assert len(pages) >= 5
     wanted = [s.id for s in SECTIONS]
-    assert len(wanted) == 12  # the 12th: the run's configuration (issue 16)
+    assert len(wanted) == 13  # the 12th: the run's configuration (issue 16); the 10th: generations (issue 33)
     for rel in pages:
         page.goto(served_demo.url(rel))
         toc = page.eval_on_selector_all("nav.toc a", "els => els.map(a => a.getAttribute('href'))")

@@ -15,7 +15,7 @@ from typing import Protocol
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostics
 from obs.model import Run
-from obs.sourcetree import walk_files
+from obs.safepaths import walk_files
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,10 @@ class RunSource:
     record: int | None = None  # one record (0-based) of a file that lists runs, one per record
     part: tuple[str, str] | None = None  # (column, value): the records of one system in a file scoring several
     extras: tuple[RunSource, ...] = ()  # other formats' files in this run's folder, merged in by the registry
+    # the run's place in a campaign as discovery inferred it (obs.layout): a run.yaml's own fields win
+    condition: str | None = None
+    seed: int | None = None
+    side: tuple[Path, ...] = ()  # side logs of the run (emergence/steps.jsonl, ...): read with it (side_logs.py)
 
 
 @dataclass
@@ -100,7 +104,7 @@ class Adapter(Protocol):
 
 
 def list_files(folder: Path, root: Path) -> tuple[Path, ...]:
-    """Every readable file under `folder`, sorted: hidden entries and refused links skipped (obs.sourcetree)."""
+    """Every readable file under `folder`, sorted: hidden entries and refused links skipped (obs.safepaths)."""
     return tuple(walk_files(folder, root))
 
 

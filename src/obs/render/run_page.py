@@ -24,7 +24,7 @@ from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
 from obs.model import Metrics
 from obs.numbers import num
-from obs.render import cases, chartdata
+from obs.render import cases, chartdata, generations
 from obs.render.sections import SECTIONS, Section, place
 from obs.render.site import Renderer
 from obs.render.standalone import Standalone, data_uri
@@ -347,6 +347,9 @@ def render_run(
     case_browser = cases.browser(report, links.baseline)
     if case_browser is not None:
         out.streamed.append(case_browser.files)
+    gen_viewer = generations.viewer(report) if standalone is None else None  # data files beside a site's page
+    if gen_viewer is not None:
+        out.streamed.append(gen_viewer.files)
     placed = place(report, sections)
     diagnostics = [d.format() for d in sort_diagnostics(run.diagnostics.items)]
     html = renderer.render(
@@ -365,6 +368,7 @@ def render_run(
         renders=renders,
         gallery=shown,
         case_spec=case_browser.spec if case_browser else None,
+        gen_spec=gen_viewer.spec if gen_viewer else None,
         ids_shown=cases.IDS_SHOWN,
         diagnostics=diagnostics,
         source_rel=source_rel,

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from obs.adapters import holds_of
 from obs.adapters.base import Holds
 from obs.analysis.report import RunReport
-from obs.render import section_data
+from obs.render import generations, section_data
 
 
 def _always(report: RunReport) -> bool:
@@ -130,6 +130,17 @@ SECTIONS: tuple[Section, ...] = (
         lacks_many=True,
         given_by="probe.jsonl",
         index=("n_failing", "top_failure"),
+    ),
+    Section(
+        "generations",
+        "Generations",
+        "sections/generations.html",
+        context=generations.section_context,
+        aside=lambda r: f"{len(r.run.generations):,} sampled" if r.run.generations else "",
+        filled=lambda r: bool(r.run.generations),
+        lacks="generations",
+        lacks_many=True,
+        given_by="emergence/generations.jsonl",
     ),
     Section(
         "lessons",
