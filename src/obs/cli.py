@@ -291,6 +291,10 @@ def cmd_gate(args: argparse.Namespace) -> int:
     )
     if report.baseline_problem:
         print(f"  {report.baseline_problem}")
+    if report.frozen is not None:
+        from obs.render.format import frozen_line
+
+        print(f"  {frozen_line(report.frozen, report.headline.is_rate)}")
     for reason in s.reasons:
         print(f"  - {reason}")
     for c in s.checks:

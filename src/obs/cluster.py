@@ -84,14 +84,30 @@ def _checked(address: str) -> str:
     return address
 
 
-def build_remote(ctx: RemoteContext, planned: PlannedRun, baseline: bytes | None, input_hash: str) -> RunResult:
+def build_remote(
+    ctx: RemoteContext, planned: PlannedRun, baseline: bytes | None, input_hash: str, frozen: bytes | None = None
+) -> RunResult:
     """A Dask task: one run through the pipeline, its files returned with its result instead of written."""
     files: list[tuple[str, bytes]] = []
     result = build_run(
-        ctx.tree, planned, parse_digest(baseline), input_hash, ctx.renderer, lambda rel, data: files.append((rel, data))
+        ctx.tree,
+        planned,
+        parse_digest(baseline),
+        input_hash,
+        ctx.renderer,
+        lambda rel, data: files.append((rel, data)),
+        parse_digest(frozen),
     )
     result.payload = files
     return result
+
+
+def _read_bytes(path: Path | None) -> bytes | None:
+    """A digest's bytes; None when there is none or it went away (read_digest's answer: built without it)."""
+    try:
+        return path.read_bytes() if path is not None else None
+    except OSError:
+        return None
 
 
 def identity(root: str) -> tuple[str, str, str, bool]:
@@ -152,17 +168,17 @@ class DaskPool:
                     "themselves, so mount it at the same path on every worker"
                 )
 
-    def submit(self, planned: PlannedRun, baseline: Path | None, input_hash: str) -> cf.Future[RunResult]:
-        try:
-            digest = baseline.read_bytes() if baseline is not None else None
-        except OSError:
-            digest = None  # read_digest's answer for a digest that went away: the run is built without it
+    def submit(
+        self, planned: PlannedRun, baseline: Path | None, input_hash: str, frozen: Path | None = None
+    ) -> cf.Future[RunResult]:
+        digest, frozen_digest = _read_bytes(baseline), _read_bytes(frozen)
         task = self.client.submit(
             build_remote,
             self.context,
             planned,
             digest,
             input_hash,
+            frozen_digest,
             key=f"obs-run-{planned.slug}-{self._token}",
             pure=False,
         )

@@ -94,7 +94,12 @@ class SourceTree:
         cfg = load_config(root, diags)
         found = discover(root, exclude=(*exclude, root / STATIC_DIR))  # static/ is copied into the site, not read
         diags.extend(found.diags)
-        plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
+        frozen = {sid: spec.baseline for sid, spec in found.specs.items()}
+        plan = (
+            plan_build(found.runs, diags, frozen=frozen)
+            if peek is None
+            else plan_build(found.runs, diags, peek=peek, frozen=frozen)
+        )
         layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)
         for kind, ident, slug in layout.renamed():
             folder = (found.specs[ident] if kind == "spec" else found.campaigns[ident]).source_dir
@@ -130,6 +135,13 @@ class SourceTree:
             known = ", ".join(sorted(self.found.campaigns)) or "none"
             raise CampaignNotFound(f"no campaign with id '{campaign_id}' in {self.root} (campaigns: {known})")
         return campaign
+
+    def plan_frozen(self, run_id: str) -> str | None:
+        """The frozen baseline of the spec `run_id` belongs to (None: not a rung, or the frozen baseline itself)."""
+        planned = self.planned(run_id)
+        spec = self.found.specs.get(planned.source.spec) if planned.source.spec else None
+        target = spec.baseline if spec else None
+        return target if target and target != run_id and target in self.plan.slugs else None
 
     def spec_of(self, run: Run) -> Spec | None:
         return self.found.specs.get(run.spec) if run.spec else None
@@ -207,9 +219,11 @@ def advice_files(adapter: str) -> AdviceFiles:
     return AdviceFiles(label=holds.label, records=holds.records, declare=declare, native=False)
 
 
-def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunContext:
+def run_context(
+    tree: SourceTree, run: Run, baseline: RunDigest | None, frozen: RunDigest | None = None
+) -> RunContext:
     """What the run's surroundings say: the primary metrics declared for it (run.yaml, spec, campaign, obs.yaml), the
-    baseline."""
+    baseline, and the spec's frozen baseline's digest when the rung is tested against it too."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)
     rc = RunContext(
         declared=surrounding_metrics(spec, campaign),
@@ -221,6 +235,7 @@ def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunCo
         spec_id=spec.id if spec else None,
         frozen_baseline=spec.baseline if spec else None,
         frozen_contract=dict(spec.contract) if spec and isinstance(spec.contract, dict) else {},
+        frozen=frozen,
         advice=advice_files(run.adapter),
     )
     if run.baseline and baseline is None:
@@ -241,11 +256,11 @@ def min_effect_of(tree: SourceTree, run: Run) -> float:
     return tree.cfg.min_effect
 
 
-def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None) -> RunReport:
+def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None, frozen: RunDigest | None = None) -> RunReport:
     """Analyse a loaded run, and make the checks only an analysis can (a named headline metric the run
     does not have). Every command goes through here: `obs build`, `check`, `summary`, `gate`,
     `--single-file` and `decide`, so none is more lenient than another."""
-    report = analyse_run(run, run_context(tree, run, baseline), tree.cfg)
+    report = analyse_run(run, run_context(tree, run, baseline, frozen), tree.cfg)
     if report.headline.missing:  # a primary metric named in run.yaml, spec.yaml or campaign.yaml that is not there
         where = next((d.file for d in report.declared if d.required and d.file is not None), run.source_dir)
         run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}", _line_of(where, "primary_metric"))
@@ -268,12 +283,18 @@ def check_runs(tree: SourceTree) -> Iterator[RunReport]:
     digests: dict[str, RunDigest] = {}
     for planned in tree.plan.runs:
         run = load_run(tree, planned)
-        base = digests.get(planned.baseline) if planned.baseline else None
-        if planned.baseline and base is None and planned.baseline in tree.plan.slugs:
-            base = digest_of(tree, tree.planned(planned.baseline))
-        report = analyse(tree, run, base)
+        base, frozen = (_digest_for(tree, digests, r) for r in (planned.baseline, planned.frozen))
+        report = analyse(tree, run, base, frozen)
         digests[planned.id] = report.digest
         yield report
+
+
+def _digest_for(tree: SourceTree, digests: dict[str, RunDigest], run_id: str | None) -> RunDigest | None:
+    if not run_id:
+        return None
+    if run_id not in digests and run_id in tree.plan.slugs:
+        digests[run_id] = digest_of(tree, tree.planned(run_id))
+    return digests.get(run_id)
 
 
 def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_hash: str) -> RunSummary:
@@ -309,12 +330,15 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
         seed_level = relative(page, campaign) + "#significance"
     elif run.arm:
         seed_level = relative(page, spec or INDEX) + ("#ladder" if spec else "#arms")
+    frozen_spec = tree.spec_of(run)
+    frozen = tree.layout.run(frozen_spec.baseline) if frozen_spec and frozen_spec.baseline else None
     return RunPageLinks(
         root=root_of(page),
         baseline=relative(page, baseline) if baseline else None,
         spec=relative(page, spec) if spec else None,
         campaign=relative(page, campaign) if campaign else None,
         seed_level=seed_level,
+        frozen=relative(page, frozen) if frozen else None,
     )
 
 
@@ -360,11 +384,13 @@ def build_run(
     input_hash: str,
     renderer: Renderer,
     write: Callable[[str, bytes], None],
+    frozen: RunDigest | None = None,
 ) -> RunResult:
-    """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file."""
+    """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file. `frozen` is
+    the spec's frozen baseline's digest (`planned.frozen`), when the rung is tested against it too."""
     fault_point("run")  # tests: the build has planned and hashed its inputs; the run is about to be read
     run = load_run(tree, planned)
-    report = analyse(tree, run, baseline)
+    report = analyse(tree, run, baseline, frozen)
     files = []
     for rel, data in render_files(tree, planned, report, renderer):
         path = run_file(planned.slug, rel)
@@ -440,12 +466,16 @@ def load_report(tree: SourceTree, run_id: str, baseline: str | None = None) -> L
     planned = tree.planned(run_id)
     if baseline is not None:
         tree.planned(baseline)  # an unknown override is an error, not a silent "no baseline"
-        planned = replace(planned, baseline=baseline if baseline != run_id else None)
-    base = None
-    if planned.baseline and planned.baseline in tree.plan.slugs:
-        base = digest_of(tree, tree.planned(planned.baseline))
+        target = tree.plan_frozen(run_id)  # tested against the frozen baseline too, unless it is the baseline now
+        planned = replace(
+            planned,
+            baseline=baseline if baseline != run_id else None,
+            frozen=target if target != baseline else None,
+        )
+    digests: dict[str, RunDigest] = {}
+    base, frozen = (_digest_for(tree, digests, r) for r in (planned.baseline, planned.frozen))
     run = load_run(tree, planned)
-    report = analyse(tree, run, base)
+    report = analyse(tree, run, base, frozen)
     hashed = input_hash(tree, planned)
     return LoadedRun(tree, planned, report, summary_of(tree, planned, report, hashed), hashed)
 

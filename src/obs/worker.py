@@ -63,12 +63,22 @@ def start(ctx: WorkerContext | None) -> None:
         threading.Thread(target=_watch_parent, args=(ctx.parent_pid,), daemon=True).start()
 
 
-def process(planned: PlannedRun, baseline_path: Path | None, input_hash: str) -> RunResult:
-    """Build one run in this process (the pool's task)."""
+def process(
+    planned: PlannedRun, baseline_path: Path | None, input_hash: str, frozen_path: Path | None = None
+) -> RunResult:
+    """Build one run in this process (the pool's task); `frozen_path` is the spec's frozen baseline's digest."""
     ctx = _CONTEXT
     if ctx is None:
         raise RuntimeError("worker context not set")
-    return build_run(ctx.tree, planned, read_digest(baseline_path), input_hash, ctx.renderer, ctx.write)
+    return build_run(
+        ctx.tree,
+        planned,
+        read_digest(baseline_path),
+        input_hash,
+        ctx.renderer,
+        ctx.write,
+        read_digest(frozen_path),
+    )
 
 
 def _watch_parent(parent_pid: int) -> None:

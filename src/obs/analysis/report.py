@@ -7,6 +7,7 @@ settings in; a `RunReport` out. Templates only format what is here, and `as_dict
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.headline import Declared, aggregate_delta, choose_headline, declared_metrics
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
-from obs.analysis.ladder import TargetClass, target_class
+from obs.analysis.ladder import FrozenComparison, TargetClass, target_class
 from obs.analysis.measurement import (
     Measurement,
     ProbeFingerprint,
@@ -58,6 +59,7 @@ class RunContext:
     spec_id: str | None = None
     frozen_baseline: str | None = None  # the spec's `baseline:`
     frozen_contract: dict[str, Any] = field(default_factory=dict)  # the spec's `contract:` (spec.yaml)
+    frozen: RunDigest | None = None  # the frozen baseline's digest, when the rung is tested against it too
     advice: AdviceFiles = NATIVE  # the files advice names: the run's own format's (pipeline, from its Holds)
 
 
@@ -88,6 +90,8 @@ class RunReport:
     measurement: Measurement = field(default_factory=Measurement)  # one measurement with the baseline and the spec?
     target: TargetClass | None = None  # the failure class this rung targets, counted before and after
     frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
+    # the rung tested against the frozen baseline (None: no frozen baseline, or it is this run or its parent)
+    frozen: FrozenComparison | None = None
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -119,6 +123,7 @@ class RunReport:
             "measurement": self.measurement.as_dict(),
             "target_failure_class": self.target.as_dict() if self.target else None,
             "frozen_baseline": self.frozen_baseline,
+            "vs_frozen_baseline": self.frozen.as_dict() if self.frozen else None,
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
             "seed_level": self.seed_level,
@@ -155,31 +160,8 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     )
 
     base = ctx.baseline
-    comparison = None
-    if base is not None and digest.probe and base.probe:
-        primary = headline.metric if headline.kind == "probe" else None
-        comparison = compare_probes(
-            digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect, primary=primary
-        )
-    delta = None
-    if base is not None:
-        delta = (
-            aggregate_delta(headline, digest, base)
-            if headline.members
-            else headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect)
-        )
-    measurement = one_measurement(
-        run.contract if isinstance(run.contract, dict) else {},
-        _probe_of(digest),
-        baseline_id=base.id if base is not None else None,
-        baseline_contract=base.contract if base is not None else None,
-        baseline_probe=_probe_of(base) if base is not None else None,
-        frozen_contract=ctx.frozen_contract,
-        spec_id=ctx.spec_id,
-    )
-    if not measurement.ok:  # no significance claim across two measurements, in the tile or the probe table
-        delta = described_delta(delta, measurement) if delta is not None else None
-        comparison = comparison_without_claims(comparison) if comparison is not None else None
+    comparison, delta, measurement = _against(run, digest, headline, base, ctx, is_negative)
+    frozen = _frozen(run, digest, headline, ctx, is_negative)
     repair_comparison = None
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
@@ -254,7 +236,62 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         measurement=measurement,
         target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
+        frozen=frozen,
     )
+
+
+def _against(
+    run: Run,
+    digest: RunDigest,
+    headline: Headline,
+    base: RunDigest | None,
+    ctx: RunContext,
+    is_negative: Callable[[str], bool],
+) -> tuple[ProbeComparison | None, HeadlineDelta | None, Measurement]:
+    """The run against one other run (its parent, or the spec's frozen baseline): the paired probe comparison,
+    the headline delta and whether the two are one measurement (no claim when they are not). One function for
+    both, so the rung's two comparisons are made and judged the same way."""
+    comparison = None
+    if base is not None and digest.probe and base.probe:
+        primary = headline.metric if headline.kind == "probe" else None
+        comparison = compare_probes(
+            digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect, primary=primary
+        )
+    delta = None
+    if base is not None:
+        delta = (
+            aggregate_delta(headline, digest, base)
+            if headline.members
+            else headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect)
+        )
+    measurement = one_measurement(
+        run.contract if isinstance(run.contract, dict) else {},
+        _probe_of(digest),
+        baseline_id=base.id if base is not None else None,
+        baseline_contract=base.contract if base is not None else None,
+        baseline_probe=_probe_of(base) if base is not None else None,
+        frozen_contract=ctx.frozen_contract,
+        spec_id=ctx.spec_id,
+    )
+    if not measurement.ok:  # no significance claim across two measurements, in the tile or the probe table
+        delta = described_delta(delta, measurement) if delta is not None else None
+        comparison = comparison_without_claims(comparison) if comparison is not None else None
+    return comparison, delta, measurement
+
+
+def _frozen(
+    run: Run, digest: RunDigest, headline: Headline, ctx: RunContext, is_negative: Callable[[str], bool]
+) -> FrozenComparison | None:
+    """The rung against the spec's frozen baseline, when that is neither the rung nor its parent (then the
+    comparison with the parent is this one)."""
+    target = ctx.frozen_baseline
+    if not target or target == run.id or target == ctx.baseline_id:
+        return None
+    if ctx.frozen is None or ctx.frozen.id != target:
+        return FrozenComparison(target, None, Measurement(), None, f"the frozen baseline {target} could not be read")
+    comparison, delta, measurement = _against(run, digest, headline, ctx.frozen, ctx, is_negative)
+    problem = None if delta is not None else f"no headline delta against {target}"
+    return FrozenComparison(target, delta, measurement, comparison, problem)
 
 
 def _probe_of(digest: RunDigest) -> tuple[CaseOutcomes, ProbeFingerprint] | None:

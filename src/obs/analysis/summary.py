@@ -144,6 +144,8 @@ def summarize(
         not_one_measurement=None if report.measurement.ok else report.measurement.text(),
         probe_hash=report.digest.probe_fingerprint.short() if report.digest.probe_fingerprint else None,
         target_class=report.target.as_dict() if report.target else None,
+        frozen_delta=delta_summary(report.frozen.delta) if report.frozen and report.frozen.delta else None,
+        frozen_problem=report.frozen.problem if report.frozen else None,
     )
 
 
@@ -173,6 +175,7 @@ def delta_summary(d: HeadlineDelta) -> DeltaSummary:
         d.n,
         d.verdict,
         d.unit,
+        d.pairs,
     )
 
 

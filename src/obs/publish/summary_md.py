@@ -28,7 +28,7 @@ from obs.numbers import delta_text, num, pct, plural, pp, signed_num
 from obs.numbers import p_text as pval
 from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_obs, md_text, sparkline, table
-from obs.render.format import unit_text, verdict_words
+from obs.render.format import frozen_line, unit_text, verdict_words
 
 MAX_ROWS = 40
 MAX_FAILURE_CLASSES = 10
@@ -202,7 +202,14 @@ def _ladder_lines(report: RunReport) -> list[str]:
     """The spec's frozen baseline when the run is judged against another one, and the rung's target class."""
     out = []
     frozen, d = report.frozen_baseline, report.delta
-    if frozen and (d is None or d.baseline_id != frozen):
+    if report.frozen is not None:
+        run = md_code(report.run.id, in_table=False)
+        out += [
+            "",
+            f"Δ {md_obs(frozen_line(report.frozen, report.headline.is_rate), 500)}. "
+            f"_The promotion rules above judge {run} against its own baseline._",
+        ]
+    elif frozen and (d is None or d.baseline_id != frozen):
         run = md_code(report.run.id, in_table=False)
         out += [
             "",

@@ -25,6 +25,7 @@ from obs.numbers import delta_text
 from obs.render import across_pages as across
 from obs.render import chartdata
 from obs.render.format import css_token as format_css_token
+from obs.render.format import delta_ci
 from obs.render.leaderboard import leaderboard_data, run_record
 from obs.render.paired_items import paired_views
 from obs.render.site import Renderer
@@ -439,10 +440,20 @@ def spec_context(
         fd = ladder.frozen_delta(s, frozen, spec)
         if fd is not None:
             text = delta_text(fd.delta, s.headline_is_rate) if fd.delta is not None else None
-            frozen_rows[s.id] = {"delta": text, "tested": fd.tested_as_parent, "why_not": fd.why_not}
+            frozen_rows[s.id] = {
+                "delta": text,
+                "tested": fd.tested_as_parent,
+                "why_not": fd.why_not,
+                "paired": fd.tested,  # the rung's own build tested it against the frozen baseline
+                "ci": delta_ci(fd.tested, s.headline_is_rate) if fd.tested else None,
+                "problem": s.frozen_problem,
+            }
     looks = ladder.looks(runs, spec)
+    claim = ladder.ladder_claim(runs, spec, min_effect=spec.min_effect or 0.0)
     return {
         "frozen_rows": frozen_rows,
+        "claim": claim,
+        "claim_is_rate": bool(claim and by_id.get(claim.best) and by_id[claim.best].headline_is_rate),
         "looks": looks,
         "looks_total": len(looks),
         "id": spec.id,
