@@ -219,9 +219,7 @@ def advice_files(adapter: str) -> AdviceFiles:
     return AdviceFiles(label=holds.label, records=holds.records, declare=declare, native=False)
 
 
-def run_context(
-    tree: SourceTree, run: Run, baseline: RunDigest | None, frozen: RunDigest | None = None
-) -> RunContext:
+def run_context(tree: SourceTree, run: Run, baseline: RunDigest | None, frozen: RunDigest | None = None) -> RunContext:
     """What the run's surroundings say: the primary metrics declared for it (run.yaml, spec, campaign, obs.yaml), the
     baseline, and the spec's frozen baseline's digest when the rung is tested against it too."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)

@@ -133,7 +133,7 @@ def test_the_run_page_tests_the_rung_against_the_frozen_baseline_as_obs_gate_bas
     text = line.get_text(" ", strip=True)
     assert "+12.0 pp" in text and "n = 50 paired cases" in text and "significant improvement" in text
     note = page.find(id="frozen-baseline-note")
-    assert note is not None and "unadjusted" in note.get_text()
+    assert note is not None and "+12.0 pp (p = 0.031, unadjusted)" in note.get_text(" ", strip=True)
     # r3's parent is the frozen baseline: no second comparison, the page says the first one is it
     r3 = BeautifulSoup((demo_site / "runs" / "spec03-r3" / "index.html").read_text(encoding="utf-8"), "html.parser")
     assert r3.find(id="vs-frozen-delta") is None

@@ -1,17 +1,18 @@
-"""A spec's ladder across rungs: each rung against the spec's frozen baseline, and the looks taken at
-the frozen probe.
+"""A spec's ladder across rungs: each rung against the spec's frozen baseline, the looks taken at the frozen
+probe, and the ladder-level claim adjusted for them.
 
-Every rung is judged (tested, with a suggested verdict) against its own `baseline:`, its parent. The
-ladder also shows where each rung stands against the spec's frozen baseline, from the run summaries: the
-difference of the two headline values, *described, not tested* here (a paired test needs both runs'
-cases: `obs gate RUN --baseline FROZEN` makes it), and whether the two are one measurement (the contract
-keys of `analysis.measurement`).
+Every rung is judged (tested, with a suggested verdict) against its own `baseline:`, its parent. Its build
+also tests it against the spec's frozen baseline with the same paired machinery and the same one-measurement
+rule (`FrozenComparison`, made by `analysis.report`; the summary carries it as `frozen_delta`), so the ladder
+shows each rung against both. A headline without replicates is only described, and two measurements give no
+number at all (the contract keys of `analysis.measurement`).
 
-Each decision recorded on the frozen probe is one more look at the same cases: ten no-change rungs
-judged against one frozen probe give some "significant improvement" far more often than α (issue 27's
-simulation: 14 % over 10 rungs). The ladder counts those looks, and each rung's verdict says how many
-came before it, so a reader can weigh a "significant" tenth look accordingly (docs/statistics.md).
-"""
+Each rung tested on the frozen probe is one more look at the same cases: ten no-change rungs give some
+"significant improvement" far more often than α (issue 27's simulation: 14 % over 10 rungs), and the best of
+several overstates its gain. The ladder counts the recorded decisions (each rung's verdict says how many came
+before it), and `ladder_claim` adjusts the claim "the best rung beats the frozen baseline" for every rung
+tested: Holm over their p-values, a simultaneous (Bonferroni) interval for the best (docs/statistics.md;
+bench/stats_calibration.py's ladder rows)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from obs.analysis.measurement import MEASUREMENT_KEYS, Measurement, one_measurement
-from obs.model import Spec
-from obs.probetable import CaseOutcomes
 from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
@@ -31,9 +30,11 @@ from obs.analysis.stats import (
     NOT_ONE_MEASUREMENT,
     NOT_TESTED,
     holm_adjust,
+    paired_from_counts,
     recommendation,
-    tango_interval,
 )
+from obs.model import Spec
+from obs.probetable import CaseOutcomes
 from obs.sitemodel import DeltaSummary, RunSummary
 
 if TYPE_CHECKING:
@@ -215,14 +216,15 @@ class LadderRung:
 
 @dataclass(frozen=True)
 class LadderClaim:
-    """"Is any rung better than the frozen baseline?", asked once of the whole ladder.
+    """ "Is any rung better than the frozen baseline?", asked once of the whole ladder.
 
     Each rung tested against the frozen probe is one more look at the same cases, and the best of m looks
     overstates its gain (ten no-change rungs: some "significant improvement" about 14 % of the time at
     α = 0.05 each; the best of eight reads +4.8 pp where the truth is 0, issue 27). So the claim is adjusted
     for all m rungs: Holm's step-down adjustment of their p-values (it controls the family-wise error rate
     under any dependence, and rungs scored on one probe are dependent), and for the best rung a simultaneous
-    interval (Bonferroni: each rung's Tango score interval at level 1 - α/m), which covers the truth for
+    interval (Bonferroni: each rung's paired interval, Tango's score interval or the exact one below 25
+    discordant pairs as for one rung, at level 1 - α/m), which covers the truth for
     whichever rung is picked, the best included, with probability ≥ 1 - α. bench/stats_calibration.py
     simulates both (ladder rows)."""
 
@@ -261,38 +263,70 @@ class LadderClaim:
         }
 
 
+@dataclass(frozen=True)
+class RungTest:
+    """One rung's paired test against the frozen baseline: what the ladder-level claim is made from."""
+
+    run: str
+    delta: float
+    p_value: float
+    pairs: tuple[int, int] | None  # (right only in the rung, right only in the frozen baseline)
+    n: int | None  # paired cases
+
+
 def ladder_claim(
     runs: Sequence[RunSummary], spec: Spec, alpha: float = 0.05, min_effect: float = 0.0
 ) -> LadderClaim | None:
     """The ladder-level claim: the best rung against the frozen baseline, adjusted for every rung tested on the
     frozen probe (None: no rung has a paired test against the frozen baseline)."""
     frozen = spec.baseline
-    tested = [(s, d) for s in runs if on_frozen_probe(s, spec) and (d := tested_vs_frozen(s, frozen)) is not None]
-    tested = [(s, d) for s, d in tested if d.p_value is not None and d.delta is not None]
-    if not frozen or not tested:
+    if not frozen:
         return None
-    m = len(tested)
-    holm = holm_adjust([float(d.p_value or 0.0) for _, d in tested])
+    tests = []
+    hib = True
+    for s in runs:
+        d = tested_vs_frozen(s, frozen) if on_frozen_probe(s, spec) else None
+        if d is not None and d.p_value is not None and d.delta is not None:
+            tests.append(RungTest(s.id, d.delta, d.p_value, d.pairs, d.n))
+            hib = s.headline.higher_is_better
+    return claim_of(tests, frozen, hib, alpha, min_effect)
+
+
+def claim_of(
+    tests: Sequence[RungTest], frozen: str, higher_is_better: bool = True, alpha: float = 0.05, min_effect: float = 0.0
+) -> LadderClaim | None:
+    """Holm over the rungs' p-values, the best rung's Bonferroni simultaneous interval (the calibration bench
+    calls this directly with simulated rungs)."""
+    if not tests:
+        return None
+    m = len(tests)
+    holm = holm_adjust([t.p_value for t in tests])
+    sign = 1.0 if higher_is_better else -1.0
     rungs = []
-    for (s, d), p_adj in zip(tested, holm, strict=True):
-        sign = 1.0 if s.headline.higher_is_better else -1.0
-        signed = sign * float(d.delta or 0.0)
-        verdict = INSUFFICIENT if not p_adj < alpha else IMPROVEMENT if signed > 0 else DEGRADATION if signed < 0 else INSUFFICIENT
-        rungs.append(
-            LadderRung(s.id, float(d.delta or 0.0), float(d.p_value or 0.0), p_adj, verdict == IMPROVEMENT, verdict)
+    for t, p_adj in zip(tests, holm, strict=True):
+        signed = sign * t.delta
+        verdict = (
+            INSUFFICIENT
+            if not p_adj < alpha
+            else IMPROVEMENT
+            if signed > 0
+            else DEGRADATION
+            if signed < 0
+            else INSUFFICIENT
         )
-    hib = tested[0][0].headline.higher_is_better
-    sign = 1.0 if hib else -1.0
+        rungs.append(LadderRung(t.run, t.delta, t.p_value, p_adj, verdict == IMPROVEMENT, verdict))
     i = max(range(m), key=lambda k: (sign * rungs[k].delta, -rungs[k].p_value))
-    best_s, best_d = tested[i]
+    best = tests[i]
     level = 1.0 - alpha / m
     low = high = None
-    if best_d.pairs is not None and best_d.n:
-        iv = tango_interval(best_d.pairs[0], best_d.pairs[1], best_d.n, level=level)
-        low, high = iv.low, iv.high
-    verdict = (
-        str(recommendation(rungs[i].p_holm, rungs[i].delta, (low, high), alpha, hib, min_effect))
+    if best.pairs is not None and best.n:  # the rung's own interval method (exact below 25 discordant pairs)
+        (pc,) = paired_from_counts([(best.n, 0, best.pairs[0], best.pairs[1])], level=level, alpha=alpha)
+        low, high = pc.interval.low, pc.interval.high
+    claim_verdict = (
+        str(recommendation(rungs[i].p_holm, rungs[i].delta, (low, high), alpha, higher_is_better, min_effect))
         if low is not None and high is not None
         else rungs[i].verdict
     )
-    return LadderClaim(frozen, m, alpha, tuple(rungs), best_s.id, rungs[i].delta, low, high, level, verdict, hib)
+    return LadderClaim(
+        frozen, m, alpha, tuple(rungs), best.run, rungs[i].delta, low, high, level, claim_verdict, higher_is_better
+    )
