@@ -14,7 +14,7 @@ pages, which read it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -213,6 +213,10 @@ class RunSummary:
     # comparison, e.g. the frozen baseline is the run's own baseline: then `delta` is it), or why it is missing
     frozen_delta: DeltaSummary | None = None
     frozen_problem: str | None = None
+    # probe counts for the spec page's history across rungs: check -> (hits, n) over all cases, and
+    # check -> family -> (hits, n) (the rates of `rates`/`family_rates` with their n, for intervals)
+    check_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    family_counts: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the cache and for hashing (a page's inputs)."""

@@ -139,3 +139,23 @@ def test_the_run_page_tests_the_rung_against_the_frozen_baseline_as_obs_gate_bas
     assert r3.find(id="vs-frozen-delta") is None
     said = r3.find(id="vs-frozen")
     assert said is not None and "is the spec's frozen baseline" in said.get_text()
+
+
+def test_the_spec_page_shows_the_history_across_rungs(demo_site: Path) -> None:
+    """The family x rung table of the demo's hand-written notes (spec03/r3/notes.md), made from the rungs' probes,
+    and the chart's data beside the page."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup((demo_site / "specs" / "spec03.html").read_text(encoding="utf-8"), "html.parser")
+    table = page.find(id="history-table")
+    assert table is not None
+    heads = [th.get_text(" ", strip=True) for th in table.find("thead").find_all("th")]
+    assert heads[:4] == ["exact", "r1", "r2", "r3"]
+    rows = {tr.find("th").get_text(strip=True): tr for tr in table.find("tbody").find_all("tr")}
+    # the notes' table: pipeline_lane 24/32, 6/32, 11/32; table_grid 21/32, 21/32, 30/32
+    lane = [td.get_text(" ", strip=True).split()[0] for td in rows["pipeline_lane"].find_all("td")]
+    grid = [td.get_text(" ", strip=True).split()[0] for td in rows["table_grid"].find_all("td")]
+    assert lane[:3] == ["24/32", "6/32", "11/32"] and grid[:3] == ["21/32", "21/32", "30/32"]
+    data = (demo_site / "specs" / "spec03.history.js").read_text(encoding="utf-8")
+    assert '"obs.conditions/1"' in data and '"pipeline_lane"' in data
+    assert page.find(id="chart-conditions") is not None

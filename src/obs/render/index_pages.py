@@ -17,6 +17,8 @@ from obs import urls
 from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
+from obs.analysis.ladder_history import chart_data as history_chart
+from obs.analysis.ladder_history import ladder_history
 from obs.analysis.paired_systems import PairedSpec
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
@@ -249,7 +251,19 @@ def _ledger_page(summaries: list[RunSummary], renderer: Renderer, memo: PageMemo
 
 
 def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, Any]) -> dict[str, bytes]:
-    return {page: renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()}
+    """The spec page, and the chart data of its history across rungs (the campaign pages' chart)."""
+    out: dict[str, bytes] = {}
+    ctx["charts"] = None
+    history = ctx.get("history")
+    if history is not None:
+        key = f"spec:{ctx['slug']}"
+        data = history_chart(key, history)
+        if data["metrics"]:
+            path = urls.spec_history(ctx["slug"])
+            out[path] = chartdata.chart_file(data)
+            ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.relative(page, path), "xLabel": "rung"}
+    out[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()
+    return out
 
 
 @dataclass(frozen=True)
@@ -451,6 +465,13 @@ def spec_context(
     looks = ladder.looks(runs, spec)
     claim = ladder.ladder_claim(runs, spec, min_effect=spec.min_effect or 0.0)
     return {
+        "history": (history := ladder_history(runs, spec)),
+        # the chart's metric picker reads `metric`, `primary` and `curves` (the campaign pages' MetricView)
+        "history_views": [
+            {"metric": c.check, "primary": c.check == history.headline, "curves": True} for c in history.checks
+        ]
+        if history
+        else [],
         "frozen_rows": frozen_rows,
         "claim": claim,
         "claim_is_rate": bool(claim and by_id.get(claim.best) and by_id[claim.best].headline_is_rate),
