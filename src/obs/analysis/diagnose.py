@@ -111,8 +111,10 @@ def _ce_loss(d: DiagnosisInput) -> tuple[np.ndarray, np.ndarray] | None:
     A policy-gradient loss (GRPO, PPO) hovers around zero and changes sign: its level and its
     relative changes mean nothing, so the loss rules stay silent on it.
     """
+    from obs.analysis.diagnose_matrix import placeholder_loss
+
     curve = _curve(d.metrics, d.loss_key)
-    if curve is None or not bool(np.all(curve[1] > 0)):
+    if curve is None or not bool(np.all(curve[1] > 0)) or placeholder_loss(d):  # a placeholder says nothing
         return None
     return curve
 
@@ -602,5 +604,7 @@ RULES: list[Callable[[DiagnosisInput], Finding | None]] = [
 
 
 def diagnose(d: DiagnosisInput) -> list[Finding]:
-    findings = [f for rule in RULES if (f := rule(d)) is not None]
+    from obs.analysis.diagnose_matrix import RULES as MATRIX
+
+    findings = [f for rule in [*RULES, *MATRIX] if (f := rule(d)) is not None]
     return sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 3))

@@ -191,6 +191,11 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             headline_check=headline.metric if headline.kind == "probe" else None,
             final_window=ctx.final_window,
             advice=ctx.advice,
+            extra={
+                "n_cases": len(run.probe.table) if run.probe is not None and run.probe.size else 0,
+                "null_checks": null_keys(run),
+                "data": run.data if isinstance(run.data, dict) else {},
+            },
         )
     )
     suggestion = suggest_verdict(
@@ -292,6 +297,25 @@ def _frozen(
     comparison, delta, measurement = _against(run, digest, headline, ctx.frozen, ctx, is_negative)
     problem = None if delta is not None else f"no headline delta against {target}"
     return FrozenComparison(target, delta, measurement, comparison, problem)
+
+
+def null_keys(run: Run) -> dict[str, int]:
+    """Probe keys that are null on some case, with the count of such cases (a check whose value was never
+    computed is null, not false: `diagnose_matrix.rule_null_check`); only keys null on the first case are
+    followed, since a key null everywhere is null there."""
+    if run.probe is None or not run.probe.size:
+        return {}
+    texts = run.probe.table.iter_texts()
+    first = next(texts)
+    keys = {k for k, v in first.extra.items() if v is None}
+    if not keys:
+        return {}
+    counts = dict.fromkeys(keys, 1)
+    for t in texts:
+        for k in keys:
+            if k in t.extra and t.extra[k] is None:
+                counts[k] += 1
+    return counts
 
 
 def _probe_of(digest: RunDigest) -> tuple[CaseOutcomes, ProbeFingerprint] | None:
