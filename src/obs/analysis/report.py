@@ -20,6 +20,7 @@ from obs.analysis.compare import (
     headline_delta,
 )
 from obs.analysis.config_view import ConfigView, config_view
+from obs.analysis.confusion import Confusion, confusions
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -92,6 +93,7 @@ class RunReport:
     frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
     # the rung tested against the frozen baseline (None: no frozen baseline, or it is this run or its parent)
     frozen: FrozenComparison | None = None
+    confusion: list[Confusion] = field(default_factory=list)  # expected vs predicted class pairs in the probe
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -124,6 +126,7 @@ class RunReport:
             "target_failure_class": self.target.as_dict() if self.target else None,
             "frozen_baseline": self.frozen_baseline,
             "vs_frozen_baseline": self.frozen.as_dict() if self.frozen else None,
+            "confusion": [c.as_dict() for c in self.confusion],
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
             "seed_level": self.seed_level,
@@ -242,6 +245,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
         frozen=frozen,
+        confusion=confusions(run.probe),
     )
 
 
