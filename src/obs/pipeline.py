@@ -57,6 +57,26 @@ class CampaignNotFound(Exception):
     """The campaign id is not in the source tree (the message lists the known ones)."""
 
 
+def _check_gate_runs(root: Path, cfg: SiteConfig, plan: BuildPlan, diags: Diagnostics) -> None:
+    """A gate's `run:ID.` reference to a run that is not in the tree is an error of obs.yaml (path:line)."""
+    from obs.gate_language import GateError, parse_gate, run_refs
+
+    where = next((root / n for n in ("obs.yaml", "obs.yml") if (root / n).is_file()), root / "obs.yaml")
+    for gate in cfg.gates:
+        try:
+            spec = parse_gate(gate["expr"], gate.get("name"), gate.get("label"))
+        except (GateError, KeyError):
+            continue
+        for rid in run_refs(spec):
+            if rid not in plan.slugs:
+                diags.error(
+                    where,
+                    f"gate '{spec.name}': run:{rid} is not a run in this source tree "
+                    f"({closest_ids(rid, list(plan.slugs))})",
+                    _line_of(where, "gates"),
+                )
+
+
 def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:
     """What to say after "no run with id X": the ids that contain X or that X contains, else the ids
     closest to X (difflib's ratio), else the first ids, so a reader never has to go and list them."""
@@ -107,6 +127,7 @@ class SourceTree:
                 folder / f"{kind}.yaml",
                 f"{kind} id '{ident}' shares its page name with another {kind}; its page is {slug}",
             )
+        _check_gate_runs(root, cfg, plan, diags)
         if not plan.runs and not found.learning:  # agent sessions alone are a source too (learning pages)
             diags.warning(root, NO_RUNS)
         return cls(root, cfg, found, plan, layout, diags)

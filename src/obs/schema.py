@@ -328,8 +328,17 @@ class Gates(Kind):
                 continue
             try:
                 gate = parse_gate(spec["expr"], _label(spec.get("name")), _label(spec.get("label")))
-            except GateError as exc:
-                at.say("warning", key, f"gate {number}: {exc}; skipped")
+            except GateError as exc:  # an error: a gate obs cannot read would be n/a on every run
+                at.say("error", key, f"gate {number}: {exc}; skipped")
+                continue
+            unknown = [c for c in gate.checks() if c not in {g["name"] for g in gates}]
+            if unknown:
+                at.say(
+                    "error",
+                    key,
+                    f"gate {number}: 'check {unknown[0]}' names no gate above it (gates: "
+                    f"{', '.join(g['name'] for g in gates) or 'none'}); skipped",
+                )
                 continue
             if any(g["name"] == gate.name for g in gates):
                 at.say("warning", key, f"gate {number}: the name '{gate.name}' is used twice; skipped")

@@ -157,7 +157,8 @@ def _index_page(
     provenance groups, arm groups and the newest config diffs."""
     cfg, layout = site.cfg, site.layout
     pages: dict[str, bytes] = {}
-    rows = sorted(across.with_gates(summaries, cfg), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
+    frozen = {sid: spec.baseline for sid, spec in site.specs.items()}
+    rows = sorted(across.with_gates(summaries, cfg, frozen), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
     campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
     provenance = across.provenance_groups(summaries)
     facets = across.provenance_facets(provenance, cfg)
