@@ -275,7 +275,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     source = Path(args.source or DEFAULT_SOURCE)
     try:
         # the run and its baseline (or --baseline), as a build does
-        report = load_report(SourceTree.open(source), args.run, getattr(args, "baseline", None)).report
+        tree = SourceTree.open(source)
+        loaded = load_report(tree, args.run, getattr(args, "baseline", None))
+        report = loaded.report
     except RunNotFound as exc:
         print(f"obs gate: {exc}{folder_hint(args.run, args.source)}", file=sys.stderr)
         return 2
@@ -305,7 +307,38 @@ def cmd_gate(args: argparse.Namespace) -> int:
     problems = [f.title for f in report.findings if f.severity == "problem"]
     if problems:
         print(f"  diagnosis: {'; '.join(problems)}")
+    for line in _gate_lines(tree, loaded):
+        print(line)
     return 0 if s.verdict == "promote" else 1
+
+
+def _gate_lines(tree: Any, loaded: Any) -> list[str]:
+    """obs.yaml's gates on this run, judged as the leaderboard's gate strip judges them (the runs a gate names,
+    its baseline, the spec's frozen baseline or `run:ID.`, are read too). Shown, not part of the exit status."""
+    from obs.analysis.gates import GateContext, evaluate_gates, gate_specs_from
+    from obs.gate_language import run_refs
+    from obs.pipeline import load_report
+
+    specs = gate_specs_from(tree.cfg.gates)
+    if not specs:
+        return []
+    s = loaded.summary
+    frozen = {sid: spec.baseline for sid, spec in tree.found.specs.items()}
+    wanted = {r for spec in specs for r in run_refs(spec)}
+    refs = [r.lower() for spec in specs for r in spec.refs()]
+    if any(r.startswith("baseline.") for r in refs) and s.baseline:
+        wanted.add(s.baseline)
+    if any(r.startswith("frozen.") and r != "frozen.delta" for r in refs) and s.spec and frozen.get(s.spec):
+        wanted.add(str(frozen[s.spec]))
+    runs = {s.id: s}
+    for rid in sorted(wanted - {s.id}):
+        if rid in tree.plan.slugs:
+            runs[rid] = load_report(tree, rid).summary
+    results = evaluate_gates(specs, s, GateContext(runs, frozen))
+    return ["  gates (obs.yaml):"] + [f"  [{GATE_MARK_OF[r.status]}] {r.label}: {r.detail}" for r in results]
+
+
+GATE_MARK_OF = {"pass": "pass", "fail": "FAIL", "na": "n/a"}
 
 
 def make_parser() -> argparse.ArgumentParser:

@@ -159,3 +159,20 @@ def test_the_spec_page_shows_the_history_across_rungs(demo_site: Path) -> None:
     data = (demo_site / "specs" / "spec03.history.js").read_text(encoding="utf-8")
     assert '"obs.conditions/1"' in data and '"pipeline_lane"' in data
     assert page.find(id="chart-conditions") is not None
+
+
+def test_obs_gate_judges_the_composite_gate_and_never_across_two_measurements(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The demo's composite gate (obs.yaml `ladder`): passes on r4 (its interval against the frozen baseline
+    is above 0), and reads n/a on the probe-change rung r5, whose probe-v4 numbers are not compared with r1's."""
+    capsys.readouterr()
+    main(["gate", "spec03-r4", str(REPORTS)])
+    r4 = capsys.readouterr().out
+    assert "gates (obs.yaml):" in r4
+    assert "[pass] compiler clean and beats the frozen baseline" in r4
+    assert main(["gate", "spec03-r5", str(REPORTS)]) == 1
+    r5 = capsys.readouterr().out
+    assert "not one measurement" in r5.splitlines()[0] and "suggested nothing" in r5.splitlines()[0]
+    assert "[n/a] compiler clean and beats the frozen baseline" in r5
+    assert "frozen baseline spec03-r1: not one measurement (probe: probe-v4" in r5

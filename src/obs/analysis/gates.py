@@ -106,6 +106,21 @@ def _other(ref: str, s: RunSummary, ctx: GateContext) -> tuple[RunSummary | None
     return s, ref, ""
 
 
+def _two_measurements(s: RunSummary, other: RunSummary) -> str | None:
+    """Why a run's value may not be compared with another run's (None: one measurement): a contract key both
+    declare differently (analysis.measurement's keys), or the run is not one measurement with its baseline or
+    the spec's frozen contract."""
+    from obs.analysis.measurement import MEASUREMENT_KEYS
+
+    for key in MEASUREMENT_KEYS:
+        a, b = s.fields.get(f"contract.{key}"), other.fields.get(f"contract.{key}")
+        if a is not None and b is not None and str(a) != str(b):
+            return f"{key}: {a} here, {b} in {other.id}"
+    if other.id in (s.baseline, None) and s.not_one_measurement:
+        return s.not_one_measurement.split(": the numbers")[0]
+    return None
+
+
 def _frozen_delta(s: RunSummary, ctx: GateContext) -> DeltaSummary | None:
     fid = ctx.frozen.get(s.spec) if s.spec else None
     if s.frozen_delta is not None:
@@ -121,6 +136,8 @@ def _lookup(
     run, ref, whose = _other(ref, s, ctx)
     if run is None:
         return None, False, f"{whose}: not in this build"
+    if run is not s and (why := _two_measurements(s, run)):
+        return None, False, f"{whose}: not one measurement ({why})"
     found, is_rate, where = _own(ref, run, ctx, func)
     return found, is_rate, f"{whose} {where}".strip()
 
