@@ -313,28 +313,13 @@ def cmd_gate(args: argparse.Namespace) -> int:
 
 
 def _gate_lines(tree: Any, loaded: Any) -> list[str]:
-    """obs.yaml's gates on this run, judged as the leaderboard's gate strip judges them (the runs a gate names,
-    its baseline, the spec's frozen baseline or `run:ID.`, are read too). Shown, not part of the exit status."""
-    from obs.analysis.gates import GateContext, evaluate_gates, gate_specs_from
-    from obs.gate_language import run_refs
-    from obs.pipeline import load_report
+    """obs.yaml's gates on this run (`pipeline.gate_results`: as the leaderboard's strip judges them). Shown,
+    not part of the exit status."""
+    from obs.pipeline import gate_results
 
-    specs = gate_specs_from(tree.cfg.gates)
-    if not specs:
+    results = gate_results(tree, loaded)
+    if not results:
         return []
-    s = loaded.summary
-    frozen = {sid: spec.baseline for sid, spec in tree.found.specs.items()}
-    wanted = {r for spec in specs for r in run_refs(spec)}
-    refs = [r.lower() for spec in specs for r in spec.refs()]
-    if any(r.startswith("baseline.") for r in refs) and s.baseline:
-        wanted.add(s.baseline)
-    if any(r.startswith("frozen.") and r != "frozen.delta" for r in refs) and s.spec and frozen.get(s.spec):
-        wanted.add(str(frozen[s.spec]))
-    runs = {s.id: s}
-    for rid in sorted(wanted - {s.id}):
-        if rid in tree.plan.slugs:
-            runs[rid] = load_report(tree, rid).summary
-    results = evaluate_gates(specs, s, GateContext(runs, frozen))
     return ["  gates (obs.yaml):"] + [f"  [{GATE_MARK_OF[r.status]}] {r.label}: {r.detail}" for r in results]
 
 

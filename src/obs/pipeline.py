@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -45,6 +46,9 @@ from obs.sitemodel import RunSummary
 from obs.sourcetree import shown_name
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
+
+if TYPE_CHECKING:
+    from obs.analysis.gates import GateResult
 
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
@@ -497,6 +501,32 @@ def load_report(tree: SourceTree, run_id: str, baseline: str | None = None) -> L
     report = analyse(tree, run, base, frozen)
     hashed = input_hash(tree, planned)
     return LoadedRun(tree, planned, report, summary_of(tree, planned, report, hashed), hashed)
+
+
+def gate_results(tree: SourceTree, loaded: LoadedRun) -> list[GateResult]:
+    """obs.yaml's gates on one run, judged as the leaderboard's gate strip judges them: the runs a gate names
+    (its baseline, the spec's frozen baseline, `run:ID.`) are analysed too, only when a gate names them.
+    What `obs gate` and the PR summary show."""
+    from obs.analysis.gates import GateContext, evaluate_gates, gate_specs_from
+    from obs.gate_language import run_refs
+
+    specs = gate_specs_from(tree.cfg.gates)
+    if not specs:
+        return []
+    s = loaded.summary
+    frozen = {sid: spec.baseline for sid, spec in tree.found.specs.items()}
+    wanted = {r for spec in specs for r in run_refs(spec)}
+    refs = [r.lower() for spec in specs for r in spec.refs()]
+    if s.baseline and any(r.startswith("baseline.") for r in refs):
+        wanted.add(s.baseline)
+    frozen_id = frozen.get(s.spec) if s.spec else None
+    if frozen_id and any(r.startswith("frozen.") and r != "frozen.delta" for r in refs):
+        wanted.add(frozen_id)
+    runs = {s.id: s}
+    for rid in sorted(wanted - {s.id}):
+        if rid in tree.plan.slugs:
+            runs[rid] = load_report(tree, rid).summary
+    return evaluate_gates(specs, s, GateContext(runs, frozen))
 
 
 @dataclass

@@ -176,3 +176,7 @@ def test_obs_gate_judges_the_composite_gate_and_never_across_two_measurements(
     assert "not one measurement" in r5.splitlines()[0] and "suggested nothing" in r5.splitlines()[0]
     assert "[n/a] compiler clean and beats the frozen baseline" in r5
     assert "frozen baseline spec03-r1: not one measurement (probe: probe-v4" in r5
+    assert main(["summary", "spec03-r4", str(REPORTS)]) == 0  # the PR summary shows the same results
+    md = capsys.readouterr().out.replace("\\", "")
+    assert "#### Gates (obs.yaml)" in md
+    assert "| compiler clean and beats the frozen baseline | ✅ pass |" in md

@@ -201,7 +201,7 @@ def evaluate_gate(spec: GateSpec, s: RunSummary, ctx: GateContext | None = None)
         other = ctx.done.get(spec.check)
         if other is None:
             return out(NA, None, f"gate {spec.check} was not judged before this one")
-        return out(other.status, other.value, f"gate {spec.check}: {other.status}")
+        return out(other.status, other.value, f"gate {spec.check}")
     if spec.kind == "rule":
         need = RULE_NEEDS.get(spec.rule, "")
         fired = spec.rule in s.findings

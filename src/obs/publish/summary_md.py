@@ -23,10 +23,11 @@ from obs import __version__, urls
 from obs.analysis.campaign import CampaignStats
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
+from obs.analysis.gates import GateResult
 from obs.analysis.report import RunReport
 from obs.numbers import delta_text, num, pct, plural, pp, signed_num
 from obs.numbers import p_text as pval
-from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, load_report
+from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, gate_results, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_obs, md_text, sparkline, table
 from obs.render.format import frozen_line, unit_text, verdict_words
 
@@ -118,6 +119,7 @@ def run_summary(
     input_hash: str = "",
     tolerance: float = 0.02,
     limit: int = COMMENT_LIMIT,
+    gates: list[GateResult] | None = None,
 ) -> str:
     run = report.run
     title = f"## obs · {md_code(run.id, in_table=False)}"
@@ -139,6 +141,7 @@ def run_summary(
     head = "\n".join(lines)
 
     sections = [
+        Section("Gates (obs.yaml)", _gates(gates or []), 78),
         Section("Regressions", _regressions(report, tolerance), 80),
         Section("Top failure classes", _failures(report), 75),
         Section("Against the baseline", _against_baseline(report), 70),
@@ -602,6 +605,19 @@ def campaign_summary(
 # --------------------------------------------------------------------------- entry points (read the tree)
 
 
+GATE_MARKS = {"pass": "✅ pass", "fail": "❌ fail", "na": "n/a"}
+
+
+def _gates(results: list[GateResult]) -> str:
+    """obs.yaml's gates on the run, as `obs gate` and the leaderboard's strip judge them."""
+    if not results:
+        return ""
+    return table(
+        ["gate", "result", "evidence"],
+        [[md_text(r.label, 80), GATE_MARKS[r.status], md_obs(r.detail, 300, in_table=True)] for r in results],
+    )
+
+
 def summarize_run(source: Path, run_id: str, baseline: str | None = None) -> str:
     """The run (and its baseline) analysed by the build's own pipeline, as a PR comment."""
     tree = SourceTree.open(source)
@@ -617,6 +633,7 @@ def summary_of_loaded(tree: SourceTree, loaded: LoadedRun, limit: int = COMMENT_
         input_hash=loaded.input_hash,
         tolerance=tree.cfg.threshold("regression_tolerance"),
         limit=limit,
+        gates=gate_results(tree, loaded),
     )
 
 
