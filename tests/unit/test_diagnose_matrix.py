@@ -109,3 +109,19 @@ def test_a_placeholder_loss_silences_the_loss_rules() -> None:
     found = run_rules(None, metrics(loss=flat, loss_is_placeholder=np.ones(100)))
     assert "placeholder_loss" in found and "loss_plateau" not in found
     assert "placeholder_loss" not in run_rules(None, metrics(loss=flat, loss_is_placeholder=np.zeros(100)))
+
+
+def test_a_training_plan_still_active_after_the_run(tmp_path: Path) -> None:
+    from obs.pipeline import SourceTree, load_report
+
+    run = tmp_path / "r1"
+    run.mkdir()
+    (run / "run.yaml").write_text("id: r1\nstatus: finished\n")
+    (run / "training_plan.json").write_text(json.dumps({"status": "active", "stage": "midtrain"}))
+    f = {x.rule: x for x in load_report(SourceTree.open(tmp_path), "r1").report.findings}["plan_not_finalized"]
+    assert f.severity == "note" and "status 'active', stage 'midtrain'; run.yaml: finished" in f.evidence[0]
+    (run / "training_plan.json").write_text(json.dumps({"status": "completed", "stage": "midtrain"}))
+    assert not load_report(SourceTree.open(tmp_path), "r1").report.findings
+    (run / "run.yaml").write_text("id: r1\nstatus: running\n")
+    (run / "training_plan.json").write_text(json.dumps({"status": "active"}))
+    assert not load_report(SourceTree.open(tmp_path), "r1").report.findings  # still running: the plan is right

@@ -116,6 +116,24 @@ def _is_num(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool) and np.isfinite(x)
 
 
+ACTIVE_PLAN = frozenset({"active", "running", "in_progress", "in-progress", "training", "pending", "started"})
+
+
+def rule_plan_not_final(d: DiagnosisInput) -> Finding | None:
+    """seed 003: training_plan.json says "active" after the run completed: the pipeline did not finalise it."""
+    status, stage = d.extra.get("plan") or (None, None)
+    if d.extra.get("run_status") != "finished" or not status or status.lower() not in ACTIVE_PLAN:
+        return None
+    return _finding(
+        "plan_not_finalized",
+        "training_plan.json still says the run is going",
+        "note",
+        [f"training_plan.json: status '{status}'" + (f", stage '{stage}'" if stage else "") + "; run.yaml: finished"],
+        "The pipeline did not finalise the plan's stage status when the run ended (telemetry bookkeeping).",
+        "Fix the plan update logic; nothing here reads the plan's status for results.",
+    )
+
+
 # ----------------------------------------------------------------------------------------- curves
 
 
@@ -325,6 +343,7 @@ def placeholder_loss(d: DiagnosisInput) -> bool:
 
 RULES = [
     rule_null_check,
+    rule_plan_not_final,
     rule_gold_budget,
     rule_parity,
     rule_packing,

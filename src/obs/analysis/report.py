@@ -198,6 +198,8 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
                 "n_cases": len(run.probe.table) if run.probe is not None and run.probe.size else 0,
                 "null_checks": null_keys(run),
                 "data": run.data if isinstance(run.data, dict) else {},
+                "run_status": run.status,
+                "plan": (run.plan_status, run.plan_stage),
             },
         )
     )
