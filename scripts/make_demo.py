@@ -1239,7 +1239,8 @@ def spec_runs(cases: list[Case]) -> dict[str, bytes]:
         "primary_axis": "probe",
         "hypothesis": (
             "Same checkpoint recipe as r3, scored on **probe-v4** (re-worded prompts and re-canonicalised "
-            "expected scenes). Only the probe changed: its numbers are a new measurement, not a gain over r3.\n"
+            "expected scenes). Only the probe changed: its numbers are a new measurement, not a gain over r3. "
+            "No training of its own: the curves are r3's.\n"
         ),
         "success_criteria": "- none: a re-measurement, not a candidate for promotion\n",
         "held_constant": ["dsl", "compiler", "tokenizer", "data", "budget", "capacity", "optimizer", "repair"],
@@ -1257,13 +1258,13 @@ def spec_runs(cases: list[Case]) -> dict[str, bytes]:
         "r2": (3000, 6.0e-4, 0.096, 0.012, None),
         "r3": (3000, 3.0e-4, 0.112, 0.004, None),
         "r4": (4000, 3.0e-4, 0.104, 0.004, 2478),
-        "r5": (3000, 3.0e-4, 0.112, 0.004, None),
     }
     for run, doc in docs.items():
         base = f"spec03/{run}"
         files[f"{base}/run.yaml"] = ydump(doc)
-        total, lr, final, spike, stop = metric_args[run]
-        files[f"{base}/metrics.jsonl"] = spec_metrics(f"spec03-{run}", total, lr, final, spike, stop)
+        if run in metric_args:  # r5 is r3's checkpoint re-probed: no training of its own, no log
+            total, lr, final, spike, stop = metric_args[run]
+            files[f"{base}/metrics.jsonl"] = spec_metrics(f"spec03-{run}", total, lr, final, spike, stop)
         for path, blob in gate.items():
             files[f"{base}/{path}"] = blob
         records = attach_renders(run, probes[run], by_id, files, base)

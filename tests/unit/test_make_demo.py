@@ -160,7 +160,7 @@ def test_probe_cases_follow_the_contract(tree: Path) -> None:
 
 def test_every_run_yaml_parses_and_has_its_fields(tree: Path) -> None:
     run_files = sorted(tree.rglob("run.yaml"))
-    assert len(run_files) == 4 + 1 + 9 + 9  # spec03, the RL run, the campaign, the ablation arms
+    assert len(run_files) == 5 + 1 + 9 + 9  # spec03, the RL run, the campaign, the ablation arms
     docs = {}
     for path in run_files:
         text = path.read_text(encoding="utf-8")
@@ -246,5 +246,7 @@ def test_agent_learning_export_is_in_the_tree(tree: Path) -> None:
 
 def test_tree_stays_small(tree: Path) -> None:
     total = sum(p.stat().st_size for p in tree.rglob("*") if p.is_file())
-    assert total < 3 * 1024 * 1024 + 200 * 1024 + 200 * 1024  # + the agent-learning export (agents/, ~170 KB)
+    # + the agent-learning export (agents/, ~170 KB), the probe-change rung spec03-r5 and the expected/predicted
+    # layouts of the spec03 probes (issue 27, ~280 KB)
+    assert total < 3 * 1024 * 1024 + 200 * 1024 + 200 * 1024 + 300 * 1024
     assert max(p.stat().st_size for p in tree.rglob("*.svg")) < 4096

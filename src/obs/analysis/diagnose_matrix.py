@@ -11,14 +11,12 @@ inputs, and each threshold is declared in `schema.THRESHOLDS` (obs.yaml `thresho
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from obs.analysis.diagnosis_base import DiagnosisInput, Finding, _ce_loss
 from obs.numbers import num, pct
-
-if TYPE_CHECKING:
-    from obs.analysis.diagnose import DiagnosisInput, Finding
 
 PARITY_PAIRS = (("ck_loss", "pt_loss"),)
 FILL_RATE_NAMES = ("packing_fill_rate", "fill_rate", "pack_fill_rate", "token_fill_rate")
@@ -26,8 +24,6 @@ UNIFORM_NAMES = ("reward_uniform_group_rate", "reward_tie_group_rate")
 
 
 def _finding(*args: Any) -> Finding:
-    from obs.analysis.diagnose import Finding
-
     return Finding(*args)
 
 
@@ -171,8 +167,6 @@ def rule_parity(d: DiagnosisInput) -> Finding | None:
 
 def rule_packing(d: DiagnosisInput) -> Finding | None:
     """seed 003: loss stuck above 0.5: verify the token packing fill rate (> 0.85)."""
-    from obs.analysis.diagnose import _ce_loss
-
     curve = _ce_loss(d)
     fill = next((f for name in FILL_RATE_NAMES if (f := _series(d, name)) is not None), None)
     if curve is None or fill is None:
@@ -201,8 +195,6 @@ def rule_packing(d: DiagnosisInput) -> Finding | None:
 
 def rule_stage_spike(d: DiagnosisInput) -> Finding | None:
     """seed 003: a sudden loss spike at a stage boundary is expected (new data) if it recovers in 50-100 steps."""
-    from obs.analysis.diagnose import _ce_loss
-
     curve = _ce_loss(d)
     if curve is None or d.metrics is None or len(d.metrics.stages) < 2:
         return None
@@ -334,11 +326,6 @@ def rule_placeholder_loss(d: DiagnosisInput) -> Finding | None:
         "say nothing about this run.",
         "Read the reward and correct-rate curves instead of the loss.",
     )
-
-
-def placeholder_loss(d: DiagnosisInput) -> bool:
-    s = _series(d, "loss_is_placeholder")
-    return s is not None and bool(np.any(s[1] > 0))
 
 
 RULES = [
