@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-SUMMARY_SCHEMA_VERSION = 5  # the cached and exchanged form of RunSummary; bump on any field change
+SUMMARY_SCHEMA_VERSION = 6  # the cached and exchanged form of RunSummary; bump on any field change
 
 
 class SummaryError(ValueError):
@@ -217,6 +217,10 @@ class RunSummary:
     # check -> family -> (hits, n) (the rates of `rates`/`family_rates` with their n, for intervals)
     check_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
     family_counts: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    # a campaign run: each declared metric's one number over its own window (campaign.yaml `metrics:`), and the
+    # logged series that are yes/no flags (every value 0 or 1, a name that asks a question): never tested
+    metric_windows: dict[str, WindowSummary] = field(default_factory=dict)
+    flags: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the cache and for hashing (a page's inputs)."""
