@@ -188,77 +188,99 @@ def _combine(spec: GateSpec, results: list[GateResult]) -> GateResult:
 
 
 def evaluate_gate(spec: GateSpec, s: RunSummary, ctx: GateContext | None = None) -> GateResult:
-    """One gate on one run summary (`ctx`: other runs and the gates already judged, for references)."""
+    """One gate on one run summary (`ctx`: other runs and the gates already judged, for references): a composite,
+    another gate's result, a diagnosis rule, gate.json's result, the held-constant check, or a comparison of a
+    number (a per-scope aggregate, or one the reference names) with the gate's value or another run's."""
     ctx = ctx or GateContext()
-
-    def out(status: str, value: float | None, detail: str) -> GateResult:
-        return GateResult(spec.name, spec.label, status, value, detail)
-
     if spec.kind in ("all", "any"):
         return _combine(spec, [evaluate_gate(p, s, ctx) for p in spec.parts])
-    has = s.has
     if spec.kind == "check":
         other = ctx.done.get(spec.check)
         if other is None:
-            return out(NA, None, f"gate {spec.check} was not judged before this one")
-        return out(other.status, other.value, f"gate {spec.check}")
+            return _result(spec, NA, None, f"gate {spec.check} was not judged before this one")
+        return _result(spec, other.status, other.value, f"gate {spec.check}")
     if spec.kind == "rule":
-        need = RULE_NEEDS.get(spec.rule, "")
-        fired = spec.rule in s.findings
-        if need and not getattr(has, need, False) and not fired:
-            return out(NA, None, f"not checked: the run has no {need} data for rule {spec.rule}")
-        ok = fired if spec.fired_ok else not fired
-        return out(PASS if ok else FAIL, None, f"rule {spec.rule} {'fired' if fired else 'did not fire'}")
+        return _rule_gate(spec, s)
     if spec.kind == "gate":
         passed = s.gate_passed
         if passed is None:
-            return out(NA, None, "no gate.json result" if not has.gate else "gate.json has no overall result")
-        return out(PASS if passed else FAIL, None, "gate.json passed" if passed else "gate.json failed")
+            detail = "no gate.json result" if not s.has.gate else "gate.json has no overall result"
+            return _result(spec, NA, None, detail)
+        return _result(spec, PASS if passed else FAIL, None, "gate.json passed" if passed else "gate.json failed")
     if spec.kind == "held":
         clean = s.held_constant_clean
         if clean is None:
-            return out(NA, None, "no baseline to check against")
-        return out(
-            PASS if clean else FAIL, None, "only the primary axis changed" if clean else "more than one axis changed"
-        )
-    # compare
-    if spec.scope:
-        table = s.family_rates if spec.scope == "family" else s.split_rates
-        per = table.get(spec.ref) or {}
-        if not per:
-            return out(NA, None, f"no per-{spec.scope} {spec.ref} rates")
-        agg = spec.agg or "min"
-        items = sorted(per.items())
-        if agg == "mean":
-            value, where = sum(v for _, v in items) / len(items), f"mean of {len(items)} {spec.scope} rates"
-        else:
-            pick = min if agg == "min" else max
-            label, value = pick(items, key=lambda kv: kv[1])
-            where = f"{agg} {spec.scope}: {label}"
-        is_rate = True
-    else:
-        found, is_rate, where = _lookup(spec.ref, s, ctx, spec.func)
-        if found is None or not isinstance(found, int | float) or not math.isfinite(found):
-            return out(NA, None, f"no value for {spec.ref if not spec.func else f'{spec.func}({spec.ref})'} ({where})")
-        value = float(found)
-    target_value = spec.value
-    target_text = ""
-    if spec.rhs_ref:
-        rhs, other_rate, other_where = _lookup(spec.rhs_ref, s, ctx)
-        if rhs is None or not isinstance(rhs, int | float) or not math.isfinite(rhs):
-            return out(NA, value, f"no value for {spec.rhs_ref} ({other_where})")
-        target_value = float(rhs) + spec.value
-        shift = (
-            ""
-            if not spec.value
-            else f" {'+' if spec.value > 0 else '−'} {_fmt_value(abs(spec.value), spec.is_percent or other_rate)}"
-        )
-        target_text = f" ({other_where} {_fmt_value(float(rhs), other_rate)}{shift})"
+            return _result(spec, NA, None, "no baseline to check against")
+        detail = "only the primary axis changed" if clean else "more than one axis changed"
+        return _result(spec, PASS if clean else FAIL, None, detail)
+    compared = _scope_value(spec, s) if spec.scope else _ref_value(spec, s, ctx)
+    if isinstance(compared, GateResult):
+        return compared
+    value, is_rate, where = compared
+    target = _target(spec, s, ctx, value)
+    if isinstance(target, GateResult):
+        return target
+    target_value, target_text = target
     ok = OPS[spec.op](value, target_value)
     shown = _fmt_value(value, is_rate or spec.is_percent)
     as_rate = spec.is_percent or (is_rate and (spec.rhs_ref is not None or abs(target_value) <= 1.0))
-    target = _fmt_value(target_value, as_rate)
-    return out(PASS if ok else FAIL, value, f"{where} = {shown} (needs {OP_WORDS[spec.op]} {target}{target_text})")
+    needs = f"{OP_WORDS[spec.op]} {_fmt_value(target_value, as_rate)}{target_text}"
+    return _result(spec, PASS if ok else FAIL, value, f"{where} = {shown} (needs {needs})")
+
+
+def _result(spec: GateSpec, status: str, value: float | None, detail: str) -> GateResult:
+    return GateResult(spec.name, spec.label, status, value, detail)
+
+
+def _rule_gate(spec: GateSpec, s: RunSummary) -> GateResult:
+    """Whether a diagnosis rule fired (or did not, as the gate wants); not checked when the run lacks the data the
+    rule reads and it did not fire."""
+    need = RULE_NEEDS.get(spec.rule, "")
+    fired = spec.rule in s.findings
+    if need and not getattr(s.has, need, False) and not fired:
+        return _result(spec, NA, None, f"not checked: the run has no {need} data for rule {spec.rule}")
+    ok = fired if spec.fired_ok else not fired
+    return _result(spec, PASS if ok else FAIL, None, f"rule {spec.rule} {'fired' if fired else 'did not fire'}")
+
+
+def _scope_value(spec: GateSpec, s: RunSummary) -> tuple[float, bool, str] | GateResult:
+    """The min, max or mean of a check's per-family or per-split rates (a rate), and where it came from; a
+    not-checked result when the run has none."""
+    table = s.family_rates if spec.scope == "family" else s.split_rates
+    per = table.get(spec.ref) or {}
+    if not per:
+        return _result(spec, NA, None, f"no per-{spec.scope} {spec.ref} rates")
+    agg = spec.agg or "min"
+    items = sorted(per.items())
+    if agg == "mean":
+        return sum(v for _, v in items) / len(items), True, f"mean of {len(items)} {spec.scope} rates"
+    pick = min if agg == "min" else max
+    label, value = pick(items, key=lambda kv: kv[1])
+    return value, True, f"{agg} {spec.scope}: {label}"
+
+
+def _ref_value(spec: GateSpec, s: RunSummary, ctx: GateContext) -> tuple[float, bool, str] | GateResult:
+    """The finite number the gate's left side names (`_lookup`, an interval bound with `func`), or not checked."""
+    found, is_rate, where = _lookup(spec.ref, s, ctx, spec.func)
+    if found is None or not isinstance(found, int | float) or not math.isfinite(found):
+        named = spec.ref if not spec.func else f"{spec.func}({spec.ref})"
+        return _result(spec, NA, None, f"no value for {named} ({where})")
+    return float(found), is_rate, where
+
+
+def _target(spec: GateSpec, s: RunSummary, ctx: GateContext, value: float) -> tuple[float, str] | GateResult:
+    """The right side: the gate's number, or another run's value (`rhs_ref`) plus it, with the words for it."""
+    if not spec.rhs_ref:
+        return spec.value, ""
+    rhs, rate, where = _lookup(spec.rhs_ref, s, ctx)
+    if rhs is None or not isinstance(rhs, int | float) or not math.isfinite(rhs):
+        return _result(spec, NA, value, f"no value for {spec.rhs_ref} ({where})")
+    shift = (
+        ""
+        if not spec.value
+        else f" {'+' if spec.value > 0 else '−'} {_fmt_value(abs(spec.value), spec.is_percent or rate)}"
+    )
+    return float(rhs) + spec.value, f" ({where} {_fmt_value(float(rhs), rate)}{shift})"
 
 
 def evaluate_gates(specs: list[GateSpec], s: RunSummary, ctx: GateContext | None = None) -> list[GateResult]:

@@ -21,6 +21,7 @@ from obs.analysis.compare import (
 )
 from obs.analysis.config_view import ConfigView, config_view
 from obs.analysis.confusion import Confusion, confusions
+from obs.analysis.coupling import RunCoupling, run_coupling
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -94,6 +95,7 @@ class RunReport:
     # the rung tested against the frozen baseline (None: no frozen baseline, or it is this run or its parent)
     frozen: FrozenComparison | None = None
     confusion: list[Confusion] = field(default_factory=list)  # expected vs predicted class pairs in the probe
+    coupling: list[RunCoupling] = field(default_factory=list)  # obs.yaml `coupling:` pairs this run logged
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -132,6 +134,7 @@ class RunReport:
             "seed_level": self.seed_level,
             "pass_at_k": [p.as_dict() for p in self.passk],
             "reward_health": self.reward.as_dict() if self.reward else None,
+            "coupling": [c.as_dict() for c in self.coupling],
             "decision": {
                 "recorded": run.verdict,
                 "suggested": self.suggestion.as_dict(),
@@ -148,20 +151,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     headline = choose_headline(digest, declared, cfg.metric_higher_is_better, ctx.final_window, advice=ctx.advice)
     is_negative = cfg.is_negative_check
 
-    scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
-    scoreboard_rep = (
-        build_scoreboard(run.probe_repaired.table, is_negative)
-        if run.probe_repaired and run.probe_repaired.size
-        else None
-    )
-    checks_order = scoreboard.checks if scoreboard else []
-    failures = group_failures(run.probe.table, is_negative, checks_order) if run.probe else []
-    failures_rep = (
-        group_failures(run.probe_repaired.table, is_negative, scoreboard_rep.checks)
-        if run.probe_repaired and scoreboard_rep
-        else []
-    )
-
+    scoreboard, scoreboard_rep, failures, failures_rep = _probe_tables(run, is_negative)
     base = ctx.baseline
     comparison, delta, measurement = _against(run, digest, headline, base, ctx, is_negative)
     frozen = _frozen(run, digest, headline, ctx, is_negative)
@@ -178,7 +168,12 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         passk = pass_at_k_reports(run.probe, is_negative, vs, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
-    reward = reward_health(run.metrics, cfg.threshold)
+    reward = reward_health(run.metrics, cfg.threshold, cfg.reward_components)
+    coupling = [  # a declared pair this run logged neither side of is not its business
+        run_coupling(run.metrics, pair, cfg.metric_higher_is_better)
+        for pair in cfg.coupling
+        if run.metrics is not None and (pair["proxy"] in run.metrics.series or pair["downstream"] in run.metrics.series)
+    ]
 
     findings = diagnose(
         DiagnosisInput(
@@ -248,7 +243,28 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
         frozen=frozen,
         confusion=confusions(run.probe),
+        coupling=coupling,
     )
+
+
+def _probe_tables(
+    run: Run, is_negative: Callable[[str], bool]
+) -> tuple[Scoreboard | None, Scoreboard | None, list[FailureGroup], list[FailureGroup]]:
+    """The scoreboards of the probe and the repaired probe, and their failures grouped by failing checks."""
+    scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
+    scoreboard_rep = (
+        build_scoreboard(run.probe_repaired.table, is_negative)
+        if run.probe_repaired and run.probe_repaired.size
+        else None
+    )
+    checks_order = scoreboard.checks if scoreboard else []
+    failures = group_failures(run.probe.table, is_negative, checks_order) if run.probe else []
+    failures_rep = (
+        group_failures(run.probe_repaired.table, is_negative, scoreboard_rep.checks)
+        if run.probe_repaired and scoreboard_rep
+        else []
+    )
+    return scoreboard, scoreboard_rep, failures, failures_rep
 
 
 def _against(
