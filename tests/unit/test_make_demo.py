@@ -247,8 +247,8 @@ def test_agent_learning_export_is_in_the_tree(tree: Path) -> None:
 def test_tree_stays_small(tree: Path) -> None:
     total = sum(p.stat().st_size for p in tree.rglob("*") if p.is_file())
     # + the agent-learning export (agents/, ~170 KB), the retrain-layout campaign (retrain-demo/, ~210 KB), the
-    # probe-change rung spec03-r5 and the expected/predicted layouts of the spec03 probes (issue 27, ~280 KB)
-    assert total < 3 * 1024 * 1024 + 200 * 1024 + 200 * 1024 + 240 * 1024 + 300 * 1024
+    # probe-change rung spec03-r5 and the expected/predicted layouts of the spec03 probes (issue 27, ~420 KB)
+    assert total < 3 * 1024 * 1024 + 200 * 1024 + 200 * 1024 + 240 * 1024 + 440 * 1024
     assert max(p.stat().st_size for p in tree.rglob("*.svg")) < 4096
 
 
