@@ -19,6 +19,9 @@ the methods obs uses, through obs's own functions, at the sizes users have:
   missed, simulated through the whole rule;
 * pass@k over items (Wilson interval at the design-effect n) and two systems' pass@k on shared items
   (design-effect Tango interval);
+* a ladder's repeated looks: ten no-change rungs tested against one frozen probe (unadjusted vs the ladder
+  claim's Holm adjustment), the best of eight (its mean delta, its simultaneous interval's coverage of 0), and a
+  ladder with one real +15 pp rung (found after Holm?);
 * verdicts: the promotion rule on a 160-case probe of 3 splits x 5 families x 3 checks under no true
   change (false alarm = a suggested reject or repair) and under a true +15 pp gain (promoted?), and a
   family collapse (caught?), beside the previous rule; campaign recommendations under no true change
@@ -706,6 +709,84 @@ def planning_rows(reps: int) -> list[Row]:
     return rows
 
 
+# --------------------------------------------------------------------------- a ladder's repeated looks
+
+
+def simulate_ladder(
+    rng: np.random.Generator, rungs: int, n: int = 160, gain_rung: int | None = None, gain: float = 0.0
+) -> list[tuple[int, int, int]]:
+    """A frozen baseline and `rungs` rungs on the same `n` frozen-probe cases, each rung tested against the frozen
+    baseline: (n, right only in the rung, right only in the frozen baseline) per rung.
+
+    Cases differ in difficulty (each case's chance of being right is drawn from Beta(1.4, 0.6), mean 0.70), and
+    every run, the frozen baseline included, is a fresh draw at that chance: no rung changes anything, except
+    `gain_rung`, which also gets right a share of the cases it got wrong (`gain` of all cases on average). The
+    rungs share the frozen baseline's outcomes, so their tests are dependent, as on a real ladder."""
+    q = rng.beta(1.4, 0.6, size=n)
+    frozen = rng.random(n) < q
+    out = []
+    for k in range(rungs):
+        here = rng.random(n) < q
+        if k == gain_rung:
+            here |= rng.random(n) < gain / 0.3
+        out.append((n, int(np.count_nonzero(here & ~frozen)), int(np.count_nonzero(~here & frozen))))
+    return out
+
+
+def ladder_looks(reps: int, rungs: int, gain: float = 0.0, seed_name: str = "ladder") -> dict[str, float]:
+    """Over `reps` simulated ladders: how often some rung reads "significant improvement" unadjusted (each
+    rung's own test against the frozen baseline), how often the ladder claim does (`analysis.ladder.claim_of`:
+    Holm over the rungs, the best rung's simultaneous interval), the best rung's mean delta, how often its
+    simultaneous interval covers its true change, and (with a gain) how often the gaining rung is found."""
+    from obs.analysis.ladder import RungTest, claim_of
+
+    rng = rng_for(seed_name, rungs, gain)
+    gain_rung = rungs // 2 if gain else None
+    raw = adjusted = covered = found = 0
+    best = []
+    for _ in range(reps):
+        counts = simulate_ladder(rng, rungs, gain_rung=gain_rung, gain=gain)
+        tests = S.paired_from_counts([(n, 0, b, c) for n, b, c in counts])
+        raw += any(t.recommendation == S.IMPROVEMENT for t in tests)
+        claim = claim_of(
+            [RungTest(f"r{k}", t.delta, t.p_value, (t.only_a, t.only_b), t.n) for k, t in enumerate(tests)], "r0"
+        )
+        assert claim is not None
+        false_claim = [r for r in claim.rungs if r.significant and r.run != f"r{gain_rung}"]
+        adjusted += bool(false_claim) or (claim.verdict == S.IMPROVEMENT and claim.best != f"r{gain_rung}")
+        found += gain_rung is not None and f"r{gain_rung}" in claim.significant
+        truth = gain if claim.best == f"r{gain_rung}" else 0.0
+        best.append(claim.best_delta)
+        lo, hi = claim.best_low, claim.best_high
+        covered += lo is not None and hi is not None and lo - 1e-12 <= truth <= hi + 1e-12
+    return {
+        "raw": raw / reps,
+        "adjusted": adjusted / reps,
+        "best_mean": float(np.mean(best)),
+        "covered": covered / reps,
+        "found": found / reps,
+    }
+
+
+def ladder_rows(reps: int) -> list[Row]:
+    """Issue 27: ten no-change rungs judged against one frozen probe, and the best of eight."""
+    reps = max(400, reps // 4)  # ten tests a ladder
+    rows = []
+    ten = ladder_looks(reps, 10)
+    setting = "10 no-change rungs vs one frozen probe (160 cases)"
+    rows.append(Row("ladder", setting, "any rung significant, unadjusted (before)", ten["raw"], "", reps))
+    rows.append(Row("ladder", setting, "ladder claim: Holm over the rungs (obs)", ten["adjusted"], "<= 0.05", reps))
+    eight = ladder_looks(reps, 8)
+    setting = "best of 8 no-change rungs (truth 0)"
+    rows.append(Row("ladder", setting, "best rung's mean delta (selection bias)", eight["best_mean"], "", reps))
+    rows.append(Row("ladder", setting, "its simultaneous interval covers 0 (obs)", eight["covered"], ">= 0.95", reps))
+    gain = ladder_looks(reps, 10, gain=0.15)
+    setting = "10 rungs, one with a true +15 pp gain"
+    rows.append(Row("ladder", setting, "the gaining rung found after Holm (obs)", gain["found"], "", reps))
+    rows.append(Row("ladder", setting, "a no-change rung claimed (obs)", gain["adjusted"], "<= 0.05", reps))
+    return rows
+
+
 SECTIONS: dict[str, Callable[[int], list[Row]]] = {
     "paired": paired_probe_rows,
     "seeds": seed_rows,
@@ -719,6 +800,7 @@ SECTIONS: dict[str, Callable[[int], list[Row]]] = {
     "campaign": campaign_rows,
     "series": series_rows,
     "planning": planning_rows,
+    "ladder": ladder_rows,
 }
 
 

@@ -530,6 +530,12 @@ def probe_record(c: Case, cls: str, actual: str, note: str | None) -> dict[str, 
         rec["failure_class"] = cls
     if note:
         rec["note"] = note
+    # the layout the output declares, beside the expected one: the probe section's confusion matrix
+    # (seed 003: layout_drift is read from a per-layout confusion matrix); none when the output has no layout
+    rec["expected_layout"] = c.family
+    rec["predicted_layout"] = next(
+        (line[len("[layout:") : -1] for line in actual.split("\n") if line.startswith("[layout:")), None
+    )
     return rec
 
 
@@ -1216,6 +1222,7 @@ def spec_runs(cases: list[Case]) -> dict[str, bytes]:
         "status": "running",
         "baseline": "spec03-r3",
         "primary_axis": "budget",
+        "target_failure_class": "renderable_but_not_exact",
         "hypothesis": (
             "The remaining raw misses in r3 are semantic (`renderable_but_not_exact`, `layout_drift`) and "
             "concentrate in `table_grid` and `dashboard_cards`, where loss was still falling when the "
@@ -1236,7 +1243,31 @@ def spec_runs(cases: list[Case]) -> dict[str, bytes]:
         "lessons": "_Pending: the run is still training._\n",
     }
 
-    docs = {"r1": r1, "r2": r2, "r3": r3, "r4": r4}
+    r5 = {
+        **{k: v for k, v in r3.items() if k not in ("lessons", "decision")},
+        "id": "spec03-r5",
+        "title": "r3 re-probed on probe-v4 (only the probe changed)",
+        "revision": "r5",
+        "date": datetime(2026, 3, 26, tzinfo=UTC),
+        "status": "finished",
+        "baseline": "spec03-r3",
+        "primary_axis": "probe",
+        "hypothesis": (
+            "Same checkpoint recipe as r3, scored on **probe-v4** (re-worded prompts and re-canonicalised "
+            "expected scenes). Only the probe changed: its numbers are a new measurement, not a gain over r3. "
+            "No training of its own: the curves are r3's.\n"
+        ),
+        "success_criteria": "- none: a re-measurement, not a candidate for promotion\n",
+        "held_constant": ["dsl", "compiler", "tokenizer", "data", "budget", "capacity", "optimizer", "repair"],
+        "contract": {**CONTRACT, "probe": "probe-v4 (160 cases)"},
+        "tags": ["spec03", "probe-change"],
+        "lessons": (
+            "A higher exact rate on probe-v4 is not a gain over r3: the ruler changed. Re-baseline the ladder on "
+            "probe-v4 (score the frozen baseline on it) before comparing rungs again.\n"
+        ),
+    }
+    docs = {"r1": r1, "r2": r2, "r3": r3, "r4": r4, "r5": r5}
+    probes["r5"] = reprobed(probes["r3"], by_id)
     metric_args = {
         "r1": (3000, 3.0e-4, 0.118, 0.004, None),
         "r2": (3000, 6.0e-4, 0.096, 0.012, None),
@@ -1246,8 +1277,9 @@ def spec_runs(cases: list[Case]) -> dict[str, bytes]:
     for run, doc in docs.items():
         base = f"spec03/{run}"
         files[f"{base}/run.yaml"] = ydump(doc)
-        total, lr, final, spike, stop = metric_args[run]
-        files[f"{base}/metrics.jsonl"] = spec_metrics(f"spec03-{run}", total, lr, final, spike, stop)
+        if run in metric_args:  # r5 is r3's checkpoint re-probed: no training of its own, no log
+            total, lr, final, spike, stop = metric_args[run]
+            files[f"{base}/metrics.jsonl"] = spec_metrics(f"spec03-{run}", total, lr, final, spike, stop)
         for path, blob in gate.items():
             files[f"{base}/{path}"] = blob
         records = attach_renders(run, probes[run], by_id, files, base)
@@ -1380,6 +1412,25 @@ def probes_exact(records: list[dict[str, Any]], cid: str) -> bool:
         if r["id"] == cid:
             return bool(r["exact"])
     return False
+
+
+def reprobed(records: list[dict[str, Any]], by_id: dict[str, Case]) -> list[dict[str, Any]]:
+    """r3's outputs scored on probe-v4: every second semantic miss reads as right on the re-worded probe (the
+    new probe is easier on them), so the numbers look better without anything having improved."""
+    out, flip = [], False
+    for r in records:
+        r = dict(r)
+        if r.get("failure_class") in ("renderable_but_not_exact", "layout_drift"):
+            flip = not flip
+            if flip:
+                c = by_id[r["id"]]
+                r.update(exact=True, renderable=True, materialized=True, truncated=False, special_token_leak=False)
+                r["actual"] = c.expected
+                r["predicted_layout"] = c.family
+                for key in ("failure_class", "note"):
+                    r.pop(key, None)
+        out.append(r)
+    return out
 
 
 def attach_renders(
@@ -1784,6 +1835,11 @@ def site_settings() -> bytes:
                 "expr": "rule reward_variance_collapse not fired",
             },
             {"name": "compiler", "label": "compiler gate passed", "expr": "gate.json passed"},
+            {
+                "name": "ladder",
+                "label": "compiler clean and beats the frozen baseline",
+                "expr": "check compiler and (ci_low(frozen.delta) > 0 or exact >= frozen.exact + 0.05)",
+            },
         ],
         "trends": {"recent_runs": 2, "baseline_runs": 10, "recent_points": 0, "baseline_points": 100},
         # the views across runs and within a run that read declared series (docs/reading-a-report.md)

@@ -73,6 +73,8 @@ def make_summary(**kw: Any) -> RunSummary:
     data["has"] = {**HAS, **(kw.get("has") or {})}
     if kw.get("delta") is not None:
         data["delta"] = {**DELTA, **kw["delta"]}
+    if kw.get("frozen_delta") is not None:
+        data["frozen_delta"] = {**DELTA, **kw["frozen_delta"]}
     if kw.get("decision") is not None:
         data["decision"] = {"verdict": None, "rationale": "", "next": "", "by": "", "date": "", **kw["decision"]}
     return msgspec.convert(data, RunSummary)

@@ -112,11 +112,13 @@ def run_key(
     baseline_digest: str | None,
     tree: SourceTree,
     layout: str,
+    frozen_digest: str | None = None,
     recipe: str | None = None,
 ) -> str:
-    """What a run's files depend on; `layout` is `layout_key(tree)`, made once a build; `recipe` the token of the
-    run's recipe-level result (`recipe_token`): made from the summaries of its sibling seeds and its baseline's,
-    so a run's page is built again when one of them changes what it shows."""
+    """What a run's files depend on; `layout` is `layout_key(tree)`, made once a build; `frozen_digest` the
+    digest hash of the spec's frozen baseline the rung is also tested against (`planned.frozen`); `recipe` the
+    token of the run's recipe-level result (`recipe_token`): made from the summaries of its sibling seeds and its
+    baseline's, so a run's page is built again when one of them changes what it shows."""
     found = tree.found
     spec = found.specs.get(planned.source.spec or "")
     campaign = found.campaigns.get(planned.source.campaign or "")
@@ -141,6 +143,7 @@ def run_key(
             else None,
             # the run's place as discovery found it (obs.layout: a campaign.yaml's names can change it)
             [planned.source.campaign, planned.source.condition, planned.source.seed],
+            [planned.frozen, frozen_digest, spec.contract] if planned.frozen and spec else None,
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
             recipe,
         ]
@@ -211,9 +214,10 @@ class _Scheduler:
     recipes: dict[str, RecipePair] = field(default_factory=dict)
     how: dict[str, str] = field(default_factory=dict)  # run id -> "built" or "reused" (this build)
 
-    def baseline_digest_path(self, planned: PlannedRun) -> Path | None:
-        """Where the baseline's digest is: made by this build, or kept from the previous one."""
-        base = planned.baseline
+    def baseline_digest_path(self, planned: PlannedRun, base: str | None = None) -> Path | None:
+        """Where the baseline's digest is (or `base`'s: the frozen baseline's), made by this build or kept from
+        the previous one."""
+        base = base or planned.baseline
         if not base or base not in self.tree.plan.slugs:
             return None
         slug = self.tree.plan.slugs[base]
@@ -227,10 +231,11 @@ class _Scheduler:
         if inputs is None:
             inputs = self.inputs[planned.id] = self.cache.input_hash(planned.source.files, self.tree.root)
         base_hash = self.digest_hashes.get(planned.baseline) if planned.baseline else None
+        frozen_hash = self.digest_hashes.get(planned.frozen) if planned.frozen else None
         if self.layout is None:
             self.layout = layout_key(self.tree)
         recipe = recipe_token(self.recipes.get(planned.id))
-        return run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, recipe), inputs
+        return run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, frozen_hash, recipe), inputs
 
     def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
         """The cached entry of a run whose key is unchanged and whose files are all in the current site.
@@ -310,7 +315,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     unknown: set[str] = set()
     with remembered_locations():  # every input's real location, found once for all the runs below a folder
         for planned in tree.plan.runs:
-            if planned.baseline in unknown:
+            if any(dep in unknown for dep in planned.needs):
                 unknown.add(planned.id)
                 continue
             key, _ = sched.key_for(planned)
@@ -526,14 +531,15 @@ def _build_runs(
     def submit(planned: PlannedRun, key: str, inputs: str) -> None:
         """Build one run: in a worker once the pool runs, else here (see the loop below)."""
         baseline = sched.baseline_digest_path(planned)
+        frozen = sched.baseline_digest_path(planned, planned.frozen) if planned.frozen else None
         pair = sched.recipes.get(planned.id)
         recipe = pair.judge() if pair is not None else None
         if cluster is not None:
-            fut = cluster.submit(planned, baseline, inputs, recipe)
+            fut = cluster.submit(planned, baseline, inputs, frozen, recipe)
         elif pool is not None:
-            fut = pool.submit(worker.process, planned, baseline, inputs, recipe)
+            fut = pool.submit(worker.process, planned, baseline, inputs, frozen, recipe)
         else:
-            finish(planned, key, worker.process(planned, baseline, inputs, recipe))
+            finish(planned, key, worker.process(planned, baseline, inputs, frozen, recipe))
             return
         running[fut] = planned
         keys[planned.id] = key
@@ -578,7 +584,7 @@ def _build_runs(
     failed = True
     try:
         while pending or running:
-            ready = [p for p in pending if not p.baseline or p.baseline not in in_plan or p.baseline in done]
+            ready = [p for p in pending if all(dep not in in_plan or dep in done for dep in p.needs)]
             # Worker processes start once enough runs wait to be built at the same time (the ready runs not
             # reusable, and those building): one changed run, and each run downstream of it on its ladder
             # (waiting for the one before), is built in this process, since starting workers costs each a

@@ -280,7 +280,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     source = Path(args.source or DEFAULT_SOURCE)
     try:
         # the run and its baseline (or --baseline), as a build does
-        report = load_report(SourceTree.open(source), args.run, getattr(args, "baseline", None)).report
+        tree = SourceTree.open(source)
+        loaded = load_report(tree, args.run, getattr(args, "baseline", None))
+        report = loaded.report
     except RunNotFound as exc:
         print(f"obs gate: {exc}{folder_hint(args.run, args.source)}", file=sys.stderr)
         return 2
@@ -296,6 +298,10 @@ def cmd_gate(args: argparse.Namespace) -> int:
     )
     if report.baseline_problem:
         print(f"  {report.baseline_problem}")
+    if report.frozen is not None:
+        from obs.render.format import frozen_line
+
+        print(f"  {frozen_line(report.frozen, report.headline.is_rate)}")
     for reason in s.reasons:
         print(f"  - {reason}")
     for c in s.checks:
@@ -306,7 +312,23 @@ def cmd_gate(args: argparse.Namespace) -> int:
     problems = [f.title for f in report.findings if f.severity == "problem"]
     if problems:
         print(f"  diagnosis: {'; '.join(problems)}")
+    for line in _gate_lines(tree, loaded):
+        print(line)
     return 0 if s.verdict == "promote" else 1
+
+
+def _gate_lines(tree: Any, loaded: Any) -> list[str]:
+    """obs.yaml's gates on this run (`pipeline.gate_results`: as the leaderboard's strip judges them). Shown,
+    not part of the exit status."""
+    from obs.pipeline import gate_results
+
+    results = gate_results(tree, loaded)
+    if not results:
+        return []
+    return ["  gates (obs.yaml):"] + [f"  [{GATE_MARK_OF[r.status]}] {r.label}: {r.detail}" for r in results]
+
+
+GATE_MARK_OF = {"pass": "pass", "fail": "FAIL", "na": "n/a"}
 
 
 def _gate_campaign(args: argparse.Namespace) -> int:

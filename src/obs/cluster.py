@@ -90,6 +90,7 @@ def build_remote(
     planned: PlannedRun,
     baseline: bytes | None,
     input_hash: str,
+    frozen: bytes | None = None,
     recipe: RecipeLevel | None = None,
 ) -> RunResult:
     """A Dask task: one run through the pipeline, its files returned with its result instead of written."""
@@ -101,10 +102,19 @@ def build_remote(
         input_hash,
         ctx.renderer,
         lambda rel, data: files.append((rel, data)),
-        recipe,
+        frozen=parse_digest(frozen),
+        recipe=recipe,
     )
     result.payload = files
     return result
+
+
+def _read_bytes(path: Path | None) -> bytes | None:
+    """A digest's bytes; None when there is none or it went away (read_digest's answer: built without it)."""
+    try:
+        return path.read_bytes() if path is not None else None
+    except OSError:
+        return None
 
 
 def identity(root: str) -> tuple[str, str, str, bool]:
@@ -166,18 +176,21 @@ class DaskPool:
                 )
 
     def submit(
-        self, planned: PlannedRun, baseline: Path | None, input_hash: str, recipe: RecipeLevel | None = None
+        self,
+        planned: PlannedRun,
+        baseline: Path | None,
+        input_hash: str,
+        frozen: Path | None = None,
+        recipe: RecipeLevel | None = None,
     ) -> cf.Future[RunResult]:
-        try:
-            digest = baseline.read_bytes() if baseline is not None else None
-        except OSError:
-            digest = None  # read_digest's answer for a digest that went away: the run is built without it
+        digest, frozen_digest = _read_bytes(baseline), _read_bytes(frozen)
         task = self.client.submit(
             build_remote,
             self.context,
             planned,
             digest,
             input_hash,
+            frozen_digest,
             recipe,
             key=f"obs-run-{planned.slug}-{self._token}",
             pure=False,

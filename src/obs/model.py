@@ -274,6 +274,10 @@ class Run:
     probe: Probe | None = None
     probe_repaired: Probe | None = None
     gate: Gate | None = None
+    # training_plan.json's status (`status` or `state`) and stage (`stage` or `current_stage`), when the
+    # pipeline writes one beside the run (seed 003: a plan still "active" after the run finished)
+    plan_status: str | None = None
+    plan_stage: str | None = None
     evals: list[EvalResult] = field(default_factory=list)
     generations: Generations | None = None  # sampled completions (emergence/generations.jsonl), for the viewer
     summary: dict[str, float] = field(default_factory=dict)

@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -50,6 +51,9 @@ from obs.sitemodel import RunSummary
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
 
+if TYPE_CHECKING:
+    from obs.analysis.gates import GateResult
+
 JSON_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
@@ -59,6 +63,26 @@ class RunNotFound(Exception):
 
 class CampaignNotFound(Exception):
     """The campaign id is not in the source tree (the message lists the known ones)."""
+
+
+def _check_gate_runs(root: Path, cfg: SiteConfig, plan: BuildPlan, diags: Diagnostics) -> None:
+    """A gate's `run:ID.` reference to a run that is not in the tree is an error of obs.yaml (path:line)."""
+    from obs.gate_language import GateError, parse_gate, run_refs
+
+    where = next((root / n for n in ("obs.yaml", "obs.yml") if (root / n).is_file()), root / "obs.yaml")
+    for gate in cfg.gates:
+        try:
+            spec = parse_gate(gate["expr"], gate.get("name"), gate.get("label"))
+        except (GateError, KeyError):
+            continue
+        for rid in run_refs(spec):
+            if rid not in plan.slugs:
+                diags.error(
+                    where,
+                    f"gate '{spec.name}': run:{rid} is not a run in this source tree "
+                    f"({closest_ids(rid, list(plan.slugs))})",
+                    _line_of(where, "gates"),
+                )
 
 
 def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:
@@ -115,7 +139,12 @@ class SourceTree:
         declared = cfg.primary_metric if cfg.primary_metric != SiteConfig().primary_metric else None  # not the default
         found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=declared)
         diags.extend(found.diags)
-        plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
+        frozen = {sid: spec.baseline for sid, spec in found.specs.items()}
+        plan = (
+            plan_build(found.runs, diags, frozen=frozen)
+            if peek is None
+            else plan_build(found.runs, diags, peek=peek, frozen=frozen)
+        )
         for campaign in found.campaigns.values():
             _site_tiers(campaign, cfg, diags)
         layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)
@@ -125,6 +154,7 @@ class SourceTree:
                 folder / f"{kind}.yaml",
                 f"{kind} id '{ident}' shares its page name with another {kind}; its page is {slug}",
             )
+        _check_gate_runs(root, cfg, plan, diags)
         if not plan.runs and not found.learning:  # agent sessions alone are a source too (learning pages)
             diags.warning(root, NO_RUNS)
         return cls(root, cfg, found, plan, layout, diags)
@@ -153,6 +183,13 @@ class SourceTree:
             known = ", ".join(sorted(self.found.campaigns)) or "none"
             raise CampaignNotFound(f"no campaign with id '{campaign_id}' in {self.root} (campaigns: {known})")
         return campaign
+
+    def plan_frozen(self, run_id: str) -> str | None:
+        """The frozen baseline of the spec `run_id` belongs to (None: not a rung, or the frozen baseline itself)."""
+        planned = self.planned(run_id)
+        spec = self.found.specs.get(planned.source.spec) if planned.source.spec else None
+        target = spec.baseline if spec else None
+        return target if target and target != run_id and target in self.plan.slugs else None
 
     def spec_of(self, run: Run) -> Spec | None:
         return self.found.specs.get(run.spec) if run.spec else None
@@ -241,10 +278,15 @@ def advice_files(adapter: str) -> AdviceFiles:
 
 
 def run_context(
-    tree: SourceTree, run: Run, baseline: RunDigest | None, recipe: RecipeLevel | None = None
+    tree: SourceTree,
+    run: Run,
+    baseline: RunDigest | None,
+    frozen: RunDigest | None = None,
+    recipe: RecipeLevel | None = None,
 ) -> RunContext:
     """What the run's surroundings say: the primary metrics declared for it (run.yaml, spec, campaign, obs.yaml), the
-    baseline, and the run's recipe against the baseline's recipe when both have seed replicates."""
+    baseline, the spec's frozen baseline's digest when the rung is tested against it too, and the run's recipe
+    against the baseline's recipe when both have seed replicates."""
     spec, campaign = tree.spec_of(run), tree.campaign_of(run)
     rc = RunContext(
         declared=surrounding_metrics(spec, campaign),
@@ -256,6 +298,7 @@ def run_context(
         spec_id=spec.id if spec else None,
         frozen_baseline=spec.baseline if spec else None,
         frozen_contract=dict(spec.contract) if spec and isinstance(spec.contract, dict) else {},
+        frozen=frozen,
         advice=advice_files(run.adapter),
         recipe=recipe,
     )
@@ -277,12 +320,19 @@ def min_effect_of(tree: SourceTree, run: Run) -> float:
     return tree.cfg.min_effect
 
 
-def analyse(tree: SourceTree, run: Run, baseline: RunDigest | None, recipe: RecipeLevel | None = None) -> RunReport:
+def analyse(
+    tree: SourceTree,
+    run: Run,
+    baseline: RunDigest | None,
+    frozen: RunDigest | None = None,
+    recipe: RecipeLevel | None = None,
+) -> RunReport:
     """Analyse a loaded run, and make the checks only an analysis can (a named headline metric the run
     does not have). Every command goes through here: `obs build`, `check`, `summary`, `gate`,
-    `--single-file` and `decide`, so none is more lenient than another. `recipe`: the run's recipe-level
-    result (`recipe_level_of` on demand; the build hands each run its own, made from every run's summary)."""
-    report = analyse_run(run, run_context(tree, run, baseline, recipe), tree.cfg)
+    `--single-file` and `decide`, so none is more lenient than another. `frozen`: the spec's frozen baseline's
+    digest; `recipe`: the run's recipe-level result (`recipe_level_of` on demand; the build hands each run its
+    own, made from every run's summary)."""
+    report = analyse_run(run, run_context(tree, run, baseline, frozen, recipe), tree.cfg)
     if report.headline.missing:  # a primary metric named in run.yaml, spec.yaml or campaign.yaml that is not there
         where = next((d.file for d in report.declared if d.required and d.file is not None), run.source_dir)
         run.diagnostics.error(where, f"run {run.id}: {report.headline.missing}", _line_of(where, "primary_metric"))
@@ -305,12 +355,18 @@ def check_runs(tree: SourceTree) -> Iterator[RunReport]:
     digests: dict[str, RunDigest] = {}
     for planned in tree.plan.runs:
         run = load_run(tree, planned)
-        base = digests.get(planned.baseline) if planned.baseline else None
-        if planned.baseline and base is None and planned.baseline in tree.plan.slugs:
-            base = digest_of(tree, tree.planned(planned.baseline))
-        report = analyse(tree, run, base)
+        base, frozen = (_digest_for(tree, digests, r) for r in (planned.baseline, planned.frozen))
+        report = analyse(tree, run, base, frozen)
         digests[planned.id] = report.digest
         yield report
+
+
+def _digest_for(tree: SourceTree, digests: dict[str, RunDigest], run_id: str | None) -> RunDigest | None:
+    if not run_id:
+        return None
+    if run_id not in digests and run_id in tree.plan.slugs:
+        digests[run_id] = digest_of(tree, tree.planned(run_id))
+    return digests.get(run_id)
 
 
 def views_series(cfg: SiteConfig, campaign: Campaign | None = None) -> tuple[str, ...]:
@@ -360,12 +416,15 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
         seed_level = relative(page, campaign) + "#significance"
     elif run.arm:
         seed_level = relative(page, spec or INDEX) + ("#ladder" if spec else "#arms")
+    frozen_spec = tree.spec_of(run)
+    frozen = tree.layout.run(frozen_spec.baseline) if frozen_spec and frozen_spec.baseline else None
     return RunPageLinks(
         root=root_of(page),
         baseline=relative(page, baseline) if baseline else None,
         spec=relative(page, spec) if spec else None,
         campaign=relative(page, campaign) if campaign else None,
         seed_level=seed_level,
+        frozen=relative(page, frozen) if frozen else None,
     )
 
 
@@ -412,13 +471,15 @@ def build_run(
     input_hash: str,
     renderer: Renderer,
     write: Callable[[str, bytes], None],
+    frozen: RunDigest | None = None,
     recipe: RecipeLevel | None = None,
 ) -> RunResult:
-    """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file. `recipe`: the
+    """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file. `frozen` is
+    the spec's frozen baseline's digest (`planned.frozen`), when the rung is tested against it too; `recipe`: the
     run's recipe-level result, which the build makes from the summaries of every run (`recipe_pairs`)."""
     fault_point("run")  # tests: the build has planned and hashed its inputs; the run is about to be read
     run = load_run(tree, planned)
-    report = analyse(tree, run, baseline, recipe)
+    report = analyse(tree, run, baseline, frozen, recipe)
     files = []
     for rel, data in render_files(tree, planned, report, renderer):
         path = run_file(planned.slug, rel)
@@ -494,13 +555,17 @@ def load_report(tree: SourceTree, run_id: str, baseline: str | None = None) -> L
     planned = tree.planned(run_id)
     if baseline is not None:
         tree.planned(baseline)  # an unknown override is an error, not a silent "no baseline"
-        planned = replace(planned, baseline=baseline if baseline != run_id else None)
-    base = None
-    if planned.baseline and planned.baseline in tree.plan.slugs:
-        base = digest_of(tree, tree.planned(planned.baseline))
+        target = tree.plan_frozen(run_id)  # tested against the frozen baseline too, unless it is the baseline now
+        planned = replace(
+            planned,
+            baseline=baseline if baseline != run_id else None,
+            frozen=target if target != baseline else None,
+        )
+    digests: dict[str, RunDigest] = {}
+    base, frozen = (_digest_for(tree, digests, r) for r in (planned.baseline, planned.frozen))
     run = load_run(tree, planned)
     recipe = recipe_level_of(tree, planned, run) if base is not None else None
-    report = analyse(tree, run, base, recipe)
+    report = analyse(tree, run, base, frozen, recipe)
     hashed = input_hash(tree, planned)
     return LoadedRun(tree, planned, report, summary_of(tree, planned, report, hashed), hashed)
 
@@ -546,6 +611,32 @@ def recipe_level_of(tree: SourceTree, planned: PlannedRun, run: Run) -> RecipeLe
 def seed_of_run(run: Run, seed_keys: list[str]) -> object:
     """The run's seed as its summary will have it (`analysis.recipes.seed_of`), read from the loaded run."""
     return seed_in(run.seed, compact_fields(run_fields(run)), seed_keys)
+
+
+def gate_results(tree: SourceTree, loaded: LoadedRun) -> list[GateResult]:
+    """obs.yaml's gates on one run, judged as the leaderboard's gate strip judges them: the runs a gate names
+    (its baseline, the spec's frozen baseline, `run:ID.`) are analysed too, only when a gate names them.
+    What `obs gate` and the PR summary show."""
+    from obs.analysis.gates import GateContext, evaluate_gates, gate_specs_from
+    from obs.gate_language import run_refs
+
+    specs = gate_specs_from(tree.cfg.gates)
+    if not specs:
+        return []
+    s = loaded.summary
+    frozen = {sid: spec.baseline for sid, spec in tree.found.specs.items()}
+    wanted = {r for spec in specs for r in run_refs(spec)}
+    refs = [r.lower() for spec in specs for r in spec.refs()]
+    if s.baseline and any(r.startswith("baseline.") for r in refs):
+        wanted.add(s.baseline)
+    frozen_id = frozen.get(s.spec) if s.spec else None
+    if frozen_id and any(r.startswith("frozen.") and r != "frozen.delta" for r in refs):
+        wanted.add(frozen_id)
+    runs = {s.id: s}
+    for rid in sorted(wanted - {s.id}):
+        if rid in tree.plan.slugs:
+            runs[rid] = load_report(tree, rid).summary
+    return evaluate_gates(specs, s, GateContext(runs, frozen))
 
 
 @dataclass

@@ -1,14 +1,15 @@
 """Plan a build: give every run its id and page slug, and order runs so baselines come first.
 
 A run's page compares it with its baseline, so the baseline's digest must exist before the run is
-analysed. Runs are streamed in dependency order and a digest is kept only while a run still
+analysed; a rung of a spec ladder is also compared with the spec's frozen baseline (`frozen`), so that
+run's digest must exist too. Runs are streamed in dependency order and a digest is kept only while a run still
 needs it. Ids are peeked from run.yaml without reading any log.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,14 @@ class PlannedRun:
     id: str
     slug: str
     baseline: str | None
+    # the spec's frozen baseline, when the run is a rung of a spec and it is neither the run nor its baseline
+    # (then the rung's page tests it against the frozen baseline too: analysis.report)
+    frozen: str | None = None
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The runs whose digests this run's analysis reads: its baseline, then the frozen baseline."""
+        return tuple(r for r in (self.baseline, self.frozen) if r)
 
 
 @dataclass
@@ -109,7 +118,13 @@ def peek_identity(source: RunSource, peek: Peek = _direct_peek) -> tuple[str, st
     return run_id, None
 
 
-def plan_build(sources: list[RunSource], diags: Diagnostics, peek: Peek = _direct_peek) -> BuildPlan:
+def plan_build(
+    sources: list[RunSource],
+    diags: Diagnostics,
+    peek: Peek = _direct_peek,
+    frozen: Mapping[str, str | None] | None = None,
+) -> BuildPlan:
+    """Ids, slugs and the processing order; `frozen` maps a spec id to its frozen baseline's run id."""
     plan = BuildPlan()
     seen: dict[str, Path] = {}
     accepted: list[tuple[str, str | None, RunSource]] = []
@@ -138,6 +153,9 @@ def plan_build(sources: list[RunSource], diags: Diagnostics, peek: Peek = _direc
             diags.warning(p.source.path / "run.yaml", "a run cannot be its own baseline")
             p.baseline = None
     plan.runs = _dependency_order(items, by_id, diags)
+    if frozen:
+        _add_frozen(plan.runs, by_id, frozen)
+        plan.runs = _dependency_order(plan.runs, by_id, diags)  # acyclic: _add_frozen adds no cycle
     for p in plan.runs:
         if p.baseline in by_id:
             plan.dependants[p.baseline] = plan.dependants.get(p.baseline, 0) + 1
@@ -162,9 +180,36 @@ def _dependency_order(items: list[PlannedRun], by_id: dict[str, PlannedRun], dia
         state[p.id] = 1
         if p.baseline and p.baseline in by_id:
             visit(by_id[p.baseline], [*chain, p.id])
+        if p.frozen and p.frozen in by_id:
+            visit(by_id[p.frozen], [*chain, p.id])
         state[p.id] = 2
         order.append(p)
 
     for p in items:
         visit(p, [])
     return order
+
+
+def _add_frozen(runs: list[PlannedRun], by_id: dict[str, PlannedRun], frozen: Mapping[str, str | None]) -> None:
+    """Give each rung its spec's frozen baseline as a second dependency, unless the frozen baseline itself
+    depends on the rung (a ladder whose frozen baseline was compared with one of its later rungs): that
+    dependency is left out and the rung's page says the frozen baseline was not read."""
+    for p in runs:
+        target = frozen.get(p.source.spec) if p.source.spec else None
+        if not target or target not in by_id or target in (p.id, p.baseline):
+            continue
+        if p.id not in _reachable(by_id[target], by_id):
+            p.frozen = target
+
+
+def _reachable(start: PlannedRun, by_id: dict[str, PlannedRun]) -> set[str]:
+    """Every run `start` depends on, through baselines and frozen baselines."""
+    seen: set[str] = set()
+    stack = [start]
+    while stack:
+        p = stack.pop()
+        for dep in p.needs:
+            if dep in by_id and dep not in seen:
+                seen.add(dep)
+                stack.append(by_id[dep])
+    return seen

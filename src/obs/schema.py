@@ -330,8 +330,17 @@ class Gates(Kind):
                 continue
             try:
                 gate = parse_gate(spec["expr"], _label(spec.get("name")), _label(spec.get("label")))
-            except GateError as exc:
-                at.say("warning", key, f"gate {number}: {exc}; skipped")
+            except GateError as exc:  # an error: a gate obs cannot read would be n/a on every run
+                at.say("error", key, f"gate {number}: {exc}; skipped")
+                continue
+            unknown = [c for c in gate.checks() if c not in {g["name"] for g in gates}]
+            if unknown:
+                at.say(
+                    "error",
+                    key,
+                    f"gate {number}: 'check {unknown[0]}' names no gate above it (gates: "
+                    f"{', '.join(g['name'] for g in gates) or 'none'}); skipped",
+                )
                 continue
             if any(g["name"] == gate.name for g in gates):
                 at.say("warning", key, f"gate {number}: the name '{gate.name}' is used twice; skipped")
@@ -1175,6 +1184,18 @@ THRESHOLDS = Schema(
             "family_gain", 0.1, "a family whose headline rate rose significantly, by at least this, counts as fixed"
         ),
         _threshold("repairable_share", 0.5, "share of the raw misses the repair pass fixes for mostly repairable"),
+        _threshold("null_check_share", 1.0, "a probe key null on at least this share of the cases: probe plumbing bug"),
+        _threshold("parity_rel_diff", 0.01, "ck_loss and pt_loss further apart than this (relative): parity broken"),
+        _threshold("stuck_loss", 0.5, "a final-window loss above this is stuck high"),
+        _threshold("packing_fill_rate", 0.85, "... and a packing fill rate below this: a data-packing problem"),
+        _threshold("stage_spike_factor", 2.0, "a loss this many times its level before a stage boundary: a spike"),
+        _threshold("stage_recovery_steps", 100, "steps after the boundary the spike has to recover in"),
+        _threshold(
+            "gold_budget_share", 0.8, "gold output tokens (data.p95_output_tokens) above this share of data.context"
+        ),
+        _threshold("max_token_hit_rate", 0.2, "max_token_hit_rate at or above this: generations hit the limit"),
+        _threshold("datums_drop", 0.5, "num_datums final-window mean below this share of its peak: a drop"),
+        _threshold("uniform_group_rate", 0.5, "reward_uniform/tie_group_rate final-window mean at or above this"),
     ),
     unknown="unknown threshold '{key}' (known: {known})",
     unknown_severity="warning",

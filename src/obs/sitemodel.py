@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-SUMMARY_SCHEMA_VERSION = 5  # the cached and exchanged form of RunSummary; bump on any field change
+SUMMARY_SCHEMA_VERSION = 6  # the cached and exchanged form of RunSummary; bump on any field change
 
 
 class SummaryError(ValueError):
@@ -76,6 +76,7 @@ class DeltaSummary:
     n: int | None
     verdict: str  # a stats.Recommendation; "not_tested" when there are no replicates (one run each)
     unit: str = "none"  # the unit of replication of `ci` and `p_value` (`n` of them)
+    pairs: tuple[int, int] | None = None  # paired cases right only here, right only in the baseline
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,14 @@ class RunSummary:
     probe_hash: str | None = None
     # analysis.ladder.TargetClass.as_dict(): the failure class the rung targets, counted before and after
     target_class: dict[str, Any] | None = None
+    # analysis.ladder.FrozenComparison: the rung tested against the spec's frozen baseline (None: no such
+    # comparison, e.g. the frozen baseline is the run's own baseline: then `delta` is it), or why it is missing
+    frozen_delta: DeltaSummary | None = None
+    frozen_problem: str | None = None
+    # probe counts for the spec page's history across rungs: check -> (hits, n) over all cases, and
+    # check -> family -> (hits, n) (the rates of `rates`/`family_rates` with their n, for intervals)
+    check_counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+    family_counts: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     # a campaign run: each declared metric's one number over its own window (campaign.yaml `metrics:`), and the
     # logged series that are yes/no flags (every value 0 or 1, a name that asks a question): never tested
     metric_windows: dict[str, WindowSummary] = field(default_factory=dict)

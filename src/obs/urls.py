@@ -111,6 +111,11 @@ def spec_page(slug: str) -> str:
     return f"{SPECS}/{slug}.html"
 
 
+def spec_history(slug: str) -> str:
+    """The spec page's chart data: its rungs' probe rates across the ladder (analysis.ladder_history)."""
+    return f"{SPECS}/{slug}.history.js"
+
+
 def campaign_page(slug: str) -> str:
     return f"{CAMPAIGNS}/{slug}/{INDEX}"
 

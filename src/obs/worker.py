@@ -65,13 +65,27 @@ def start(ctx: WorkerContext | None) -> None:
 
 
 def process(
-    planned: PlannedRun, baseline_path: Path | None, input_hash: str, recipe: RecipeLevel | None = None
+    planned: PlannedRun,
+    baseline_path: Path | None,
+    input_hash: str,
+    frozen_path: Path | None = None,
+    recipe: RecipeLevel | None = None,
 ) -> RunResult:
-    """Build one run in this process (the pool's task); `recipe` is its recipe-level result (`obs.build`)."""
+    """Build one run in this process (the pool's task); `frozen_path` is the spec's frozen baseline's digest,
+    `recipe` the run's recipe-level result (`obs.build`)."""
     ctx = _CONTEXT
     if ctx is None:
         raise RuntimeError("worker context not set")
-    return build_run(ctx.tree, planned, read_digest(baseline_path), input_hash, ctx.renderer, ctx.write, recipe)
+    return build_run(
+        ctx.tree,
+        planned,
+        read_digest(baseline_path),
+        input_hash,
+        ctx.renderer,
+        ctx.write,
+        frozen=read_digest(frozen_path),
+        recipe=recipe,
+    )
 
 
 def _watch_parent(parent_pid: int) -> None:

@@ -1307,7 +1307,7 @@
         root.querySelector(".chart-title").textContent = pick.value;
         return { lines, bands, hlines: [], vlines: [], stageLabels: false, log: false, ymin: null };
       };
-      const group = new Group(root, [model()], { xLabel: "step", get file() { return spec.key + "-" + pick.value; } });
+      const group = new Group(root, [model()], { xLabel: spec.xLabel || "step", get file() { return spec.key + "-" + pick.value; } });
       const show = () => {
         document.querySelectorAll("[data-metric-block]").forEach(b => {
           b.hidden = b.getAttribute("data-metric-block") !== pick.value;

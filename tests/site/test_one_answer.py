@@ -33,8 +33,12 @@ from obs.render.format import VERDICT_WORDS
 
 WORDS_TO_OUTCOME = {words: outcome for outcome, words in VERDICT_WORDS.items()}
 ARROWS = {"▲": "up", "▼": "down"}
+UNTESTED = ("not_tested", "not_one_measurement")  # no test, so no headline rule in obs gate
 # the PR comment's headline line: "**Δ −8.8 pp** ▼ vs `base` (95% CI [...] · p = ... · n = ...): <outcome words>"
-HEADLINE = r"\*\*Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`(?: \((.*)\): ([a-z ,]+)$|: (one run each|no standard)[^\n]*)"
+HEADLINE = (
+    r"\*\*Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`(?: \((.*)\): ([a-z ,]+)$|: (one run each|no standard)[^\n]*"
+    r"|: \*\*(not one measurement)[^\n]*)"  # a probe-change rung (the demo's spec03-r5): described, no test
+)
 # the PR comment's recipe line: "**Recipe, seeds as the unit: Δ +6.0 pp** ▲ vs `base`'s recipe (...): <outcome words>"
 RECIPE = r"^\*\*Recipe, seeds as the unit: Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`'s recipe \((.*)\): ([a-z ,]+)$"
 CAMPAIGN_ROW = r"^\| ([^|]+?) \| \d+ \|[^\n]*\| ([a-z ,]+) · \*\*[A-Z]+\*\* \|"
@@ -157,6 +161,8 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         if m.group(3):
             seen.outcome(f"run:{rid}", "obs summary", WORDS_TO_OUTCOME[m.group(3)])
             seen.arrow(f"run:{rid}", "obs summary (arrow)", ARROWS.get(m.group(1), "none"))
+        elif m.group(5):
+            seen.outcome(f"run:{rid}", "obs summary", "not_one_measurement")
         else:
             seen.outcome(f"run:{rid}", "obs summary", "not_tested")
         level = r["seed_level"] if r["seed_level"] and r["seed_level"]["key"].startswith("recipe:") else None
@@ -181,7 +187,7 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         assert gate, out
         seen.verdict(rid, "obs gate", None if gate.group(1).startswith("nothing") else gate.group(1))
         rule = re.search(r"\] headline improves \(p < [^)]*\)[^:]*: .*: ([a-z ,]+)$", out, re.M)
-        tested = r["delta"] and r["delta"]["delta"] is not None and r["delta"]["verdict"] != "not_tested"
+        tested = r["delta"] and r["delta"]["delta"] is not None and r["delta"]["verdict"] not in UNTESTED
         judged = tested and r["status"] not in ("running", "queued") and level is None
         assert bool(rule) == bool(judged), out  # untested comparisons get no headline rule at all
         if rule:

@@ -37,6 +37,8 @@ NOT_DECLARED = {
         "evals",
         "summary",
         "generations",  # the other files (generations: emergence/generations.jsonl)
+        "plan_status",
+        "plan_stage",  # training_plan.json's status and stage (issue 27)
         "reader_metric",
         "reader_metric_from",  # a format's own headline metric
     },

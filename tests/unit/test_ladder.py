@@ -25,7 +25,7 @@ def rung(run_id: str, value: float, baseline: str | None = None, verdict: str | 
         baseline=baseline,
         headline={"value": value, "n": kw.pop("n", 160)},
         fields=kw.pop("fields", FIELDS),
-        delta=DELTA if baseline else None,
+        delta=kw.pop("delta", DELTA if baseline else None),
         verdict=verdict,
         **kw,
     )
@@ -87,3 +87,103 @@ def test_the_target_failure_class_is_counted_before_and_after() -> None:
     unlabelled = target_class("layout_drift", _outcomes([None, None]), None)
     assert unlabelled is not None and not unlabelled.labelled and "cannot be counted" in unlabelled.text()
     assert target_class(None, here, base) is None
+
+
+def test_a_rungs_own_test_against_the_frozen_baseline_is_read_by_the_ladder() -> None:
+    from obs.analysis.ladder import tested_vs_frozen
+
+    r1 = rung("r1", 0.70)
+    tested = {"baseline": "r1", "delta": 0.08, "p_value": 0.01, "n": 160, "pairs": [16, 3]}
+    tested["ci"] = {"low": 0.02, "high": 0.14, "level": 0.95}
+    tested["verdict"] = "statistically_significant_improvement"
+    r3 = rung("r3", 0.78, "r2", frozen_delta=tested)
+    d = frozen_delta(r3, r1, SPEC)
+    assert d is not None and d.tested is not None and d.delta == pytest.approx(0.08) and not d.tested_as_parent
+    assert tested_vs_frozen(r3, "r1") is r3.frozen_delta
+    moved = rung(
+        "r4",
+        0.9,
+        "r2",
+        frozen_delta={
+            **tested,
+            "verdict": "not_one_measurement",
+            "method": "not one "
+            "measurement: probe: probe-v4 here, probe-v3 in baseline r1: the numbers are not comparable",
+        },
+    )
+    d = frozen_delta(moved, r1, SPEC)
+    assert (
+        d is not None
+        and d.delta is None
+        and d.why_not == "not one measurement: probe: probe-v4 here, probe-v3 in baseline r1"
+    )
+    assert tested_vs_frozen(moved, "r1") is None  # no claim across two measurements
+
+
+def _tested(run_id: str, parent: str, delta: float, p: float, pairs: tuple[int, int], n: int = 160) -> Any:
+    d = {"baseline": "r1", "delta": delta, "p_value": p, "n": n, "pairs": list(pairs)}
+    d["ci"] = {"low": delta - 0.05, "high": delta + 0.05, "level": 0.95}
+    d["verdict"] = (
+        "statistically_significant_improvement" if p < 0.05 and delta > 0 else "insufficient_statistical_evidence"
+    )
+    if parent == "r1":
+        return rung(run_id, 0.7 + delta, "r1", delta=d)
+    return rung(run_id, 0.7 + delta, parent, frozen_delta=d)
+
+
+def test_the_ladder_claim_is_holm_adjusted_over_the_rungs_as_statsmodels_does() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    from obs.analysis.ladder import ladder_claim
+    from obs.analysis.stats import paired_from_counts
+
+    runs = [
+        rung("r1", 0.70),
+        _tested("r2", "r1", 0.03, 0.20, (12, 7)),
+        _tested("r3", "r2", 0.06, 0.02, (16, 6)),
+        _tested("r4", "r3", 0.05, 0.030, (14, 6)),
+        _tested("r5", "r4", -0.01, 0.70, (8, 10)),
+        rung(
+            "r6",
+            0.99,
+            "r5",
+            fields={**FIELDS, "contract.probe": "probe-v4"},
+            not_one_measurement="not one measurement: probe: probe-v4 here, probe-v3 in the frozen contract",
+        ),
+    ]
+    claim = ladder_claim(runs, SPEC)
+    assert claim is not None and claim.m == 4  # r6 is another measurement: not a look at the frozen probe
+    reject, adjusted, _, _ = multipletests([0.20, 0.02, 0.030, 0.70], alpha=0.05, method="holm")
+    assert [r.p_holm for r in claim.rungs] == pytest.approx(list(adjusted))
+    assert [r.significant for r in claim.rungs] == [False, False, False, False] == list(reject)
+    assert claim.best == "r3" and claim.best_delta == pytest.approx(0.06)
+    # Bonferroni: the rung's own paired interval (exact: 22 discordant pairs) at level 1 - α/m
+    (pc,) = paired_from_counts([(160, 0, 16, 6)], level=1 - 0.05 / 4)
+    iv = pc.interval
+    assert (claim.best_low, claim.best_high) == (pytest.approx(iv.low), pytest.approx(iv.high))
+    assert claim.best_low < 0.0 < claim.best_high and claim.verdict == "insufficient_statistical_evidence"
+    (one,) = paired_from_counts([(160, 0, 16, 6)])
+    wide = one.interval
+    assert claim.best_low < wide.low and claim.best_high > wide.high  # wider than one rung's own 95% interval
+
+
+def test_a_strong_rung_survives_the_ladder_adjustment() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    from obs.analysis.ladder import ladder_claim
+
+    runs = [rung("r1", 0.70), _tested("r2", "r1", 0.02, 0.4, (9, 6)), _tested("r3", "r2", 0.15, 1e-6, (28, 4))]
+    claim = ladder_claim(runs, SPEC)
+    reject, adjusted, _, _ = multipletests([0.4, 1e-6], method="holm")
+    assert claim is not None and [r.p_holm for r in claim.rungs] == pytest.approx(list(adjusted))
+    assert claim.significant == ("r3",) and list(reject) == [False, True]
+    assert (
+        claim.verdict == "statistically_significant_improvement" and claim.best_low is not None and claim.best_low > 0
+    )
+
+
+def test_no_ladder_claim_without_a_test_against_the_frozen_baseline() -> None:
+    from obs.analysis.ladder import ladder_claim
+
+    assert ladder_claim([rung("r1", 0.7), rung("r2", 0.8, "r1")], SPEC) is None  # r2's delta is not tested
+    assert ladder_claim([rung("r1", 0.7)], Spec("s1", Path("."), contract=CONTRACT, baseline=None)) is None

@@ -156,7 +156,9 @@ def _decision(reading: Reading) -> Decision:
 
 MAX_RUN_YAML_SNIFF = 1 << 20
 PROBE_BATCH = 4096  # probe records read before they become columns: bounded memory for a million-case probe
-NATIVE_FILES = frozenset({RUN_FILE, "metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md"})
+NATIVE_FILES = frozenset(
+    {RUN_FILE, "metrics.jsonl", "probe.jsonl", "probe_repaired.jsonl", "gate.json", "notes.md", "training_plan.json"}
+)
 
 
 def has_own_metrics(folder: Path, root: Path) -> bool:
@@ -212,6 +214,9 @@ def read_native_files(run: Run, source: RunSource, ctx: LoadContext, read_log: L
     gate_path = safe_input(folder / "gate.json", root)
     if gate_path is not None:
         run.gate = read_gate(gate_path, folder, root, diags)
+    plan_path = safe_input(folder / "training_plan.json", root)
+    if plan_path is not None:
+        read_training_plan(run, plan_path, diags)
     notes_path = safe_input(folder / "notes.md", root)
     if notes_path is not None:
         notes = read_text_file(notes_path, diags)
@@ -312,6 +317,21 @@ GATE_ASSET = Records(
     "gate asset", {"id": TEXT, "passed": BOOL, "score": NUMBER, "render": TEXT, "note": TEXT}, required=("id",)
 )
 GATE_JSON = {"passed": BOOL, "parity_score": NUMBER, "threshold": NUMBER, "checks": GATE_CHECK, "assets": GATE_ASSET}
+
+
+TRAINING_PLAN = {"status": TEXT, "state": TEXT, "stage": TEXT, "current_stage": TEXT}
+
+
+def read_training_plan(run: Run, path: Path, diags: Diagnostics) -> None:
+    """training_plan.json's status and stage (typed: one message per field of another type); the rest is not read."""
+    data = read_json_object(path, diags)
+    if data is None:
+        return
+    typed = TypedReader(path, diags)
+    f = typed.fields(data, TRAINING_PLAN)
+    typed.report()
+    run.plan_status = f.get("status") or f.get("state")
+    run.plan_stage = f.get("stage") or f.get("current_stage")
 
 
 def read_gate(path: Path, run_dir: Path, root: Path, diags: Diagnostics) -> Gate | None:

@@ -248,6 +248,9 @@ class HeadlineDelta:
     # it), with the seeds per recipe a claim about the recipe would need (`recipe_note`)
     claim: str | None = None
     recipe_note: str | None = None
+    # paired probe cases: (right here only, right in the baseline only), the discordant pairs the interval is
+    # made from, so a ladder can remake it at another level (analysis.ladder.ladder_claim)
+    pairs: tuple[int, int] | None = None
 
     @property
     def claim_text(self) -> str:
@@ -277,6 +280,7 @@ class HeadlineDelta:
             "baseline_subset": self.baseline_subset,
             "claim": self.claim,
             "recipe_note": self.recipe_note,
+            "pairs": list(self.pairs) if self.pairs else None,
         }
 
 
@@ -423,6 +427,7 @@ def _probe_delta(pc: PairedComparison, baseline_id: str, negative: bool) -> Head
         PROBE_UNIT,
         claim="checkpoint",
         recipe_note=recipe_note(pc.delta, pc.min_effect, pc.alpha),
+        pairs=(pc.only_a, pc.only_b),
     )
 
 

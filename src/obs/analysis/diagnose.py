@@ -10,59 +10,19 @@ what is missing elsewhere, and a rule must never fire on data it cannot read.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from obs.analysis.advice import NATIVE, AdviceFiles
-from obs.analysis.compare import ProbeComparison
+from obs.analysis.diagnose_matrix import RULES as MATRIX
+from obs.analysis.diagnosis_base import MIN_CURVE_POINTS, DiagnosisInput, Finding, _ce_loss, _curve
 from obs.analysis.digest import scaled_mean_sd
-from obs.analysis.reward import RewardHealth
-from obs.analysis.scoreboard import Rate, Scoreboard, ScoreRow
-from obs.model import Metrics
+from obs.analysis.scoreboard import Rate, ScoreRow
 from obs.numbers import num, pct, plural, pp
 
+__all__ = ["RULES", "SEVERITY_ORDER", "DiagnosisInput", "Finding", "diagnose", "primary_check"]
+
 SEVERITY_ORDER = {"problem": 0, "warning": 1, "note": 2}
-MIN_CURVE_POINTS = 20  # curve rules need a curve: fewer points say nothing about a trend
-
-
-@dataclass(frozen=True)
-class Finding:
-    rule: str
-    title: str
-    severity: str  # "problem" | "warning" | "note"
-    evidence: list[str]
-    cause: str
-    action: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "rule": self.rule,
-            "title": self.title,
-            "severity": self.severity,
-            "evidence": self.evidence,
-            "cause": self.cause,
-            "action": self.action,
-        }
-
-
-@dataclass
-class DiagnosisInput:
-    scoreboard: Scoreboard | None
-    scoreboard_repaired: Scoreboard | None
-    metrics: Metrics | None
-    comparison: ProbeComparison | None
-    threshold: Callable[[str], float]
-    loss_key: str | None = None
-    grad_key: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    repair_comparison: ProbeComparison | None = None  # repaired probe (a) vs raw probe (b)
-    reward: RewardHealth | None = None
-    headline_check: str | None = None  # the probe check the run is judged on, when it is one
-    final_window: int = 10
-    advice: AdviceFiles = NATIVE  # the run's own files, for advice that names one
 
 
 # --------------------------------------------------------------------------- formatting
@@ -94,27 +54,6 @@ def primary_check(d: DiagnosisInput) -> str | None:
     if "exact" in sb.checks:
         return "exact"
     return next((c for c in sb.checks if c not in sb.negative), None)
-
-
-def _curve(metrics: Metrics | None, key: str | None) -> tuple[np.ndarray, np.ndarray] | None:
-    if metrics is None or key is None or key not in metrics.series:
-        return None
-    s = metrics.series[key].finite()
-    if len(s) < MIN_CURVE_POINTS:
-        return None
-    return s.steps.astype(np.float64), s.values.astype(np.float64)
-
-
-def _ce_loss(d: DiagnosisInput) -> tuple[np.ndarray, np.ndarray] | None:
-    """The loss curve when it reads as a cross-entropy (all positive).
-
-    A policy-gradient loss (GRPO, PPO) hovers around zero and changes sign: its level and its
-    relative changes mean nothing, so the loss rules stay silent on it.
-    """
-    curve = _curve(d.metrics, d.loss_key)
-    if curve is None or not bool(np.all(curve[1] > 0)):
-        return None
-    return curve
 
 
 def _final_window(steps: np.ndarray, values: np.ndarray, frac: float) -> tuple[np.ndarray, np.ndarray]:
@@ -603,5 +542,5 @@ RULES: list[Callable[[DiagnosisInput], Finding | None]] = [
 
 
 def diagnose(d: DiagnosisInput) -> list[Finding]:
-    findings = [f for rule in RULES if (f := rule(d)) is not None]
+    findings = [f for rule in [*RULES, *MATRIX] if (f := rule(d)) is not None]
     return sorted(findings, key=lambda f: SEVERITY_ORDER.get(f.severity, 3))

@@ -1,30 +1,44 @@
-"""A spec's ladder across rungs: each rung against the spec's frozen baseline, and the looks taken at
-the frozen probe.
+"""A spec's ladder across rungs: each rung against the spec's frozen baseline, the looks taken at the frozen
+probe, and the ladder-level claim adjusted for them.
 
-Every rung is judged (tested, with a suggested verdict) against its own `baseline:`, its parent. The
-ladder also shows where each rung stands against the spec's frozen baseline, from the run summaries: the
-difference of the two headline values, *described, not tested* here (a paired test needs both runs'
-cases: `obs gate RUN --baseline FROZEN` makes it), and whether the two are one measurement (the contract
-keys of `analysis.measurement`).
+Every rung is judged (tested, with a suggested verdict) against its own `baseline:`, its parent. Its build
+also tests it against the spec's frozen baseline with the same paired machinery and the same one-measurement
+rule (`FrozenComparison`, made by `analysis.report`; the summary carries it as `frozen_delta`), so the ladder
+shows each rung against both. A headline without replicates is only described, and two measurements give no
+number at all (the contract keys of `analysis.measurement`).
 
-Each decision recorded on the frozen probe is one more look at the same cases: ten no-change rungs
-judged against one frozen probe give some "significant improvement" far more often than α (issue 27's
-simulation: 14 % over 10 rungs). The ladder counts those looks, and each rung's verdict says how many
-came before it, so a reader can weigh a "significant" tenth look accordingly (docs/statistics.md).
-"""
+Each rung tested on the frozen probe is one more look at the same cases: ten no-change rungs give some
+"significant improvement" far more often than α (issue 27's simulation: 14 % over 10 rungs), and the best of
+several overstates its gain. The ladder counts the recorded decisions (each rung's verdict says how many came
+before it), and `ladder_claim` adjusts the claim "the best rung beats the frozen baseline" for every rung
+tested: Holm over their p-values, a simultaneous (Bonferroni) interval for the best (docs/statistics.md;
+bench/stats_calibration.py's ladder rows)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from obs.analysis.measurement import MEASUREMENT_KEYS, one_measurement
+from obs.analysis.measurement import MEASUREMENT_KEYS, Measurement, one_measurement
+from obs.analysis.stats import (
+    DEGRADATION,
+    IMPROVEMENT,
+    INSUFFICIENT,
+    NOT_ONE_MEASUREMENT,
+    NOT_TESTED,
+    holm_adjust,
+    paired_from_counts,
+    recommendation,
+)
 from obs.model import Spec
 from obs.probetable import CaseOutcomes
-from obs.sitemodel import RunSummary
+from obs.sitemodel import DeltaSummary, RunSummary
+
+if TYPE_CHECKING:
+    from obs.analysis.compare import HeadlineDelta, ProbeComparison
 
 
 @dataclass(frozen=True)
@@ -35,6 +49,18 @@ class FrozenDelta:
     delta: float | None  # headline value minus the frozen baseline's (None: not comparable)
     tested_as_parent: bool  # the rung's own baseline is the frozen baseline: its tested delta is this one
     why_not: str | None  # why there is no number (another metric, no value, not one measurement)
+    tested: DeltaSummary | None = None  # the paired test against the frozen baseline, from the rung's own build
+
+
+def tested_vs_frozen(s: RunSummary, frozen_id: str | None) -> DeltaSummary | None:
+    """The rung's tested delta against the frozen baseline: its delta vs its parent when the parent is the frozen
+    baseline, else the one its build made against the frozen baseline (None: neither, or not tested)."""
+    if not frozen_id or s.id == frozen_id:
+        return None
+    d = s.delta if s.baseline == frozen_id else s.frozen_delta
+    if d is None or d.delta is None or d.verdict in (NOT_TESTED, NOT_ONE_MEASUREMENT):
+        return None
+    return d
 
 
 @dataclass(frozen=True)
@@ -55,6 +81,11 @@ def frozen_delta(s: RunSummary, frozen: RunSummary | None, spec: Spec) -> Frozen
     if frozen is None or s.id == frozen.id:
         return None
     tested = s.baseline == frozen.id
+    if not tested and s.frozen_delta is not None and s.frozen_delta.delta is not None:
+        d = s.frozen_delta
+        if d.verdict == NOT_ONE_MEASUREMENT:
+            return FrozenDelta(frozen.id, None, False, d.method.split(": the numbers")[0])
+        return FrozenDelta(frozen.id, d.delta, False, None, d if d.verdict != NOT_TESTED else None)
     m = one_measurement(
         contract_of(s),
         baseline_id=frozen.id,
@@ -93,6 +124,29 @@ def looks(runs: Sequence[RunSummary], spec: Spec) -> dict[str, Look]:
     it with a baseline on the frozen probe (the first rung, compared with nothing, is not a look)."""
     deciding = [s for s in runs if s.verdict and s.baseline and s.delta is not None and on_frozen_probe(s, spec)]
     return {s.id: Look(i + 1, len(deciding)) for i, s in enumerate(deciding)}
+
+
+@dataclass(frozen=True)
+class FrozenComparison:
+    """A rung tested against the spec's frozen baseline, by the same function and rules as against its parent
+    (`analysis.report._against`): the paired probe comparison, the headline delta, and one measurement or none
+    (then the delta is described: no interval, no significance). Never read by the promotion rules, which
+    judge the rung against its own baseline; it is what the ladder-level claim adjusts across rungs."""
+
+    baseline_id: str
+    delta: HeadlineDelta | None
+    measurement: Measurement
+    comparison: ProbeComparison | None
+    problem: str | None = None  # why there is no delta (the frozen baseline was not read, ...)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "baseline": self.baseline_id,
+            "delta": self.delta.as_dict() if self.delta else None,
+            "measurement": self.measurement.as_dict(),
+            "comparison": self.comparison.as_dict() if self.comparison else None,
+            "problem": self.problem,
+        }
 
 
 @dataclass(frozen=True)
@@ -146,3 +200,133 @@ def target_class(name: str | None, here: CaseOutcomes | None, base: CaseOutcomes
     after, n_after, lab_a = _count(here, name)
     before, n_before, lab_b = _count(base, name)
     return TargetClass(name, before, after, n_before, n_after, lab_a or lab_b)
+
+
+@dataclass(frozen=True)
+class LadderRung:
+    """One rung in the ladder-level claim: its tested delta against the frozen baseline and its Holm p."""
+
+    run: str
+    delta: float
+    p_value: float
+    p_holm: float
+    significant: bool  # a significant improvement after Holm's adjustment over the ladder's rungs
+    verdict: str  # improvement / degradation when Holm's p < α on that side, else insufficient evidence
+
+
+@dataclass(frozen=True)
+class LadderClaim:
+    """ "Is any rung better than the frozen baseline?", asked once of the whole ladder.
+
+    Each rung tested against the frozen probe is one more look at the same cases, and the best of m looks
+    overstates its gain (ten no-change rungs: some "significant improvement" about 14 % of the time at
+    α = 0.05 each; the best of eight reads +4.8 pp where the truth is 0, issue 27). So the claim is adjusted
+    for all m rungs: Holm's step-down adjustment of their p-values (it controls the family-wise error rate
+    under any dependence, and rungs scored on one probe are dependent), and for the best rung a simultaneous
+    interval (Bonferroni: each rung's paired interval, Tango's score interval or the exact one below 25
+    discordant pairs as for one rung, at level 1 - α/m), which covers the truth for
+    whichever rung is picked, the best included, with probability ≥ 1 - α. bench/stats_calibration.py
+    simulates both (ladder rows)."""
+
+    frozen: str
+    m: int  # rungs tested against the frozen baseline on its probe
+    alpha: float
+    rungs: tuple[LadderRung, ...]
+    best: str  # the rung with the largest gain (in the better direction)
+    best_delta: float
+    best_low: float | None  # its simultaneous interval (None: no paired counts to make it from)
+    best_high: float | None
+    level: float  # each rung's level in the simultaneous interval: 1 - alpha / m
+    verdict: str  # stats.Recommendation of the best rung, from its Holm p and simultaneous interval
+    higher_is_better: bool
+
+    @property
+    def significant(self) -> tuple[str, ...]:
+        return tuple(r.run for r in self.rungs if r.significant)
+
+    def rung(self, run_id: str) -> LadderRung | None:
+        return next((r for r in self.rungs if r.run == run_id), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "frozen_baseline": self.frozen,
+            "rungs_tested": self.m,
+            "alpha": self.alpha,
+            "method": "Holm over the rungs' paired p-values; Bonferroni simultaneous Tango intervals",
+            "rungs": [r.__dict__ for r in self.rungs],
+            "best": self.best,
+            "best_delta": self.best_delta,
+            "best_interval": [self.best_low, self.best_high],
+            "interval_level_each": self.level,
+            "verdict": self.verdict,
+            "significant": list(self.significant),
+        }
+
+
+@dataclass(frozen=True)
+class RungTest:
+    """One rung's paired test against the frozen baseline: what the ladder-level claim is made from."""
+
+    run: str
+    delta: float
+    p_value: float
+    pairs: tuple[int, int] | None  # (right only in the rung, right only in the frozen baseline)
+    n: int | None  # paired cases
+
+
+def ladder_claim(
+    runs: Sequence[RunSummary], spec: Spec, alpha: float = 0.05, min_effect: float = 0.0
+) -> LadderClaim | None:
+    """The ladder-level claim: the best rung against the frozen baseline, adjusted for every rung tested on the
+    frozen probe (None: no rung has a paired test against the frozen baseline)."""
+    frozen = spec.baseline
+    if not frozen:
+        return None
+    tests = []
+    hib = True
+    for s in runs:
+        d = tested_vs_frozen(s, frozen) if on_frozen_probe(s, spec) else None
+        if d is not None and d.p_value is not None and d.delta is not None:
+            tests.append(RungTest(s.id, d.delta, d.p_value, d.pairs, d.n))
+            hib = s.headline.higher_is_better
+    return claim_of(tests, frozen, hib, alpha, min_effect)
+
+
+def claim_of(
+    tests: Sequence[RungTest], frozen: str, higher_is_better: bool = True, alpha: float = 0.05, min_effect: float = 0.0
+) -> LadderClaim | None:
+    """Holm over the rungs' p-values, the best rung's Bonferroni simultaneous interval (the calibration bench
+    calls this directly with simulated rungs)."""
+    if not tests:
+        return None
+    m = len(tests)
+    holm = holm_adjust([t.p_value for t in tests])
+    sign = 1.0 if higher_is_better else -1.0
+    rungs = []
+    for t, p_adj in zip(tests, holm, strict=True):
+        signed = sign * t.delta
+        verdict = (
+            INSUFFICIENT
+            if not p_adj < alpha
+            else IMPROVEMENT
+            if signed > 0
+            else DEGRADATION
+            if signed < 0
+            else INSUFFICIENT
+        )
+        rungs.append(LadderRung(t.run, t.delta, t.p_value, p_adj, verdict == IMPROVEMENT, verdict))
+    i = max(range(m), key=lambda k: (sign * rungs[k].delta, -rungs[k].p_value))
+    best = tests[i]
+    level = 1.0 - alpha / m
+    low = high = None
+    if best.pairs is not None and best.n:  # the rung's own interval method (exact below 25 discordant pairs)
+        (pc,) = paired_from_counts([(best.n, 0, best.pairs[0], best.pairs[1])], level=level, alpha=alpha)
+        low, high = pc.interval.low, pc.interval.high
+    claim_verdict = (
+        str(recommendation(rungs[i].p_holm, rungs[i].delta, (low, high), alpha, higher_is_better, min_effect))
+        if low is not None and high is not None
+        else rungs[i].verdict
+    )
+    return LadderClaim(
+        frozen, m, alpha, tuple(rungs), best.run, rungs[i].delta, low, high, level, claim_verdict, higher_is_better
+    )

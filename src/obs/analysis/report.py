@@ -20,6 +20,7 @@ from obs.analysis.compare import (
     headline_delta,
 )
 from obs.analysis.config_view import ConfigView, config_view
+from obs.analysis.confusion import Confusion, confusions
 from obs.analysis.coupling import RunCoupling, run_coupling
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
@@ -27,7 +28,7 @@ from obs.analysis.digest import RunDigest, make_digest
 from obs.analysis.failures import FailureGroup, count_failing, group_failures
 from obs.analysis.headline import Declared, aggregate_delta, choose_headline, declared_metrics
 from obs.analysis.held_constant import HeldConstant, compare_held_constant
-from obs.analysis.ladder import TargetClass, target_class
+from obs.analysis.ladder import FrozenComparison, TargetClass, target_class
 from obs.analysis.measurement import (
     Measurement,
     ProbeFingerprint,
@@ -61,6 +62,7 @@ class RunContext:
     spec_id: str | None = None
     frozen_baseline: str | None = None  # the spec's `baseline:`
     frozen_contract: dict[str, Any] = field(default_factory=dict)  # the spec's `contract:` (spec.yaml)
+    frozen: RunDigest | None = None  # the frozen baseline's digest, when the rung is tested against it too
     advice: AdviceFiles = NATIVE  # the files advice names: the run's own format's (pipeline, from its Holds)
     # the run's recipe against its baseline's recipe, seeds as the unit (analysis.recipes), when both recipes have
     # seed replicates: made from the summaries of the runs around it, before this run's page (pipeline, build)
@@ -95,6 +97,9 @@ class RunReport:
     target: TargetClass | None = None  # the failure class this rung targets, counted before and after
     frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
     recipe: RecipeLevel | None = None  # the recipe-level verdict the promotion rules read (RunContext.recipe)
+    # the rung tested against the frozen baseline (None: no frozen baseline, or it is this run or its parent)
+    frozen: FrozenComparison | None = None
+    confusion: list[Confusion] = field(default_factory=list)  # expected vs predicted class pairs in the probe
     coupling: list[RunCoupling] = field(default_factory=list)  # obs.yaml `coupling:` pairs this run logged
 
     @property
@@ -127,6 +132,8 @@ class RunReport:
             "measurement": self.measurement.as_dict(),
             "target_failure_class": self.target.as_dict() if self.target else None,
             "frozen_baseline": self.frozen_baseline,
+            "vs_frozen_baseline": self.frozen.as_dict() if self.frozen else None,
+            "confusion": [c.as_dict() for c in self.confusion],
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
             "seed_level": self.seed_level,
@@ -152,7 +159,8 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
 
     scoreboard, scoreboard_rep, failures, failures_rep = _probe_tables(run, is_negative)
     base = ctx.baseline
-    comparison, delta, measurement = _against_baseline(run, digest, headline, ctx, is_negative)
+    comparison, delta, measurement = _against(run, digest, headline, base, ctx, is_negative)
+    frozen = _frozen(run, digest, headline, ctx, is_negative)
     repair_comparison = None
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
@@ -189,6 +197,13 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             headline_check=headline.metric if headline.kind == "probe" else None,
             final_window=ctx.final_window,
             advice=ctx.advice,
+            extra={
+                "n_cases": len(run.probe.table) if run.probe is not None and run.probe.size else 0,
+                "null_checks": null_keys(run),
+                "data": run.data if isinstance(run.data, dict) else {},
+                "run_status": run.status,
+                "plan": (run.plan_status, run.plan_stage),
+            },
         )
     )
     suggestion = suggest_verdict(
@@ -236,6 +251,8 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
         recipe=recipe,
+        frozen=frozen,
+        confusion=confusions(run.probe),
         coupling=coupling,
     )
 
@@ -260,12 +277,17 @@ def _probe_tables(
     return scoreboard, scoreboard_rep, failures, failures_rep
 
 
-def _against_baseline(
-    run: Run, digest: RunDigest, headline: Headline, ctx: RunContext, is_negative: Callable[[str], bool]
+def _against(
+    run: Run,
+    digest: RunDigest,
+    headline: Headline,
+    base: RunDigest | None,
+    ctx: RunContext,
+    is_negative: Callable[[str], bool],
 ) -> tuple[ProbeComparison | None, HeadlineDelta | None, Measurement]:
-    """The paired probe comparison and the headline's delta against the baseline, and whether the two are one
-    measurement: when they are not, both are kept as descriptions, with no significance claim."""
-    base = ctx.baseline
+    """The run against one other run (its parent, or the spec's frozen baseline): the paired probe comparison,
+    the headline delta and whether the two are one measurement (no claim when they are not). One function for
+    both, so the rung's two comparisons are made and judged the same way."""
     comparison = None
     if base is not None and digest.probe and base.probe:
         primary = headline.metric if headline.kind == "probe" else None
@@ -292,6 +314,40 @@ def _against_baseline(
         delta = described_delta(delta, measurement) if delta is not None else None
         comparison = comparison_without_claims(comparison) if comparison is not None else None
     return comparison, delta, measurement
+
+
+def _frozen(
+    run: Run, digest: RunDigest, headline: Headline, ctx: RunContext, is_negative: Callable[[str], bool]
+) -> FrozenComparison | None:
+    """The rung against the spec's frozen baseline, when that is neither the rung nor its parent (then the
+    comparison with the parent is this one)."""
+    target = ctx.frozen_baseline
+    if not target or target == run.id or target == ctx.baseline_id:
+        return None
+    if ctx.frozen is None or ctx.frozen.id != target:
+        return FrozenComparison(target, None, Measurement(), None, f"the frozen baseline {target} could not be read")
+    comparison, delta, measurement = _against(run, digest, headline, ctx.frozen, ctx, is_negative)
+    problem = None if delta is not None else f"no headline delta against {target}"
+    return FrozenComparison(target, delta, measurement, comparison, problem)
+
+
+def null_keys(run: Run) -> dict[str, int]:
+    """Probe keys that are null on some case, with the count of such cases (a check whose value was never
+    computed is null, not false: `diagnose_matrix.rule_null_check`); only keys null on the first case are
+    followed, since a key null everywhere is null there."""
+    if run.probe is None or not run.probe.size:
+        return {}
+    texts = run.probe.table.iter_texts()
+    first = next(texts)
+    keys = {k for k, v in first.extra.items() if v is None}
+    if not keys:
+        return {}
+    counts = dict.fromkeys(keys, 1)
+    for t in texts:
+        for k in keys:
+            if k in t.extra and t.extra[k] is None:
+                counts[k] += 1
+    return counts
 
 
 def _probe_of(digest: RunDigest) -> tuple[CaseOutcomes, ProbeFingerprint] | None:

@@ -196,6 +196,10 @@ def summarize(
         not_one_measurement=None if report.measurement.ok else report.measurement.text(),
         probe_hash=report.digest.probe_fingerprint.short() if report.digest.probe_fingerprint else None,
         target_class=report.target.as_dict() if report.target else None,
+        frozen_delta=delta_summary(report.frozen.delta) if report.frozen and report.frozen.delta else None,
+        frozen_problem=report.frozen.problem if report.frozen else None,
+        check_counts={c: (r.hits, r.n) for c, r in board.overall.rates.items() if r.n} if board else {},
+        family_counts=_counts_by_family(report),
         metric_windows=_metric_windows(run.metrics, campaign_metrics, campaign_window) if run.campaign else {},
         flags=_flags(run.metrics) if run.campaign or run.arm else (),
     )
@@ -227,6 +231,7 @@ def delta_summary(d: HeadlineDelta) -> DeltaSummary:
         d.n,
         d.verdict,
         d.unit,
+        d.pairs,
     )
 
 
@@ -255,6 +260,17 @@ def _finals(report: RunReport) -> dict[str, float]:
     for name, (value, _err) in sorted(report.digest.evals.items())[: max(0, MAX_FINALS - len(out))]:
         if isinstance(value, int | float) and np.isfinite(value):
             out.setdefault(name, float(value))
+    return out
+
+
+def _counts_by_family(report: RunReport) -> dict[str, dict[str, tuple[int, int]]]:
+    """Probe counts per family: check -> family -> (hits, n), for the spec page's history across rungs."""
+    board = report.scoreboard
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for row in board.by_family if board else []:
+        for check, rate in row.rates.items():
+            if rate.n:
+                out.setdefault(check, {})[row.label] = (rate.hits, rate.n)
     return out
 
 

@@ -24,13 +24,14 @@ from obs.analysis.campaign import CampaignStats
 from obs.analysis.campaign_gate import GateResult, campaign_gate
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
+from obs.analysis.gates import GateResult as RunGateResult
 from obs.analysis.report import RunReport
 from obs.analysis.tiers import CampaignTiers
 from obs.numbers import delta_text, num, pct, plural, pp, signed_num
 from obs.numbers import p_text as pval
-from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, load_report
+from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, gate_results, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_obs, md_text, sparkline, table
-from obs.render.format import unit_text, verdict_words
+from obs.render.format import frozen_line, unit_text, verdict_words
 
 MAX_ROWS = 40
 MAX_FAILURE_CLASSES = 10
@@ -120,6 +121,7 @@ def run_summary(
     input_hash: str = "",
     tolerance: float = 0.02,
     limit: int = COMMENT_LIMIT,
+    gates: list[RunGateResult] | None = None,
 ) -> str:
     run = report.run
     title = f"## obs · {md_code(run.id, in_table=False)}"
@@ -141,6 +143,7 @@ def run_summary(
     head = "\n".join(lines)
 
     sections = [
+        Section("Gates (obs.yaml)", _gates(gates or []), 78),
         Section("Regressions", _regressions(report, tolerance), 80),
         Section("Top failure classes", _failures(report), 75),
         Section("Against the baseline", _against_baseline(report), 70),
@@ -227,7 +230,14 @@ def _ladder_lines(report: RunReport) -> list[str]:
     """The spec's frozen baseline when the run is judged against another one, and the rung's target class."""
     out = []
     frozen, d = report.frozen_baseline, report.delta
-    if frozen and (d is None or d.baseline_id != frozen):
+    if report.frozen is not None:
+        run = md_code(report.run.id, in_table=False)
+        out += [
+            "",
+            f"Δ {md_obs(frozen_line(report.frozen, report.headline.is_rate), 500)}. "
+            f"_The promotion rules above judge {run} against its own baseline._",
+        ]
+    elif frozen and (d is None or d.baseline_id != frozen):
         run = md_code(report.run.id, in_table=False)
         out += [
             "",
@@ -709,6 +719,19 @@ def campaign_summary(
 # --------------------------------------------------------------------------- entry points (read the tree)
 
 
+GATE_MARKS = {"pass": "✅ pass", "fail": "❌ fail", "na": "n/a"}
+
+
+def _gates(results: list[RunGateResult]) -> str:
+    """obs.yaml's gates on the run, as `obs gate` and the leaderboard's strip judge them."""
+    if not results:
+        return ""
+    return table(
+        ["gate", "result", "evidence"],
+        [[md_text(r.label, 80), GATE_MARKS[r.status], md_obs(r.detail, 300, in_table=True)] for r in results],
+    )
+
+
 def summarize_run(source: Path, run_id: str, baseline: str | None = None) -> str:
     """The run (and its baseline) analysed by the build's own pipeline, as a PR comment."""
     tree = SourceTree.open(source)
@@ -724,6 +747,7 @@ def summary_of_loaded(tree: SourceTree, loaded: LoadedRun, limit: int = COMMENT_
         input_hash=loaded.input_hash,
         tolerance=tree.cfg.threshold("regression_tolerance"),
         limit=limit,
+        gates=gate_results(tree, loaded),
     )
 
 

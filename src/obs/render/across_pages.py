@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ import numpy as np
 from obs import urls
 from obs.analysis import arms as arms_mod
 from obs.analysis.config_diff import diff_fields, field_table, what_varies
-from obs.analysis.gates import GateResult, evaluate_gates, gate_specs_from
+from obs.analysis.gates import GateContext, GateResult, evaluate_gates, gate_specs_from
 from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
@@ -51,10 +51,15 @@ class IndexRow:
     rank: RankGroup = field(default_factory=lambda: RankGroup(""))
 
 
-def with_gates(summaries: list[RunSummary], cfg: SiteConfig) -> list[IndexRow]:
+def with_gates(
+    summaries: list[RunSummary], cfg: SiteConfig, frozen: Mapping[str, str | None] | None = None
+) -> list[IndexRow]:
+    """Each run with its result on every gate of obs.yaml; `frozen` maps a spec id to its frozen baseline (what
+    a gate's `frozen.` reference reads), and every run is there for `baseline.` and `run:ID.`."""
     specs = gate_specs_from(cfg.gates)
     groups = rank_groups(summaries)
-    return [IndexRow(s, evaluate_gates(specs, s), groups[s.id]) for s in summaries]
+    ctx = GateContext({s.id: s for s in summaries}, frozen or {})
+    return [IndexRow(s, evaluate_gates(specs, s, ctx), groups[s.id]) for s in summaries]
 
 
 # ----------------------------------------------------------------------------------- provenance

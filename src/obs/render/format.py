@@ -18,7 +18,7 @@ from obs.analysis.stats import OUTCOME_WORDS
 from obs.numbers import delta_text, num, p_text, pct, plural, pp, signed_num
 from obs.numbers import is_number as _is_number
 from obs.sanitize import visible
-from obs.sitemodel import RunSummary
+from obs.sitemodel import DeltaSummary, RunSummary
 
 TEXT_PREVIEW_CHARS = 600
 TEXT_PREVIEW_LINES = 12
@@ -203,7 +203,11 @@ def summary_delta(summary: RunSummary) -> str:
 
 def summary_ci(summary: RunSummary) -> str:
     """The line under a delta on the leaderboard and spec pages: its CI and what it rests on."""
-    d = summary.delta
+    return delta_ci(summary.delta, summary.headline_is_rate)
+
+
+def delta_ci(d: DeltaSummary | None, is_rate: bool) -> str:
+    """A delta's CI and what it rests on (its vs-parent or vs-frozen-baseline delta: one wording for both)."""
     if d is None:
         return "no CI"
     if d.verdict == "not_tested":
@@ -213,7 +217,7 @@ def summary_ci(summary: RunSummary) -> str:
     ci = d.ci
     if ci is None or ci.low is None or ci.high is None:
         return "no CI"
-    text = ci_text(ci, summary.headline_is_rate)
+    text = ci_text(ci, is_rate)
     return text + (f" · {unit_text(d.unit, d.n)}" if d.unit and d.unit != "none" else "")
 
 
@@ -270,3 +274,23 @@ FILTERS = {
     "plural": plural,
     "stats_in_pp": stats_in_pp,
 }
+
+
+def frozen_line(fz: Any, is_rate: bool) -> str:
+    """The rung against the spec's frozen baseline in one line (`analysis.ladder.FrozenComparison`): what
+    `obs gate`, the PR summary and the run page's delta tile say, in the same words."""
+    d = fz.delta
+    head = f"vs the spec's frozen baseline {fz.baseline_id}"
+    if d is None or d.delta is None:
+        return f"{head}: no delta ({fz.problem or (d.method if d else 'no comparable metric')})"
+    value = delta_text(d.delta, is_rate)
+    if d.verdict == "not_one_measurement":
+        return f"{head}: {value}, {fz.measurement.text()}"
+    if d.verdict == "not_tested" or d.interval is None:
+        return f"{head}: {value}, described, not tested ({d.method})"
+    extra = [ci_text(d.interval, is_rate)] + ([p_text(d.p_value)] if d.p_value is not None else [])
+    extra.append(unit_text(d.unit, d.n))
+    return (
+        f"{head}: {value} ({' · '.join(extra)}): {verdict_words(d.verdict)}, one look at the frozen probe, "
+        "not adjusted for the ladder's other rungs (the spec page's ladder claim is)"
+    )

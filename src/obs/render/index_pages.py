@@ -18,6 +18,8 @@ from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign_gate import campaign_gate
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
+from obs.analysis.ladder_history import chart_data as history_chart
+from obs.analysis.ladder_history import ladder_history
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
@@ -25,6 +27,7 @@ from obs.numbers import delta_text
 from obs.render import across_pages as across
 from obs.render import chartdata
 from obs.render.format import css_token as format_css_token
+from obs.render.format import delta_ci
 from obs.render.leaderboard import leaderboard_data, run_record
 from obs.render.paired_items import paired_views
 from obs.render.site import Renderer
@@ -217,7 +220,8 @@ def _index_page(
     provenance groups, arm groups and the newest config diffs."""
     cfg, layout = site.cfg, site.layout
     pages: dict[str, bytes] = {}
-    rows = sorted(across.with_gates(summaries, cfg), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
+    frozen = {sid: spec.baseline for sid, spec in site.specs.items()}
+    rows = sorted(across.with_gates(summaries, cfg, frozen), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
     campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
     provenance = across.provenance_groups(summaries)
     facets = across.provenance_facets(provenance, cfg)
@@ -311,7 +315,19 @@ def _ledger_page(summaries: list[RunSummary], renderer: Renderer, memo: PageMemo
 
 
 def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, Any]) -> dict[str, bytes]:
-    return {page: renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()}
+    """The spec page, and the chart data of its history across rungs (the campaign pages' chart)."""
+    out: dict[str, bytes] = {}
+    ctx["charts"] = None
+    history = ctx.get("history")
+    if history is not None:
+        key = f"spec:{ctx['slug']}"
+        data = history_chart(key, history)
+        if data["metrics"]:
+            path = urls.spec_history(ctx["slug"])
+            out[path] = chartdata.chart_file(data)
+            ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.relative(page, path), "xLabel": "rung"}
+    out[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()
+    return out
 
 
 @dataclass(frozen=True)
@@ -532,10 +548,27 @@ def spec_context(
         fd = ladder.frozen_delta(s, frozen, spec)
         if fd is not None:
             text = delta_text(fd.delta, s.headline_is_rate) if fd.delta is not None else None
-            frozen_rows[s.id] = {"delta": text, "tested": fd.tested_as_parent, "why_not": fd.why_not}
+            frozen_rows[s.id] = {
+                "delta": text,
+                "tested": fd.tested_as_parent,
+                "why_not": fd.why_not,
+                "paired": fd.tested,  # the rung's own build tested it against the frozen baseline
+                "ci": delta_ci(fd.tested, s.headline_is_rate) if fd.tested else None,
+                "problem": s.frozen_problem,
+            }
     looks = ladder.looks(runs, spec)
+    claim = ladder.ladder_claim(runs, spec, min_effect=spec.min_effect or 0.0)
     return {
+        "history": (history := ladder_history(runs, spec)),
+        # the chart's metric picker reads `metric`, `primary` and `curves` (the campaign pages' MetricView)
+        "history_views": [
+            {"metric": c.check, "primary": c.check == history.headline, "curves": True} for c in history.checks
+        ]
+        if history
+        else [],
         "frozen_rows": frozen_rows,
+        "claim": claim,
+        "claim_is_rate": bool(claim and by_id.get(claim.best) and by_id[claim.best].headline_is_rate),
         "looks": looks,
         "looks_total": len(looks),
         "id": spec.id,

@@ -51,9 +51,16 @@ class RunPageLinks:
     spec: str | None = None
     campaign: str | None = None
     seed_level: str | None = None  # the page with the seed-level comparison of the run's group
+    frozen: str | None = None  # the spec's frozen baseline's page
 
     def as_dict(self) -> dict[str, str | None]:
-        return {"baseline": self.baseline, "spec": self.spec, "campaign": self.campaign, "seed_level": self.seed_level}
+        return {
+            "baseline": self.baseline,
+            "spec": self.spec,
+            "campaign": self.campaign,
+            "seed_level": self.seed_level,
+            "frozen": self.frozen,
+        }
 
 
 @dataclass
