@@ -10,9 +10,10 @@ statistics, and both only when a group is really made.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,9 +25,10 @@ from obs.analysis.gates import GateResult, evaluate_gates, gate_specs_from
 from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
+from obs.cache import hash_json
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
-from obs.render import chartdata
+from obs.render import chartdata, paging
 from obs.render.format import show_value
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
@@ -119,22 +121,80 @@ def provenance_attrs(summary: RunSummary, facets: list[dict[str, Any]]) -> dict[
 # --------------------------------------------------------------------------------------- sweeps
 
 
+SWEEP_DRAWN = 300  # lines a sweep's chart draws (and rows its table on the sweeps page lists) at most
+SWEEP_PAGE_BUDGET = 1500  # drawn lines a sweeps page holds (its charts' SVG and tables: ~1-1.5 MB)
+
+
 def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
-    """sweeps.html: one parallel-coordinates chart and table per group of runs."""
+    """sweeps.html: one parallel-coordinates chart and table per group of runs.
+
+    Bounded for a site of any size (at 10,000 runs one chart of every run was a 19.4 MB page): a chart
+    draws at most `SWEEP_DRAWN` lines, the best-ranked, and a group with more runs gets its full table as
+    pages of `paging.PAGE_ROWS` rows (`sweeps/<slug>-k.html`); charts past `SWEEP_PAGE_BUDGET` drawn lines
+    go on sweeps-2.html, sweeps-3.html, ...
+    """
     from obs.render.pcp import layout
 
     sweeps, skipped = build_sweeps(summaries, cfg.sweeps, cfg.metric_higher_is_better, urls.slugify)
     hrefs = {s.id: urls.run_page(s.slug) for s in summaries}
-    charts = [{"sweep": sw, "pcp": layout(sw, hrefs)} for sw in sweeps]
-    html = renderer.render(
-        "sweeps.html", root="", nav="sweeps", charts=charts, skipped=skipped, settings=cfg.sweeps, n_runs=len(summaries)
-    )
-    return {urls.SWEEPS: html.encode()}
+    pages: dict[str, bytes] = {}
+    charts: list[dict[str, Any]] = []
+    for sw in sweeps:
+        rows = sw.table_rows
+        shown = sw if len(rows) <= SWEEP_DRAWN else replace(sw, runs=rows[:SWEEP_DRAWN])
+        full = None
+        if shown is not sw:
+            full = {"href": urls.sweep_table(sw.slug, 1), "size": paging.PAGE_ROWS}
+            full["pages"] = max(1, -(-len(rows) // paging.PAGE_ROWS))
+        charts.append({"sweep": shown, "pcp": layout(shown, hrefs), "total": len(rows), "full": full, "all": sw})
+    cut = paging.cut_by_budget(charts, lambda ch: len(ch["sweep"].runs), SWEEP_PAGE_BUDGET)
+    first = 1
+    for k, part in enumerate(cut, start=1):
+        page = urls.numbered(urls.SWEEPS, k)
+        nav = paging.pager_of(urls.SWEEPS, k, len(cut), first, first + len(part) - 1, len(charts))
+        first += len(part)
+        for ch in part:
+            if ch["full"]:
+                _sweep_table_pages(ch["all"], ch["all"].table_rows, page, renderer, pages)
+        pages[page] = renderer.render(
+            "sweeps.html",
+            root="",
+            nav="sweeps",
+            charts=part,
+            skipped=skipped,
+            settings=cfg.sweeps,
+            n_runs=len(summaries),
+            pager=nav,
+        ).encode()
+    return pages
 
 
-def _inputs(summaries: list[RunSummary], keep: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The named fields of each summary, by id: exactly what a page group reads (its memo key)."""
-    return [{k: getattr(s, k) for k in keep} for s in sorted(summaries, key=lambda s: s.id)]
+def _sweep_table_pages(sw: Any, rows: list[Any], back: str, renderer: Renderer, pages: dict[str, bytes]) -> None:
+    """The full table of a sweep whose chart draws only its best-ranked runs, `paging.PAGE_ROWS` a page;
+    `back` is the sweeps page that draws its chart."""
+    size = paging.PAGE_ROWS
+    n = max(1, -(-len(rows) // size))
+    for k, chunk in enumerate(paging.chunks(rows, size), start=1):
+        page = urls.sweep_table(sw.slug, k)
+        pages[page] = renderer.render(
+            "sweep_table.html",
+            root=urls.root_of(page),
+            nav="sweeps",
+            sw=sw,
+            rows=chunk,
+            drawn=SWEEP_DRAWN,
+            sweeps_page=back,
+            pager=paging.pager(urls.sweep_table(sw.slug, 1), k, n, size, len(rows)),
+        ).encode()
+
+
+def _inputs(summaries: Sequence[RunSummary], keep: tuple[str, ...]) -> str:
+    """The named fields of each summary, by id: exactly what a page group reads (its memo key), hashed
+    one run at a time, so the key of a group over 100,000 runs never holds all their fields at once."""
+    digest = hashlib.sha256()
+    for s in sorted(summaries, key=lambda s: s.id):
+        digest.update(hash_json({k: getattr(s, k) for k in keep}).encode())
+    return digest.hexdigest()
 
 
 summary_fields = _inputs
@@ -176,8 +236,28 @@ def _with_baselines(summaries: list[RunSummary]) -> list[tuple[RunSummary, RunSu
 
 def diff_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """runs/<slug>/vs-baseline.html for every run whose declared baseline is in the site."""
+    return diff_pages_of(_with_baselines(summaries), cfg, renderer)
+
+
+DIFF_CHUNK = 1000  # diff pages a page group makes (and the build holds) at once
+
+
+def diff_chunks(summaries: list[RunSummary]) -> list[list[tuple[RunSummary, RunSummary]]]:
+    """The (run, baseline) pairs of the diff pages, by run id, `DIFF_CHUNK` a group: at 100,000 runs one
+    group of every diff page was ~0.8 GB of pages held at once."""
+    pairs = _with_baselines(summaries)
+    return [pairs[i : i + DIFF_CHUNK] for i in range(0, len(pairs), DIFF_CHUNK)]
+
+
+def diff_chunk_inputs(pairs: list[tuple[RunSummary, RunSummary]], cfg: SiteConfig) -> list[Any]:
+    """What a group of diff pages reads: each run's and its baseline's fields (their page-memo key)."""
+    return [_inputs([s for s, _ in pairs], DIFF_KEYS), _inputs([b for _, b in pairs], DIFF_KEYS), cfg.axes]
+
+
+def diff_pages_of(pairs: list[tuple[RunSummary, RunSummary]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+    """The diff page of each (run, baseline) pair."""
     pages: dict[str, bytes] = {}
-    for s, base in _with_baselines(summaries):
+    for s, base in pairs:
         page = urls.run_diff(s.slug)
         ctx = diff_context(s, base, cfg)
         pages[page] = renderer.render("diff.html", root=urls.root_of(page), **ctx).encode()

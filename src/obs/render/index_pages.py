@@ -7,7 +7,7 @@ they are cheap to rebuild after any change.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -18,12 +18,13 @@ from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.paired_systems import PairedSpec
+from obs.cache import hash_json
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.numbers import delta_text
 from obs.render import across_pages as across
-from obs.render import chartdata
+from obs.render import chartdata, paging
 from obs.render.format import css_token as format_css_token
 from obs.render.leaderboard import leaderboard_data, run_record
 from obs.render.paired_items import paired_views
@@ -34,10 +35,10 @@ if TYPE_CHECKING:
     from obs.analysis.campaign import CampaignStats
     from obs.analysis.recipes import RecipeLevel
 
-PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
+PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
 
 
-def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
+def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
     """Always make the pages. The build passes a memo that reuses a group whose inputs did not change."""
     return make()
 
@@ -59,15 +60,19 @@ def render_site_pages(
     site: SitePages,
     renderer: Renderer,
     memo: PageMemo = no_memo,
-) -> dict[str, bytes]:
-    """Every page made from summaries. Costly groups (a campaign's statistics and figure) go through
-    `memo` with exactly the inputs they depend on, so one changed run re-renders only what it feeds.
+    pages: MutableMapping[str, bytes] | None = None,
+) -> MutableMapping[str, bytes]:
+    """Every page made from summaries, into `pages` (a dict unless given: the build passes one that writes
+    each page into its staging folder as it comes, so none is held longer than its group). Costly groups
+    (a campaign's statistics and figure) go through `memo` with exactly the inputs they depend on, so one
+    changed run re-renders only what it feeds.
 
     One step per family of pages: arms, campaigns, the across-runs pages, the index, specs, the ledger.
     """
     cfg = site.cfg
     by_id = {s.id: s for s in summaries}
-    pages: dict[str, bytes] = {}
+    if pages is None:
+        pages = {}
     specs = _spec_contexts(summaries, site, by_id)
     arm_pages, arm_results = across.arms_pages(summaries, cfg, renderer, memo)
     arm_groups = [g for g, _ in arm_results]
@@ -78,29 +83,35 @@ def render_site_pages(
     )
     seed_levels.update(recipe_results(summaries, site, frozenset(seed_levels)))
     pages[urls.SEED_LEVELS] = dumps({run: _seed_level_json(level) for run, level in sorted(seed_levels.items())})
-    pages.update(_across_pages(summaries, cfg, renderer, memo))
+    _across_pages(summaries, cfg, renderer, memo, pages)
     pages.update(_index_page(summaries, site, renderer, specs, arm_groups, seed_levels))
-    pages.update(_spec_pages(specs, site, by_id, arm_groups, seed_levels, renderer, memo))
-    pages.update(_ledger_page(summaries, renderer, memo))
+    _spec_pages(specs, site, by_id, arm_groups, seed_levels, renderer, memo, pages)
+    _ledger_page(summaries, renderer, memo, pages)
     return pages
 
 
 def _spec_contexts(summaries: list[RunSummary], site: SitePages, by_id: dict[str, RunSummary]) -> list[dict[str, Any]]:
     """Each spec's ladder, with what varies along it and where its headline is heading."""
     cfg = site.cfg
+    by_spec: dict[str, list[RunSummary]] = {}  # one pass: filtering every run per spec was quadratic
+    for s in summaries:
+        if s.spec:
+            by_spec.setdefault(s.spec, []).append(s)
     specs = [
-        spec_context(spec, summaries, by_id, site.layout) for spec in sorted(site.specs.values(), key=lambda s: s.id)
+        spec_context(spec, by_spec.get(spec.id, []), by_id, site.layout)
+        for spec in sorted(site.specs.values(), key=lambda s: s.id)
     ]
+    all_ids = frozenset(by_id)  # one set for every spec (a set per spec was 0.5 MB each at 10,000 runs)
     for ctx in specs:  # across runs: what varies along the ladder, and where the headline is heading
         ctx["varies"] = across.varies(ctx["runs"])
         ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
         ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
-        ctx["run_ids_all"] = set(by_id)  # a baseline in the site has a diff page
+        ctx["run_ids_all"] = all_ids  # a baseline in the site has a diff page
     return specs
 
 
 def _campaign_pages(
-    summaries: list[RunSummary], site: SitePages, renderer: Renderer, memo: PageMemo, pages: dict[str, bytes]
+    summaries: list[RunSummary], site: SitePages, renderer: Renderer, memo: PageMemo, pages: MutableMapping[str, bytes]
 ) -> dict[str, dict[str, Any]]:
     """Each campaign's pages into `pages`; returns each campaign's statistics (its analysis.json).
 
@@ -130,16 +141,18 @@ def _campaign_pages(
     return campaign_stats
 
 
-def _across_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo) -> dict[str, bytes]:
-    """The sweeps page, each run's config diff page and the compare page."""
-    pages = dict(
+def _across_pages(
+    summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo, pages: MutableMapping[str, bytes]
+) -> None:
+    """The sweeps pages, each run's config diff page (a thousand a group) and the compare page."""
+    pages.update(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
-    diff_inputs = across.diff_inputs(summaries, cfg)
-    pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
+    for k, pairs in enumerate(across.diff_chunks(summaries), start=1):
+        make = functools.partial(across.diff_pages_of, pairs, cfg, renderer)
+        pages.update(memo("diffs" if k == 1 else f"diffs:{k}", across.diff_chunk_inputs(pairs, cfg), make))
     compare_inputs = across.compare_inputs(summaries, cfg)
     pages.update(memo("compare", compare_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
-    return pages
 
 
 def _index_page(
@@ -208,22 +221,23 @@ def _spec_pages(
     seed_levels: dict[str, Any],
     renderer: Renderer,
     memo: PageMemo,
-) -> dict[str, bytes]:
-    """Each spec's ladder page; a changed run re-renders its own ladder only."""
-    pages: dict[str, bytes] = {}
+    pages: MutableMapping[str, bytes],
+) -> None:
+    """Each spec's ladder page into `pages`; a changed run re-renders its own ladder only."""
+    # what every spec page reads of the whole site, hashed once (hashing it per spec was quadratic in runs)
+    site_wide = hash_json([sorted(by_id), repr(sorted(seed_levels.items()))])
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         page = urls.spec_page(ctx["slug"])
         spec = site.specs[ctx["id"]]
         members = [s.to_json() for s in ctx["runs"]]
         baseline = ctx["baseline_summary"].to_json() if ctx["baseline_summary"] else None
-        inputs = [repr(spec), ctx["slug"], members, baseline, sorted(by_id), [g.slug for g in ctx["arm_groups"]]]
+        inputs = [repr(spec), ctx["slug"], members, baseline, site_wide, [g.slug for g in ctx["arm_groups"]]]
         pages.update(
             memo(
                 f"spec:{ctx['id']}",
                 [
                     *inputs,
-                    repr(sorted(seed_levels.items())),
                     repr(renderer.meta),
                     site.cfg.trends,
                     site.cfg.fingerprint(),
@@ -231,20 +245,34 @@ def _spec_pages(
                 functools.partial(_spec_page, ctx, page, renderer, seed_levels),
             )
         )
-    return pages
 
 
-def _ledger_page(summaries: list[RunSummary], renderer: Renderer, memo: PageMemo) -> dict[str, bytes]:
-    """The decision ledger: every recorded decision, newest first."""
+def _ledger_page(
+    summaries: list[RunSummary], renderer: Renderer, memo: PageMemo, pages: MutableMapping[str, bytes]
+) -> None:
+    """The decision ledger: every recorded decision, newest first, `paging.PAGE_ROWS` a page (ledger.html,
+    ledger-2.html, ...): at 100,000 runs one page of every decision would be ~6 MB. Each page is its own
+    memo group, so a new decision re-renders the pages it shifts, not a fixed cost per page."""
     entries = ledger_entries(summaries)
-    ledger_inputs = across.summary_fields(
-        entries, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
-    )
-    return memo(
-        "ledger",
-        [ledger_inputs, [s.id for s in entries], repr(renderer.meta)],
-        lambda: {urls.LEDGER: renderer.render("ledger.html", root="", nav="ledger", entries=entries).encode()},
-    )
+    size = paging.PAGE_ROWS
+    n = max(1, -(-len(entries) // size))
+    for k, chunk in enumerate(paging.chunks(entries, size), start=1):
+        ledger_inputs = across.summary_fields(
+            chunk, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
+        )
+        page = urls.numbered(urls.LEDGER, k)
+        nav = paging.pager(urls.LEDGER, k, n, size, len(entries))
+        pages.update(
+            memo(
+                "ledger" if k == 1 else f"ledger:{k}",
+                [ledger_inputs, [s.id for s in chunk], repr(renderer.meta), [k, n, len(entries)]],
+                functools.partial(_ledger_one, page, list(chunk), nav, renderer),
+            )
+        )
+
+
+def _ledger_one(page: str, entries: list[RunSummary], nav: paging.Pager, renderer: Renderer) -> dict[str, bytes]:
+    return {page: renderer.render("ledger.html", root="", nav="ledger", entries=entries, pager=nav).encode()}
 
 
 def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, Any]) -> dict[str, bytes]:
@@ -432,6 +460,7 @@ def _rev_key(summary: RunSummary) -> tuple[Any, ...]:
 def spec_context(
     spec: Spec, summaries: list[RunSummary], by_id: dict[str, RunSummary], layout: urls.SiteLayout
 ) -> dict[str, Any]:
+    """What a spec's page shows; `summaries` may be every run or only the spec's own."""
     runs = sorted((s for s in summaries if s.spec == spec.id), key=_rev_key)
     frozen = by_id.get(spec.baseline) if spec.baseline else None
     frozen_rows = {}
