@@ -26,7 +26,7 @@ from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
-from obs.manifest import manifest
+from obs.manifest import manifest_files
 from obs.pipeline import RunResult, SourceTree
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
@@ -305,20 +305,19 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
         result.diagnostics = sort_diagnostics(result.diagnostics + staging.finish(root, clean=opts.clean))
-        staging.write(
-            MARKER,
-            manifest(
-                result.summaries,
-                title=tree.cfg.title,
-                specs=tree.found.specs,
-                campaigns=tree.found.campaigns,
-                errors=result.errors,
-                warnings=result.warnings,
-                not_read=result.unread,
-                seed_levels=_seed_levels(staging),
-                sections=sections,
-            ),
+        index_files = manifest_files(
+            result.summaries,
+            title=tree.cfg.title,
+            specs=tree.found.specs,
+            campaigns=tree.found.campaigns,
+            errors=result.errors,
+            warnings=result.warnings,
+            not_read=result.unread,
+            seed_levels=_seed_levels(staging),
+            sections=sections,
         )
+        for rel in sorted(index_files, key=lambda rel: rel == MARKER):  # the shards first, index.json last
+            staging.write(rel, index_files.pop(rel))
         staging.commit(runs=result.runs, force=opts.force)
     except BaseException:
         staging.discard()

@@ -29,6 +29,7 @@ from obs.cache import hash_json
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.render import chartdata, paging
+from obs.render.datafile import data_file
 from obs.render.format import show_value
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
@@ -307,6 +308,10 @@ def default_pair(runs: list[RunSummary]) -> tuple[int, int]:
     return 0, min(1, len(runs) - 1)
 
 
+COMPARE_INLINE = 2_000  # runs compare.html carries in its own data block; past that, in data files
+COMPARE_SHARD = 10_000  # runs a compare data file holds (~1 MB)
+
+
 def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """compare.html: any two runs' config diff, picked in the page (a small local script).
 
@@ -315,37 +320,57 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
     The overlay (assets/overlay.js) groups runs by any of these keys, or by spec, arm, condition or
     seed, which each run's entry carries beside its cells; the runs table (assets/runs-table.js)
     shows any of them with the run's final-window values and probe rates.
+
+    Past `COMPARE_INLINE` runs the page stays small (at 10,000 runs it was 2.6 MB, a box per run): the
+    data goes into files of `COMPARE_SHARD` runs beside it (`compare-data-k.js`, loaded by
+    assets/compare-data.js), the overlay's pick list is made by its script (a search, a page of runs at
+    a time) and each run of the pair is picked by typing its id.
     """
     runs = sorted(summaries, key=lambda s: s.id)
     table = field_table([r.fields for r in runs], cfg.axes, show_value)
-    data = {
-        "keys": table.keys,
-        "axes": table.axes,
-        "values": table.values,
-        "runs": [
-            {
-                "id": r.id,
-                "slug": r.slug,
-                "spec": r.spec,
-                "arm": r.arm,
-                "condition": r.condition,
-                "seed": r.seed,
-                "status": r.status,
-                "finals": _finite(dict(r.finals)),
-                "rates": _finite(r.rates),
-                "cells": cells,
-            }
-            for r, cells in zip(runs, table.cells, strict=True)
-        ],
-    }
-    groups: dict[str, list[RunSummary]] = {}
-    for r in sorted(runs, key=lambda r: (r.spec is None, r.spec or "", r.id)):
-        groups.setdefault(r.spec or "no spec", []).append(r)
-    ctx: dict[str, Any] = {"runs": runs, "groups": list(groups.items()), "data": data, "a": None, "b": None}
+    paged = len(runs) > COMPARE_INLINE
+
+    def entry(r: RunSummary, cells: list[int]) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": r.id,
+            "slug": r.slug,
+            "spec": r.spec,
+            "arm": r.arm,
+            "condition": r.condition,
+            "seed": r.seed,
+            "status": r.status,
+            "finals": _finite(dict(r.finals)),
+            "rates": _finite(r.rates),
+            "cells": cells,
+        }
+        if paged and not r.has.curves:  # the page lists no box per run to say it
+            out["curves"] = False
+        return out
+
+    head = {"keys": table.keys, "axes": table.axes, "values": table.values}
+    pages: dict[str, bytes] = {}
+    ctx: dict[str, Any] = {"runs": runs, "groups": [], "data": None, "data_src": None, "a": None, "b": None}
+    if paged:
+        names = []
+        for k, start in enumerate(range(0, len(runs), COMPARE_SHARD), start=1):
+            stop = start + COMPARE_SHARD
+            part = [entry(r, c) for r, c in zip(runs[start:stop], table.cells[start:stop], strict=True)]
+            name = urls.compare_data(k)
+            meta = {"schema": "obs.compare/1", "kind": "runs", "part": k}
+            pages[name] = data_file(meta, {**head, "runs": part} if k == 1 else {"runs": part})
+            names.append(name)
+        ctx["data_src"] = " ".join(names)
+    else:
+        ctx["data"] = {**head, "runs": [entry(r, cells) for r, cells in zip(runs, table.cells, strict=True)]}
+        groups: dict[str, list[RunSummary]] = {}
+        for r in sorted(runs, key=lambda r: (r.spec is None, r.spec or "", r.id)):
+            groups.setdefault(r.spec or "no spec", []).append(r)
+        ctx["groups"] = list(groups.items())
     if len(runs) >= 2:
         a, b = default_pair(runs)
         ctx.update(diff_context(runs[b], runs[a], cfg), a=runs[a], b=runs[b])
-    return {urls.COMPARE: renderer.render("compare.html", root="", **ctx).encode()}
+    pages[urls.COMPARE] = renderer.render("compare.html", root="", **ctx).encode()
+    return pages
 
 
 # ------------------------------------------------------------------------------- what varies

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from obs.analysis.campaign import CampaignStats
     from obs.analysis.recipes import RecipeLevel
 
+LEADERBOARD_SHARD = 10_000  # runs a leaderboard data file holds (~0.8 MB; a site of 100,000 runs has 10)
+
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
 
 
@@ -166,7 +168,7 @@ def _index_page(
     """The index: the leaderboard (its rows past `leaderboard_rows` as a data file), specs, campaigns,
     provenance groups, arm groups and the newest config diffs."""
     cfg, layout = site.cfg, site.layout
-    pages: dict[str, bytes] = {}
+    pages: dict[str, bytes] = {}  # the index page and its data files: each shard under 2 MB
     rows = sorted(across.with_gates(summaries, cfg), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
     campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
     provenance = across.provenance_groups(summaries)
@@ -178,21 +180,27 @@ def _index_page(
     # 9,000 pairs were 3.3 MB of a 4.3 MB page, parsed in one ~1 s task); every run page links its own diff
     newest = {r.s.id: i for i, r in enumerate(rows)}
     diff_pairs = sorted(across.diff_pairs(summaries, cfg), key=lambda d: newest[d["id"]])
+    rows_src: list[str] = []
     if len(rows) > len(shown_rows):  # a very large site: the page holds the newest, the script loads the rest
-        records = [
-            run_record(
-                r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank, seed_levels.get(r.s.id)
-            )
-            for r in rows
-        ]
-        pages[urls.LEADERBOARD_DATA] = leaderboard_data(records)
+        # in files of LEADERBOARD_SHARD runs (each under 2 MB), each made and written before the next
+        shards = list(paging.chunks(rows, LEADERBOARD_SHARD))
+        for k, chunk in enumerate(shards, start=1):
+            records = [
+                run_record(
+                    r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank, seed_levels.get(r.s.id)
+                )
+                for r in chunk
+            ]
+            name = urls.numbered(urls.LEADERBOARD_DATA, k)
+            pages[name] = leaderboard_data(records, k if len(shards) > 1 else None)
+            rows_src.append(name)
     pages[urls.INDEX] = renderer.render(
         "index.html",
         root="",
         nav="index",
         rows=shown_rows,
         n_runs=len(rows),
-        rows_src=urls.LEADERBOARD_DATA if len(rows) > len(shown_rows) else None,
+        rows_src=" ".join(rows_src) or None,
         specs=specs,
         campaigns=campaigns,
         statuses=sorted({s.status for s in summaries}),
