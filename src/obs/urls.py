@@ -102,8 +102,9 @@ def compare_data(k: int) -> str:
 
 
 def sweep_table(slug: str, k: int) -> str:
-    """Page `k` (from 1) of the full table of a sweep with more runs than its chart draws."""
-    return f"sweeps/{slug}-{k}.html"
+    """Page `k` (from 1) of the full table of a sweep with more runs than its chart draws: a folder per
+    sweep (`sweeps/<slug>/runs.html`, `runs-2.html`, ...), so one sweep's pages never take another's name."""
+    return numbered(f"sweeps/{slug}/runs.html", k)
 
 
 def run_dir(slug: str) -> str:

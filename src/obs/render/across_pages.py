@@ -265,13 +265,20 @@ def diff_pages_of(pairs: list[tuple[RunSummary, RunSummary]], cfg: SiteConfig, r
     return pages
 
 
-def diff_pairs(summaries: list[RunSummary], cfg: SiteConfig) -> list[dict[str, Any]]:
-    """The index's list of declared pairs: run, baseline, how many and which keys differ."""
+def diff_pairs(
+    summaries: list[RunSummary], cfg: SiteConfig, order: Callable[[RunSummary], Any] | None = None, limit: int | None = None
+) -> tuple[list[dict[str, Any]], int]:
+    """The index's list of declared pairs (run, baseline, how many and which keys differ), by run id or by
+    `order`, the first `limit` of them diffed, and how many pairs there are in all (at 100,000 runs
+    diffing every pair for the 500 the index shows took most of its time)."""
+    pairs = _with_baselines(summaries)
+    if order is not None:
+        pairs.sort(key=lambda pair: order(pair[0]))
     out = []
-    for s, base in _with_baselines(summaries):
+    for s, base in pairs[:limit]:
         keys = [r.key for r in diff_context(s, base, cfg)["diff"].rows]
         out.append({"id": s.id, "slug": s.slug, "baseline": base.id, "n": len(keys), "which": keys})
-    return out
+    return out, len(pairs)
 
 
 DIFF_KEYS = (

@@ -179,7 +179,7 @@ def _index_page(
     # the config diffs table lists the newest pairs, as many as the leaderboard's rows (at 10,000 runs all
     # 9,000 pairs were 3.3 MB of a 4.3 MB page, parsed in one ~1 s task); every run page links its own diff
     newest = {r.s.id: i for i, r in enumerate(rows)}
-    diff_pairs = sorted(across.diff_pairs(summaries, cfg), key=lambda d: newest[d["id"]])
+    diff_pairs, n_diff_pairs = across.diff_pairs(summaries, cfg, lambda s: newest[s.id], cfg.leaderboard_rows)
     rows_src: list[str] = []
     if len(rows) > len(shown_rows):  # a very large site: the page holds the newest, the script loads the rest
         # in files of LEADERBOARD_SHARD runs (each under 2 MB), each made and written before the next
@@ -213,8 +213,8 @@ def _index_page(
         provenance=[g for g in provenance if g["groups"]],
         prov_attrs=prov_attrs,
         arm_groups=arm_groups,
-        diff_pairs=diff_pairs[: cfg.leaderboard_rows],
-        n_diff_pairs=len(diff_pairs),
+        diff_pairs=diff_pairs,
+        n_diff_pairs=n_diff_pairs,
         seed_levels=seed_levels,
         not_read=site.not_read,
     ).encode()
