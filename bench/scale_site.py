@@ -31,9 +31,7 @@ PER_RUN_FOLDERS = ("runs", "arms", "campaigns", "assets")
 
 def index_weight(site: Path) -> dict[str, object]:
     """The files over all runs (not one run's, campaign's or arm group's folder, nor the fixed assets)."""
-    files = [
-        p for p in site.rglob("*") if p.is_file() and p.relative_to(site).parts[0] not in PER_RUN_FOLDERS
-    ]
+    files = [p for p in site.rglob("*") if p.is_file() and p.relative_to(site).parts[0] not in PER_RUN_FOLDERS]
     sizes = sorted(((p.stat().st_size, p.relative_to(site).as_posix()) for p in files), reverse=True)
     return {
         "files": len(sizes),

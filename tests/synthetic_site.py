@@ -14,8 +14,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from summaries import make_summary
-
 from obs import urls
 from obs.config import SiteConfig
 from obs.manifest import manifest_files
@@ -24,6 +22,7 @@ from obs.render.index_pages import SitePages, render_site_pages
 from obs.render.site import Renderer, SiteMeta
 from obs.resources import templates_dir
 from obs.sitemodel import RunSummary
+from summaries import make_summary
 
 TAGS = ["ablation", "long-context", "distill", "lora", "sweep", "rerun", "fp8"]
 
@@ -82,9 +81,7 @@ def synthetic_pages(summaries: list[RunSummary]) -> dict[str, bytes]:
     cfg = SiteConfig()
     meta = SiteMeta(title="scale", source_name="runs", has_specs=True)
     pages = dict(render_site_pages(summaries, SitePages(cfg, specs, {}, layout), Renderer(meta)))
-    pages.update(
-        manifest_files(summaries, title="scale", specs=specs, campaigns=[], errors=0, warnings=0)
-    )
+    pages.update(manifest_files(summaries, title="scale", specs=specs, campaigns=[], errors=0, warnings=0))
     return pages
 
 

@@ -615,7 +615,7 @@ class StagedPages(MutableMapping[str, bytes]):
             self.staging.write(rel, data)
         self.written.add(rel)
 
-    def update(self, other: Any = (), /, **kw: bytes) -> None:  # type: ignore[override]
+    def update(self, other: Any = (), /, **kw: bytes) -> None:
         """Like dict.update, without reading a kept page's bytes (it is linked)."""
         items = other.keys() if isinstance(other, Mapping) else [k for k, _ in other]
         values = other if isinstance(other, Mapping) else dict(other)

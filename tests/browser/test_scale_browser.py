@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from browserkit import TIMEOUT_MS, PageWatch, ServedSite, serve
 from playwright.sync_api import BrowserContext, Page
-from synthetic_site import synthetic_summaries, write_site
 
 from obs import urls
+from synthetic_site import synthetic_summaries, write_site
 
 N = 3_000
 
@@ -68,7 +68,9 @@ def test_the_leaderboard_searches_sorts_and_pages_every_run(big: Page, served_bi
     assert later[0] >= values[-1] and later == sorted(later)
     big.get_by_role("searchbox").fill("s00123-r4")  # a run far from the newest 500 the page holds
     big.wait_for_function("() => document.querySelector('form.filters [data-count]').textContent.startsWith('1 of')")
-    ids = big.eval_on_selector_all("#runs-table tbody tr:not([hidden]) td:first-child a", "as => as.map(a => a.textContent)")
+    ids = big.eval_on_selector_all(
+        "#runs-table tbody tr:not([hidden]) td:first-child a", "as => as.map(a => a.textContent)"
+    )
     assert ids == ["s00123-r4"]
 
 
@@ -80,7 +82,9 @@ def test_compare_picks_runs_by_search_a_page_at_a_time(big: Page, served_big: Se
     assert big.locator("[data-overlay-count]").inner_text() == "2"  # the default pair
     big.locator("summary", has_text="Runs:").click()
     big.locator("input[data-overlay-filter]").fill("s00042")
-    big.wait_for_function("() => document.querySelector('[data-overlay-runs] li.spec').textContent.startsWith('10 runs match')")
+    big.wait_for_function(
+        "() => document.querySelector('[data-overlay-runs] li.spec').textContent.startsWith('10 runs match')"
+    )
     runs.locator("input[value='s00042-r3']").check()
     big.wait_for_function("() => document.querySelector('[data-overlay-count]').textContent === '3'")
     picked = big.eval_on_selector_all("[data-overlay-runs] input:checked", "bs => bs.map(b => b.value)")
@@ -95,7 +99,9 @@ def test_compare_picks_runs_by_search_a_page_at_a_time(big: Page, served_big: Se
 
 def test_compare_runs_table_pages_and_the_pair_is_typed_by_id(big: Page, served_big: ServedSite) -> None:
     big.goto(served_big.url("compare.html"))
-    big.wait_for_function("() => (document.querySelector('[data-runs-status]') || {}).textContent.includes('of 3000 runs')")
+    big.wait_for_function(
+        "() => (document.querySelector('[data-runs-status]') || {}).textContent.includes('of 3000 runs')"
+    )
     assert big.locator("table[data-runs-table] tbody tr").count() == 200
     pager = big.locator("#runs-table nav.pager .pager-where")
     assert pager.inner_text() == "runs 1–200 of 3000 · page 1 of 15"

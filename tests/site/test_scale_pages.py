@@ -12,7 +12,6 @@ import json
 import re
 
 import pytest
-from synthetic_site import synthetic_summaries
 
 from obs import urls
 from obs.config import SiteConfig
@@ -22,6 +21,7 @@ from obs.render import across_pages as across
 from obs.render import index_pages
 from obs.render.datafile import read_data_file
 from obs.render.site import Renderer, SiteMeta
+from synthetic_site import synthetic_summaries
 
 MB2 = 2_000_000
 
@@ -96,7 +96,9 @@ def test_ledger_pages_at_100000_runs(big: list, renderer: Renderer) -> None:
     decided = sum(1 for s in big if s.decision and s.decision.verdict)
     n = -(-decided // 500)
     assert sorted(pages) == sorted(urls.numbered(urls.LEDGER, k) for k in range(1, n + 1))
-    rows = [re.findall(r'<tr id="decision-([^"]+)"', pages[urls.numbered(urls.LEDGER, k)].decode()) for k in range(1, n + 1)]
+    rows = [
+        re.findall(r'<tr id="decision-([^"]+)"', pages[urls.numbered(urls.LEDGER, k)].decode()) for k in range(1, n + 1)
+    ]
     assert all(len(r) == 500 for r in rows[:-1])
     assert len({slug for r in rows for slug in r}) == decided  # every decision on exactly one page
     second = pages[urls.numbered(urls.LEDGER, 2)].decode()
@@ -112,6 +114,8 @@ def test_sweeps_bounded_with_a_paged_full_table(renderer: Renderer) -> None:
     assert html.count('<tr>\n<td class="num" data-sort=') == 300
     tables = sorted(rel for rel in pages if rel.startswith("sweeps/"))
     assert tables[0] == "sweeps/exact/runs-10.html" and len(tables) == 10  # 5,000 rows, 500 a page
-    listed = [m for rel in tables for m in re.findall(r'<td data-sort="([^"]+)" data-label="Run">', pages[rel].decode())]
+    listed = [
+        m for rel in tables for m in re.findall(r'<td data-sort="([^"]+)" data-label="Run">', pages[rel].decode())
+    ]
     assert sorted(listed) == sorted(s.id for s in runs)
     assert 'href="../../sweeps.html#sweep-exact"' in pages[urls.sweep_table("exact", 1)].decode()

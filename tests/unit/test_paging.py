@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from summaries import make_summary
 
 from obs import urls
 from obs.manifest import SHARDED_SCHEMA_VERSION, ShardError, manifest, manifest_files, read_runs
 from obs.publish.changes import ManifestError, read_manifest
 from obs.render import paging
+from summaries import make_summary
 
 
 def test_numbered_keeps_the_first_name() -> None:
@@ -80,7 +80,7 @@ def test_manifest_shards_read_back(tmp_path: Path) -> None:
     old = read_manifest(tmp_path)  # --compare-to reads a sharded site as it reads any other
     assert sorted(old.runs) == [f"run-{i:04d}" for i in range(11)]
     (tmp_path / "index/runs-0002.json").unlink()
-    with pytest.raises(ManifestError, match="runs-0002.json: cannot be read .*needs its site folder"):
+    with pytest.raises(ManifestError, match=r"runs-0002\.json: cannot be read .*needs its site folder"):
         read_manifest(tmp_path / "index.json")
 
 

@@ -50,8 +50,10 @@ def read_manifest(path: Path) -> OldManifest:
         raise ManifestError(f"{target}: cannot be read: {exc.strerror or exc}") from exc
     except ValueError as exc:
         raise ManifestError(f"{target}: not valid JSON ({exc})") from exc
-    if not isinstance(doc, dict) or doc.get("generator") != "obs" or not (
-        isinstance(doc.get("runs"), list) or isinstance(doc.get("run_shards"), list)
+    if (
+        not isinstance(doc, dict)
+        or doc.get("generator") != "obs"
+        or not (isinstance(doc.get("runs"), list) or isinstance(doc.get("run_shards"), list))
     ):
         raise ManifestError(f"{target}: not an obs manifest (expected the index.json of a site built by obs)")
     runs: dict[str, dict[str, Any]] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,7 @@ from obs.render.format import show_value
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
 
-PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
+PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
 
 SEED_KEYS = ("config.seed", "config.train.seed", "config.training.seed", "config.data_seed")
 
@@ -266,7 +266,10 @@ def diff_pages_of(pairs: list[tuple[RunSummary, RunSummary]], cfg: SiteConfig, r
 
 
 def diff_pairs(
-    summaries: list[RunSummary], cfg: SiteConfig, order: Callable[[RunSummary], Any] | None = None, limit: int | None = None
+    summaries: list[RunSummary],
+    cfg: SiteConfig,
+    order: Callable[[RunSummary], Any] | None = None,
+    limit: int | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """The index's list of declared pairs (run, baseline, how many and which keys differ), by run id or by
     `order`, the first `limit` of them diffed, and how many pairs there are in all (at 100,000 runs
