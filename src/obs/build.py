@@ -460,7 +460,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
     def finish(planned: PlannedRun, key: str, res: RunResult) -> None:
         for rel, data in res.payload:  # a Dask worker's files, written here
             staging.write(rel, data)
-        summary = orjson.loads(res.summary)
+        summary = bytes(res.summary)
         digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
         path.parent.mkdir(parents=True, exist_ok=True)
