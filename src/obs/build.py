@@ -61,6 +61,8 @@ class BuildOptions:
     # A Dask scheduler's address, or "local" for a LocalCluster: runs are built as dask.distributed tasks
     # (obs.cluster) instead of in this machine's process pool. The site's bytes are the same.
     dask: str | None = None
+    # with `dask` and a bucket source (obs.objectstore.BucketRuns): workers read each run's objects from the bucket
+    bucket: Any = None
 
 
 @dataclass
@@ -512,7 +514,7 @@ def _build_runs(opts: BuildOptions, result: BuildResult, sched: _Scheduler, stag
                 if opts.dask and cluster is None:  # connected only once a run needs building
                     from obs.cluster import DaskPool
 
-                    cluster = DaskPool(opts.dask, opts.jobs, tree)
+                    cluster = DaskPool(opts.dask, opts.jobs, tree, opts.bucket)
                 elif cluster is None and pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
                     pool = _start_pool(jobs, ctx, opts.start_method)
                 # submitted as found: workers start while the next runs are hashed
