@@ -12,7 +12,9 @@ The source tree (settings, discovery, plan) is scattered to every worker once, l
 initializer; workers read the run files themselves, at the paths the build found them, so a remote
 worker needs the source mounted at the same path (checked before the first task, with every worker
 named that cannot see it), and the same obs (its version and code hash: checked too, since a worker
-with other code would publish other bytes).
+with other code would publish other bytes). A bucket source (`obs build s3://... --dask`) needs no such
+mount: each task fetches its run's objects from the bucket into its worker's own folder and reads them
+there (`objectstore.BucketRuns`, `RemoteContext.localized`).
 
 dask is an optional extra (`obs[dask]`) and is imported only here, only when `--dask` is
 given: `import distributed` costs ~1-2 s.
