@@ -119,3 +119,17 @@ def test_sweeps_bounded_with_a_paged_full_table(renderer: Renderer) -> None:
     ]
     assert sorted(listed) == sorted(s.id for s in runs)
     assert 'href="../../sweeps.html#sweep-exact"' in pages[urls.sweep_table("exact", 1)].decode()
+
+
+def test_many_small_sweeps_are_cut_into_pages_under_2mb(renderer: Renderer) -> None:
+    """Grouped by spec, 10,000 runs are 1,000 small charts: their fixed parts (axes, ticks, table heads)
+    counted too, every sweeps page stays under 2 MB (4 MB pages when only drawn lines were counted)."""
+    runs = synthetic_summaries(10_000, decided=0)
+    cfg = SiteConfig()
+    cfg.sweeps = {**cfg.sweeps, "group_by": "spec"}
+    pages = across.sweeps_page(runs, cfg, renderer)
+    _bounded(pages)
+    n = sum(1 for rel in pages if re.fullmatch(r"sweeps(-\d+)?\.html", rel))
+    assert n > 1
+    charts = sum(pages[urls.numbered(urls.SWEEPS, k)].decode().count('<svg class="pcp"') for k in range(1, n + 1))
+    assert charts == 1_000

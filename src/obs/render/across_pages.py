@@ -123,7 +123,15 @@ def provenance_attrs(summary: RunSummary, facets: list[dict[str, Any]]) -> dict[
 
 
 SWEEP_DRAWN = 300  # lines a sweep's chart draws (and rows its table on the sweeps page lists) at most
-SWEEP_PAGE_BUDGET = 1500  # drawn lines a sweeps page holds (its charts' SVG and tables: ~1-1.5 MB)
+SWEEP_PAGE_BUDGET = 1_200_000  # bytes a sweeps page's charts may take, by `_sweep_bytes`'s estimate
+
+
+def _sweep_bytes(chart: dict[str, Any]) -> int:
+    """What a chart adds to its page, estimated: ~12 KB of axes, ticks, caption and table head, and ~120
+    bytes a drawn run and axis (its polyline's points and its table cell). Measured on the 10,000-run
+    bench site: 173 charts of ~9 runs over 9 axes took 4.0 MB; on 300 runs over 6 axes, 0.27 MB."""
+    sweep = chart["sweep"]
+    return 12_000 + len(sweep.runs) * (len(sweep.axes) + 2) * 120
 
 
 def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
@@ -131,8 +139,9 @@ def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer
 
     Bounded for a site of any size (at 10,000 runs one chart of every run was a 19.4 MB page): a chart
     draws at most `SWEEP_DRAWN` lines, the best-ranked, and a group with more runs gets its full table as
-    pages of `paging.PAGE_ROWS` rows (`sweeps/<slug>-k.html`); charts past `SWEEP_PAGE_BUDGET` drawn lines
-    go on sweeps-2.html, sweeps-3.html, ...
+    pages of `paging.PAGE_ROWS` rows (`sweeps/<slug>/runs-k.html`); charts past `SWEEP_PAGE_BUDGET` bytes
+    (estimated: the 10,000-run bench site, grouped by spec, had 4 MB pages when the budget counted lines
+    only) go on sweeps-2.html, sweeps-3.html, ...
     """
     from obs.render.pcp import layout
 
@@ -148,7 +157,7 @@ def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer
             full = {"href": urls.sweep_table(sw.slug, 1), "size": paging.PAGE_ROWS}
             full["pages"] = max(1, -(-len(rows) // paging.PAGE_ROWS))
         charts.append({"sweep": shown, "pcp": layout(shown, hrefs), "total": len(rows), "full": full, "all": sw})
-    cut = paging.cut_by_budget(charts, lambda ch: len(ch["sweep"].runs), SWEEP_PAGE_BUDGET)
+    cut = paging.cut_by_budget(charts, _sweep_bytes, SWEEP_PAGE_BUDGET)
     first = 1
     for k, part in enumerate(cut, start=1):
         page = urls.numbered(urls.SWEEPS, k)
