@@ -133,3 +133,20 @@ def test_many_small_sweeps_are_cut_into_pages_under_2mb(renderer: Renderer) -> N
     assert n > 1
     charts = sum(pages[urls.numbered(urls.SWEEPS, k)].decode().count('<svg class="pcp"') for k in range(1, n + 1))
     assert charts == 1_000
+
+
+def test_tag_cohorts_are_paged(renderer: Renderer) -> None:
+    """The tag cohorts page lists 500 cohorts a page (1,000 comparable sets × tags: 5.2 MB in one page)."""
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, ordered
+    from obs.render.cohort_page import render_cohort_pages
+
+    runs = synthetic_summaries(6_000, decided=0)
+    points = [RunPoint(s.id, s.tags, s.spec, s.headline.value, True) for s in runs]
+    cohorts = ordered([c for _, cs in cohorts_by_group(points, {}).values() for c in cs])
+    assert len(cohorts) > 1_000
+    pages = render_cohort_pages(cohorts, {s.id: s.slug for s in runs}, renderer, {})
+    _bounded(pages)
+    n = -(-len(cohorts) // 500)
+    assert sorted(pages) == sorted(urls.numbered(urls.COHORTS, k) for k in range(1, n + 1))
+    rows = sum(pages[rel].decode().split("<tbody>")[1].count("<tr>") for rel in pages)
+    assert rows == len(cohorts)
