@@ -25,7 +25,7 @@ from obs.urls import MANIFEST, MANIFEST_SHARDS, manifest_shard, run_analysis, ru
 
 MANIFEST_SCHEMA_VERSION = 2
 SHARDED_SCHEMA_VERSION = 3  # index.json whose runs are in shards (`run_shards`) instead of `runs`
-SHARD_RUNS = 2_000  # records index.json or a shard holds (~0.7 KB a record: ~1.4 MB)
+SHARD_RUNS = 1_000  # records index.json or a shard holds (~1.3 KB a record as written, indented: ~1.3 MB)
 
 
 def manifest_record(s: RunSummary) -> ManifestRecord:
