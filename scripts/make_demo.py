@@ -9,6 +9,8 @@ The tree follows the input contract v1 (``docs/contract.md``) and tells one smal
   probe samples every case 4 times with a selector: pass@k and best-of-n).
 * ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training.
 * ``sepa-campaign/`` — three conditions x three seeds.
+* ``retrain-demo/`` — a campaign in a campaign runner's own layout, ``runs/<condition>_s<seed>/``, with
+  no run.yaml and the emergence logger's steps and generations, written by ``scripts/make_retrain_demo.py``.
 * ``agents/`` — an agent-learning export of two learning keys (300 sessions, a playbook of six
   entries, one harmful), written by ``scripts/make_learning_demo.py``.
 
@@ -1409,6 +1411,36 @@ def rl_run() -> dict[str, bytes]:
     return {"grpo-rl-07/run.yaml": ydump(doc), "grpo-rl-07/metrics.jsonl": rl_metrics()}
 
 
+def paired_eval() -> dict[str, bytes]:
+    """Two checkpoints on the same 400 held-out items, 8 sampled answers per item and the one a majority vote
+    selects (`correct`), plus a greedy answer: the config x metric table's per-item inputs. GTPO's file misses
+    a dozen items (a crashed shard), so pairs form for 97% of them."""
+    rng = rng_for("paired-eval")
+    difficulty = rng.beta(2.0, 2.2, 400)
+    files: dict[str, bytes] = {}
+    for name, shift, dropped in (("sepa", 0.06, 0), ("gtpo", 0.0, 12)):
+        sub = rng_for("paired-eval", name)
+        rows = []
+        for i, p in enumerate(difficulty):
+            if dropped and i % 33 == 5 and dropped > 0:
+                dropped -= 1
+                continue
+            q = min(max(p + shift + sub.normal(0, 0.05), 0.01), 0.99)
+            samples = [bool(x) for x in sub.random(8) < q]
+            votes = sum(samples)
+            correct = votes > 4 or (votes == 4 and bool(sub.random() < 0.5))
+            rows.append(
+                {
+                    "item_id": f"q{i:04d}",
+                    "correct": correct,
+                    "greedy_correct": bool(sub.random() < q + 0.03),
+                    "samples": samples,
+                }
+            )
+        files[f"sepa-campaign/eval/{name}_k8.jsonl"] = jsonl(rows)
+    return files
+
+
 def campaign() -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     doc = {
@@ -1428,8 +1460,32 @@ def campaign() -> dict[str, bytes]:
         "alpha": 0.05,
         "evidence": {"min_seeds": 3, "min_steps": 100, "min_completions": 10000},
         "litmus": {"min_delta": 0.01},
+        "metrics": {
+            "correct_rate": {"tier": "primary", "direction": "higher", "unit": "share of episodes"},
+            "mean_reward": {"tier": "secondary", "window": "250-299", "unit": "reward"},
+            "loss": {"tier": "diagnostic"},
+        },
+        "expected_order": [name for name, *_ in CAMPAIGN_CONDITIONS],
+        "paired": [
+            {
+                "name": "SEPA vs GTPO, 8 samples per item",
+                "a": {
+                    "file": "eval/sepa_k8.jsonl",
+                    "label": "SEPA",
+                    "config": {"checkpoint": "maxrl+gtpo_sepa_s1", "K": 8, "temperature": 1.0, "selector": "vote"},
+                },
+                "b": {
+                    "file": "eval/gtpo_k8.jsonl",
+                    "label": "GTPO",
+                    "config": {"checkpoint": "maxrl+gtpo_s1", "K": 8, "temperature": 1.0, "selector": "vote"},
+                },
+                "varies": ["checkpoint"],
+                "claim_pp": 2,
+            }
+        ],
     }
     files["sepa-campaign/campaign.yaml"] = ydump(doc)
+    files.update(paired_eval())
     for k, (cond, _, _, final, tau) in enumerate(CAMPAIGN_CONDITIONS):
         adv, transform = cond.split("+")
         for seed in (1, 2, 3):
@@ -1604,15 +1660,17 @@ def build_tree() -> dict[str, bytes]:
     files.update(campaign())
     files.update(ablation_arms())
     files.update(learning_demo().learning_tree())
+    files.update(learning_demo("make_retrain_demo").retrain_tree())
     return dict(sorted(files.items()))
 
 
-def learning_demo() -> Any:
-    """scripts/make_learning_demo.py, loaded by path (the scripts folder is not a package)."""
+def learning_demo(name: str = "make_learning_demo") -> Any:
+    """scripts/make_learning_demo.py (or another part of the demo), loaded by path (the scripts folder is not a
+    package)."""
     import importlib.util
 
-    path = Path(__file__).with_name("make_learning_demo.py")
-    spec = importlib.util.spec_from_file_location("make_learning_demo", path)
+    path = Path(__file__).with_name(f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)

@@ -208,6 +208,7 @@ def make_tree(root: Path) -> Path:
                 "seeds": [1, 2, 3],
                 "final_window": 10,
                 "evidence": {"min_seeds": 3},
+                "metrics": {"correct_rate": {"tier": "primary"}, "entropy": {"tier": "secondary"}},
                 "paired": [
                     {
                         "name": "A vs B",
@@ -220,6 +221,7 @@ def make_tree(root: Path) -> Path:
             sort_keys=False,
         ),
     )
+    entropy_rng = np.random.default_rng(33)  # apart from `rng`, so the outcomes designed before stay as they were
     for cond, final in (("base", 0.40), ("good", 0.46), ("same", 0.401)):
         for seed in (1, 2, 3):
             folder = camp / f"{cond}_s{seed}"
@@ -231,7 +233,13 @@ def make_tree(root: Path) -> Path:
                 baseline=None if cond == "base" else f"camp-base-s{seed}",
                 primary_metric="correct_rate",
             )
-            _jsonl(folder / "metrics.jsonl", _series(rng, final + rng.normal(0, 0.006), key="correct_rate"))
+            rows = _series(rng, final + rng.normal(0, 0.006), key="correct_rate")
+            # a secondary metric (issue 33): "good" loses entropy, "same" keeps it
+            level = (0.7 if cond == "good" else 1.0) + entropy_rng.normal(0, 0.01)
+            _jsonl(
+                folder / "metrics.jsonl",
+                [{**r, "entropy": round(level + entropy_rng.normal(0, 0.01), 5)} for r in rows],
+            )
     # a condition whose seed changed nothing: three copies of one run, better than the baseline's mean.
     # Before issue 28 it read "significant improvement" beside "copies of one run, not replicates".
     copied = _series(rng, 0.53, key="correct_rate")
@@ -260,6 +268,8 @@ EXPECTED = {
     "campaign:camp|good": "statistically_significant_improvement",
     "campaign:camp|same": "insufficient_statistical_evidence",
     "campaign:camp|copies": "not_tested",
+    "campaign:camp|entropy|good": "significant_degradation",
+    "campaign:camp|entropy|same": "insufficient_statistical_evidence",
 }
 SUGGESTED = {
     "better": "promote",

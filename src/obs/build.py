@@ -123,7 +123,17 @@ def run_key(
             baseline_digest,
             layout,
             [spec.primary_metric, spec.min_effect] if spec else None,
-            [campaign.primary_metric, campaign.final_window, campaign.alpha, campaign.min_effect] if campaign else None,
+            [
+                campaign.primary_metric,
+                campaign.final_window,
+                campaign.alpha,
+                campaign.min_effect,
+                repr(campaign.metrics),
+            ]
+            if campaign
+            else None,
+            # the run's place as discovery found it (obs.layout: a campaign.yaml's names can change it)
+            [planned.source.campaign, planned.source.condition, planned.source.seed],
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
         ]
     )

@@ -271,6 +271,11 @@ def cmd_gate(args: argparse.Namespace) -> int:
     """
     from obs.pipeline import RunNotFound, SourceTree, load_report
 
+    if getattr(args, "campaign", None) or getattr(args, "paired", None):
+        return _gate_campaign(args)
+    if not args.run:
+        print("obs gate: give a run id, or --campaign ID (and --paired NAME for one paired claim)", file=sys.stderr)
+        return 2
     problem = missing_run_id("gate", args.run, args.source) or source_problem(Path(args.source or DEFAULT_SOURCE))
     if problem:
         print(f"obs gate: {problem}", file=sys.stderr)
@@ -305,6 +310,48 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if problems:
         print(f"  diagnosis: {'; '.join(problems)}")
     return 0 if s.verdict == "promote" else 1
+
+
+def _gate_campaign(args: argparse.Namespace) -> int:
+    """`obs gate --campaign ID [--paired NAME] [SOURCE]`: the campaign's claim (or one paired claim) as PASS or FAIL,
+    in the campaign page's own words (obs.analysis.campaign_gate). Exit 0 PASS, 1 FAIL, 2 unknown campaign/source."""
+    from obs.analysis.campaign_gate import campaign_gate
+    from obs.analysis.campaign_view import campaign_view
+    from obs.pipeline import CampaignNotFound, SourceTree, campaign_summaries
+
+    source_arg = args.source or args.run  # `obs gate --campaign ID SOURCE`: the one positional is the source
+    if not args.campaign:
+        print("obs gate: --paired NAME needs --campaign ID (the campaign whose paired: lists it)", file=sys.stderr)
+        return 2
+    if args.run and args.source:
+        print("obs gate: with --campaign, give no run id (obs gate --campaign ID [SOURCE])", file=sys.stderr)
+        return 2
+    source = Path(source_arg or DEFAULT_SOURCE)
+    problem = source_problem(source)
+    if problem:
+        print(f"obs gate: {problem}", file=sys.stderr)
+        return 2
+    try:
+        tree = SourceTree.open(source)
+        campaign, summaries = campaign_summaries(tree, args.campaign)
+    except CampaignNotFound as exc:
+        print(f"obs gate: {exc}", file=sys.stderr)
+        return 2
+    view = campaign_view(campaign, summaries, tree.cfg.metric_higher_is_better)
+    names = [p.name for p in view.stats.paired]
+    if args.paired and args.paired not in names:
+        known = ", ".join(names) or "none"
+        print(
+            f"obs gate: campaign {campaign.id} has no paired comparison '{args.paired}' (paired: {known})",
+            file=sys.stderr,
+        )
+        return 2
+    result = campaign_gate(view, args.paired)
+    print(f"obs gate: {result.subject}: {result.verdict}")
+    for line in result.lines:
+        print(f"  {line.text()}")
+    print(f"  rule: {result.rule}")
+    return result.exit_code
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -372,10 +419,18 @@ def make_parser() -> argparse.ArgumentParser:
         "gate",
         help="the promotion rules' verdict for one run (exit 0 only for promote; for CI)",
         description="Load RUN and its baseline, print the suggested verdict and why. "
-        "Exit status: 0 promote, 1 any other verdict or none, 2 unknown run or source.",
+        "Exit status: 0 promote, 1 any other verdict or none, 2 unknown run or source. "
+        "With --campaign ID: the campaign's claim (or, with --paired NAME, one paired claim) as PASS or FAIL in the "
+        "campaign page's words; exit 0 PASS, 1 FAIL, 2 unknown campaign, paired name or source.",
     )
-    gate.add_argument("run", help="run id (as in run.yaml `id:`)")
+    gate.add_argument("run", nargs="?", default=None, help="run id (as in run.yaml `id:`; omit with --campaign)")
     gate.add_argument("source", nargs="?", default=None, help="source folder (default: reports/)")
+    gate.add_argument(
+        "--campaign",
+        metavar="ID",
+        help="judge a campaign's claim instead (PASS/FAIL: its primary metric, secondary guardrails, paired claims)",
+    )
+    gate.add_argument("--paired", metavar="NAME", help="with --campaign: only this paired comparison's claim")
     gate.add_argument(
         "--baseline", metavar="RUN", help="judge against this run instead of the run's baseline (as obs summary does)"
     )

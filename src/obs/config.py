@@ -53,7 +53,8 @@ class SiteConfig:
     axes: dict[str, list[str]] = field(default_factory=lambda: _default("axes"))
     thresholds: dict[str, float] = field(default_factory=lambda: _default("thresholds"))
     higher_is_better: dict[str, bool] = field(default_factory=lambda: _default("higher_is_better"))
-    metrics: dict[str, dict[str, str]] = field(default_factory=lambda: _default("metrics"))
+    metrics: dict[str, dict[str, Any]] = field(default_factory=lambda: _default("metrics"))
+    x_axes: dict[str, list[str]] = field(default_factory=lambda: _default("x_axes"))
     same_step: str = field(default_factory=lambda: _default("same_step"))
     restarts: str = field(default_factory=lambda: _default("restarts"))
     gates: list[dict[str, str]] = field(default_factory=list)  # name, label, expr (obs.analysis.gates)
@@ -71,7 +72,7 @@ class SiteConfig:
     def metric_higher_is_better(self, name: str) -> bool:
         """obs.yaml `metrics: {name: {better: ...}}`, then `higher_is_better`, then the vocabulary (obs.vocabulary)."""
         setting = self.metrics.get(name)
-        if setting is not None:
+        if setting is not None and "better" in setting:
             return setting.get("better") != "lower"
         if name in self.higher_is_better:
             return self.higher_is_better[name]

@@ -12,14 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters import ADAPTERS, LEARNING
-from obs.adapters.base import RunSource
+from obs.adapters.base import Claim, RunSource
+from obs.adapters.common import folder_id
 from obs.adapters.native import NATIVE_FILES
+from obs.adapters.native import files_read as native_files_read
+from obs.adapters.side_logs import SIDE_DIRS, is_read, side_files
 from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
+from obs.layout import infer_campaigns
 from obs.ledger import ARCHIVE_DIR
-from obs.model import Campaign, Condition, Spec
+from obs.model import Campaign, Condition, MetricDecl, Spec
 from obs.safeyaml import load_mapping
 from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
 from obs.sourcetree import (
@@ -75,10 +79,18 @@ class Discovery:
 SITE_FILES = frozenset({"obs.yaml", SPEC_FILE, CAMPAIGN_FILE, "decisions.jsonl"})
 
 
+def files_read(source: RunSource, root: Path) -> set[Path]:
+    """The files a run's reading uses: a native folder's own files (not every file below it), another format's
+    files, and of its side folders only the side logs obs reads (obs.adapters.side_logs)."""
+    own = native_files_read(source, root) if source.adapter == "native" else set(source.files)
+    sides = tuple(source.path / name for name in SIDE_DIRS)
+    return {f for f in own if not any(d in f.parents for d in sides)} | set(source.side)
+
+
 def not_read(found: Discovery) -> list[Path]:
     """Files of the tree that nothing reads: not a run's input, not a campaign's paired file, not obs' own
     settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
-    read = {real(f) for source in found.runs for f in source.files}
+    read = {real(f) for source in found.runs for f in files_read(source, found.root)}
     read.update(real(f) for f in found.learning)
     for source in found.runs:
         if source.base is not None:
@@ -91,7 +103,7 @@ def not_read(found: Discovery) -> list[Path]:
     return sorted(f for f in found.files if f not in read and f.name not in SITE_FILES)
 
 
-def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
+def discover(root: Path, *, exclude: tuple[Path, ...] = (), preferred_metric: str | None = None) -> Discovery:
     """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds.
 
     Every folder is listed once (by its real location), and every symbolic link met on the way
@@ -101,6 +113,9 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = ()) -> Discovery:
     found = Discovery(root=root, diags=Diagnostics(root=root))
     with remembered_locations():
         _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
+        found.runs = infer_campaigns(
+            found.runs, found.campaigns, root, found.diags, preferred_metric=preferred_metric
+        )  # conditions x seeds that the layout names (obs.layout)
         found.unread = not_read(found)
     return found
 
@@ -184,12 +199,59 @@ class _Walk:
             claim = adapter.claim(folder, self.root)
             if claim is None:
                 continue
+            claim = self.attach_side_logs(folder, claim)
             for source in claim.runs:
                 self.found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
             self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
             self.seen.update(real(owned) for owned in claim.owned_dirs if owned != folder)
             return folder in claim.owned_dirs
         return False
+
+    def attach_side_logs(self, folder: Path, claim: Claim) -> Claim:
+        """The side logs of the one run found in this folder are that run's: the files of its side folders
+        (`emergence/`), and a `generations.jsonl` or `steps.jsonl` beside its `metrics.jsonl` or run.yaml. They join
+        its files (never runs of their own); the side logs obs reads are named in `RunSource.side`."""
+        claim = self.side_logs_beside(folder, claim)
+        here = [s for s in claim.runs if s.path == folder and s.record is None and s.part is None]
+        if len(here) != 1 or len(claim.runs) != 1:
+            return claim
+        (source,) = claim.runs
+        found: list[Path] = [
+            f for f in source.files if f.parent == folder and is_read(f) and self.is_run_folder(folder)
+        ]
+        for name in SIDE_DIRS:
+            side = folder / name
+            if not side.is_dir() or side.is_symlink() or real(side) in self.seen:
+                continue
+            files = side_files(side, self.root)
+            if not files:
+                continue
+            found += files
+            self.seen.add(real(side))
+            self.found.files.update(real(f) for f in files)
+        if not found:
+            return claim
+        known = set(source.files)
+        owned = (*source.files, *(f for f in found if f not in known))
+        read = [f.relative_to(folder).as_posix() for f in found if is_read(f)]
+        note = f"side logs of this run: {', '.join(read)}" if read else "a side folder of this run: no file of it read"
+        attached = replace(source, files=owned, side=tuple(f for f in found if is_read(f)))
+        return replace(claim, runs=(attached,), notes=(*claim.notes, note))
+
+    def is_run_folder(self, folder: Path) -> bool:
+        """A folder whose run is named by its run.yaml or its `metrics.jsonl` (a side log beside it is the run's)."""
+        return any(safe_input(folder / name, self.root) is not None for name in ("run.yaml", "metrics.jsonl"))
+
+    def side_logs_beside(self, folder: Path, claim: Claim) -> Claim:
+        """A log reader's runs of `generations.jsonl` / `steps.jsonl` beside the folder's `metrics.jsonl`: not runs.
+        They join the metrics' run, which takes the folder's id (as it would alone)."""
+        beside = [s for s in claim.runs if s.path == folder and is_read(folder / s.key) and s.record is None]
+        main = [s for s in claim.runs if s not in beside]
+        if not beside or len(main) != 1 or main[0].key != "metrics.jsonl" or not self.is_run_folder(folder):
+            return claim
+        files = (*main[0].files, *(f for s in beside for f in s.files))
+        run = replace(main[0], files=files, default_id=folder_id(folder, self.root))
+        return replace(claim, runs=(run,))
 
     def children(self, folder: Path, listing: Listing) -> list[Path]:
         """Subfolders to enter: not `__pycache__`, and at the top not `archive/` (frozen reports of `obs decide`)."""
@@ -253,9 +315,28 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
         min_effect=f.get("min_effect"),
         evidence=_given(f, "evidence"),
         litmus=_given(f, "litmus"),
+        expected_order=f.get("expected_order"),
         extra=f.unknown,
     )
+    if "metrics" in f.values:
+        campaign.metrics_from = CAMPAIGN_FILE
+        campaign.metrics, said = reconcile_primary(f.get("metrics"), campaign.primary_metric)
+        if said:
+            diags.warning(path, said, f.line("metrics"))
+        if campaign.primary_metric is None:
+            campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
     names = {c.name for c in campaign.conditions}
+    unknown = [n for n in campaign.expected_order if names and n not in names]
+    if unknown:
+        diags.warning(
+            path,
+            f"expected_order names {', '.join(repr(n) for n in unknown)}, not among the conditions "
+            f"({', '.join(sorted(names))}); those are left out of the order",
+            f.line("expected_order"),
+        )
+        campaign.expected_order = [n for n in campaign.expected_order if n not in unknown]
+    if len(campaign.expected_order) == 1:
+        diags.warning(path, "expected_order needs two conditions or more; not checked", f.line("expected_order"))
     if campaign.baseline_condition and names and campaign.baseline_condition not in names:
         diags.warning(
             path,
@@ -267,6 +348,30 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
         # changed result file changes the campaign and invalidates cached pages) travel in `extra`.
         campaign.extra["paired"] = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
     return campaign
+
+
+def reconcile_primary(decls: list[MetricDecl], primary_metric: str | None) -> tuple[list[MetricDecl], str | None]:
+    """The tiers with `primary_metric` as their primary: a declared `primary_metric` wins over a different primary
+    tier (read as secondary, and said), and is added as the primary when `metrics:` does not list it."""
+    if not primary_metric:
+        return decls, None
+    said = None
+    out: list[MetricDecl] = []
+    for d in decls:
+        if d.tier == "primary" and d.name != primary_metric:
+            said = (
+                f"metrics: '{d.name}' is marked primary but primary_metric is '{primary_metric}'; "
+                f"'{d.name}' was read as secondary"
+            )
+            d = replace(d, tier="secondary")
+        elif d.name == primary_metric and d.tier != "primary":
+            said = f"metrics: '{d.name}' is the primary_metric, so it is the primary tier, not {d.tier}"
+            d = replace(d, tier="primary")
+        out.append(d)
+    if not any(d.name == primary_metric for d in out):
+        out.insert(0, MetricDecl(primary_metric, "primary"))
+    out.sort(key=lambda d: d.tier != "primary")
+    return out, said
 
 
 def _given(f: Reading, name: str) -> dict[str, float]:
@@ -284,7 +389,7 @@ def _read_paired(folder: Path, raw: list[Any], path: Path, line: int | None, dia
     return [s for s in specs if s is not None]
 
 
-_Side = tuple[str, str, ItemResults | None, list[str]]  # file, label, outcomes, problems
+_Side = tuple[str, str, ItemResults | None, list[str], dict[str, Any]]  # file, label, outcomes, problems, config
 
 
 def _paired_entry(
@@ -301,7 +406,7 @@ def _paired_entry(
         if read is None:
             return None
         sides.append(read)
-    (file_a, label_a, a, prob_a), (file_b, label_b, b, prob_b) = sides
+    (file_a, label_a, a, prob_a, config_a), (file_b, label_b, b, prob_b, config_b) = sides
     if keys.get("pair_by") == "position" and a is not None and b is not None:
         n_a, n_b = len(a.outcomes) + a.skipped, len(b.outcomes) + b.skipped
         if n_a != n_b:
@@ -321,6 +426,14 @@ def _paired_entry(
         diags.warning(path, f"{where}.claim_pp should be a number of percentage points ≥ 0; ignored", line)
         claim = None
     name = entry.get("name")
+    varies = entry.get("varies", [])
+    if isinstance(varies, str):
+        varies = [varies]
+    if not isinstance(varies, list) or not all(isinstance(v, str) for v in varies):
+        diags.warning(
+            path, f"{where}.varies should be a list of setting names (the ones meant to differ); ignored", line
+        )
+        varies = []
     return PairedSpec(
         name=str(name) if name else f"{label_a} vs {label_b}",
         label_a=label_a,
@@ -331,6 +444,9 @@ def _paired_entry(
         a=a,
         b=b,
         problems=tuple(prob_a + prob_b),
+        config_a=config_a,
+        config_b=config_b,
+        varies=tuple(varies),
     )
 
 
@@ -339,16 +455,24 @@ def _paired_side(
 ) -> _Side | None:
     """`a:` or `b:`: a path, or `{file, label, id_key, correct_key, items_key}` (its keys win over the entry's)."""
     options = dict(keys)
+    config: dict[str, Any] = {}
     if isinstance(value, dict):
         rel, label = value.get("file"), value.get("label")
         options.update({k: value[k] for k in options if k in value})
+        given = value.get("config")
+        if isinstance(given, dict):
+            config = {str(k): v for k, v in given.items()}
+        elif given is not None:
+            diags.warning(
+                path, f"{where}.config should be a mapping of settings (selector, K, temperature, ...); ignored", line
+            )
     else:
         rel, label = value, None
     if not isinstance(rel, str) or not rel:
         diags.warning(path, f"{where} should be a file path or a mapping with 'file'; skipped", line)
         return None
     results, problems = _read_item_file(folder, rel, options, where, path, line, diags)
-    return rel, str(label) if label else Path(rel).stem, results, problems
+    return rel, str(label) if label else Path(rel).stem, results, problems, config
 
 
 def _read_item_file(

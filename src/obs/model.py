@@ -111,6 +111,27 @@ class Metrics:
 
 
 @dataclass
+class Generations:
+    """The completions a run sampled while it trained (an emergence log's generations.jsonl), by column.
+
+    Texts are kept up to `GENERATION_TEXT_CAP` characters each (`cut` counts the shortened ones); the run
+    page's generations viewer pages them into data files (obs.render.generations).
+    """
+
+    source_file: str
+    step: list[float | None] = field(default_factory=list)
+    reward: list[float | None] = field(default_factory=list)
+    prompt: list[str] = field(default_factory=list)
+    completion: list[str] = field(default_factory=list)
+    line: list[int] = field(default_factory=list)
+    cut: int = 0  # texts shortened to the cap
+    without_text: int = 0  # records with neither a prompt nor a completion: skipped
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+
+@dataclass
 class ProbeCase:
     """One evaluation case: which checks passed and, when it failed, what it looked like."""
 
@@ -254,6 +275,7 @@ class Run:
     probe_repaired: Probe | None = None
     gate: Gate | None = None
     evals: list[EvalResult] = field(default_factory=list)
+    generations: Generations | None = None  # sampled completions (emergence/generations.jsonl), for the viewer
     summary: dict[str, float] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
     # plain-text fields obs.fieldbounds cut, whole (up to its MAX_KEPT characters): the run page's collapsed block
@@ -287,6 +309,40 @@ class Condition:
     description: str = ""
 
 
+TIERS = ("primary", "secondary", "diagnostic")
+
+
+@dataclass(frozen=True)
+class MetricWindow:
+    """Which logged values of a run make its one number for a metric: the campaign's final window
+    (`final`), the last `n` logged points (`last`), or every value logged at a step in [lo, hi] (`steps`)."""
+
+    kind: str = "final"  # final | last | steps
+    n: int | None = None
+    lo: float | None = None
+    hi: float | None = None
+
+    def text(self, final_window: int) -> str:
+        if self.kind == "steps":
+            return f"values logged at steps {self.lo:g}-{self.hi:g}"
+        n = self.n if self.kind == "last" and self.n else final_window
+        return f"last {n} logged values"
+
+
+@dataclass(frozen=True)
+class MetricDecl:
+    """One metric of `metrics:` (campaign.yaml or obs.yaml): its tier, direction, window, unit and minimum
+    effect. `higher_is_better` None: the campaign's `higher_is_better` for the primary metric, the names'
+    vocabulary for the others; `min_effect` None: the campaign's for the primary metric, 0 for the others."""
+
+    name: str
+    tier: str  # one of TIERS
+    higher_is_better: bool | None = None
+    window: MetricWindow = MetricWindow()
+    unit: str = ""
+    min_effect: float | None = None
+
+
 @dataclass
 class Campaign:
     """Conditions × seeds: the design that lets a difference be called real or not."""
@@ -305,4 +361,8 @@ class Campaign:
     min_effect: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
     litmus: dict[str, float] = field(default_factory=dict)
+    metrics: list[MetricDecl] = field(default_factory=list)
+    metrics_from: str = ""  # "campaign.yaml", "obs.yaml", or "" when no `metrics:` was declared
+    expected_order: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    inferred: str = ""  # how discovery formed a campaign that no campaign.yaml declares (obs.layout), else ""

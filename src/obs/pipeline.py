@@ -25,15 +25,16 @@ import orjson
 from obs import ledger
 from obs.adapters import adapter_named, holds_of
 from obs.adapters.base import LoadContext
+from obs.adapters.side_logs import read_side_logs
 from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.digest import RunDigest, digest_from_dict, digest_to_dict, make_digest
 from obs.analysis.headline import surrounding_metrics
 from obs.analysis.report import RunContext, RunReport, analyse_run
 from obs.analysis.summary import summarize
 from obs.cache import BuildCache
-from obs.config import SiteConfig, load_config
+from obs.config import CONFIG_FILE, SiteConfig, load_config
 from obs.diagnostics import NO_RUNS, Diagnostic, Diagnostics
-from obs.discover import Discovery, discover
+from obs.discover import Discovery, discover, reconcile_primary
 from obs.fieldbounds import bound_run_fields
 from obs.jsonutil import jsonable
 from obs.model import Campaign, Run, Spec
@@ -70,6 +71,21 @@ def closest_ids(wanted: str, ids: list[str], shown: int = 10) -> str:
     return f"{len(ids)} run{'' if len(ids) == 1 else 's'}: {', '.join(sorted(ids)[:shown])}{more}"
 
 
+def _site_tiers(campaign: Campaign, cfg: SiteConfig, diags: Diagnostics) -> None:
+    """obs.yaml's metric tiers for a campaign that declares none of its own (campaign.yaml's `metrics:` wins)."""
+    if campaign.metrics_from:
+        return
+    tiers = [s["decl"] for s in cfg.metrics.values() if s["decl"].tier]
+    if not tiers:
+        return
+    campaign.metrics, said = reconcile_primary(tiers, campaign.primary_metric)
+    campaign.metrics_from = CONFIG_FILE
+    if campaign.primary_metric is None:
+        campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
+    if said:
+        diags.info(campaign.source_dir / "campaign.yaml", f"obs.yaml {said}")
+
+
 @dataclass
 class SourceTree:
     """A source folder read as far as a build plans it: settings, runs found, their order and page names.
@@ -92,9 +108,13 @@ class SourceTree:
             raise FileNotFoundError(f"{source}: source folder does not exist")
         diags = Diagnostics(root=root)
         cfg = load_config(root, diags)
-        found = discover(root, exclude=(*exclude, root / STATIC_DIR))  # static/ is copied into the site, not read
+        # static/ is copied into the site, not read; obs.yaml's primary metric leads a campaign the layout forms
+        declared = cfg.primary_metric if cfg.primary_metric != SiteConfig().primary_metric else None  # not the default
+        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=declared)
         diags.extend(found.diags)
         plan = plan_build(found.runs, diags) if peek is None else plan_build(found.runs, diags, peek=peek)
+        for campaign in found.campaigns.values():
+            _site_tiers(campaign, cfg, diags)
         layout = SiteLayout.make(plan.slugs, found.specs, found.campaigns)
         for kind, ident, slug in layout.renamed():
             folder = (found.specs[ident] if kind == "spec" else found.campaigns[ident]).source_dir
@@ -161,10 +181,20 @@ def load_run(tree: SourceTree, planned: PlannedRun) -> Run:
     except Exception as exc:
         diags.error(planned.source.path, f"could not be read: {type(exc).__name__}: {exc}")
         run = Run(id=planned.id, source_dir=planned.source.path, adapter=planned.source.adapter)
+    if planned.source.side:  # emergence/steps.jsonl, generations.jsonl: read with their run, whatever its format
+        try:
+            read_side_logs(run, planned.source.side, diags, restarts=tree.cfg.restarts)
+        except OSError as exc:
+            diags.unreadable(exc.filename or planned.source.path, exc)
     _check_still_readable(planned.source.files, diags)
     bound_run_fields(run, diags)  # a 2 MB title or date would keep its pages from loading
     run.id = planned.id
     run.baseline = planned.baseline
+    run.campaign = run.campaign or planned.source.campaign  # a campaign inferred from the layout (obs.layout)
+    if run.condition is None:  # a run.yaml's own condition and seed win over what discovery inferred
+        run.condition = planned.source.condition
+    if run.seed is None:
+        run.seed = planned.source.seed
     run.diagnostics = diags
     ledger.overlay(run, ledger.read_ledger(tree.root))  # decisions.jsonl (obs decide) wins over run.yaml
     return run
@@ -284,6 +314,7 @@ def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_h
         input_hash=input_hash,
         campaign_metric=campaign.primary_metric if campaign else None,
         campaign_window=final_window(tree, report.run),
+        campaign_metrics=campaign.metrics if campaign else (),
     )
 
 
@@ -330,6 +361,7 @@ def render_files(
         source_rel=tree.source_rel(planned),
         max_points=tree.cfg.max_points,
         slug=planned.slug,
+        x_axes=tree.cfg.x_axes,
     )
     return output.all_files()
 

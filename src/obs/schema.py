@@ -25,11 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from obs.diagnostics import Severity
-from obs.fields import YamlFields
+from obs.fields import YamlFields, shown
 from obs.gate_language import GateError, parse_gate
-from obs.model import STATUSES, VERDICTS
+from obs.model import STATUSES, TIERS, VERDICTS, MetricDecl, MetricWindow
 from obs.sanitize import FLOAT_LIMIT, int_in_range
 from obs.textbounds import bound_markdown
+from obs.vocabulary import names_an_identifier
 
 CONTRACT_VERSIONS = (1,)
 
@@ -338,31 +339,170 @@ class Gates(Kind):
         return gates
 
 
-class MetricSettings(Kind):
-    """obs.yaml `metrics:`: metric name -> `{better: higher|lower}`; a bad entry is reported and skipped."""
+_STEP_RANGE = re.compile(
+    r"^\s*(?:steps?\s*:?\s*)?([0-9]+(?:\.[0-9]+)?)\s*(?:-|\.\.|to)\s*([0-9]+(?:\.[0-9]+)?)\s*$", re.I
+)
+_LAST_N = re.compile(r"^\s*last\s*:?\s*([0-9]+)\s*$", re.I)
+WINDOW_EXPECTED = "`final`, a number of last logged points (`20`) or a step range (`400-500`)"
+TIER_KEYS = ("tier", "direction", "better", "window", "unit", "min_effect")
 
-    expected = "a mapping of metric name to {better: higher or lower}"
-    type_doc = "mapping of metric → `{better: higher|lower}`"
-    OPTIONS = ("higher", "lower")
+
+def parse_window(value: Any) -> MetricWindow | None:
+    """`final`, `20` / `last 20` (the last 20 logged points), `400-500` / `[400, 500]` (steps 400 to 500,
+    both included); None when the value is none of these."""
+    if isinstance(value, str) and value.strip().lower() == "final":
+        return MetricWindow()
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 1 and int_in_range(value):
+        return MetricWindow("last", n=value)
+    if isinstance(value, list) and len(value) == 2 and all(_is_number(v) and v >= 0 for v in value):
+        lo, hi = float(value[0]), float(value[1])
+    elif isinstance(value, str) and (m := _LAST_N.match(value)) and int(m.group(1)) >= 1:
+        return MetricWindow("last", n=int(m.group(1)))
+    elif isinstance(value, str) and (m := _STEP_RANGE.match(value)):
+        lo, hi = float(m.group(1)), float(m.group(2))
+    else:
+        return None
+    return MetricWindow("steps", lo=lo, hi=hi) if lo <= hi and hi <= FLOAT_LIMIT else None
+
+
+def _tier_entry(name: str, entry: Any, at: YamlFields, default_tier: str) -> MetricDecl | None:
+    """One `name: {tier, direction, window, unit, min_effect}` entry (or a bare name); None when skipped.
+    `default_tier` "" (obs.yaml): an entry without `tier:` only sets the metric's direction, window and unit."""
+    where = at.name(name)
+    if names_an_identifier(name):
+        at.say("warning", name, f"'{where}': '{name}' is an identifier of the records, not a metric; skipped")
+        return None
+    if entry is None or isinstance(entry, str):  # `acc: secondary` is a tier on its own
+        entry = {} if entry is None else {"tier": entry}
+    if not isinstance(entry, dict):
+        at.say(
+            "warning",
+            name,
+            f"'{where}' should be a mapping {{tier, direction, window, unit}}, got {shown(entry)}; skipped",
+        )
+        return None
+    sub = at.child(name, entry)
+    unknown = sorted(str(k) for k in entry if k not in TIER_KEYS)
+    if unknown:
+        sub.say(
+            "warning",
+            unknown[0],
+            f"'{where}': unknown key(s) {', '.join(unknown)} (known: {', '.join(TIER_KEYS)}); ignored",
+        )
+    tier = entry.get("tier", default_tier)
+    if not isinstance(tier, str) or (tier.lower() not in TIERS and not (tier == "" == default_tier)):
+        sub.say("warning", "tier", f"'{where}.tier' is {shown(tier)}; expected one of {', '.join(TIERS)}; skipped")
+        return None
+    direction = entry.get("direction", entry.get("better"))
+    higher: bool | None = None
+    if direction is not None:
+        if not isinstance(direction, str) or direction.lower() not in ("higher", "lower"):
+            key = "direction" if "direction" in entry else "better"
+            sub.say(
+                "warning", key, f"'{where}.{key}' should be higher or lower, got {shown(direction)}; read from the name"
+            )
+        else:
+            higher = direction.lower() == "higher"
+    window = MetricWindow()
+    if "window" in entry and entry["window"] is not None:
+        parsed = parse_window(entry["window"])
+        if parsed is None:
+            sub.say(
+                "warning",
+                "window",
+                f"'{where}.window' should be {WINDOW_EXPECTED}, got {shown(entry['window'])}; "
+                "the final window was used",
+            )
+        else:
+            window = parsed
+    unit = entry.get("unit", "")
+    if not isinstance(unit, str):
+        sub.say("warning", "unit", f"'{where}.unit' should be a string, got {shown(unit)}; ignored")
+        unit = ""
+    min_effect = entry.get("min_effect")
+    if min_effect is not None and (not _is_number(min_effect) or min_effect < 0 or abs(min_effect) > FLOAT_LIMIT):
+        sub.say(
+            "warning", "min_effect", f"'{where}.min_effect' should be a number >= 0, got {shown(min_effect)}; ignored"
+        )
+        min_effect = None
+    return MetricDecl(
+        str(name), tier.lower(), higher, window, unit[:40], None if min_effect is None else float(min_effect)
+    )
+
+
+class MetricTiers(Kind):
+    """`metrics:` of campaign.yaml (and obs.yaml): a list of names (the first primary, the rest secondary) or a
+    mapping name -> {tier, direction, window, unit, min_effect}. A bad entry is reported on its line and skipped;
+    a second primary is read as secondary."""
+
+    expected = "a list of metric names or a mapping of metric name to {tier, direction, window, unit}"
+    type_doc = "list of names, or mapping of name → `{tier, direction, window, unit, min_effect}`"
+
+    default_tier = "secondary"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        if not isinstance(value, dict):
+        sub = at.child(key, value if isinstance(value, dict) else {})
+        decls: list[MetricDecl] = []
+        if isinstance(value, list):
+            for i, entry in enumerate(value):
+                if not isinstance(entry, str) or not entry.strip():
+                    at.say(
+                        "warning",
+                        key,
+                        f"'{at.name(key)}' entry {i + 1} should be a metric name, got {shown(entry)}; skipped",
+                    )
+                    continue
+                decl = _tier_entry(entry, None, sub, "secondary" if decls else "primary")
+                if decl is not None:
+                    decls.append(decl)
+        elif isinstance(value, dict):
+            for name, entry in value.items():
+                decl = _tier_entry(str(name), entry, sub, self.default_tier)
+                if decl is not None:
+                    decls.append(decl)
+        else:
             raise Invalid
-        out: dict[str, dict[str, str]] = {}
-        for name, entry in value.items():
-            better = entry.get("better") if isinstance(entry, dict) else None
-            if not isinstance(better, str) or better.lower() not in self.OPTIONS:
-                at.say(
-                    "warning",
-                    key,
-                    f"'{at.name(key)}.{name}' should be a mapping {{better: higher or lower}}, got {entry!r:.40}; "
-                    "skipped",
-                )
+        seen: set[str] = set()
+        primary: str | None = None
+        out: list[MetricDecl] = []
+        for decl in decls:
+            if decl.name in seen:
+                at.say("warning", key, f"'{at.name(key)}': '{decl.name}' is listed twice; the first is used")
                 continue
-            unknown = sorted(str(k) for k in entry if k != "better")
-            if unknown:
-                at.say("warning", key, f"'{at.name(key)}.{name}': unknown key(s) {', '.join(unknown)} (known: better)")
-            out[str(name)] = {"better": better.lower()}
+            seen.add(decl.name)
+            if decl.tier == "primary":
+                if primary is not None:
+                    sub.say(
+                        "warning",
+                        decl.name,
+                        f"'{at.name(key)}': '{primary}' and '{decl.name}' are both primary; one metric is the primary "
+                        f"question, so '{decl.name}' was read as secondary",
+                    )
+                    decl = MetricDecl(
+                        decl.name, "secondary", decl.higher_is_better, decl.window, decl.unit, decl.min_effect
+                    )
+                else:
+                    primary = decl.name
+            out.append(decl)
+        return out
+
+
+class MetricSettings(MetricTiers):
+    """obs.yaml `metrics:`: as campaign.yaml's (tiers used by every campaign without its own `metrics:`), and in
+    the mapping form an entry without `tier:` only sets that metric's direction (`better:` or `direction:`),
+    window, unit and minimum effect wherever it is read. Read as name -> {"better": ..., "decl": MetricDecl}."""
+
+    expected = "a list of metric names or a mapping of metric name to {better, tier, direction, window, unit}"
+    type_doc = "list of names, or mapping of name → `{better, tier, window, unit, min_effect}`"
+    default_tier = ""
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        out: dict[str, dict[str, Any]] = {}
+        for decl in super().parse(value, at, key):
+            setting: dict[str, Any] = {"decl": decl}
+            if decl.higher_is_better is not None:
+                setting["better"] = "higher" if decl.higher_is_better else "lower"
+            out[decl.name] = setting
         return out
 
 
@@ -807,6 +947,25 @@ CAMPAIGN_YAML = Schema(
         ),
         Field("litmus", Nested(LITMUS), "thresholds of the litmus verdict", default={}),
         Field(
+            "metrics",
+            MetricTiers(),
+            "the metrics compared, in tiers: a list of names (the first `primary`, the rest `secondary`) or a mapping "
+            "name → `{tier, direction, window, unit, min_effect}` (tier `primary`, `secondary` or `diagnostic`; "
+            "direction `higher` or `lower`; window `final`, a number of last points or a step range such as "
+            "`400-500`). Primary and secondary metrics are tested (Holm over every metric × candidate test); "
+            "diagnostics are shown, never tested; identifiers (`seed`, `condition`, `*_id`) are refused",
+            default=[],
+            default_doc="obs.yaml's tiers, else `primary_metric` alone",
+            outcome_doc="ignored",
+        ),
+        Field(
+            "expected_order",
+            Strings(single=False, expected="a list of condition names"),
+            "conditions in the order you expect them, worst to best in each tested metric's good direction "
+            "(`[baseline, a, b]`): each adjacent pair is checked (holds, reversed, or undetermined at α)",
+            default=[],
+        ),
+        Field(
             "paired",
             Items(expected="a list of {a, b} mappings"),
             "two-system comparisons on the same evaluation items (see below)",
@@ -1037,7 +1196,22 @@ OBS_YAML = Schema(
             "metrics",
             MetricSettings(),
             "per metric: `{better: higher|lower}`, for names whose direction obs cannot tell from the vocabulary "
-            "(docs/adapters.md); wins over `higher_is_better`",
+            "(docs/adapters.md); wins over `higher_is_better`. With `tier:` (or as a list of names), the metric tiers "
+            "of every campaign without its own `metrics:` (campaign.yaml's `metrics`); `window`, `unit` and "
+            "`min_effect` set there apply wherever the metric is tested",
+            default={},
+        ),
+        Field(
+            "x_axes",
+            Mapping_(
+                values=Strings(single=True, numbers=False),
+                expected="a mapping of axis name to a series name (or a list of them, the first a run logged is used)",
+                type_doc="mapping of axis → series name(s)",
+            ),
+            "counters offered as an x axis on run pages and compare.html beside the step, e.g. "
+            "`{tokens: num_input_tokens_seen}`: one axis name for the series different runs log it as; "
+            "a series that goes back is named on the run page, not drawn against. Series named like "
+            "`tokens_seen` or `examples` are offered without it",
             default={},
         ),
         Field(

@@ -14,12 +14,12 @@ pages, which read it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
-SUMMARY_SCHEMA_VERSION = 4  # the cached and exchanged form of RunSummary; bump on any field change
+SUMMARY_SCHEMA_VERSION = 5  # the cached and exchanged form of RunSummary; bump on any field change
 
 
 class SummaryError(ValueError):
@@ -208,6 +208,10 @@ class RunSummary:
     probe_hash: str | None = None
     # analysis.ladder.TargetClass.as_dict(): the failure class the rung targets, counted before and after
     target_class: dict[str, Any] | None = None
+    # a campaign run: each declared metric's one number over its own window (campaign.yaml `metrics:`), and the
+    # logged series that are yes/no flags (every value 0 or 1, a name that asks a question): never tested
+    metric_windows: dict[str, WindowSummary] = field(default_factory=dict)
+    flags: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the cache and for hashing (a page's inputs)."""

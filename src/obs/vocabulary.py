@@ -66,6 +66,33 @@ def lower_is_better(name: str) -> bool:
     return any(p in joined for p in LOWER_IS_BETTER_PHRASES)
 
 
+# --- names that are not outcomes -------------------------------------------------------------------
+
+# A record's identifiers and axes: never a metric to compare conditions on (a t-test of `seed` across
+# conditions is a test of how the seeds were numbered).
+IDENTIFIER_NAMES: frozenset[str] = frozenset(
+    {"seed", "condition", "run", "run_id", "id", "arm", "group", "step", "global_step", "epoch", "timestamp"}
+)
+# Tokens that make a name a yes/no question (`loss_is_placeholder`, `backend_reports_sync_loss`).
+FLAG_TOKENS: frozenset[str] = frozenset({"is", "has", "reports", "uses", "flag", "enabled", "disabled"})
+
+
+@functools.lru_cache(maxsize=4096)
+def names_an_identifier(name: str) -> bool:
+    """`seed`, `condition`, `run_id`, `train/seed`, `sample_id`: an identifier or axis of the records, never an
+    outcome."""
+    toks = tokens(name)
+    return bool(toks) and (
+        name.lower() in IDENTIFIER_NAMES or "_".join(toks) in IDENTIFIER_NAMES or toks[-1] in ("id", "seed")
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def names_a_flag(name: str) -> bool:
+    """A name that asks a yes/no question: `loss_is_placeholder`, `backend_reports_sync_loss`, `has_nan`."""
+    return any(t in FLAG_TOKENS for t in tokens(name))
+
+
 # --- stage labels ---------------------------------------------------------------------------------
 
 STAGE_TOKENS: frozenset[str] = frozenset({"stage", "phase", "curriculum"})

@@ -24,36 +24,10 @@
 
   // ------------------------------------------------------------------------------ data files
 
+  // the data files' loader is obs.js's, shared with the generations viewer
   function Loader(spec) {
-    this.spec = spec;
-    this.cache = {};
+    return new window.obs.DataFiles(spec.prefix, SCHEMA, spec.run);
   }
-  Loader.prototype.load = function (kind, page) {
-    var key = kind + "-" + page;
-    if (this.cache[key]) return this.cache[key];
-    var spec = this.spec;
-    var promise = new Promise(function (resolve, reject) {
-      var script = document.createElement("script");
-      script.src = spec.prefix + key + ".js";
-      script.onload = function () {
-        var list = self.OBS_DATA || [];
-        for (var i = list.length - 1; i >= 0; i--) {
-          var item = list[i];
-          if (item && item.schema === SCHEMA && item.kind === kind && item.page === page && item.run === spec.run) {
-            list.splice(i, 1);
-            script.remove();
-            inflate(item).then(resolve, reject);
-            return;
-          }
-        }
-        reject(new Error("no case data in " + script.src));
-      };
-      script.onerror = function () { reject(new Error("could not load " + script.src)); };
-      document.head.appendChild(script);
-    });
-    this.cache[key] = promise;
-    return promise;
-  };
 
   // --------------------------------------------------------------------------------- filters
 

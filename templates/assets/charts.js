@@ -757,7 +757,10 @@
           p.makeLegend();
         });
       }
-      if (!keepRange) this.range = null;
+      if (!keepRange) {  // a panel redrawn keeps the range its chart shows: not this time
+        this.range = null;
+        for (const p of this.panels) if (p.u) { p.u.destroy(); p.u = null; }
+      }
       this.drawAll();
       this.readout.replaceChildren(el("span", "note", "Point at a curve to read its values."));
     }
@@ -969,71 +972,299 @@
     document.fonts.ready.then(() => { for (const g of Group.all) for (const p of g.panels) if (p.u) p.u.redraw(false, true); });
   }
 
+  // ------------------------------------------------------------------------ other x axes
+
+  /* The axes the picked runs offer beyond the step: wall time and relative time from a logged
+     clock, the epoch, and each counter (tokens, examples seen) by name; a counter obs.yaml declares
+     (`x_axes`) is keyed by its axis name, whatever series each run logs it as. */
+  function axesOf(runs) {
+    const out = [{ value: "step", label: "step" }];
+    const kinds = new Set(), counters = new Set();
+    runs.forEach(r => Object.keys(r.xaxes || {}).forEach(n => {
+      const k = r.xaxes[n].kind;
+      if (k === "counter") counters.add(n); else kinds.add(k);
+    }));
+    if (kinds.has("wall")) out.push({ value: "wall", label: "wall time (UTC)" });
+    if (kinds.has("wall") || kinds.has("elapsed")) out.push({ value: "relative", label: "relative time" });
+    if (kinds.has("epoch")) out.push({ value: "epoch", label: "epoch" });
+    Array.from(counters).sort().forEach(n => out.push({ value: n, label: n }));
+    return out;
+  }
+
+  /* The series a run maps its steps through for axis `x`, and how its values become x. */
+  function axisOf(run, x) {
+    const names = Object.keys(run.xaxes || {}).sort();
+    const pick = test => { const n = names.find(n => test(run.xaxes[n])); return n ? run.xaxes[n] : null; };
+    if (x === "wall") { const a = pick(a => a.kind === "wall"); return a && { a, f: v => a.start + v }; }
+    if (x === "relative") { const a = pick(a => a.kind === "elapsed") || pick(a => a.kind === "wall"); return a && { a, f: v => v }; }
+    if (x === "epoch") { const a = pick(a => a.kind === "epoch"); return a && { a, f: v => v }; }
+    const a = run.xaxes && Object.prototype.hasOwnProperty.call(run.xaxes, x) ? run.xaxes[x] : null;
+    return a && a.kind === "counter" ? { a, f: v => v } : null;
+  }
+
+  /* A series' points on axis x: each step mapped through the axis series by linear interpolation
+     between its logged points; points outside the steps it covers are left out. */
+  function mapped(run, entry, x, unit) {
+    const xs = xsOf(entry), y = entry.y;
+    if (x === "step") return { x: xs, y, steps: null };
+    const ax = axisOf(run, x);
+    if (!ax) return null;
+    const sx = xsOf(ax.a), sv = ax.a.y, out = { x: [], y: [], steps: [] };
+    let j = 0;
+    for (let i = 0; i < xs.length; i++) {
+      const s = xs[i];
+      if (s < sx[0] || s > sx[sx.length - 1]) continue;
+      while (j + 1 < sx.length && sx[j + 1] < s) j += 1;
+      const k = Math.min(j + 1, sx.length - 1);
+      const v = sx[k] === sx[j] ? sv[j] : sv[j] + (sv[k] - sv[j]) * (s - sx[j]) / (sx[k] - sx[j]);
+      out.x.push(ax.f(sx[j] === s ? sv[j] : v) / unit);
+      out.y.push(y[i]);
+      out.steps.push(s);
+    }
+    // an axis that stood still (two steps at one epoch) would give one x two values: the last is kept
+    for (let i = out.x.length - 2; i >= 0; i--) {
+      if (out.x[i] === out.x[i + 1]) { out.x.splice(i, 1); out.y.splice(i, 1); out.steps.splice(i, 1); }
+    }
+    return out;
+  }
+
+  /* Relative time in the unit its longest run reads best in. */
+  function timeUnit(runs) {
+    let longest = 0;
+    runs.forEach(r => { const ax = axisOf(r, "relative"); if (ax) longest = Math.max(longest, ax.a.y[ax.a.y.length - 1]); });
+    return longest >= 3 * 3600 ? [3600, "h"] : longest >= 180 ? [60, "min"] : [1, "s"];
+  }
+
+  function pad2(n) { return (n < 10 ? "0" : "") + n; }
+  function utc(seconds) {
+    const d = new Date(seconds * 1000);
+    return d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate()) + " " +
+      pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes()) + ":" + pad2(d.getUTCSeconds());
+  }
+
+  /* How a group draws and writes axis x: its label, its CSV header, its read-out, its ticks (a
+     wall clock on uPlot's time scale, in UTC), and the unit relative time is divided by. */
+  function axisOptions(x, runs) {
+    if (x === "wall") {
+      return {
+        xLabel: "wall time", xCsv: "wall time (seconds since 1970-01-01 UTC)",
+        xText: v => utc(v) + " UTC", xTime: true, unit: 1,
+        // uPlot's time ticks fall on whole seconds, minutes, hours or days: written to that
+        // resolution, ISO style, with the date where it changes (the status line says where it starts)
+        xValues: (u, splits, axis, space, incr) => {
+          const first = splits.find(v => v != null);
+          let day = first == null ? null : utc(first).slice(0, 10);
+          return splits.map(v => {
+            if (v == null) return "";
+            const t = utc(v), d = t.slice(0, 10);
+            if (incr >= 86400) return d;
+            const time = incr < 60 ? t.slice(11, 19) : t.slice(11, 16);
+            const text = d !== day ? d.slice(5) + " " + time : time;
+            day = d;
+            return text;
+          });
+        },
+      };
+    }
+    if (x === "relative") {
+      const [div, name] = timeUnit(runs);
+      return { xLabel: "relative time (" + name + ")", xCsv: "relative time (" + name + ")", unit: div };
+    }
+    return { xLabel: x, xCsv: x, unit: 1 };
+  }
+
   // ------------------------------------------------------------------------ run pages
 
-  function seriesLine(run, name, color) {
+  /* A run's series on axis x (a model line's x, y and, off the step axis, the step of each point). */
+  function onAxis(run, entry, x, unit) {
+    if (x === "step") return { x: xsOf(entry), y: entry.y, steps: null };
+    return mapped(run, entry, x, unit) || { x: [], y: [], steps: [] };
+  }
+
+  function seriesLine(run, name, color, x, unit) {
     const s = run.series[name];
     if (!s) return null;
-    return { label: name, x: xsOf(s), y: s.y, color, n: s.n };
+    const at = onAxis(run, s, x || "step", unit || 1);
+    return { label: name, x: at.x, y: at.y, steps: at.steps, color, n: s.n };
   }
 
-  function bandOf(run, key) {
+  function bandOf(run, key, x, unit) {
     const b = run.bands && run.bands[key];
-    return b ? { x: xsOf(b), lo: b.lo, hi: b.hi } : null;
+    if (!b) return null;
+    if (!x || x === "step") return { x: xsOf(b), lo: b.lo, hi: b.hi };
+    const lo = onAxis(run, { x: xsOf(b), y: b.lo }, x, unit), hi = onAxis(run, { x: xsOf(b), y: b.hi }, x, unit);
+    return { x: lo.x, lo: lo.y, hi: hi.y };
   }
 
-  function runModel(run, panel) {
+  /* A step mapped onto axis x (NaN outside the steps the axis series covers): stage spans and
+     marked steps follow the curves onto another axis. */
+  function stepOnAxis(run, x, unit) {
+    if (x === "step") return s => s;
+    return s => {
+      const m = mapped(run, { x: [s], y: [0] }, x, unit);
+      return m && m.x.length ? m.x[0] : NaN;
+    };
+  }
+
+  function runModel(run, panel, x, unit) {
     const offset = panel.colorOffset || 0;
     const lines = [];
     (panel.lines || []).forEach((name, i) => {
-      const line = seriesLine(run, name, PALETTE[(offset + i) % PALETTE.length]);
+      const line = seriesLine(run, name, PALETTE[(offset + i) % PALETTE.length], x, unit);
       if (line) lines.push(line);
     });
     const bands = [];
     (panel.bands || []).forEach(spec => {
-      const b = bandOf(run, spec.key);
+      const b = bandOf(run, spec.key, x, unit);
       const li = lines.findIndex(l => l.label === spec.series);
       if (!b || li < 0) return;
       const band = Object.assign(b, { color: lines[li].color, alpha: spec.faint ? 0.1 : 0.26, line: li, label: spec.label });
       bands.push(band);
       if (!spec.faint) lines[li].band = band;
     });
+    const at = stepOnAxis(run, x || "step", unit || 1);
+    const vlines = (panel.vlines || []).map(v => Object.assign({}, v, { x: at(v.x) })).filter(v => Number.isFinite(v.x));
     return {
       lines, bands,
-      stageLabels: !!panel.stages, hlines: panel.hlines || [], vlines: panel.vlines || [],
+      stageLabels: !!panel.stages, hlines: panel.hlines || [], vlines,
       markLabels: panel.markLabels !== false, log: !!panel.log, ymin: panel.ymin == null ? null : panel.ymin,
     };
   }
 
+  /* A run page's view is kept in its link (the query string), so a shared link shows the same:
+       x=<axis>            the x axis of every chart (step, wall, relative, epoch or a counter)
+       series=<name>       the explorer's series
+       zoom.<group>=lo,hi  a chart group's x range (training, reward, explore), in the axis' units
+     A value the run does not have is said above the charts, never silently dropped. A page opened
+     from a file reads its link but may not rewrite it. */
   function runPage(spec) {
     const first = document.querySelector(".chart-group");
     if (!first) return;
+    const params = new URLSearchParams(location.search);
     whenNearOnce(first, () => withData(spec.slug, spec.data, run => {
       if (!run) return;
-      const stages = run.stages && run.stages.length ? run.stages : null;
+      const unknown = [];
+      const axes = axesOf([run]);
+      let x = params.get("x") || "step", lostAxis = false;
+      if (!axes.some(a => a.value === x)) {
+        unknown.push("the x axis “" + x + "”, which this run does not offer (it is drawn over " + (run.x || "step") + ")");
+        x = "step";
+        lostAxis = true;
+      }
+      const zoomOf = name => {
+        const key = "zoom." + name;
+        if (!params.has(key)) return null;
+        if (lostAxis) {  // a range on another axis means nothing on this one
+          unknown.push("the range " + params.get(key) + " of the " + name + " charts on that axis (not applied)");
+          return null;
+        }
+        const z = (params.get(key) || "").split(",").map(Number);
+        if (z.length === 2 && Number.isFinite(z[0]) && z[1] > z[0]) return z;
+        unknown.push("the range “" + params.get(key) + "” for the " + name + " charts, which is not two increasing numbers");
+        return null;
+      };
+      const stagesAt = () => {
+        if (!run.stages || !run.stages.length) return null;
+        if (x === "step") return run.stages;
+        const at = stepOnAxis(run, x, unit);
+        const out = run.stages.map(st => [st[0], at(st[1]), at(st[2])]).filter(st => Number.isFinite(st[1]) && Number.isFinite(st[2]));
+        return out.length ? out : null;
+      };
+      let opts = null, unit = 1;
+      const setAxis = () => {
+        const o = axisOptions(x, [run]);
+        unit = o.unit;
+        opts = o;
+        if (x === "step") { opts.xLabel = run.x || "step"; opts.xCsv = opts.xLabel; }
+      };
+      setAxis();
+      const groups = [];  // { name, group, models() }
+      const remember = () => {
+        if (location.protocol === "file:") return;  // a file: page may not rewrite its URL
+        const p = new URLSearchParams(location.search);
+        if (x !== "step") p.set("x", x); else p.delete("x");
+        for (const g of groups) {
+          const key = "zoom." + g.name, r = g.group.range, [a, b] = g.group.extent();
+          const drawn = g.group.panels.some(panel => panel.u);  // a link's range waits for its group to be drawn
+          if (r && (!drawn || r[0] > a || r[1] < b)) p.set(key, r.map(v => String(Number(v.toPrecision(8)))).join(","));
+          else p.delete(key);
+          if (g.series) { const v = g.series(); if (v && v !== spec.explore) p.set("series", v); else p.delete("series"); }
+        }
+        const q = p.toString().replace(/%2C/g, ",");
+        if ((q ? "?" + q : "") === location.search.replace(/%2C/g, ",")) return;
+        history.replaceState(null, "", (q ? "?" + q : location.pathname) + location.hash);
+      };
+      // (the explorer's file name is a getter: copied as one, it names the series picked when saved)
+      const options = (name, extra) => Object.defineProperties(
+        Object.assign({ stages: stagesAt(), file: run.slug + "-" + name, onChange: remember }, opts),
+        Object.getOwnPropertyDescriptors(extra || {}));
+      const add = (name, root, models, extra, series) => {
+        const group = new Group(root, models(), options(name, extra));
+        const z = zoomOf(name);
+        if (z) group.range = z;
+        groups.push({ name, group, models, extra, series });
+        return group;
+      };
       Object.keys(spec.groups).forEach(name => {
         const root = document.getElementById("chart-" + name);
         if (!root) return;
-        const models = spec.groups[name].map((p, i) => {
-          const m = runModel(run, p);
+        add(name, root, () => spec.groups[name].map((p, i) => {
+          const m = runModel(run, p, x, unit);
           if (name === "reward" && i > 0) m.markLabels = false;
           return m;
-        });
-        new Group(root, models, { stages, xLabel: run.x, file: run.slug + "-" + name });
+        }));
       });
       const explore = document.getElementById("chart-explore");
       if (explore) {
         const pick = explore.querySelector("select[data-series]");
-        const title = explore.querySelector(".chart-plot");
+        const plot = explore.querySelector(".chart-plot");
+        const wanted = params.get("series");
+        if (wanted && Array.prototype.some.call(pick.options, o => o.value === wanted)) pick.value = wanted;
+        else if (wanted) unknown.push("the series “" + wanted + "”, which this run did not log (the explorer shows " + pick.value + ")");
         const model = () => {
-          const line = seriesLine(run, pick.value, PALETTE[0]);
-          title.setAttribute("aria-label", pick.value + " over " + run.x);
-          return { lines: line ? [line] : [], bands: [], hlines: [], vlines: [], stageLabels: true, log: false, ymin: null };
+          const line = seriesLine(run, pick.value, PALETTE[0], x, unit);
+          plot.setAttribute("aria-label", pick.value + " over " + opts.xLabel);
+          return [{ lines: line ? [line] : [], bands: [], hlines: [], vlines: [], stageLabels: true, log: false, ymin: null }];
         };
-        const group = new Group(explore, [model()], { stages, xLabel: run.x, get file() { return run.slug + "-" + pick.value; } });
-        pick.addEventListener("change", () => group.setModels([model()]));
+        const group = add("explore", explore, model, { get file() { return run.slug + "-" + pick.value; } }, () => pick.value);
+        pick.addEventListener("change", () => { group.setModels(model()); remember(); });
+      }
+      if (axes.length > 1) axisPickers(axes, () => x, value => {
+        x = value;
+        setAxis();
+        for (const g of groups) {
+          g.group.options = options(g.name, g.extra);
+          g.group.stages = g.group.options.stages;
+          g.group.range = null;
+          g.group.setModels(g.models());
+        }
+        remember();
+      });
+      if (unknown.length) {
+        const note = el("p", "note warn chart-link", "This link asks for " + unknown.join("; and for ") + ".");
+        note.setAttribute("role", "status");
+        first.parentNode.insertBefore(note, first);
       }
     }));
+  }
+
+  /* One "x axis" picker in each chart group's toolbar of a run page; they move together. */
+  function axisPickers(axes, current, changed) {
+    const selects = [];
+    document.querySelectorAll(".chart-group .chart-tools").forEach(tools => {
+      const label = el("label", "chart-x", "x axis ");
+      const sel = el("select");
+      sel.setAttribute("data-x", "");
+      axes.forEach(a => { const o = el("option", null, a.label); o.value = a.value; sel.append(o); });
+      sel.value = current();
+      label.append(sel);
+      tools.prepend(label);
+      selects.push(sel);
+      sel.addEventListener("change", () => {
+        selects.forEach(s => { s.value = sel.value; });
+        changed(sel.value);
+      });
+    });
   }
 
   /* `start` once any of the page's chart groups comes near the viewport (the data file it needs
@@ -1114,7 +1345,7 @@
   window.obsCharts = {
     groups: Group.all, num, linearLabels, logLabels, ema, loaded, busy: () => inFlight > 0,
     // for compare.html's overlay (overlay.js)
-    Group, withData, xsOf, stepText, runColor, runStyles, groupStyles, el,
+    Group, withData, xsOf, stepText, runColor, runStyles, groupStyles, el, axesOf, mapped, axisOptions, utc,
     // for chart-export.js
     style: { FAMILY, GRID, AXIS, MUTED, STAGE_LINE, ONSET }, uPlot: () => uPlot,
   };

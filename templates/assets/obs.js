@@ -78,6 +78,41 @@
     return new Response(stream).text().then(JSON.parse);
   }
 
+  // The data files beside a page (obs.render.datafile: `<prefix><kind>-<page>.js`, each pushing one value onto
+  // OBS_DATA), each loaded as a script element, one at a time, and kept: a page opened from disk cannot fetch() them.
+  // The case browser and the generations viewer read theirs with this; `schema` and `run` say whose a value is.
+  function DataFiles(prefix, schema, run) {
+    this.prefix = prefix;
+    this.schema = schema;
+    this.run = run;
+    this.cache = {};
+  }
+  DataFiles.prototype.load = function (kind, page) {
+    var key = kind + "-" + page;
+    if (this.cache[key]) return this.cache[key];
+    var files = this;
+    var promise = new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = files.prefix + key + ".js";
+      script.onload = function () {
+        var list = self.OBS_DATA || [];
+        for (var i = list.length - 1; i >= 0; i--) {
+          var item = list[i];
+          if (item && item.schema === files.schema && item.kind === kind && item.page === page && item.run === files.run) {
+            list.splice(i, 1);
+            script.remove();
+            inflate(item).then(resolve, reject);
+            return;
+          }
+        }
+        reject(new Error("no data in " + script.src));
+      };
+      script.onerror = function () { reject(new Error("could not load " + script.src)); };
+      document.head.appendChild(script);
+    });
+    this.cache[key] = promise;
+    return promise;
+  };
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -614,10 +649,60 @@
     wrap.parentNode.insertBefore(p, wrap.nextSibling);
   }
 
+  // The run page's jump menu (narrow screens): it slides away while the reader scrolls down and
+  // comes back when they scroll up; a picked section closes it; it names the section in view.
+  function wireJump(nav) {
+    var menu = nav.querySelector("details"), at = nav.querySelector("[data-jump-at]");
+    var links = Array.prototype.slice.call(menu.querySelectorAll("a"));
+    var holdUntil = 0;
+    // a picked section is shown whole: the menu closes and steps aside (scrolling up brings it back),
+    // and the focus leaves it, so the next Tab goes on from the section
+    Array.prototype.forEach.call(nav.querySelectorAll("a"), function (a) {
+      a.addEventListener("click", function () {
+        menu.open = false;
+        nav.classList.add("away");
+        holdUntil = performance.now() + 400;  // the jump is one scroll event (no smooth scrolling): not the reader's
+        a.blur();
+      });
+    });
+    menu.addEventListener("keydown", function (e) {
+      if (e.key === "Escape" && menu.open) { menu.open = false; menu.querySelector("summary").focus(); }
+    });
+    var last = window.scrollY, ticking = false;
+    window.addEventListener("scroll", function () {
+      if (ticking) return;
+      ticking = true;
+      requestAnimationFrame(function () {
+        ticking = false;
+        var y = window.scrollY;
+        if (performance.now() < holdUntil) { holdUntil = 0; last = y; return; }  // the jump's own scrolling
+        if (Math.abs(y - last) < 8) return;
+        nav.classList.toggle("away", y > last && y > 200 && !menu.open);
+        last = y;
+      });
+    }, { passive: true });
+    if (typeof IntersectionObserver !== "function") return;
+    var byId = {};
+    links.forEach(function (a) { byId[a.getAttribute("href").slice(1)] = a; });
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (!e.isIntersecting || !byId[e.target.id]) return;
+        links.forEach(function (a) { a.removeAttribute("aria-current"); });
+        byId[e.target.id].setAttribute("aria-current", "true");
+        var n = links.indexOf(byId[e.target.id]) + 1;
+        at.textContent = n + ". " + byId[e.target.id].textContent;
+        menu.classList.add("at");
+      });
+    }, { rootMargin: "-45% 0px -50% 0px" });
+    Object.keys(byId).forEach(function (id) { var s = document.getElementById(id); if (s) seen.observe(s); });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     Array.prototype.forEach.call(document.querySelectorAll("table[data-export]"), wireExport);
     var go = document.querySelector("[data-overlay-go]");
     if (go) wirePicks(go);
+    var jump = document.querySelector("nav.jump");
+    if (jump) wireJump(jump);
     document.documentElement.setAttribute("data-obs-js", "");
     Array.prototype.forEach.call(document.querySelectorAll("form.filters"), function (form) {
       var table = document.getElementById(form.getAttribute("data-table"));
@@ -632,8 +717,8 @@
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(remeasureAll);
   });
   window.addEventListener("load", function () { markScrollable(false); });
-  // the page's other scripts (cases.js) build elements and read data files with these
-  window.obs = { el: el, inflate: inflate };
+  // the page's other scripts (cases.js, generations.js) build elements and read data files with these
+  window.obs = { el: el, inflate: inflate, DataFiles: DataFiles };
   window.addEventListener("resize", remeasureAll);
   document.addEventListener("toggle", markSoon, true);
   // sections drawn only near the viewport (content-visibility: auto) have no size until then

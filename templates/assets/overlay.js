@@ -188,102 +188,10 @@
     }
 
     // --------------------------------------------------------------------------- x axes
+    // (charts.js: the axes a run offers and a series mapped onto one, the same as on a run page)
 
-    /* The axes the picked runs offer beyond the step: wall time and relative time from a logged
-       clock, the epoch, and each counter (tokens, examples seen) by name. */
-    function axesOf(runs) {
-      const out = [{ value: "step", label: "step" }];
-      const kinds = new Set(), counters = new Set();
-      runs.forEach(r => Object.keys(r.xaxes || {}).forEach(n => {
-        const k = r.xaxes[n].kind;
-        if (k === "counter") counters.add(n); else kinds.add(k);
-      }));
-      if (kinds.has("wall")) out.push({ value: "wall", label: "wall time (UTC)" });
-      if (kinds.has("wall") || kinds.has("elapsed")) out.push({ value: "relative", label: "relative time" });
-      if (kinds.has("epoch")) out.push({ value: "epoch", label: "epoch" });
-      Array.from(counters).sort().forEach(n => out.push({ value: n, label: n }));
-      return out;
-    }
-
-    /* The series a run maps its steps through for axis `x`, and how its values become x. */
-    function axisOf(run, x) {
-      const names = Object.keys(run.xaxes || {}).sort();
-      const pick = test => { const n = names.find(n => test(run.xaxes[n])); return n ? run.xaxes[n] : null; };
-      if (x === "wall") { const a = pick(a => a.kind === "wall"); return a && { a, f: v => a.start + v }; }
-      if (x === "relative") { const a = pick(a => a.kind === "elapsed") || pick(a => a.kind === "wall"); return a && { a, f: v => v }; }
-      if (x === "epoch") { const a = pick(a => a.kind === "epoch"); return a && { a, f: v => v }; }
-      const a = run.xaxes && run.xaxes[x];
-      return a && a.kind === "counter" ? { a, f: v => v } : null;
-    }
-
-    /* A series' points on axis x: each step mapped through the axis series by linear interpolation
-       between its logged points; points outside the steps it covers are left out. */
-    function mapped(run, entry, x, unit) {
-      const xs = C.xsOf(entry), y = entry.y;
-      if (x === "step") return { x: xs, y, steps: null };
-      const ax = axisOf(run, x);
-      if (!ax) return null;
-      const sx = C.xsOf(ax.a), sv = ax.a.y, out = { x: [], y: [], steps: [] };
-      let j = 0;
-      for (let i = 0; i < xs.length; i++) {
-        const s = xs[i];
-        if (s < sx[0] || s > sx[sx.length - 1]) continue;
-        while (j + 1 < sx.length && sx[j + 1] < s) j += 1;
-        const k = Math.min(j + 1, sx.length - 1);
-        const v = sx[k] === sx[j] ? sv[j] : sv[j] + (sv[k] - sv[j]) * (s - sx[j]) / (sx[k] - sx[j]);
-        out.x.push(ax.f(sx[j] === s ? sv[j] : v) / unit);
-        out.y.push(y[i]);
-        out.steps.push(s);
-      }
-      // an axis that stood still (two steps at one epoch) would give one x two values: the last is kept
-      for (let i = out.x.length - 2; i >= 0; i--) {
-        if (out.x[i] === out.x[i + 1]) { out.x.splice(i, 1); out.y.splice(i, 1); out.steps.splice(i, 1); }
-      }
-      return out;
-    }
-
-    /* Relative time in the unit its longest run reads best in. */
-    function timeUnit(runs) {
-      let longest = 0;
-      runs.forEach(r => { const ax = axisOf(r, "relative"); if (ax) longest = Math.max(longest, ax.a.y[ax.a.y.length - 1]); });
-      return longest >= 3 * 3600 ? [3600, "h"] : longest >= 180 ? [60, "min"] : [1, "s"];
-    }
-
-    function pad2(n) { return (n < 10 ? "0" : "") + n; }
-    function utc(seconds) {
-      const d = new Date(seconds * 1000);
-      return d.getUTCFullYear() + "-" + pad2(d.getUTCMonth() + 1) + "-" + pad2(d.getUTCDate()) + " " +
-        pad2(d.getUTCHours()) + ":" + pad2(d.getUTCMinutes()) + ":" + pad2(d.getUTCSeconds());
-    }
-
-    function axisOptions(runs) {
-      if (state.x === "wall") {
-        return {
-          xLabel: "wall time", xCsv: "wall time (seconds since 1970-01-01 UTC)",
-          xText: v => utc(v) + " UTC", xTime: true, unit: 1,
-          // uPlot's time ticks fall on whole seconds, minutes, hours or days: written to that
-          // resolution, ISO style, with the date where it changes (the status line says where it starts)
-          xValues: (u, splits, axis, space, incr) => {
-            const first = splits.find(v => v != null);
-            let day = first == null ? null : utc(first).slice(0, 10);
-            return splits.map(v => {
-              if (v == null) return "";
-              const t = utc(v), d = t.slice(0, 10);
-              if (incr >= 86400) return d;
-              const time = incr < 60 ? t.slice(11, 19) : t.slice(11, 16);
-              const text = d !== day ? d.slice(5) + " " + time : time;
-              day = d;
-              return text;
-            });
-          },
-        };
-      }
-      if (state.x === "relative") {
-        const [div, name] = timeUnit(runs);
-        return { xLabel: "relative time (" + name + ")", xCsv: "relative time (" + name + ")", unit: div };
-      }
-      return { xLabel: state.x, xCsv: state.x, unit: 1 };
-    }
+    const axesOf = C.axesOf, mapped = C.mapped, utc = C.utc;
+    const axisOptions = runs => C.axisOptions(state.x, runs);
 
     // --------------------------------------------------------------------------- grouping
 

@@ -280,6 +280,7 @@
       }
       table.tBodies[0].replaceChildren(rows);
       pagerOf(pages, from, Math.min(to, shown.length));
+      api.listeners.forEach(f => f());
       const sc = scatter.box ? drawScatter() : { drawn: 0, left: 0 };
       status.textContent = shown.length + " of " + data.runs.length + " runs" + (clauses.length ? " match the filter" : "") + "." +
         (sc.left ? " The scatter leaves out " + sc.left + " without a value of both its columns." : "");
@@ -479,6 +480,31 @@
     [scatter.x, scatter.y, scatter.logx, scatter.logy].forEach(c => c.addEventListener("change", changed));
     let resizing = null;
     window.addEventListener("resize", () => { clearTimeout(resizing); resizing = setTimeout(drawScatter, 100); });
+    /* For the parallel coordinates (runs-pcp.js): the runs, their cells, the columns shown and the runs
+       the filter keeps; a brush is a pair of clauses in the filter (`col >= lo; col <= hi`), so the
+       filter box, the link and the table all say what a brush keeps. */
+    const api = {
+      runs: data.runs, cell, asNumber, listeners: [],
+      columns: () => cols.slice(),
+      shown: () => shown.slice(),
+      clauses: () => parse(whereBox.value).clauses,
+      /* Columns in a new order (the axes dragged or moved with the keyboard). */
+      setColumns(next) { cols = next.slice(); fillColumns(); changed(); },
+      /* The filter's clauses on `col` replaced by lo <= col <= hi (none: the column's range unfiltered). */
+      setRange(col, lo, hi, quiet) {
+        const kept = whereBox.value.split(/;|\band\b/i).map(x => x.trim()).filter(Boolean).filter(part => {
+          const one = parse(part).clauses[0];
+          return !(one && one.col === col && (one.op === ">=" || one.op === "<=" || one.op === ">" || one.op === "<"));
+        });
+        if (lo !== null) kept.push(col + " >= " + fmt(lo), col + " <= " + fmt(hi));
+        whereBox.value = kept.join("; ");
+        if (quiet) render(); else changed();
+      },
+      remember,
+    };
+    /* A bound as typed in the filter: 6 significant digits, exact enough for a brush's edge. */
+    function fmt(v) { return String(Number(v.toPrecision(6))); }
+    window.obsRunsTable = api;
     fillColumns();
     fillScatter();
     render();

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browserkit import PageWatch, ServedSite, run_pages, settle
+from browserkit import PHONE, PageWatch, ServedSite, run_pages, settle
 from playwright.sync_api import Page, expect
 
 from obs.render.format import TEXT_PREVIEW_CHARS, TEXT_PREVIEW_LINES
@@ -19,11 +19,11 @@ IN_VIEW = """(id) => { const r = document.getElementById(id).getBoundingClientRe
   return r.top >= -1 && r.top < innerHeight - 20; }"""
 
 
-def test_every_run_page_has_the_12_sections_in_order(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+def test_every_run_page_has_the_13_sections_in_order(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
     pages = run_pages(served_demo.root)
     assert len(pages) >= 5
     wanted = [s.id for s in SECTIONS]
-    assert len(wanted) == 12  # the 12th: the run's configuration (issue 16)
+    assert len(wanted) == 13  # the 12th: the run's configuration (issue 16); the 10th: generations (issue 33)
     for rel in pages:
         page.goto(served_demo.url(rel))
         toc = page.eval_on_selector_all("nav.toc a", "els => els.map(a => a.getAttribute('href'))")
@@ -41,6 +41,61 @@ def test_section_links_scroll_to_their_section(page: Page, watch: PageWatch, ser
         page.wait_for_function(IN_VIEW, arg=sid)
         assert page.evaluate("location.hash") == f"#{sid}"
         assert title in page.evaluate(f"document.querySelector('#{sid} h2').textContent")
+
+
+BELOW_THE_BAR = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
+  const bar = document.querySelector('nav.jump').getBoundingClientRect();
+  return r.top >= Math.max(0, bar.bottom) - 1 && r.top < innerHeight - 20; }"""
+
+
+def test_a_phone_jumps_to_any_section_from_a_compact_menu(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    """At 390 px the section list is a one-row menu that sticks to the top: the curves, failures and
+    decision are one tap away, every section two; a section it lands on is not under the menu; the
+    menu goes away while the reader scrolls down and comes back when they scroll up; keyboard too."""
+    page.set_viewport_size(PHONE)
+    page.goto(served_demo.url(GALLERY_RUN))
+    settle(page)
+    assert not page.locator("nav.toc").is_visible()
+    bar = page.locator("nav.jump")
+    expect(bar).to_be_visible()
+    box = bar.bounding_box()
+    assert box is not None and box["height"] <= 56 and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    quick = bar.locator("a.jump-quick")
+    assert quick.all_inner_texts() == ["Curves", "Failures", "Decision"]
+    quick.first.click()  # one tap to the curves
+    page.wait_for_function(BELOW_THE_BAR, arg="curves")
+    assert page.evaluate("location.hash") == "#curves"
+    # scrolling down, the menu slides away; scrolling up brings it back, naming the section in view
+    page.mouse.wheel(0, 900)
+    page.wait_for_function("() => document.querySelector('nav.jump').getBoundingClientRect().bottom <= 0")
+    page.mouse.wheel(0, -300)
+    page.wait_for_function("() => document.querySelector('nav.jump').getBoundingClientRect().top >= -1")
+    expect(bar.locator("[data-jump-at]")).to_have_text(re.compile(r"^\d+\. "))
+    # every section from the menu, in order, landing below the bar; the menu closes on a pick
+    titles = [s.title for s in SECTIONS]
+    summary = bar.locator("summary")
+    for sid, title in ((s.id, s.title) for s in SECTIONS):
+        page.evaluate("document.querySelector('nav.jump').classList.remove('away')")
+        summary.click()
+        menu = bar.locator("details ol")
+        expect(menu).to_be_visible()
+        assert menu.locator("a").all_inner_texts() == titles
+        menu.get_by_role("link", name=title, exact=True).click()
+        page.wait_for_function(BELOW_THE_BAR, arg=sid)
+        expect(menu).to_be_hidden()
+    # from the keyboard: open with Enter, Escape closes it and gives the focus back to the menu
+    page.evaluate("scrollTo(0, 0)")
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(bar.locator("details ol")).to_be_visible()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.closest('nav.jump ol') !== null")
+    page.keyboard.press("Escape")
+    expect(bar.locator("details ol")).to_be_hidden()
+    assert page.evaluate("document.activeElement.tagName") == "SUMMARY"
 
 
 def test_summary_tiles_lead_to_the_gallery_and_the_decision(
@@ -139,3 +194,30 @@ def test_skip_link_is_first_and_jumps_to_main(page: Page, watch: PageWatch, serv
     assert skip.is_visible()
     page.keyboard.press("Enter")
     assert page.evaluate("location.hash") == "#main"
+
+
+def test_the_table_of_deltas_against_the_baseline_fits_a_laptop(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    """Issue 30: "the 'Against the baseline' table needs sideways scrolling inside its box at 1366 px".
+    Each delta's interval, p-values and counts now wrap between their parts, never inside one."""
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(served_demo.url(GALLERY_RUN))
+    settle(page)
+    table = page.locator("#probe table.deltas")
+    expect(table).to_have_count(1)
+    assert page.evaluate(
+        "() => { const b = document.querySelector('#probe table.deltas').closest('.table-wrap');"
+        " return b.scrollWidth <= b.clientWidth + 1; }"
+    )
+    # a part (an interval, a p-value) is never broken across lines
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('#probe table.deltas .sub.parts > span')]
+          .filter(s => new Set([...s.getClientRects()].map(r => Math.round(r.top))).size > 1).map(s => s.textContent)"""
+    )
+    assert broken == []
+    # the headers all fit their columns
+    assert page.evaluate(
+        "() => [...document.querySelectorAll('#probe table.deltas thead th')]"
+        ".every(t => t.scrollWidth <= t.clientWidth + 1)"
+    )

@@ -36,6 +36,10 @@ ARROWS = {"▲": "up", "▼": "down"}
 # the PR comment's headline line: "**Δ −8.8 pp** ▼ vs `base` (95% CI [...] · p = ... · n = ...): <outcome words>"
 HEADLINE = r"\*\*Δ [^*]+\*\* ?([▲▼]?) vs `[^`]+`(?: \((.*)\): ([a-z ,]+)$|: (one run each|no standard)[^\n]*)"
 CAMPAIGN_ROW = r"^\| ([^|]+?) \| \d+ \|[^\n]*\| ([a-z ,]+) · \*\*[A-Z]+\*\* \|"
+# `obs summary --campaign`'s tested metrics (issue 33): "| `entropy` | secondary | good | ... | <outcome words> |"
+TESTED_ROW = r"^\| `([^`]+)` \| (\w+) \| ([^|]+?) \|[^\n]*\| ([a-z ,]+) \|$"
+# `obs gate --campaign`'s secondary guardrail lines: "[INFO] entropy (secondary) · good vs base: <outcome words>: ..."
+GATE_SECONDARY = r"^  \[(?:INFO|FAIL)\] (\S+) \(secondary\) · (.+?) vs [^:]+: ([a-z ,]+):"
 
 
 def direction(outcome: str) -> str:
@@ -117,6 +121,15 @@ def read_json(site: Path, seen: Seen) -> None:
         for p in doc["paired"]:
             if p["comparison"]:
                 seen.outcome(f"paired:{doc['campaign_id']}|{p['name']}", where, p["comparison"]["recommendation"])
+        for m in doc["tiers"]["metrics"]:  # every tested metric (issue 33) and its candidate-vs-candidate matrix
+            if m["tested"] and m["tier"] != "primary":
+                for c in m["stats"]["candidates"]:
+                    seen.outcome(
+                        f"campaign:{doc['campaign_id']}|{m['name']}|{c['condition']}", where, c["recommendation"]
+                    )
+            for cell in m["matrix"]:
+                key = f"matrix:{doc['campaign_id']}|{m['name']}|{cell['b']}-{cell['a']}"
+                seen.outcome(key, where, cell["outcome"])
     for analysis in sorted(site.glob("arms/*/analysis.json")):
         doc = json.loads(analysis.read_text())
         slug = analysis.parent.name
@@ -168,6 +181,32 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         for label, words in re.findall(CAMPAIGN_ROW, md, re.M):
             key = f"campaign:{doc['campaign_id']}|{labels[label.replace(chr(92), '')]}"
             seen.outcome(key, "obs summary --campaign", WORDS_TO_OUTCOME[words])
+        tested = md.split("#### Tested metrics", 1)[1].split("####", 1)[0] if "#### Tested metrics" in md else ""
+        for metric, tier, label, words in re.findall(TESTED_ROW, tested, re.M):
+            if tier != "primary":
+                key = (
+                    f"campaign:{doc['campaign_id']}|{metric.replace(chr(92), '')}|{labels[label.replace(chr(92), '')]}"
+                )
+                seen.outcome(key, "obs summary --campaign (tested metrics)", WORDS_TO_OUTCOME[words])
+        code = main(["gate", "--campaign", doc["campaign_id"], str(source)])
+        gate_out = capsys.readouterr().out
+        # the campaign's gate: one verdict from the command (and its exit code), the PR comment and the page
+        said = re.search(r"^obs gate: campaign [^:]+: (PASS|FAIL)$", gate_out, re.M)
+        assert said and code == (0 if said.group(1) == "PASS" else 1), gate_out
+        seen.verdict(f"gate:{doc['campaign_id']}", "obs gate --campaign", said.group(1))
+        md_gate = re.search(r"\*\*obs gate: (PASS|FAIL)\*\*", md)
+        assert md_gate, md
+        seen.verdict(f"gate:{doc['campaign_id']}", "obs summary --campaign", md_gate.group(1))
+        page = BeautifulSoup((analysis.parent / "index.html").read_text(encoding="utf-8"), "html.parser")
+        badge = page.select_one("#gate h3 .badge")
+        assert badge is not None
+        seen.verdict(f"gate:{doc['campaign_id']}", analysis.parent.relative_to(site).as_posix(), badge.get_text())
+        page_lines = [" ".join(li.get_text(" ").split()) for li in page.select("#gate li")]
+        for line in re.findall(r"^  \[(?:PASS|FAIL|INFO)\] (.+)$", gate_out, re.M):  # the same words, line by line
+            assert any(" ".join(line.split()) in shown for shown in page_lines), (line, page_lines)
+        for metric, label, words in re.findall(GATE_SECONDARY, gate_out, re.M):
+            key = f"campaign:{doc['campaign_id']}|{metric}|{labels[label]}"
+            seen.outcome(key, "obs gate --campaign", WORDS_TO_OUTCOME[words])
         for p in doc["paired"]:
             if not p["comparison"]:
                 continue

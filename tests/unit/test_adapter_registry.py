@@ -9,8 +9,9 @@ import obs.adapters
 from obs.adapters import ADAPTERS, LEARNING
 
 PACKAGE = Path(obs.adapters.__file__).parent
-# the registry, the interface, shared helpers, and one format's reader of a binary file (W&B's, for wandb.py)
-SHARED = {"__init__", "base", "common", "shapes", "session_shape", "wandb_binary"}
+# the registry, the interface, shared helpers, one format's reader of a binary file (W&B's, for wandb.py), and the
+# side logs read with a run of any format (emergence/*.jsonl)
+SHARED = {"__init__", "base", "common", "shapes", "session_shape", "wandb_binary", "side_logs"}
 ADAPTER_MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in SHARED)
 
 

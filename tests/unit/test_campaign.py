@@ -312,7 +312,7 @@ def test_metric_is_rate() -> None:
 def test_as_dict_is_strict_json() -> None:
     stats = campaign_stats(_campaign(["base", "cand", "empty"]), _runs({"base": BASE, "cand": CAND}))
     doc = json.loads(dumps(stats.as_dict()))
-    assert doc["schema"] == "obs.campaign_stats/2"
+    assert doc["schema"] == "obs.campaign_stats/3"
     by = {c["condition"]: c for c in doc["candidates"]}
     assert by["cand"]["recommendation"] == IMPROVEMENT
     assert by["empty"]["welch"]["interval"] is None and by["empty"]["p_value"] is None  # NaN -> null

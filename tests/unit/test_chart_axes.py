@@ -8,7 +8,7 @@ import pytest
 
 from obs.analysis.campaign_view import GRID_POINTS, align_curves, step_grid
 from obs.model import Metrics, Series
-from obs.render.chartdata import x_axes, x_kind
+from obs.render.chartdata import declared_axes, x_axes, x_kind
 from obs.sitemodel import Curve
 
 
@@ -66,3 +66,41 @@ def test_campaign_grid_is_whole_steps_for_whole_step_logs() -> None:
     grid, matrix = aligned
     assert grid.tolist() == list(range(5, 31))
     assert matrix[0].tolist() == pytest.approx([x / 10 for x in range(5, 31)])
+
+
+def test_a_declared_counter_is_one_axis_whatever_each_run_calls_it() -> None:
+    """obs.yaml `x_axes: {tokens: [num_input_tokens_seen, train/tokens]}`: each run's first series that
+    it logged becomes the axis `tokens`, a name no token rule would have recognised included."""
+    declared = {"tokens": ["num_input_tokens_seen", "train/tok"]}
+    hf = Metrics(series={"num_input_tokens_seen": series([0.0, 512.0, 1024.0]), "loss": series([3.0, 2.0, 1.0])})
+    other = Metrics(series={"train/tok": series([10.0, 20.0, 40.0]), "loss": series([3.0, 2.0, 1.0])})
+    for metrics, name, last in ((hf, "num_input_tokens_seen", 1024), (other, "train/tok", 30)):
+        chosen, faults = declared_axes(metrics, declared)
+        assert chosen == {"tokens": name} and faults == []
+        axes = x_axes(metrics, declared=chosen)
+        assert list(axes) == ["tokens"]  # the series is not offered a second time under its own name
+        assert axes["tokens"]["kind"] == "counter" and axes["tokens"]["series"] == name
+        assert axes["tokens"]["start"] == 0.0 and axes["tokens"]["y"][-1] - axes["tokens"]["y"][0] == last
+
+
+def test_a_declared_counter_that_goes_back_is_named_and_not_an_axis() -> None:
+    metrics = Metrics(
+        series={"seen": Series(np.array([0.0, 1.0, 2.0, 3.0]), np.array([0.0, 8.0, 4.0, 12.0])), "ok": series([1, 2])}
+    )
+    chosen, faults = declared_axes(metrics, {"examples": ["seen", "ok"], "absent": ["nothing"]})
+    assert chosen == {"examples": "ok"}  # the next declared series is used
+    assert faults == [
+        "x_axes.examples: the series 'seen' goes back at step 2 (from 8 to 4); it is not offered as an x axis"
+    ]
+    flat = Metrics(series={"c": series([5.0, 5.0, 5.0]), "d": series([float("nan"), 1.0])})
+    assert declared_axes(flat, {"a": ["c"], "b": ["d"]})[1] == [
+        "x_axes.a: the series 'c' never grows; it is not offered as an x axis",
+        "x_axes.b: the series 'd' has fewer than two finite values; it is not offered as an x axis",
+    ]
+
+
+def test_a_declared_axis_may_not_take_the_name_of_one_obs_offers() -> None:
+    metrics = Metrics(series={"my_epoch": series([0.0, 0.5, 1.0])})
+    chosen, faults = declared_axes(metrics, {"epoch": ["my_epoch"], "Epochs": ["my_epoch"]})
+    assert chosen == {"Epochs": "my_epoch"}
+    assert faults == ["x_axes.epoch: 'epoch' is an x axis obs offers itself; give the counter another name"]

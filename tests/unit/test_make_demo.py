@@ -246,5 +246,25 @@ def test_agent_learning_export_is_in_the_tree(tree: Path) -> None:
 
 def test_tree_stays_small(tree: Path) -> None:
     total = sum(p.stat().st_size for p in tree.rglob("*") if p.is_file())
-    assert total < 3 * 1024 * 1024 + 200 * 1024 + 200 * 1024  # + the agent-learning export (agents/, ~170 KB)
+    # + the agent-learning export (agents/, ~170 KB) and the retrain-layout campaign (retrain-demo/, ~210 KB)
+    assert total < 3 * 1024 * 1024 + 200 * 1024 + 200 * 1024 + 240 * 1024
     assert max(p.stat().st_size for p in tree.rglob("*.svg")) < 4096
+
+
+def test_retrain_demo_is_a_campaign_runner_layout(tree: Path) -> None:
+    """retrain-demo/: runs/<condition>_s<seed>/ with no run.yaml, records carrying condition and seed, and the
+    emergence logger's steps and a few hundred generations (issue 33)."""
+    base = tree / "retrain-demo"
+    assert (base / "campaign.yaml").is_file() and not list(base.rglob("run.yaml"))
+    folders = sorted(p.name for p in (base / "runs").iterdir())
+    assert len(folders) == 9
+    n_generations = 0
+    for name in folders:
+        run = base / "runs" / name
+        first = json.loads((run / "metrics.jsonl").read_text(encoding="utf-8").splitlines()[0])
+        assert name == f"{first['condition']}_s{first['seed']}"
+        gens = (run / "emergence/generations.jsonl").read_text(encoding="utf-8").splitlines()
+        assert (run / "emergence/steps.jsonl").is_file()
+        assert all({"step", "prompt", "completion", "reward"} <= set(json.loads(g)) for g in gens)
+        n_generations += len(gens)
+    assert 100 <= n_generations <= 300

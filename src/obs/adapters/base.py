@@ -50,6 +50,10 @@ class RunSource:
     record: int | None = None  # one record (0-based) of a file that lists runs, one per record
     part: tuple[str, str] | None = None  # (column, value): the records of one system in a file scoring several
     extras: tuple[RunSource, ...] = ()  # other formats' files in this run's folder, merged in by the registry
+    # the run's place in a campaign as discovery inferred it (obs.layout): a run.yaml's own fields win
+    condition: str | None = None
+    seed: int | None = None
+    side: tuple[Path, ...] = ()  # side logs of the run (emergence/steps.jsonl, ...): read with it (side_logs.py)
 
 
 @dataclass

@@ -29,7 +29,7 @@ from obs.jsonl import iter_jsonl
 from obs.jsontypes import BOOL, NUMBER, TEXT, Records, TypedReader
 from obs.model import Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
 from obs.probetable import table_of
-from obs.safeyaml import YamlDoc, load_mapping
+from obs.safeyaml import YamlDoc, load_mapping, peek_yaml
 from obs.schema import RUN_YAML, Reading
 from obs.series_builder import SeriesBuilder
 from obs.sourcetree import is_inside, refusal, safe_input
@@ -119,6 +119,25 @@ def has_own_metrics(folder: Path, root: Path) -> bool:
         return run_yaml is not None and b"metrics_file" in run_yaml.read_bytes()[:MAX_RUN_YAML_SNIFF]
     except OSError:
         return False
+
+
+def files_read(source: RunSource, root: Path) -> set[Path]:
+    """The files of a native run folder that this format reads: its own files at the top of the folder, the log
+    run.yaml names (`metrics_file:`) and images (renders a probe or gate.json points at); `obs check` and the
+    index list the rest as not read, never as read."""
+    folder = source.path
+    read = {f for f in source.files if (f.parent == folder and f.name in NATIVE_FILES)}
+    read.update(f for f in source.files if f.suffix.lower() in IMAGE_SUFFIXES)
+    run_yaml = safe_input(folder / RUN_FILE, root)
+    if run_yaml is not None:
+        try:
+            doc = peek_yaml(run_yaml)
+        except Exception:  # the run's own reading names a run.yaml that cannot be read
+            doc = None
+        named = doc.get("metrics_file") if isinstance(doc, dict) else None
+        if isinstance(named, str) and named:
+            read.update(f for f in source.files if f == folder / named)
+    return read
 
 
 def only_native_files(files: Iterable[Path]) -> bool:

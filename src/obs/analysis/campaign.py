@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from obs.analysis.paired_systems import PairedSpec, PairedSystems, compare_systems
+from obs.analysis.paired_systems import ConfigTable, PairedSpec, PairedSystems, compare_systems, config_table
 from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
@@ -64,6 +64,7 @@ __all__ = [
     "CandidateStats",
     "Check",
     "ConditionFinals",
+    "Family",
     "Litmus",
     "PooledCounts",
     "RunFinal",
@@ -275,6 +276,7 @@ class CampaignStats:
     methods: dict[str, str]
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    paired_table: ConfigTable | None = None
 
     @property
     def computed(self) -> bool:
@@ -284,7 +286,7 @@ class CampaignStats:
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "paired"}
         plain: dict[str, Any] = {k: _plain(v) for k, v in out.items()}
         plain["paired"] = [p.as_dict() for p in self.paired]
-        plain["schema"] = "obs.campaign_stats/2"
+        plain["schema"] = "obs.campaign_stats/3"
         return plain
 
 
@@ -486,7 +488,14 @@ def _litmus(evidence: list[Check], thresholds: list[Check], warnings: Sequence[s
     return Litmus(CONFIRMED, reason, evidence, thresholds, [])
 
 
-def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, c: CandidateStats, n_tests: int) -> str:
+def _sentence(
+    campaign: Campaign,
+    cand: ConditionFinals,
+    base: ConditionFinals,
+    c: CandidateStats,
+    n_tests: int,
+    family_words: str = "",
+) -> str:
     """What the numbers say, in words made from those numbers (checked by tests/site/test_words_numbers.py)."""
     metric = campaign.primary_metric or "the primary metric"
     alpha = campaign.alpha
@@ -506,7 +515,8 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
         f"; 95% Welch CI {_signed(iv.low)} to {_signed(iv.high)}, Hedges' g = {num_na(c.hedges_g)}). "
         f"Welch's t-test over seeds: t = {num_na(w.t)}, df = {num_na(w.df)}, {p_text(w.p_value)}"
     )
-    text += f", Holm-adjusted over {n_tests} candidates {p_text(c.p_adjusted)}. " if n_tests > 1 else ". "
+    family_words = family_words or f"{n_tests} candidates"
+    text += f", Holm-adjusted over {family_words} {p_text(c.p_adjusted)}. " if n_tests > 1 else ". "
     if c.recommendation == IMPROVEMENT:
         text += f"A statistically significant improvement at α = {alpha:g}."
     elif c.recommendation == DEGRADATION:
@@ -523,7 +533,7 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
         )
     elif iv.excludes_zero():
         text += (
-            f"The 95% CI excludes 0, but after Holm's correction for {n_tests} candidates compared with the same "
+            f"The 95% CI excludes 0, but after Holm's correction for {family_words} compared with the same "
             f"baseline the adjusted p is not below α = {alpha:g}: not significant."
         )
     else:
@@ -538,11 +548,25 @@ def _sentence(campaign: Campaign, cand: ConditionFinals, base: ConditionFinals, 
     return text
 
 
-def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequence[PairedSpec] = ()) -> CampaignStats:
+@dataclass(frozen=True)
+class Family:
+    """The tests a candidate's p is adjusted with when it is one of several metrics' tests (obs.analysis.tiers):
+    the Holm-adjusted p of each candidate of this metric, the family's size and how it is said."""
+
+    adjusted: dict[str, float]
+    size: int
+    words: str  # "the 6 metric × candidate tests", read after "Holm-adjusted over"
+    correction: str
+
+
+def campaign_stats(
+    campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequence[PairedSpec] = (), family: Family | None = None
+) -> CampaignStats:
     """Compare every non-baseline condition of ``campaign`` with its baseline condition.
 
     ``runs`` are the campaign's runs (:func:`finals_from_summaries`). Nothing is random: a rebuilt
-    page shows the same numbers.
+    page shows the same numbers. With ``family``, the p-values are adjusted over that family (every
+    tested metric × candidate) instead of over this metric's candidates alone.
     """
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
     names = [c.name for c in campaign.conditions] or sorted({r.condition for r in runs if r.condition})
@@ -572,6 +596,13 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
     raw = [w.p_value if w.p_value is not None else math.nan for _, w in tests]
     adjusted = holm_adjust(raw)
     n_tests = sum(1 for p in raw if not math.isnan(p))
+    family_words = f"{n_tests} candidates"
+    if family is not None and family.size > 1:
+        adjusted = [
+            family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan
+            for (cond, _), p in zip(tests, raw, strict=True)
+        ]
+        n_tests, family_words = family.size, family.words
     alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
     candidates: list[CandidateStats] = []
     for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
@@ -614,9 +645,13 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
         unusable = [] if w.interval is not None else [w.problem or "no test"]
         litmus = _litmus(evidence, _thresholds(campaign, stats), [*warnings, *unusable])
         stats = dataclasses.replace(stats, litmus=litmus)
-        candidates.append(dataclasses.replace(stats, sentence=_sentence(campaign, cond, base, stats, max(n_tests, 1))))
+        candidates.append(
+            dataclasses.replace(stats, sentence=_sentence(campaign, cond, base, stats, max(n_tests, 1), family_words))
+        )
 
-    if n_tests > 1:
+    if family is not None and family.size > 1:
+        correction = family.correction
+    elif n_tests > 1:
         correction = (
             f"Holm–Bonferroni over the {n_tests} candidate-vs-baseline Welch p-values; "
             "the recommendation and the litmus use the adjusted p"
@@ -684,6 +719,7 @@ def campaign_stats(campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequ
         candidates=candidates,
         correction=correction,
         paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL) for p in paired],
+        paired_table=config_table(paired, LEVEL) if paired else None,
         methods=methods,
         notes=notes,
         problems=problems,

@@ -8,7 +8,7 @@ figure is drawn from it by `obs.render`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -17,9 +17,11 @@ import numpy as np
 from obs.analysis.paired_systems import PairedSpec
 from obs.model import Campaign
 from obs.sitemodel import Curve, RunSummary
+from obs.vocabulary import lower_is_better
 
 if TYPE_CHECKING:
     from obs.analysis.campaign import CampaignStats
+    from obs.analysis.tiers import CampaignTiers
 
 GRID_POINTS = 200
 
@@ -56,6 +58,7 @@ class ConditionRow:
     label: str
     is_baseline: bool
     cells: list[RunSummary | None]  # one per seed of the table, None where the seed has no run
+    values: list[float | None]  # each cell's one number for the primary metric, over its window (tiers)
     n: int
     mean: float | None
     sd: float | None
@@ -82,7 +85,8 @@ class CampaignView:
     curves: list[ConditionCurve]
     runs: list[RunSummary]  # by condition, then seed
     unassigned: list[RunSummary]  # runs whose condition the campaign does not name
-    stats: CampaignStats
+    stats: CampaignStats  # the primary metric's, adjusted over the tested family (obs.analysis.tiers)
+    tiers: CampaignTiers
 
     def mean_curve(self, condition: str) -> list[float]:
         for c in self.curves:
@@ -96,15 +100,20 @@ def condition_names(campaign: Campaign, runs: Sequence[RunSummary]) -> list[str]
     return [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
 
 
-def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> CampaignView:
+def campaign_view(
+    campaign: Campaign, summaries: Sequence[RunSummary], direction: Callable[[str], bool] | None = None
+) -> CampaignView:
     """A campaign as its page shows it (the statistics' modules imported here: a rebuild that keeps the page
-    does not load them)."""
-    from obs.analysis.campaign import (
-        campaign_stats,
-        finals_from_summaries,
-    )
+    does not load them). `direction` says whether a metric is higher-is-better (obs.yaml, else its name)."""
+    from obs.analysis.campaign import campaign_stats
+    from obs.analysis.tiers import campaign_tiers
 
     runs = [s for s in summaries if s.campaign == campaign.id]
+    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    tiers = campaign_tiers(campaign, runs, direction or (lambda name: not lower_is_better(name)), paired=paired)
+    primary = tiers.primary
+    stats = primary.stats if primary is not None else campaign_stats(campaign, [], paired=paired)
+    value_of = {v.run_id: v.value for c in stats.conditions for v in c.values}
     names = condition_names(campaign, runs)
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
     seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
@@ -113,13 +122,15 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
     for name in names:
         members = [s for s in runs if s.condition == name]
         by_seed = {s.seed: s for s in members}
-        finals = [s.campaign_final.mean for s in members if s.campaign_final]
+        finals = [value_of[s.id] for s in members if s.id in value_of]
+        cells = [by_seed.get(seed) for seed in seeds]
         table.append(
             ConditionRow(
                 name=name,
                 label=labels.get(name, name),
                 is_baseline=name == campaign.baseline_condition,
-                cells=[by_seed.get(seed) for seed in seeds],
+                cells=cells,
+                values=[value_of.get(c.id) if c is not None else None for c in cells],
                 n=len(finals),
                 mean=float(np.mean(finals)) if finals else None,
                 sd=float(np.std(finals, ddof=1)) if len(finals) > 1 else None,
@@ -129,11 +140,6 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
         curve = condition_curve(name, labels.get(name, name), [s.campaign_curve for s in members if s.campaign_curve])
         if curve is not None:
             curves.append(curve)
-    stats = campaign_stats(
-        campaign,
-        finals_from_summaries(runs),
-        paired=[p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)],
-    )
     return CampaignView(
         campaign=campaign,
         seeds=seeds,
@@ -142,6 +148,7 @@ def campaign_view(campaign: Campaign, summaries: Sequence[RunSummary]) -> Campai
         runs=sorted(runs, key=lambda s: (s.condition or "", s.seed if s.seed is not None else -1)),
         unassigned=[s for s in runs if s.condition not in names],
         stats=stats,
+        tiers=tiers,
     )
 
 

@@ -37,7 +37,7 @@ from obs.analysis.advice import NATIVE, AdviceFiles
 from obs.analysis.compare import ONE_RUN_EACH, Headline, HeadlineDelta
 from obs.analysis.digest import RunDigest
 from obs.analysis.scoreboard import order_checks
-from obs.analysis.stats import NOT_TESTED
+from obs.analysis.stats import NOT_TESTED, wilson_interval
 from obs.numbers import num
 from obs.numbers import step as step_text
 from obs.probetable import TRUE
@@ -494,3 +494,53 @@ def aggregate_delta(headline: Headline, here: RunDigest, base: RunDigest) -> Hea
         f"{ONE_RUN_EACH} (difference of the means over the same {len(values)} eval sets)",
         verdict=NOT_TESTED,
     )
+
+
+# ------------------------------------------------------------------ the headline's own uncertainty
+
+
+NORMAL_975 = 1.959963984540054  # scipy.stats.norm.ppf(0.975)
+
+
+@dataclass(frozen=True)
+class LevelInterval:
+    """A 95% interval on the headline's own value (not on its change: that is the delta's), and the
+    words that name how it was made, which the page shows beside it."""
+
+    low: float
+    high: float
+    method: str
+    level: float = 0.95
+    stderr: float | None = None  # what the file reported, when the interval is made from it
+
+    def as_dict(self) -> dict[str, float | str | None]:
+        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method, "stderr": self.stderr}
+
+
+def level_interval(headline: Headline) -> LevelInterval | None:
+    """The headline value's 95% interval when its source gives one honestly, else None:
+
+    - a probe rate over n cases: the Wilson score interval (cases taken as independent trials; it
+      stays inside [0, 1] and covers near 95% for small n or rates near 0 or 1, where value ± 1.96·se
+      does not);
+    - an evaluation result whose file reports a standard error (lm-eval's `acc_stderr`): value ±
+      1.96 × that stderr (the normal approximation lm-eval's own stderr assumes), a rate cut at 0 and 1.
+
+    A logged curve's final-window mean gets none: its points are neighbouring steps of one run, not
+    independent draws, so a t interval over them would claim a precision the run does not have."""
+    value = headline.value
+    if value is None or not math.isfinite(value):
+        return None
+    if headline.kind == "probe" and headline.n:
+        k = round(value * headline.n)
+        ci = wilson_interval(k, headline.n)
+        return LevelInterval(ci.low, ci.high, f"Wilson score, {headline.n} cases")
+    se = headline.stderr
+    if headline.kind == "eval" and se is not None and math.isfinite(se) and se > 0:
+        low, high = value - NORMAL_975 * se, value + NORMAL_975 * se
+        cut = headline.is_rate and (low < 0 or high > 1)
+        if headline.is_rate:
+            low, high = max(0.0, low), min(1.0, high)
+        method = "± 1.96 × the file's stderr" + (", cut at 0 and 100%" if cut else "")
+        return LevelInterval(low, high, method, stderr=se)
+    return None

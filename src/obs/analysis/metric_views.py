@@ -1,13 +1,13 @@
 """Any logged metric of a campaign or an ablation group, read the way its primary metric is.
 
-The campaign and arms pages plot and test one metric; a mechanism check often needs another
-(entropy across conditions, the loss of each arm). For every metric the runs logged, this gives
-each condition's (or arm's) mean curve over its seeds with the 95% t band and ± 1 sd
-(`campaign_view.condition_curve`, the primary metric's own function) and the seed-level
-statistics of `campaign.campaign_stats` (Welch's t-test over seeds and its interval, Hedges' g,
-Holm across candidates, seeds for 80% power) on each run's final-window value of that metric.
-Nothing is tested differently: the primary metric's entry is the page's own result, and another
-metric is the same computation with that metric in its place.
+The campaign and arms pages plot one metric; a mechanism check often needs another (entropy across
+conditions, the loss of each arm). For every metric this gives each condition's (or arm's) mean curve
+over its seeds with the 95% t band and ± 1 sd (`campaign_view.condition_curve`, the primary metric's
+own function) and its seed-level numbers. On a campaign page the metrics come in their tiers
+(`obs.analysis.tiers`): only the primary and secondary metrics are tested, as one Holm family;
+diagnostics and undeclared metrics are described, never tested. On an arms page every metric
+(identifiers and yes/no flags aside) is compared, the metrics other than the group's own as one Holm
+family (`across_metrics`).
 
 Litmus thresholds (`min_delta`) are set for the primary metric, so other metrics are compared
 without them; the campaign's evidence minimums and α still apply. Pure: summaries in, numbers out.
@@ -21,10 +21,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from obs.analysis.arms import ArmGroup, arm_stats
-from obs.analysis.campaign import CampaignStats, CandidateStats, RunFinal, campaign_stats
+from obs.analysis.campaign import CampaignStats, CandidateStats
 from obs.analysis.campaign_view import CampaignView, ConditionCurve, condition_curve
 from obs.analysis.stats import holm_adjust, recommendation
 from obs.sitemodel import Curve, RunSummary
+from obs.vocabulary import names_an_identifier
 
 MAX_METRICS = 40  # a picker longer than this is a list nobody reads; the rest are named as left out
 
@@ -37,6 +38,10 @@ class MetricView:
     primary: bool
     curves: list[ConditionCurve]
     stats: CampaignStats
+    tier: str = ""  # a campaign's tier (obs.analysis.tiers): primary, secondary, diagnostic, logged
+    tested: bool = True
+    why_not_tested: str = ""
+    window: str = ""  # which logged values make a run's one number, in words ("steps 400-500")
 
 
 def logged_metrics(runs: Sequence[RunSummary], first: str | None) -> list[str]:
@@ -63,26 +68,17 @@ def _curves(
     return out
 
 
-def campaign_metrics(view: CampaignView, higher_is_better: Callable[[str], bool]) -> list[MetricView]:
-    """Every logged metric of a campaign; the primary metric first, with the page's own numbers."""
-    campaign = view.campaign
+def campaign_metrics(view: CampaignView) -> list[MetricView]:
+    """Every metric of a campaign in its tier (obs.analysis.tiers): the primary first, with the page's own
+    numbers; only primary and secondary metrics carry tests, adjusted over their one family."""
     conditions = [(row.name, row.label) for row in view.table]
     runs = [*view.runs, *view.unassigned]
     out: list[MetricView] = []
-    for metric in logged_metrics(runs, campaign.primary_metric)[:MAX_METRICS]:
-        if metric == campaign.primary_metric:
-            out.append(MetricView(metric, True, view.curves, view.stats))
-            continue
-        curves = _curves(conditions, runs, _curve_of(metric))
-        secondary = dataclasses.replace(  # the minimum effect is in the primary metric's units: not this one's
-            campaign, primary_metric=metric, higher_is_better=higher_is_better(metric), litmus={}, min_effect=None
-        )
-        finals = [
-            RunFinal(run_id=s.id, condition=s.condition, seed=s.seed, final=s.finals.get(metric), last_step=s.last_step)
-            for s in runs
-        ]
-        out.append(MetricView(metric, False, curves, campaign_stats(secondary, finals)))
-    return across_metrics(out)
+    for t in view.tiers.metrics[:MAX_METRICS]:
+        primary = t.tier == "primary"
+        curves = view.curves if primary and view.curves else _curves(conditions, runs, _curve_of(t.name))
+        out.append(MetricView(t.name, primary, curves, t.stats, t.tier, t.tested, t.why_not_tested, t.window))
+    return out
 
 
 def across_metrics(views: list[MetricView]) -> list[MetricView]:
@@ -126,7 +122,9 @@ def arms_metrics(
     as_conditions = [dataclasses.replace(s, condition=arm) for arm, members in group.runs.items() for s in members]
     conditions = [(arm, arm) for arm in group.arms]
     out: list[MetricView] = []
-    for metric in logged_metrics(runs, None)[:MAX_METRICS]:
+    flags = {f for s in runs for f in s.flags}  # identifiers and yes/no flags are never metrics (obs.analysis.tiers)
+    names = [m for m in logged_metrics(runs, None) if m == group.metric or not (names_an_identifier(m) or m in flags)]
+    for metric in names[:MAX_METRICS]:
         curves = _curves(conditions, as_conditions, _curve_of(metric))
         if metric == group.metric:
             out.append(MetricView(metric, True, curves, primary_stats))

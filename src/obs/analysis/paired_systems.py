@@ -15,13 +15,20 @@ presentation model. The statistics themselves come from :mod:`obs.analysis.stats
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from obs.analysis.stats import PAIRED_METHOD, PairedComparison, paired_comparison, paired_items_needed
+from obs.analysis.stats import (
+    PAIRED_METHOD,
+    PairedComparison,
+    paired_comparison,
+    paired_items_needed,
+    wilson_interval,
+)
 from obs.numbers import p_text, pct, plural, pp
 
 __all__ = [
@@ -66,6 +73,10 @@ class ItemResults:
     skipped: int = 0
     duplicates: int = 0
     problems: tuple[str, ...] = ()
+    # the other per-item outcomes of the file: yes/no columns (`planner_correct`, `oracle`) and lists of K
+    # sampled outcomes (`samples: [true, false, ...]`, kept as (n, correct) per item), for the config x metric table
+    columns: dict[str, dict[str, bool]] = field(default_factory=dict)
+    samples: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,9 @@ class PairedSpec:
     a: ItemResults | None = None
     b: ItemResults | None = None
     problems: tuple[str, ...] = ()
+    config_a: dict[str, Any] = field(default_factory=dict)
+    config_b: dict[str, Any] = field(default_factory=dict)
+    varies: tuple[str, ...] = ()  # the settings meant to differ; every other one must match
 
 
 @dataclass(frozen=True)
@@ -110,11 +124,51 @@ class PairedSystems:
     sentence: str
     method: str
     problems: list[str] = field(default_factory=list)
+    side_a: SideAccuracy | None = None
+    side_b: SideAccuracy | None = None
+    formation_rate: float | None = None  # items on both sides / items on either
+    control: MatchedControl | None = None
+    gate: PairedGate | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {k: v for k, v in self.__dict__.items() if k != "comparison"}
         out["comparison"] = self.comparison.as_dict() if self.comparison else None
+        for k in ("side_a", "side_b", "control", "gate"):
+            out[k] = dataclasses.asdict(out[k]) if out[k] is not None else None
         return out
+
+
+@dataclass(frozen=True)
+class SideAccuracy:
+    """One system's own accuracy over the items of its file, with its Wilson score interval."""
+
+    label: str
+    correct: int
+    n: int
+    rate: float
+    low: float
+    high: float
+    level: float
+
+
+@dataclass(frozen=True)
+class MatchedControl:
+    """The two sides' `config:` compared: what differs, what is meant to differ (`varies:`), what matches."""
+
+    declared: bool  # both sides have a config
+    matched: bool  # nothing differs beyond `varies`
+    same: list[str]
+    intended: list[str]  # differences named in `varies`
+    unintended: list[str]  # differences not named there, in words
+    sentence: str
+
+
+@dataclass(frozen=True)
+class PairedGate:
+    """The paired claim as obs gate judges it: PASS or FAIL, and the words the page says."""
+
+    verdict: str  # PASS | FAIL
+    reason: str
 
 
 # --------------------------------------------------------------------------- reading
@@ -223,6 +277,9 @@ def parse_item_results(
     outcomes: dict[str, bool] = {}
     skipped = not_records + len(bad_lines)
     no_id = no_outcome = duplicates = 0
+    col_keys, sample_keys = _other_outcome_keys(records, {ikey, ckey})
+    columns: dict[str, dict[str, bool]] = {k: {} for k in col_keys}
+    samples: dict[str, dict[str, tuple[int, int]]] = {k: {} for k in sample_keys}
     for rec in records:
         item = rec.get(ikey)
         if item is None or isinstance(item, dict | list | bool):
@@ -236,6 +293,14 @@ def parse_item_results(
         if key in outcomes:
             duplicates += 1
         outcomes[key] = outcome
+        for k in col_keys:
+            value = _as_outcome(rec.get(k))
+            if value is not None:
+                columns[k][key] = value
+        for k in sample_keys:
+            drawn = _sampled(rec.get(k))
+            if drawn is not None:
+                samples[k][key] = drawn
     if not_records:
         problems.append(f"{plural(not_records, 'entry is', 'entries are')} not an object; skipped")
     if no_id:
@@ -253,7 +318,38 @@ def parse_item_results(
         skipped=skipped + no_id + no_outcome,
         duplicates=duplicates,
         problems=tuple(problems),
+        columns={k: v for k, v in columns.items() if v},
+        samples={k: v for k, v in samples.items() if v},
     )
+
+
+MAX_COLUMNS = 8
+
+
+def _sampled(value: Any) -> tuple[int, int] | None:
+    """A list of K sampled outcomes (true/false or 0/1) as (K, correct); None for anything else."""
+    if not isinstance(value, list) or not value:
+        return None
+    outcomes = [_as_outcome(v) for v in value]
+    if any(o is None for o in outcomes):
+        return None
+    return len(outcomes), sum(1 for o in outcomes if o)
+
+
+def _other_outcome_keys(records: list[dict[str, Any]], taken: set[str]) -> tuple[list[str], list[str]]:
+    """Keys of the first records that hold another yes/no outcome (`true`/`false` values only: a 0/1 number may
+    be a count) or a list of K sampled outcomes: the columns of the config x metric table."""
+    cols: dict[str, None] = {}
+    lists: dict[str, None] = {}
+    for rec in records[:50]:
+        for k, v in rec.items():
+            if k in taken:
+                continue
+            if isinstance(v, bool):
+                cols.setdefault(k)
+            elif _sampled(v) is not None and len(v) > 1:
+                lists.setdefault(k)
+    return sorted(cols)[:MAX_COLUMNS], sorted(lists)[:MAX_COLUMNS]
 
 
 # --------------------------------------------------------------------------- comparing
@@ -313,6 +409,19 @@ def compare_systems(spec: PairedSpec, *, alpha: float = 0.05, level: float = 0.9
                 f' The claim "{spec.label_a} beats {spec.label_b} by ≥ {spec.claim_pp:g} pp" {verb}: '
                 f"the CI's lower bound is {bound}."
             )
+    side_a = _side(spec.label_a, spec.a, level)
+    side_b = _side(spec.label_b, spec.b, level)
+    union = len(set(a_out) | set(b_out))
+    formation = len(shared_ids) / union if both_read and union else None
+    control = matched_control(spec)
+    if formation is not None and formation < 1.0:
+        sentence += (
+            f" Pairs formed for {pct_na(formation)} of the items ({len(shared_ids):,} on both sides of {union:,} on "
+            "either)."
+        )
+    if control is not None:
+        sentence += " " + control.sentence
+    gate = _gate(spec, comparison, claim_supported, control)
     return PairedSystems(
         name=spec.name,
         label_a=spec.label_a,
@@ -333,6 +442,97 @@ def compare_systems(spec: PairedSpec, *, alpha: float = 0.05, level: float = 0.9
         sentence=sentence,
         method=method,
         problems=problems,
+        side_a=side_a,
+        side_b=side_b,
+        formation_rate=formation,
+        control=control,
+        gate=gate,
+    )
+
+
+def _side(label: str, results: ItemResults | None, level: float) -> SideAccuracy | None:
+    """One system's accuracy over every item of its own file, with the Wilson score interval (items the unit)."""
+    if results is None or not results.outcomes:
+        return None
+    n = len(results.outcomes)
+    k = sum(1 for v in results.outcomes.values() if v)
+    iv = wilson_interval(k, n, level)
+    return SideAccuracy(label, k, n, k / n, iv.low, iv.high, level)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def matched_control(spec: PairedSpec) -> MatchedControl | None:
+    """The two sides' settings compared key by key (None when neither side has a `config:`)."""
+    a, b = spec.config_a, spec.config_b
+    if not a and not b:
+        return None
+    varies = set(spec.varies)
+    same: list[str] = []
+    intended: list[str] = []
+    unintended: list[str] = []
+    for key in sorted(set(a) | set(b)):
+        if key in a and key in b:
+            if a[key] == b[key]:
+                same.append(key)
+                continue
+            said = f"{key} differs: {_shown(a[key])} vs {_shown(b[key])}"
+        else:
+            side, other = (spec.label_a, spec.label_b) if key in a else (spec.label_b, spec.label_a)
+            said = f"{key} is set for {side} only ({_shown(a.get(key, b.get(key)))}), not for {other}"
+        (intended if key in varies else unintended).append(said)
+    declared = bool(a) and bool(b)
+    matched = declared and not unintended
+    if not declared:
+        sentence = (
+            f"Matched control not checked: only {spec.label_a if a else spec.label_b} has a config "
+            "(give each side `config:`)."
+        )
+    elif matched:
+        meant = f" ({'; '.join(intended)}, as declared in varies)" if intended else ""
+        kept = ", ".join(same) if same else "no other setting"
+        sentence = f"Matched control: {kept} the same on both sides{meant}."
+    else:
+        sentence = (
+            "Not a matched control: "
+            + "; ".join(unintended)
+            + (
+                f" (beyond what varies names: {', '.join(sorted(varies))})."
+                if varies
+                else " (no `varies:` names a difference)."
+            )
+        )
+    return MatchedControl(declared, matched, same, intended, unintended, sentence)
+
+
+def _gate(
+    spec: PairedSpec,
+    c: PairedComparison | None,
+    claim_supported: bool | None,
+    control: MatchedControl | None,
+) -> PairedGate:
+    """PASS when the claim holds (`claim_pp`: the CI's lower bound at least that; without one, A significantly
+    better than B) on a comparison that is a matched control when the sides declare their settings."""
+    if c is None:
+        return PairedGate("FAIL", "not compared: " + ("; ".join(spec.problems) or "no shared items"))
+    if control is not None and control.declared and not control.matched:
+        return PairedGate("FAIL", control.sentence)
+    if spec.claim_pp is not None:
+        verb = "is supported" if claim_supported else "is not supported"
+        return PairedGate(
+            "PASS" if claim_supported else "FAIL",
+            f'the claim "{spec.label_a} beats {spec.label_b} by ≥ {spec.claim_pp:g} pp" {verb}: '
+            f"the CI's lower bound is {pp_na(c.interval.low)}",
+        )
+    better = c.recommendation == "statistically_significant_improvement"
+    return PairedGate(
+        "PASS" if better else "FAIL",
+        f"{spec.label_a} is significantly better at α = {c.alpha:g}"
+        if better
+        else f"{spec.label_a} is not shown better than {spec.label_b} at α = {c.alpha:g} (gap {pp_na(c.delta)})",
     )
 
 
@@ -351,3 +551,97 @@ def _sentence(spec: PairedSpec, c: PairedComparison) -> str:
     else:
         text += f" Insufficient statistical evidence of a difference at α = {c.alpha:g}."
     return text
+
+
+# --------------------------------------------------------------------------- the config x metric table
+
+
+@dataclass(frozen=True)
+class TableCell:
+    value: float
+    low: float
+    high: float
+    n: int  # items behind the value
+
+
+@dataclass(frozen=True)
+class ConfigRow:
+    label: str
+    file: str
+    config: dict[str, Any]
+    cells: dict[str, TableCell | None]  # column key -> cell (None: the file has no such outcome)
+
+
+@dataclass(frozen=True)
+class ConfigTable:
+    """Every system of a campaign's `paired:` entries (once per file) against every outcome their files hold:
+    the judged outcome, the other yes/no columns, pass@1 and pass@K of K sampled outcomes per item, and the
+    selector's accuracy on the items the oracle (any of the K samples) solves."""
+
+    columns: list[tuple[str, str]]  # key, heading
+    rows: list[ConfigRow]
+    settings: list[str]  # config keys shown as columns before the metrics
+    method: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _cell_rate(values: list[bool], level: float) -> TableCell | None:
+    if not values:
+        return None
+    k = sum(values)
+    iv = wilson_interval(k, len(values), level)
+    return TableCell(k / len(values), iv.low, iv.high, len(values))
+
+
+def config_table(specs: Sequence[PairedSpec], level: float = 0.95) -> ConfigTable | None:
+    """The config x metric table of a campaign's paired files, built from their per-item records."""
+    from obs.analysis.stats import mean_interval_01, pass_at_k
+
+    sides: dict[str, tuple[str, ItemResults, dict[str, Any]]] = {}
+    for spec in specs:
+        for file, label, res, cfg in (
+            (spec.file_a, spec.label_a, spec.a, spec.config_a),
+            (spec.file_b, spec.label_b, spec.b, spec.config_b),
+        ):
+            if res is not None and file not in sides:
+                sides[file] = (label, res, cfg)
+    if not sides:
+        return None
+    columns: dict[str, str] = {}
+    for _, res, _ in sides.values():
+        columns.setdefault(f"judged:{res.correct_key}", f"{res.correct_key} (judged)")
+        for k in res.columns:
+            columns.setdefault(f"col:{k}", k)
+        for k, per in res.samples.items():
+            big = max(n for n, _ in per.values())
+            columns.setdefault(f"pass1:{k}", f"pass@1 ({k})")
+            columns.setdefault(f"passK:{k}", f"oracle pass@{big} ({k})")
+            columns.setdefault(f"sel:{k}", f"selector / oracle ({k})")
+    rows: list[ConfigRow] = []
+    for file, (label, res, cfg) in sides.items():
+        cells: dict[str, TableCell | None] = dict.fromkeys(columns)
+        cells[f"judged:{res.correct_key}"] = _cell_rate(list(res.outcomes.values()), level)
+        for k, per_item in res.columns.items():
+            cells[f"col:{k}"] = _cell_rate(list(per_item.values()), level)
+        for k, per in res.samples.items():
+            big = max(n for n, _ in per.values())
+            full = [(n, c) for n, c in per.values() if n == big]
+            ones = [pass_at_k(n, c, 1) for n, c in per.values()]
+            if ones:
+                iv = mean_interval_01(ones, level, max_samples=big)
+                cells[f"pass1:{k}"] = TableCell(sum(ones) / len(ones), iv.low, iv.high, len(ones))
+            cells[f"passK:{k}"] = _cell_rate([c > 0 for _, c in full], level)
+            solved = [item for item, (n, c) in per.items() if n == big and c > 0 and item in res.outcomes]
+            cells[f"sel:{k}"] = _cell_rate([res.outcomes[i] for i in solved], level)
+        rows.append(ConfigRow(label, file, dict(cfg), cells))
+    settings = sorted({k for _, _, cfg in sides.values() for k in cfg})
+    method = (
+        f"items are the unit; a yes/no outcome is its share of the file's items with a {level:.0%} Wilson score "
+        "interval; pass@1 is the mean over items of the unbiased c/K with a Wilson interval at the items' effective "
+        "number (design effect of K samples); oracle pass@K is the share of items with at least one of their K "
+        "samples right (items with fewer samples left out); selector / oracle is the judged outcome's accuracy on "
+        "the items the oracle solves: how much of the oracle the selector recovers"
+    )
+    return ConfigTable(list(columns.items()), rows, settings, method)

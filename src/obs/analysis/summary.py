@@ -6,15 +6,17 @@ records, which is also what `index.json` publishes and what an incremental build
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from obs.analysis.compare import Headline, HeadlineDelta
 from obs.analysis.config_diff import compact_fields
-from obs.analysis.digest import WindowStat, window_stat
+from obs.analysis.digest import WindowStat, scaled_mean_sd, window_stat
 from obs.analysis.held_constant import run_fields
 from obs.analysis.report import RunReport
 from obs.decimate import decimate
-from obs.model import Decision, Metrics
+from obs.model import Decision, MetricDecl, Metrics, MetricWindow
 from obs.numbers import plural
 from obs.sitemodel import (
     Curve,
@@ -28,6 +30,7 @@ from obs.sitemodel import (
     finite_or_none,
     nonfinite_of,
 )
+from obs.vocabulary import names_a_flag
 
 CURVE_POINTS = 400
 # Runs of a campaign or an ablation arm carry a decimated curve of every logged metric (up to
@@ -64,8 +67,56 @@ def comparable_set(report: RunReport) -> tuple[str, str | None]:
     return f"{metric} · {family}", probe
 
 
+def metric_window(
+    series_values: np.ndarray, steps: np.ndarray, window: MetricWindow, final: int
+) -> WindowSummary | None:
+    """A run's one number for a metric over the metric's declared window: the last N logged points (the campaign's
+    final window by default, `window_stat`'s rule), or the mean of every finite value logged at a step in [lo, hi]."""
+    if window.kind != "steps":
+        stat = window_stat(series_values, steps, window.n if window.kind == "last" and window.n else final)
+        return window_summary(stat) if stat else None
+    keep = np.isfinite(series_values) & (steps >= (window.lo or 0.0)) & (steps <= (window.hi or 0.0))
+    values = series_values[keep]
+    if values.size == 0:
+        return None
+    mean, sd = scaled_mean_sd(values)
+    return WindowSummary(
+        mean, finite_or_none(sd), int(values.size), float(steps[keep][-1]), int(np.isfinite(series_values).sum())
+    )
+
+
+def _metric_windows(metrics: Metrics | None, decls: Sequence[MetricDecl], final: int) -> dict[str, WindowSummary]:
+    out: dict[str, WindowSummary] = {}
+    for decl in decls:
+        series = metrics.get(decl.name) if metrics else None
+        if series is not None and len(series):
+            value = metric_window(series.values, series.steps, decl.window, final)
+            if value is not None:
+                out[decl.name] = value
+    return out
+
+
+def _flags(metrics: Metrics | None) -> tuple[str, ...]:
+    """Series that are yes/no flags: a name that asks a question and no value other than 0 or 1."""
+    if metrics is None:
+        return ()
+    out = []
+    for name, series in sorted(metrics.series.items()):
+        if names_a_flag(name):
+            finite = series.values[np.isfinite(series.values)]
+            if finite.size and bool(np.all((finite == 0.0) | (finite == 1.0))):
+                out.append(name)
+    return tuple(out)
+
+
 def summarize(
-    report: RunReport, *, slug: str, input_hash: str, campaign_metric: str | None = None, campaign_window: int = 10
+    report: RunReport,
+    *,
+    slug: str,
+    input_hash: str,
+    campaign_metric: str | None = None,
+    campaign_window: int = 10,
+    campaign_metrics: Sequence[MetricDecl] = (),
 ) -> RunSummary:
     run = report.run
     board = report.scoreboard
@@ -144,6 +195,8 @@ def summarize(
         not_one_measurement=None if report.measurement.ok else report.measurement.text(),
         probe_hash=report.digest.probe_fingerprint.short() if report.digest.probe_fingerprint else None,
         target_class=report.target.as_dict() if report.target else None,
+        metric_windows=_metric_windows(run.metrics, campaign_metrics, campaign_window) if run.campaign else {},
+        flags=_flags(run.metrics) if run.campaign or run.arm else (),
     )
 
 

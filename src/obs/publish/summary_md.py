@@ -21,9 +21,11 @@ import numpy as np
 
 from obs import __version__, urls
 from obs.analysis.campaign import CampaignStats
+from obs.analysis.campaign_gate import GateResult, campaign_gate
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
 from obs.analysis.report import RunReport
+from obs.analysis.tiers import CampaignTiers
 from obs.numbers import delta_text, num, pct, plural, pp, signed_num
 from obs.numbers import p_text as pval
 from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, load_report
@@ -475,6 +477,78 @@ def _curves(report: RunReport) -> str:
 # --------------------------------------------------------------------------- a campaign
 
 
+def _tested_metrics(tiers: CampaignTiers) -> str:
+    """Every tested metric x candidate (the family the labels are adjusted over), then each order check."""
+    rows = []
+    for t in tiers.tested:
+        for k in t.stats.candidates:
+            iv = k.welch.interval
+            rows.append(
+                [
+                    md_code(t.name),
+                    t.tier,
+                    md_text(k.label, 80),
+                    _delta(k.delta, False) if k.n else "—",
+                    f"[{signed_num(iv.low)}, {signed_num(iv.high)}]"
+                    if iv
+                    else md_obs(k.welch.problem or "—", 80, in_table=True),
+                    f"{pval(k.p_value)} → {pval(k.p_adjusted)}" if k.tested else "—",
+                    md_obs(verdict_words(k.recommendation), 60, in_table=True),
+                ]
+            )
+    out = [
+        md_obs(tiers.declared[0].upper() + tiers.declared[1:], 500) + ".",
+        "",
+        md_obs(f"Family: {tiers.family}.", 300),
+    ]
+    if rows:
+        out += [
+            "",
+            table(
+                ["Metric", "Tier", "Candidate", "Δ vs baseline", "95% CI", "Welch p (raw → Holm)", "Outcome"],
+                rows,
+                ["l", "l", "l", "r", "r", "r", "l"],
+            ),
+        ]
+    untested = [f"{md_code(t.name)} ({t.tier})" for t in tiers.metrics if not t.tested]
+    if untested:
+        out += ["", f"Shown on the page, not tested: {', '.join(untested[:12])}{' …' if len(untested) > 12 else ''}."]
+    if tiers.not_metrics:
+        out += ["", md_obs(f"Not metrics (never tested): {', '.join(tiers.not_metrics[:8])}.", 400)]
+    for t in tiers.tested:
+        if t.order is not None:
+            out += ["", md_obs(t.order.sentence, 400)]
+    for t in tiers.tested:
+        for p in t.planning:
+            if p.directional:
+                out += ["", md_obs(f"{t.name} · {p.label}: {p.advice}", 300)]
+    return "\n".join(out)
+
+
+def _gate_text(gate: GateResult) -> str:
+    lines = [f"**obs gate: {gate.verdict}** ({md_obs(gate.rule, 400)})", ""]
+    lines += [f"- {md_obs(ln.text(), 500)}" for ln in gate.lines]
+    return "\n".join(lines)
+
+
+def _paired_head(stats: CampaignStats) -> list[str]:
+    """A campaign of paired evaluations only: its lead is the paired result, not an empty conditions table."""
+    out: list[str] = []
+    for p in stats.paired:
+        out += ["", f"**{md_text(p.name, 120)}**: {md_obs(p.sentence, 700)}"]
+        sides = [x for x in (p.side_a, p.side_b) if x is not None]
+        if sides:
+            out += [
+                "",
+                "; ".join(
+                    f"{md_text(x.label, 60)} {pct(x.rate)} ({x.correct:,}/{x.n:,} items, {x.level:.0%} Wilson CI "
+                    f"{pct(x.low)} to {pct(x.high)})"
+                    for x in sides
+                ),
+            ]
+    return out
+
+
 def campaign_summary(
     stats: CampaignStats,
     *,
@@ -484,14 +558,28 @@ def campaign_summary(
     base_url: str,
     curves: dict[str, list[float]],
     limit: int = COMMENT_LIMIT,
+    tiers: CampaignTiers | None = None,
+    gate: GateResult | None = None,
 ) -> str:
-    """`stats` from obs.analysis.campaign; `curves` is each condition's mean curve (for sparklines)."""
+    """`stats` from obs.analysis.campaign; `curves` is each condition's mean curve (for sparklines); `tiers`
+    every tested metric (obs.analysis.tiers) and `gate` the campaign's PASS/FAIL (obs.analysis.campaign_gate)."""
     head_lines = [
         f"## obs · campaign {md_code(stats.campaign_id, in_table=False)}"
         + (f": {md_text(title, 160)}" if title else "")
     ]
     if question:
         head_lines += ["", md_text(question, 400)]
+    if not stats.conditions and stats.paired:
+        head_lines += _paired_head(stats)
+        if gate is not None:
+            head_lines += ["", _gate_text(gate)]
+        link = report_link(base_url, urls.campaign_page(slug))
+        foot = (
+            f"**[Full campaign page →](<{link}>)**"
+            if link
+            else f"Full page: `{urls.campaign_page(slug)}` in the built site."
+        )
+        return assemble("\n".join(head_lines), [], foot + f"\n\n<sub>obs {__version__}</sub>", limit)
     metric = md_code(stats.primary_metric or "no primary metric", in_table=False)
     direction = "higher is better" if stats.higher_is_better else "lower is better"
     baseline = stats.baseline_label or stats.baseline_condition or "none"
@@ -574,7 +662,10 @@ def campaign_summary(
         if not c.tested and c.welch.problem
     )
     paired_rows = [[md_text(p.name, 120), md_obs(p.sentence, 400, in_table=True)] for p in stats.paired]
+    if gate is not None:
+        head += "\n\n" + _gate_text(gate)
     sections = [
+        Section("Tested metrics", _tested_metrics(tiers) if tiers is not None else "", 75),
         Section("Reading", sentences, 70),
         Section("Unmet evidence minimums", unmet, 60),
         Section("Thresholds not met", failed, 58),
@@ -621,7 +712,7 @@ def summarize_campaign(source: Path, campaign_id: str) -> str:
 def campaign_comment(tree: SourceTree, campaign_id: str, limit: int = COMMENT_LIMIT) -> str:
     """A campaign of an open source tree as a PR comment of at most `limit` characters."""
     campaign, summaries = campaign_summaries(tree, campaign_id)
-    view = campaign_view(campaign, summaries)
+    view = campaign_view(campaign, summaries, tree.cfg.metric_higher_is_better)
     return campaign_summary(
         view.stats,
         title=campaign.title,
@@ -630,4 +721,6 @@ def campaign_comment(tree: SourceTree, campaign_id: str, limit: int = COMMENT_LI
         base_url=tree.cfg.base_url,
         curves={c.name: view.mean_curve(c.name) for c in view.curves},
         limit=limit,
+        tiers=view.tiers,
+        gate=campaign_gate(view),
     )

@@ -18,7 +18,7 @@ instead of a ~100 ms figure, and a one-run rebuild never imports a plotting libr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -277,24 +277,79 @@ def x_kind(name: str, series: Series) -> str | None:
     return None
 
 
-def x_axes(metrics: Metrics, points: int = CHART_POINTS) -> dict[str, Any]:
-    """Per series that may be an x axis (see `x_kind`), its kind and values over the steps.
+BUILT_IN_AXES = frozenset({"step", "wall", "relative", "epoch"})  # the axes' names in the pages' links (x=)
+
+
+def _axis_fault(series: Series) -> str | None:
+    """Why a declared counter cannot be an x axis, or None: it must be finite at two steps or more and
+    never go back (a counter that restarts at a resume would give one x two places)."""
+    keep = np.isfinite(series.values)
+    values, steps = series.values[keep], series.steps[keep]
+    if values.size < 2:
+        return "has fewer than two finite values"
+    back = np.flatnonzero(np.diff(values) < 0)
+    if back.size:
+        i = int(back[0]) + 1
+        return f"goes back at step {steps[i]:g} (from {values[i - 1]:g} to {values[i]:g})"
+    if values[-1] <= values[0]:
+        return "never grows"
+    return None
+
+
+def declared_axes(metrics: Metrics, declared: Mapping[str, Sequence[str]]) -> tuple[dict[str, str], list[str]]:
+    """obs.yaml's `x_axes` for one run: each axis name to the first of its series the run logged and
+    that can be an axis, and a sentence for each declared axis the run logged but cannot use."""
+    chosen: dict[str, str] = {}
+    faults: list[str] = []
+    for axis in sorted(declared):
+        if axis in BUILT_IN_AXES:  # said by the runs that log one of its series
+            if any(n in metrics.series for n in declared[axis]):
+                faults.append(f"x_axes.{axis}: '{axis}' is an x axis obs offers itself; give the counter another name")
+            continue
+        for name in declared[axis]:
+            series = metrics.series.get(name)
+            if series is None:
+                continue
+            fault = _axis_fault(series)
+            if fault is None:
+                chosen[axis] = name
+                break
+            faults.append(f"x_axes.{axis}: the series '{name}' {fault}; it is not offered as an x axis")
+    return chosen, faults
+
+
+def x_axes(metrics: Metrics, points: int = CHART_POINTS, declared: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Per series that may be an x axis (see `x_kind`), its kind and values over the steps, keyed by
+    its name; and per axis obs.yaml declares (`declared`: axis name to the run's series, from
+    `declared_axes`), a counter keyed by the axis name with the series it reads (`series`), so runs
+    that log tokens under different names share one axis. A series a declared axis reads is not
+    offered a second time under its own name.
 
     A wall-clock time is stored as `start` (exact) plus seconds since it, so six significant digits
     keep a tenth of a second over a day, where 1.7e9 seconds to six digits would keep only 1000 s.
     The browser maps a point's step to the axis by linear interpolation between the kept points (a
     monotone series decimated by min/max keeps each bucket's first and last value)."""
-    out: dict[str, Any] = {}
+    declared = declared or {}
+    taken = set(declared.values())
+    kinds: dict[str, tuple[str, str]] = {}  # key -> (kind, series)
     for name in sorted(metrics.series):
+        kind = x_kind(name, metrics.series[name])
+        if kind is not None and name not in taken and name not in declared:
+            kinds[name] = (kind, name)
+    for axis, name in declared.items():
+        if name in metrics.series:
+            kinds[axis] = ("counter", name)
+    out: dict[str, Any] = {}
+    for key in sorted(kinds):
+        kind, name = kinds[key]
         series = metrics.series[name]
-        kind = x_kind(name, series)
-        if kind is None:
-            continue
         keep = np.isfinite(series.values)
         steps, values = series.steps[keep], series.values[keep]
         start = float(values[0]) if kind == "wall" else 0.0
         x, y = decimate(steps, values - start, points)
-        out[name] = {"kind": kind, "start": start, **encode(x, y)}
+        out[key] = {"kind": kind, "start": start, **encode(x, y)}
+        if key in declared:
+            out[key]["series"] = name
     return out
 
 
@@ -314,8 +369,10 @@ def chart_data(
     bands: Sequence[Band],
     finals: dict[str, float],
     points: int = CHART_POINTS,
+    declared: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Everything the charts of one run read (see the module doc)."""
+    """Everything the charts of one run read (see the module doc); `declared` is obs.yaml's x axes
+    for this run (`declared_axes`)."""
     drawn = panel_series(panels)
     others = [n for n in sorted(metrics.series) if n not in drawn]
     other_points = max(OTHER_POINTS[0], min(OTHER_POINTS[1], OTHER_BUDGET // max(1, len(others))))
@@ -333,7 +390,7 @@ def chart_data(
         "slug": slug,
         "x": "step" if metrics.step_source in ("step", "global_step", "_step") else metrics.step_source,
         "series": series,
-        "xaxes": x_axes(metrics, points),
+        "xaxes": x_axes(metrics, points, declared),
         "bands": band_data,
         "stages": [[st.name, _value(st.start), _value(st.end)] for st in metrics.stages],
         "finals": {k: _value(v) for k, v in sorted(finals.items()) if np.isfinite(v)},

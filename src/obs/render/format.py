@@ -12,6 +12,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from obs.analysis.compare import Headline
+from obs.analysis.headline import level_interval
 from obs.analysis.held_constant import flatten
 from obs.analysis.stats import OUTCOME_WORDS
 from obs.numbers import delta_text, num, p_text, pct, plural, pp, signed_num
@@ -94,6 +95,21 @@ def ci_text(interval: Any, is_rate: bool = True) -> str:
     if is_rate:
         return f"{level:.0%} CI [{pp(interval.low, False)}, {pp(interval.high, False)}] pp"
     return f"{level:.0%} CI [{signed_num(interval.low)}, {signed_num(interval.high)}]"
+
+
+def level_ci(interval: Any, headline: Headline) -> str:
+    """`95% CI [55.4, 70.2]%` for an interval on a value (not a change: no signs), in the headline's units."""
+    if interval is None or not _is_number(interval.low) or not _is_number(interval.high):
+        return "no CI"
+    level = getattr(interval, "level", 0.95)
+    if headline.is_rate:
+        return f"{level:.0%} CI [{100 * interval.low:.1f}, {100 * interval.high:.1f}]%"
+    return f"{level:.0%} CI [{num(interval.low)}, {num(interval.high)}]"
+
+
+def headline_interval(headline: Headline) -> Any:
+    """The headline's own interval (`analysis.headline.level_interval`), for the run page's tile."""
+    return level_interval(headline)
 
 
 _AFTER_SEPARATOR = re.compile(r"(?<=[._/:=,|@+\\-])(?=[^._/:=,|@+\\-])")
@@ -238,6 +254,8 @@ FILTERS = {
     "tile_class": tile_class,
     "verdict_words": verdict_words,
     "ci_text": ci_text,
+    "level_ci": level_ci,
+    "headline_interval": headline_interval,
     "stat": stat,
     "unit_text": unit_text,
     "css_token": css_token,

@@ -16,6 +16,7 @@ import orjson
 from obs import urls
 from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
+from obs.analysis.campaign_gate import campaign_gate
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.paired_systems import PairedSpec
 from obs.cache import hash_json
@@ -409,7 +410,7 @@ def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.
 def _campaign_pages_of(
     campaign: Campaign, members: list[RunSummary], slug: str, renderer: Renderer, cfg: SiteConfig
 ) -> dict[str, bytes]:
-    return campaign_pages(campaign_view(campaign, members), slug, renderer, cfg)
+    return campaign_pages(campaign_view(campaign, members, cfg.metric_higher_is_better), slug, renderer, cfg)
 
 
 def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteConfig) -> dict[str, bytes]:
@@ -430,14 +431,14 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     if figure is not None:
         pages[urls.campaign_file(slug, urls.CAMPAIGN_FIGURE)] = figure
     ctx["has_figure"] = figure is not None
-    ctx["metric_views"] = campaign_metrics(view, cfg.metric_higher_is_better)
+    ctx["metric_views"] = campaign_metrics(view)
     ctx["charts"] = None
     key = f"campaign:{slug}"
     data = chartdata.conditions_data(key, ctx["metric_views"])
     if data["metrics"]:
         pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
         ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
-    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(view.stats.as_dict())
+    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps({**view.stats.as_dict(), "tiers": view.tiers.as_dict()})
     paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
     pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
@@ -509,6 +510,7 @@ def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
         "slug": slug,
         "title": campaign.title,
         "question": campaign.question,
+        "inferred": campaign.inferred,
         "primary_metric": campaign.primary_metric,
         "baseline_condition": campaign.baseline_condition,
         "final_window": campaign.final_window,
@@ -521,4 +523,7 @@ def campaign_context(view: CampaignView, slug: str) -> dict[str, Any]:
         "runs": view.runs,
         "unassigned": view.unassigned,
         "stats": view.stats,
+        "tiers": view.tiers,
+        "gate": campaign_gate(view),
+        "paired_only": not view.table and bool(view.stats.paired),
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +24,7 @@ from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
 from obs.model import Metrics
 from obs.numbers import num
-from obs.render import cases, chartdata
+from obs.render import cases, chartdata, generations
 from obs.render.sections import SECTIONS, Section, place
 from obs.render.site import Renderer
 from obs.render.standalone import Standalone, data_uri
@@ -240,11 +240,17 @@ class RunCharts:
         }
 
 
-def make_charts(report: RunReport, slug: str, max_points: int) -> tuple[RunCharts, bytes] | None:
-    """The panels of section 6 and the run's data file (no drawing: the browser draws)."""
+def make_charts(
+    report: RunReport, slug: str, max_points: int, x_axes: Mapping[str, Sequence[str]] | None = None
+) -> tuple[RunCharts, bytes] | None:
+    """The panels of section 6 and the run's data file (no drawing: the browser draws). `x_axes` is
+    obs.yaml's declared counters; one this run logged but cannot be drawn against is a warning."""
     metrics = report.run.metrics
     if metrics is None or not metrics.series:
         return None
+    declared, faults = chartdata.declared_axes(metrics, x_axes or {})
+    for fault in faults:
+        report.run.diagnostics.warning(metrics.source_file or report.run.source_dir, fault)
     plan = report.curves
     training = chartdata.training_panels(plan, metrics) if plan else []
     training += chartdata.band_panels(plan, metrics, report.reward) if plan else []
@@ -261,6 +267,7 @@ def make_charts(report: RunReport, slug: str, max_points: int) -> tuple[RunChart
         bands=bands,
         finals=finals,
         points=min(max_points, chartdata.CHART_POINTS),
+        declared=declared,
     )
     for panel in (*training, *reward):
         panel["desc"] = "; ".join(_describe(report, name) for name in panel["lines"])
@@ -287,6 +294,7 @@ def render_run(
     source_rel: str,
     max_points: int,
     slug: str = "",
+    x_axes: Mapping[str, Sequence[str]] | None = None,
     interactive: bool = True,
     sections: Sequence[Section] = SECTIONS,
     standalone: Standalone | None = None,
@@ -295,14 +303,14 @@ def render_run(
     otherwise (a page that must stand alone, without script) the curves are static SVG figures.
     `sections` are the page's sections in order (the registry, `obs.render.sections`). With
     `standalone` the page is the variant that works as one file (figures and renders as data: URIs;
-    obs.render.standalone), and `interactive` must be False."""
+    obs.render.standalone), and `interactive` must be False. `x_axes`: obs.yaml's declared counters."""
     run = report.run
     out = RunOutput()
     figures: list[FigureFile] = []
     reward_fig: FigureFile | None = None
     charts: RunCharts | None = None
     if interactive:
-        made = make_charts(report, slug or urls.slugify(run.id), max_points)
+        made = make_charts(report, slug or urls.slugify(run.id), max_points, x_axes)
         if made is not None:
             charts, data = made
             out.files[charts.data_file] = data
@@ -339,6 +347,9 @@ def render_run(
     case_browser = cases.browser(report, links.baseline)
     if case_browser is not None:
         out.streamed.append(case_browser.files)
+    gen_viewer = generations.viewer(report) if standalone is None else None  # data files beside a site's page
+    if gen_viewer is not None:
+        out.streamed.append(gen_viewer.files)
     placed = place(report, sections)
     diagnostics = [d.format() for d in sort_diagnostics(run.diagnostics.items)]
     html = renderer.render(
@@ -357,6 +368,7 @@ def render_run(
         renders=renders,
         gallery=shown,
         case_spec=case_browser.spec if case_browser else None,
+        gen_spec=gen_viewer.spec if gen_viewer else None,
         ids_shown=cases.IDS_SHOWN,
         diagnostics=diagnostics,
         source_rel=source_rel,

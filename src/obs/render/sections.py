@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 from obs.adapters import holds_of
 from obs.adapters.base import Holds
 from obs.analysis.report import RunReport
-from obs.render import section_data
+from obs.render import generations, section_data
 
 
 def _always(report: RunReport) -> bool:
@@ -130,6 +130,17 @@ SECTIONS: tuple[Section, ...] = (
         lacks_many=True,
         given_by="probe.jsonl",
         index=("n_failing", "top_failure"),
+    ),
+    Section(
+        "generations",
+        "Generations",
+        "sections/generations.html",
+        context=generations.section_context,
+        aside=lambda r: f"{len(r.run.generations):,} sampled" if r.run.generations else "",
+        filled=lambda r: bool(r.run.generations),
+        lacks="generations",
+        lacks_many=True,
+        given_by="emergence/generations.jsonl",
     ),
     Section(
         "lessons",
@@ -252,6 +263,12 @@ class RunPageSections:
     @property
     def toc(self) -> list[tuple[str, str]]:
         return [(p.id, p.title) for p in self.placed]
+
+    @property
+    def filled(self) -> set[str]:
+        """The ids of the sections shown whole (not folded into a collapsed line): the phone's jump menu
+        offers one-tap links only to these."""
+        return {item.id for item in self.items if isinstance(item, PlacedSection)}
 
     @property
     def context(self) -> dict[str, Any]:

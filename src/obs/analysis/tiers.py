@@ -1,0 +1,569 @@
+"""A campaign's metrics in tiers: which are tested, with what multiplicity, and what the tests say together.
+
+Why: a campaign usually has one question (the primary metric) and a few outcomes worth checking beside it
+(secondary metrics); everything else it logged (entropy, loss, throughput) helps to read the run but is not
+a question. Testing every logged series, as a metric picker that gives each its own Welch table does,
+marks some of them "significant" by chance alone, and t-tests `seed` or a yes/no flag as if they were
+outcomes. So:
+
+* only **primary and secondary** metrics are tested, and their tests form **one family**: the Welch
+  p-value of every tested metric × candidate (vs the baseline condition) is Holm-adjusted over that
+  family, and the page says so in words; **diagnostics** (and, when `metrics:` declares tiers, every other
+  logged metric) are shown per condition (mean ± sd over seeds), never tested; without `metrics:` only the
+  primary metric is tested and the page says secondary metrics can be declared;
+* identifiers (`seed`, `condition`, `*_id`) and yes/no flags (`loss_is_placeholder`: a name that asks a
+  question, every value 0 or 1) are never metrics: left out, and named;
+* a **candidate-vs-candidate matrix** per tested metric: every pair of conditions, Welch over seeds, Holm
+  over every pair of every tested metric (a second family: the pairwise question is another question);
+* an optional **expected order** (`expected_order: [baseline, a, b]`, worst to best in the metric's good
+  direction) checked on each adjacent pair of that matrix: holds (significantly in the expected direction
+  after Holm), reversed (significantly the other way) or undetermined at α;
+* **planning in tiers**: seeds per condition for quick (50% power), standard (80%) and paper (95%)
+  confidence at the family's first Holm level α / m, for the minimum effect over the observed pooled sd of
+  the seeds (the observed Hedges' g when no minimum effect is set), and "double the seeds" advice when a
+  result is *directional* (defined in :data:`DIRECTIONAL`).
+
+Pure: summaries in, a :class:`CampaignTiers` out; statistics from :mod:`obs.analysis.stats`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from obs.analysis.campaign import (
+    LEVEL,
+    CampaignStats,
+    CandidateStats,
+    Family,
+    RunFinal,
+    campaign_stats,
+    finals_from_summaries,
+    min_effect_of,
+    num_na,
+)
+from obs.analysis.paired_systems import PairedSpec
+from obs.analysis.stats import (
+    SIZE_UNKNOWN,
+    WelchResult,
+    hedges_g,
+    holm_adjust,
+    recommendation,
+    sample_size_for_power,
+    welch,
+)
+from obs.model import Campaign, MetricDecl, MetricWindow
+from obs.numbers import p_text, plural
+from obs.sitemodel import RunSummary
+from obs.vocabulary import names_an_identifier
+
+PLANNING_TIERS = (("quick", 0.5), ("standard", 0.8), ("paper", 0.95))
+PLANNING_DEFINITION = (
+    "seeds per condition for a two-sided Welch-type t-test (noncentral t, equal seeds per condition) to detect the "
+    "minimum effect over the observed pooled sd of the seeds (the observed Hedges' g when no minimum effect is set) "
+    "at the family's first Holm level α / m: quick = 50% power (a coin flip of seeing it), standard = 80%, "
+    "paper = 95%"
+)
+DIRECTIONAL = (
+    "directional: the estimate points one way but the evidence stops short of the claim: either significant after "
+    "Holm with a 95% CI that excludes 0 but reaches below the minimum effect (size not established), or a "
+    "Holm-adjusted p between α and 2α. Doubling the seeds per condition narrows the interval by about 1/√2 (×0.71)"
+)
+
+
+@dataclass(frozen=True)
+class PairCell:
+    """Condition `b` minus condition `a` on one metric (b later in the campaign's order)."""
+
+    a: str
+    b: str
+    n_a: int
+    n_b: int
+    delta: float
+    welch: WelchResult
+    p_value: float
+    p_adjusted: float
+    hedges_g: float
+    outcome: str  # a stats recommendation: b better / worse than a, or insufficient / not tested
+
+
+@dataclass(frozen=True)
+class OrderStep:
+    lower: str  # expected worse
+    upper: str  # expected better
+    state: str  # holds | reversed | undetermined | not tested
+    detail: str
+
+
+@dataclass(frozen=True)
+class OrderCheck:
+    metric: str
+    order: list[str]
+    steps: list[OrderStep]
+    verdict: str  # holds | contradicted | not established
+    sentence: str
+
+
+@dataclass(frozen=True)
+class PlanTier:
+    name: str
+    power: float
+    seeds: int | None
+
+
+@dataclass(frozen=True)
+class Planning:
+    """Seeds per condition for one candidate on one tested metric, in tiers, and the advice."""
+
+    condition: str
+    label: str
+    effect: str  # what effect the tiers are for
+    alpha: float
+    tiers: list[PlanTier]
+    directional: bool
+    advice: str
+
+
+@dataclass(frozen=True)
+class TieredMetric:
+    """One metric of the campaign as its pages show it."""
+
+    name: str
+    tier: str  # primary | secondary | diagnostic | logged (not declared)
+    higher_is_better: bool
+    window: str
+    unit: str
+    min_effect: float
+    tested: bool
+    why_not_tested: str
+    stats: CampaignStats
+    matrix: list[PairCell] = field(default_factory=list)
+    order: OrderCheck | None = None
+    planning: list[Planning] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        out = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name != "stats"}
+        out["stats"] = self.stats.as_dict()
+        out["stats"].pop("paired", None)
+        out["stats"].pop("methods", None)
+        return out
+
+
+@dataclass(frozen=True)
+class CampaignTiers:
+    metrics: list[TieredMetric]
+    declared: str  # where the tiers came from, in words
+    family: str  # the tested family, in words
+    matrix_family: str
+    not_metrics: list[str]  # identifiers and flags left out, each with why
+    methods: dict[str, str]
+
+    @property
+    def tested(self) -> list[TieredMetric]:
+        return [m for m in self.metrics if m.tested]
+
+    @property
+    def primary(self) -> TieredMetric | None:
+        return next((m for m in self.metrics if m.tier == "primary"), None)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "metrics": [m.as_dict() for m in self.metrics],
+            "declared": self.declared,
+            "family": self.family,
+            "matrix_family": self.matrix_family,
+            "not_metrics": self.not_metrics,
+            "methods": self.methods,
+        }
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- which metrics
+
+
+def headline_metric(runs: Sequence[RunSummary]) -> str | None:
+    """The campaign's primary metric when campaign.yaml names none: the headline the one headline rule
+    (obs.analysis.headline.choose_headline) chose for most of its runs (ties: by name)."""
+    counts = Counter(s.headline.metric for s in runs if s.headline.metric)
+    if not counts:
+        return None
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+
+
+def _finals(runs: Sequence[RunSummary], metric: str, primary: str | None, window: MetricWindow) -> list[RunFinal]:
+    """Each run's one number for `metric`: its declared window (RunSummary.metric_windows) when one was computed,
+    else the campaign's final window (the primary metric's `campaign_final`, any other metric's `finals`)."""
+    if metric == primary and window.kind == "final":
+        base = finals_from_summaries(runs)
+        if any(r.final is not None for r in base):
+            return base
+    out = []
+    for s in runs:
+        w = s.metric_windows.get(metric)
+        value = w.mean if w is not None else (s.finals.get(metric) if window.kind == "final" else None)
+        if value is not None and not math.isfinite(value):
+            value = None
+        out.append(RunFinal(run_id=s.id, condition=s.condition, seed=s.seed, final=value, last_step=s.last_step))
+    return out
+
+
+def _logged(runs: Sequence[RunSummary]) -> list[str]:
+    return sorted({m for s in runs for m in (s.curves or {})} | {m for s in runs for m in s.finals})
+
+
+def _flags(runs: Sequence[RunSummary]) -> set[str]:
+    return {f for s in runs for f in s.flags}
+
+
+# --------------------------------------------------------------------------- the analysis
+
+
+def campaign_tiers(
+    campaign: Campaign,
+    runs: Sequence[RunSummary],
+    direction: Callable[[str], bool],
+    *,
+    paired: Sequence[PairedSpec] = (),
+) -> CampaignTiers:
+    """Every metric of the campaign in its tier, the tested ones as one Holm family (see the module)."""
+    flags = _flags(runs)
+    logged = _logged(runs)
+    primary = campaign.primary_metric
+    declared_words: str
+    if campaign.metrics:
+        decls = list(campaign.metrics)
+        declared_words = f"tiers declared in {campaign.metrics_from or 'campaign.yaml'} (metrics:)"
+        if not any(d.tier == "primary" for d in decls):  # only secondaries and diagnostics: the headline leads
+            primary = primary or headline_metric(runs)
+            if primary:
+                decls = [MetricDecl(primary, "primary"), *(d for d in decls if d.name != primary)]
+                declared_words += f"; none is primary, so the runs' headline ({primary}) is the primary metric"
+    else:
+        chosen = primary or headline_metric(runs)
+        decls = [MetricDecl(chosen, "primary")] if chosen else []
+        primary = chosen
+        how = (
+            f"the primary metric is campaign.yaml's primary_metric ({chosen})"
+            if campaign.primary_metric
+            else f"no primary_metric in campaign.yaml: the primary metric is the runs' headline ({chosen}), "
+            "chosen by the headline rule"
+            if chosen
+            else "no primary metric: none declared and the runs have no headline"
+        )
+        declared_words = (
+            f"{how}; no metrics: declared, so only it is tested. Secondary metrics (tested with it, Holm over the "
+            "family) and diagnostics (shown, not tested) can be declared in campaign.yaml metrics:"
+        )
+    not_metrics: list[str] = []
+    names = {d.name for d in decls}
+    for name in logged:
+        if names_an_identifier(name):
+            not_metrics.append(f"{name} (an identifier of the records)")
+        elif name in flags:
+            not_metrics.append(f"{name} (a yes/no flag: every value 0 or 1)")
+    excluded = {n.split(" (", 1)[0] for n in not_metrics}
+    undeclared = [n for n in logged if n not in names and n not in excluded]
+
+    def hib(d: MetricDecl) -> bool:
+        if d.higher_is_better is not None:
+            return d.higher_is_better
+        return campaign.higher_is_better if d.name == primary else direction(d.name)
+
+    def per_metric(d: MetricDecl) -> Campaign:
+        me = d.min_effect if d.min_effect is not None else (min_effect_of(campaign) if d.name == primary else 0.0)
+        keep_litmus = d.name == primary
+        return dataclasses.replace(
+            campaign,
+            primary_metric=d.name,
+            higher_is_better=hib(d),
+            min_effect=me,
+            litmus=campaign.litmus if keep_litmus else {},
+        )
+
+    tested_decls: list[MetricDecl] = []
+    untested: list[tuple[MetricDecl, str]] = []
+    for d in decls:
+        if d.tier == "diagnostic":
+            untested.append((d, "a diagnostic: shown, not tested"))
+        elif d.name in flags:
+            untested.append((d, "a yes/no flag (every value 0 or 1): not an outcome, not tested"))
+        else:
+            tested_decls.append(d)
+    finals = {d.name: _finals(runs, d.name, primary, d.window) for d in decls}
+    # pass 1: raw p of every tested metric x candidate; Holm over them all
+    first = {d.name: campaign_stats(per_metric(d), finals[d.name]) for d in tested_decls}
+    cells = [(d.name, c.condition, c.p_value) for d in tested_decls for c in first[d.name].candidates if c.tested]
+    adjusted = holm_adjust([p for _, _, p in cells])
+    m = len(cells)
+    n_metrics = len({name for name, _, _ in cells})
+    words = f"the {m} metric × candidate tests ({plural(n_metrics, 'metric')})"
+    family_text = (
+        f"Holm–Bonferroni over the {m} Welch tests of the {plural(n_metrics, 'tested metric')} × their candidates "
+        "(one family: primary and secondary metrics); the recommendation and the litmus use the adjusted p"
+        if n_metrics > 1
+        else ""
+    )
+    family_size = m if n_metrics > 1 else 0
+    by_metric: dict[str, dict[str, float]] = {}
+    for (name, cond, _), p_adj in zip(cells, adjusted, strict=True):
+        by_metric.setdefault(name, {})[cond] = p_adj
+    metrics: list[TieredMetric] = []
+    alpha_first = campaign.alpha / max(1, m)
+    for d in tested_decls:
+        fam = Family(by_metric.get(d.name, {}), family_size, words, family_text) if family_size else None
+        stats = campaign_stats(per_metric(d), finals[d.name], paired=paired if d.name == primary else (), family=fam)
+        metrics.append(
+            TieredMetric(
+                name=d.name,
+                tier=d.tier,
+                higher_is_better=hib(d),
+                window=d.window.text(campaign.final_window),
+                unit=d.unit,
+                min_effect=stats.min_effect,
+                tested=True,
+                why_not_tested="",
+                stats=stats,
+                planning=[_planning(c, stats, alpha_first) for c in stats.candidates],
+            )
+        )
+    for d, why in untested:
+        metrics.append(_described(d, why, per_metric(d), finals[d.name], campaign.final_window, hib(d)))
+    for name in undeclared:
+        d = MetricDecl(name, "logged")
+        why = "logged, not declared in metrics:, shown, not tested"
+        metrics.append(
+            _described(
+                d, why, per_metric(d), _finals(runs, name, primary, d.window), campaign.final_window, direction(name)
+            )
+        )
+    metrics.sort(key=lambda t: ("primary", "secondary", "diagnostic", "logged").index(t.tier))
+    matrix_family = _with_matrix(metrics, campaign)
+    if m == 0:
+        family = "no metric is tested"
+    elif n_metrics == 1:
+        family = f"one tested metric ({metrics[0].name}): its {plural(m, 'candidate')} vs the baseline condition" + (
+            ", Holm-adjusted over them" if m > 1 else ""
+        )
+    else:
+        family = (
+            f"{plural(n_metrics, 'tested metric')}: Holm over {words}, so a label 'significant' holds for the family"
+        )
+    methods = {
+        "tiers": (
+            "primary and secondary metrics are tested (Welch over seeds vs the baseline condition, one Holm family "
+            "over every tested metric × candidate); diagnostics and undeclared metrics are described (mean ± sd "
+            "over seeds), never tested; identifiers and yes/no flags are not metrics"
+        ),
+        "window": (
+            "each run's one number per metric: the mean of its declared window (the last N logged values, or every "
+            "value logged at a step in the range, both ends included); the campaign's final window by default"
+        ),
+        "matrix": (
+            "every pair of conditions, later minus earlier in the campaign's order: Welch's t-test over seeds and "
+            "its 95% t interval (not widened for multiplicity), Hedges' g; the labels use p Holm-adjusted over "
+            "every pair of every tested metric"
+        ),
+        "order": (
+            "expected_order lists conditions worst to best in each metric's good direction; an adjacent pair holds "
+            "when the better-expected condition is significantly better after Holm (matrix), is reversed when it "
+            "is significantly worse, and is undetermined otherwise; the order holds when every pair holds"
+        ),
+        "planning": PLANNING_DEFINITION,
+        "directional": DIRECTIONAL,
+    }
+    return CampaignTiers(
+        metrics=metrics,
+        declared=declared_words,
+        family=family,
+        matrix_family=matrix_family,
+        not_metrics=not_metrics,
+        methods=methods,
+    )
+
+
+def _described(
+    d: MetricDecl, why: str, campaign: Campaign, finals: list[RunFinal], final_window: int, higher: bool
+) -> TieredMetric:
+    """A metric shown per condition (mean ± sd over seeds) with no test: the candidates are dropped."""
+    stats = campaign_stats(campaign, finals)
+    stats = dataclasses.replace(stats, candidates=[], correction="not tested")
+    return TieredMetric(
+        name=d.name,
+        tier=d.tier,
+        higher_is_better=higher,
+        window=d.window.text(final_window),
+        unit=d.unit,
+        min_effect=stats.min_effect,
+        tested=False,
+        why_not_tested=why,
+        stats=stats,
+    )
+
+
+# --------------------------------------------------------------------------- the matrix and the order
+
+
+def _with_matrix(metrics: list[TieredMetric], campaign: Campaign) -> str:
+    """Fill each tested metric's pairwise matrix (Holm over every pair of every tested metric) and order check."""
+    raw: list[tuple[int, PairCell]] = []
+    for i, t in enumerate(metrics):
+        if not t.tested or len(t.stats.conditions) < 2:
+            continue
+        for a, b in combinations(t.stats.conditions, 2):
+            x, y = [v.value for v in b.values], [v.value for v in a.values]
+            w = welch(x, y, level=LEVEL)
+            g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
+            p = w.p_value if w.p_value is not None else math.nan
+            delta = b.mean - a.mean if x and y else math.nan
+            raw.append((i, PairCell(a.name, b.name, a.n, b.n, delta, w, p, math.nan, g, "not_tested")))
+    adjusted = holm_adjust([c.p_value for _, c in raw])
+    size = sum(1 for _, c in raw if not math.isnan(c.p_value))
+    for (i, cell), p_adj in zip(raw, adjusted, strict=True):
+        t = metrics[i]
+        outcome = (
+            recommendation(p_adj, cell.welch.estimate, cell.welch.interval, campaign.alpha, t.higher_is_better)
+            if cell.welch.interval is not None
+            else "not_tested"
+        )
+        metrics[i] = dataclasses.replace(
+            t, matrix=[*t.matrix, dataclasses.replace(cell, p_adjusted=p_adj, outcome=outcome)]
+        )
+    if len(campaign.expected_order) >= 2:
+        for i, t in enumerate(metrics):
+            if t.tested:
+                metrics[i] = dataclasses.replace(t, order=_order(t, campaign))
+    n_metrics = len({i for i, _ in raw})
+    if not size:
+        return "no pair of conditions could be tested"
+    return (
+        f"Holm over the {size} pairwise Welch tests ({plural(n_metrics, 'tested metric')} × every pair of conditions), "
+        "a family apart from the tests against the baseline"
+    )
+
+
+def _cell(t: TieredMetric, lower: str, upper: str) -> tuple[PairCell | None, float]:
+    """The matrix cell of two conditions and the sign that turns it into `upper` minus `lower`."""
+    for c in t.matrix:
+        if (c.a, c.b) == (lower, upper):
+            return c, 1.0
+        if (c.a, c.b) == (upper, lower):
+            return c, -1.0
+    return None, 1.0
+
+
+def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
+    labels = {c.name: c.label for c in t.stats.conditions}
+    steps: list[OrderStep] = []
+    alpha = campaign.alpha
+    for lower, upper in zip(campaign.expected_order, campaign.expected_order[1:], strict=False):
+        cell, sign = _cell(t, lower, upper)
+        lo_l, up_l = labels.get(lower, lower), labels.get(upper, upper)
+        if cell is None or cell.outcome == "not_tested":
+            why = cell.welch.problem if cell is not None and cell.welch.problem else "no seeds with a value"
+            steps.append(OrderStep(lower, upper, "not tested", f"{up_l} above {lo_l}: not tested ({why})"))
+            continue
+        gain = sign * cell.delta * (1.0 if t.higher_is_better else -1.0)
+        significant = cell.p_adjusted < alpha  # Holm's p below α implies the raw p is, so the dual CI excludes 0
+        p = p_text(cell.p_adjusted)
+        if significant and gain > 0:
+            state, word = "holds", "holds"
+        elif significant and gain < 0:
+            state, word = "reversed", "is reversed"
+        else:
+            state, word = "undetermined", "is undetermined"
+        steps.append(
+            OrderStep(
+                lower,
+                upper,
+                state,
+                f"{up_l} above {lo_l} {word}: difference {_signed(sign * cell.delta)} "
+                f"({'higher' if t.higher_is_better else 'lower'} is better), Holm-adjusted {p} at α = {alpha:g}",
+            )
+        )
+    states = {s.state for s in steps}
+    if states == {"holds"}:
+        verdict = "holds"
+    elif "reversed" in states:
+        verdict = "contradicted"
+    else:
+        verdict = "not established"
+    shown = " < ".join(labels.get(n, n) for n in campaign.expected_order)
+    counts = Counter(s.state for s in steps)
+    parts = [f"{counts[k]} {k}" for k in ("holds", "reversed", "undetermined", "not tested") if counts[k]]
+    sentence = (
+        f"Expected order on {t.name} ({shown}, worst to best): {verdict}; "
+        f"of its {plural(len(steps), 'adjacent pair')}, {', '.join(parts)} at α = {alpha:g} after Holm."
+    )
+    return OrderCheck(t.name, list(campaign.expected_order), steps, verdict, sentence)
+
+
+def _signed(x: float) -> str:
+    text = num_na(x)
+    return text if text.startswith(("\u2212", "n/a", "-")) else "+" + text
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def _planning(c: CandidateStats, stats: CampaignStats, alpha: float) -> Planning:
+    """Seeds in tiers for one candidate, and whether its result is directional (see DIRECTIONAL)."""
+    cond = {x.name: x for x in stats.conditions}
+    cand, base = cond.get(c.condition), next((x for x in stats.conditions if x.is_baseline), None)
+    tiers: list[PlanTier] = []
+    effect = ""
+    d = math.nan
+    if cand is not None and base is not None and cand.n >= 2 and base.n >= 2:
+        x = np.array([v.value for v in cand.values])
+        y = np.array([v.value for v in base.values])
+        ss = float(np.sum((x - x.mean()) ** 2) + np.sum((y - y.mean()) ** 2))
+        sd = math.sqrt(ss / (x.size + y.size - 2))
+        if stats.min_effect > 0 and sd > 0:
+            d = stats.min_effect / sd
+            effect = f"the minimum effect {num_na(stats.min_effect)} ({num_na(d)} pooled sd of {num_na(sd)})"
+        elif math.isfinite(c.hedges_g) and c.hedges_g != 0:
+            d = c.hedges_g
+            effect = f"the observed effect (Hedges' g = {num_na(d)}; no minimum effect set)"
+    for name, power in PLANNING_TIERS:
+        seeds = sample_size_for_power(d, alpha=alpha, power=power) if math.isfinite(d) and d != 0 else None
+        tiers.append(PlanTier(name, power, seeds))
+    directional = bool(
+        c.tested
+        and (
+            c.recommendation == SIZE_UNKNOWN
+            or (not math.isnan(c.p_adjusted) and stats.alpha <= c.p_adjusted < 2 * stats.alpha)
+        )
+    )
+    if directional:
+        why = (
+            "significant, but its 95% CI reaches below the minimum effect"
+            if c.recommendation == SIZE_UNKNOWN
+            else f"the Holm-adjusted {p_text(c.p_adjusted)} lies between α = {stats.alpha:g} and 2α"
+        )
+        advice = (
+            f"Directional: {why}. Double the seeds ({c.n} → {2 * c.n} per condition): the interval narrows by "
+            "about 1/√2."
+        )
+    elif not effect:
+        advice = "No planning: too few seeds, or no spread and no minimum effect to plan for."
+    else:
+        standard = tiers[1].seeds
+        advice = (
+            f"{standard} seeds per condition give 80% power for {effect}."
+            if standard is not None
+            else "No finite number of seeds detects an effect of zero."
+        )
+    return Planning(c.condition, c.label, effect, alpha, tiers, directional, advice)
