@@ -87,11 +87,18 @@ class RemoteContext:
 
 
 def _files(source: RunSource) -> list[Path]:
-    """Every file a run is read from: its own and those of the format a run.yaml lies over."""
-    return [*source.files, *(_files(source.base) if source.base is not None else [])]
+    """Every file a run is read from: its own, its side logs, and those of the formats merged into it
+    (the one a run.yaml lies over, other formats' files in its folder)."""
+    out = [*source.files, *source.side]
+    for other in (source.base, *source.extras):
+        if other is not None:
+            out += _files(other)
+    return out
 
 
 def _moved(source: RunSource, root: Path, local: Path) -> RunSource:
+    """`source` with every path it holds moved from below `root` to below `local`."""
+
     def move(path: Path) -> Path:
         return local / path.relative_to(root)
 
@@ -99,7 +106,9 @@ def _moved(source: RunSource, root: Path, local: Path) -> RunSource:
         source,
         path=move(source.path),
         files=tuple(move(p) for p in source.files),
+        side=tuple(move(p) for p in source.side),
         base=_moved(source.base, root, local) if source.base is not None else None,
+        extras=tuple(_moved(x, root, local) for x in source.extras),
     )
 
 
