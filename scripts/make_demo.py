@@ -7,8 +7,12 @@ The tree follows the input contract v1 (``docs/contract.md``) and tells one smal
   remix (one family collapses, and it quietly changed the learning rate too), r3 a repair rung with
   a raw and a repaired probe, r4 still running (half-written last metrics line, no decision yet; its
   probe samples every case 4 times with a selector: pass@k and best-of-n).
-* ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training.
+* ``grpo-rl-07/`` — a standalone GRPO run whose reward variance collapses late in training (and whose
+  held-out ``eval/accuracy`` falls while its reward still rises: obs.yaml declares the pair and the
+  reward's component weights).
 * ``sepa-campaign/`` — three conditions x three seeds.
+* ``data-scaling/`` — two recipes at three training-set sizes, three seeds each (obs.yaml's
+  ``sample_efficiency:`` reads ``config.data.train_examples``).
 * ``retrain-demo/`` — a campaign in a campaign runner's own layout, ``runs/<condition>_s<seed>/``, with
   no run.yaml and the emergence logger's steps and generations, written by ``scripts/make_retrain_demo.py``.
 * ``agents/`` — an agent-learning export of two learning keys (300 sessions, a playbook of six
@@ -818,6 +822,7 @@ def spec_metrics(
 
 def rl_metrics() -> bytes:
     rng = rng_for("metrics", "grpo-rl-07")
+    eval_rng = rng_for("eval", "grpo-rl-07")
     total, onset = 600, 420
     rows = []
     for s in range(total):
@@ -827,10 +832,13 @@ def rl_metrics() -> bytes:
         early = 0.2 * math.exp(-s / 25)
         late = 0.0 if s < onset else 0.58 * (1 - math.exp(-(s - onset) / 70))
         zero_std = min(0.95, max(0.0, 0.05 + early + late + rng.normal(0, 0.015)))
-        correct = float(rng.binomial(128, correct_p)) / 128
+        drawn = float(rng.binomial(128, correct_p)) / 128
+        # late on the easy prompt pool keeps paying (the training reward still rises) while held-out accuracy
+        # falls; the spread is the drawn rate's, so the collapse canaries are what they were without it
+        correct = min(1.0, drawn + (0.08 * (s - onset) / (total - onset) if s > onset else 0.0))
         fmt = float(rng.binomial(128, fmt_p)) / 128
         reward_mean = 0.2 * fmt + 0.8 * correct
-        spread = math.sqrt(max(correct * (1 - correct), 1e-4)) * 0.8
+        spread = math.sqrt(max(drawn * (1 - drawn), 1e-4)) * 0.8
         reward_std = spread * (1 - 0.8 * late / 0.58 if late else 1.0) * math.exp(rng.normal(0, 0.05))
         kl = 0.002 + 0.035 * t + (0.06 * (s - onset) / (total - onset) if s >= onset else 0.0)
         entropy = 1.25 - 0.75 * t - (0.3 * (s - onset) / (total - onset) if s >= onset else 0.0)
@@ -854,6 +862,10 @@ def rl_metrics() -> bytes:
                 "completions": 128,
             }
         )
+        if s % 25 == 0 or s == total - 1:  # a held-out evaluation every 25 steps: it follows the reward, then
+            # falls once the policy over-fits the easy prompt pool (the reward keeps rising)
+            held = 0.2 + 0.5 / (1 + math.exp(-(s - 230) / 60)) - (0.16 * (s - 400) / 200 if s > 400 else 0.0)
+            rows[-1]["eval/accuracy"] = sig(float(eval_rng.binomial(500, held)) / 500, 4)
     return jsonl(rows)
 
 
@@ -1392,7 +1404,8 @@ def rl_run() -> dict[str, bytes]:
         "provenance": provenance("rl-prompts-v1", "grpo-rl-07"),
         "tags": ["grpo", "rlvr", "reward-collapse"],
         "lessons": [
-            "correct_rate saturates near 0.84; after ~step 420 most prompt groups tie (all correct).",
+            "correct_rate passes 0.84; after ~step 420 most prompt groups tie (all correct), and from ~step 500 "
+            "held-out eval/accuracy falls while the reward still rises: the policy fits the easy prompt pool.",
             "frac_reward_zero_std is the early warning: it turned up ~40 steps before reward_std fell.",
             "The prompt pool is too easy for the policy after r1: a harder curriculum, not more steps.",
         ],
@@ -1508,6 +1521,76 @@ def campaign() -> dict[str, bytes]:
             }
             files[f"{folder}/run.yaml"] = ydump(run)
             files[f"{folder}/metrics.jsonl"] = campaign_metrics(cond, seed, final, tau)
+    return files
+
+
+# --------------------------------------------------------------------------------------------------
+# a data-scaling campaign: two recipes at three training-set sizes, three seeds each (sample efficiency)
+
+SCALING_METHODS = (("sft", 0.74, 1.0), ("sft+curriculum", 0.76, 0.55))  # method, ceiling, examples needed (rel.)
+SCALING_SIZES = (1000, 4000, 16000)
+SCALING_SEEDS = (1, 2, 3)
+
+
+def scaling_metrics(method: str, size: int, seed: int, ceiling: float, need: float) -> bytes:
+    """60 steps: loss and a training reward every step, a held-out accuracy every 10 (over 400 items)."""
+    rng = rng_for("scaling", method, str(size), str(seed))
+    level = ceiling * (1 - math.exp(-size / (2500 * need))) + rng.normal(0, 0.015)
+    rows = []
+    for s in range(60):
+        progress = 1 - math.exp(-(s + 1) / 15)
+        row: dict[str, Any] = {
+            "step": s,
+            "loss": sig(1.9 - 1.1 * progress * (0.6 + 0.4 * size / 16000) + rng.normal(0, 0.02), 4),
+            "reward_mean": sig(0.15 + 0.8 * level * progress + rng.normal(0, 0.02), 4),
+        }
+        if s % 10 == 9:
+            row["eval/accuracy"] = sig(float(rng.binomial(400, max(0.01, 0.05 + level * progress))) / 400, 4)
+        rows.append(row)
+    return jsonl(rows)
+
+
+def scaling_campaign() -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    conditions = [f"{m}-{n // 1000}k" for m, _, _ in SCALING_METHODS for n in SCALING_SIZES]
+    doc = {
+        "obs_contract": 1,
+        "id": "data-scaling",
+        "title": "How many examples does the curriculum save?",
+        "question": (
+            "Does ordering the training set easy-to-hard (**curriculum**) reach a held-out accuracy with fewer "
+            "examples than plain SFT? Three training-set sizes, three seeds each.\n"
+        ),
+        "conditions": conditions,
+        "baseline_condition": "sft-16k",
+        "primary_metric": "eval/accuracy",
+        "seeds": list(SCALING_SEEDS),
+        "final_window": 1,
+    }
+    files["data-scaling/campaign.yaml"] = ydump(doc)
+    for method, ceiling, need in SCALING_METHODS:
+        for size in SCALING_SIZES:
+            for seed in SCALING_SEEDS:
+                cond = f"{method}-{size // 1000}k"
+                run = {
+                    "obs_contract": 1,
+                    "id": f"scaling-{method}-{size // 1000}k_s{seed}",
+                    "condition": cond,
+                    "seed": seed,
+                    "status": "finished",
+                    "date": date(2026, 2, 20),
+                    "config": {
+                        "method": method,
+                        "data": {
+                            "train_examples": size,
+                            "order": "easy-to-hard" if "curriculum" in method else "shuffled",
+                        },
+                        "train": {"lr": 2.0e-5, "max_steps": 60},
+                    },
+                }
+                folder = f"data-scaling/{cond}_s{seed}"
+                files[f"{folder}/run.yaml"] = ydump(run)
+                files[f"{folder}/metrics.jsonl"] = scaling_metrics(method, size, seed, ceiling, need)
     return files
 
 
@@ -1647,6 +1730,15 @@ def site_settings() -> bytes:
             {"name": "compiler", "label": "compiler gate passed", "expr": "gate.json passed"},
         ],
         "trends": {"recent_runs": 2, "baseline_runs": 10, "recent_points": 0, "baseline_points": 100},
+        # the views across runs and within a run that read declared series (docs/reading-a-report.md)
+        "sample_efficiency": {
+            "size_key": "config.data.train_examples",
+            "metric": "eval/accuracy",
+            "group_by": "config.method",
+            "label": "training examples",
+        },
+        "coupling": [{"proxy": "reward_mean", "downstream": "eval/accuracy"}],
+        "reward_components": {"format": 0.2, "correct": 0.8},
     }
     return ydump(doc, header=MARKER)
 
@@ -1658,6 +1750,7 @@ def build_tree() -> dict[str, bytes]:
     files.update(spec_runs(cases))
     files.update(rl_run())
     files.update(campaign())
+    files.update(scaling_campaign())
     files.update(ablation_arms())
     files.update(learning_demo().learning_tree())
     files.update(learning_demo("make_retrain_demo").retrain_tree())

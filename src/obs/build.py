@@ -30,8 +30,8 @@ from obs.manifest import manifest_files
 from obs.pipeline import RunResult, SourceTree
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
+from obs.safepaths import remembered_locations
 from obs.sitemodel import RunSummary, SummaryError
-from obs.sourcetree import remembered_locations
 from obs.write import MARKER, Staging, check_output_location, output_location, output_lock, static_unchanged
 
 if TYPE_CHECKING:
@@ -693,7 +693,7 @@ def _site_pages(
             SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout, tuple(tree.found.unread_rel())),
             renderer,
             memo,
-            pages,
+            pages=pages,
         )
         assets = templates_dir() / "assets"
         staging.copy_tree(assets, "assets")

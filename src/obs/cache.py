@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from obs import __version__
-from obs.sourcetree import real
+from obs.safepaths import real
 from obs.write import OutputError, current_version, output_location
 
 CACHE_FORMAT = 1
@@ -156,7 +156,7 @@ class BuildCache:
     def input_hash(self, files: tuple[Path, ...], root: Path) -> str:
         """Hash of a run's input files: relative names and content hashes."""
         h = hashlib.sha256()
-        root_resolved = real(root)  # remembered within sourcetree.remembered_locations (a build's planning)
+        root_resolved = real(root)  # remembered within safepaths.remembered_locations (a build's planning)
         for path in files:
             try:
                 rel = real(path).relative_to(root_resolved).as_posix()

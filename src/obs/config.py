@@ -16,11 +16,11 @@ from typing import Any
 
 from obs.diagnostics import Diagnostics
 from obs.fields import YamlFields
+from obs.safepaths import safe_input
 from obs.safeyaml import load_mapping
 from obs.schema import DEFAULT_AXES as DEFAULT_AXES  # re-exported: declared in obs.schema
 from obs.schema import OBS_YAML, SWEEPS, THRESHOLDS, Reading
 from obs.schema import SWEEP_GROUPINGS as SWEEP_GROUPINGS
-from obs.sourcetree import safe_input
 from obs.vocabulary import lower_is_better
 
 CONFIG_FILE = "obs.yaml"
@@ -64,6 +64,10 @@ class SiteConfig:
     provenance_facets: list[str] | None = None  # provenance keys the leaderboard filters by; None: automatic
     leaderboard_rows: int = field(default_factory=lambda: _default("leaderboard_rows"))
     seed_keys: list[str] = field(default_factory=lambda: _default("seed_keys"))
+    # size_key | series, metric, group_by, label (analysis.sample_efficiency); None: the view is off
+    sample_efficiency: dict[str, Any] | None = None
+    coupling: list[dict[str, str]] = field(default_factory=list)  # proxy, downstream, label (analysis.coupling)
+    reward_components: dict[str, float] = field(default_factory=dict)  # component -> weight (analysis.reward)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_negative_check(self, name: str) -> bool:

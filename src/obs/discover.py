@@ -13,20 +13,18 @@ from typing import Any
 
 from obs.adapters import ADAPTERS, LEARNING
 from obs.adapters.base import Claim, RunSource
-from obs.adapters.common import folder_id
 from obs.adapters.native import NATIVE_FILES
 from obs.adapters.native import files_read as native_files_read
+from obs.adapters.shared.ids import folder_id
 from obs.adapters.side_logs import SIDE_DIRS, is_read, side_files
-from obs.analysis.paired_systems import ItemFileError, ItemResults, PairedSpec, parse_item_results
+from obs.analysis.paired_systems import ItemFileError, parse_item_results
 from obs.diagnostics import Diagnostics
 from obs.fieldbounds import MAX_GROUP_FIELD, bound_fields
 from obs.fields import YamlFields
 from obs.layout import infer_campaigns
 from obs.ledger import ARCHIVE_DIR
-from obs.model import Campaign, Condition, MetricDecl, Spec
-from obs.safeyaml import load_mapping
-from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
-from obs.sourcetree import (
+from obs.model import Campaign, Condition, ItemResults, MetricDecl, PairedSpec, Spec
+from obs.safepaths import (
     Listing,
     is_inside,
     is_obs_site,
@@ -38,6 +36,8 @@ from obs.sourcetree import (
     safe_input,
     shown_name,
 )
+from obs.safeyaml import load_mapping
+from obs.schema import CAMPAIGN_YAML, SPEC_YAML, Reading, Schema
 
 SPEC_FILE = "spec.yaml"
 CAMPAIGN_FILE = "campaign.yaml"
@@ -96,8 +96,8 @@ def not_read(found: Discovery) -> list[Path]:
         if source.base is not None:
             read.update(real(f) for f in source.base.files)
     for campaign in found.campaigns.values():
-        for pair in campaign.extra.get("paired", []) or []:
-            for rel in (getattr(pair, "file_a", None), getattr(pair, "file_b", None)):
+        for pair in campaign.paired:
+            for rel in (pair.file_a, pair.file_b):
                 if rel:
                     read.add(real(campaign.source_dir / rel))
     return sorted(f for f in found.files if f not in read and f.name not in SITE_FILES)
@@ -107,7 +107,7 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = (), preferred_metric: st
     """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds.
 
     Every folder is listed once (by its real location), and every symbolic link met on the way
-    that leaves the tree or loops is named in a warning and never read (obs.sourcetree).
+    that leaves the tree or loops is named in a warning and never read (obs.safepaths).
     """
     root = root.resolve()
     found = Discovery(root=root, diags=Diagnostics(root=root))
@@ -343,10 +343,14 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
+    for view in (
+        "sample_efficiency",
+        "coupling",
+    ):  # the declared views' own declaration (analysis/sample_efficiency.py)
+        if f.values.get(view):
+            campaign.extra[view] = f.values[view]
     if "paired" in f.values:
-        # The Campaign model has no dedicated field; the parsed pairs (with their item outcomes, so a
-        # changed result file changes the campaign and invalidates cached pages) travel in `extra`.
-        campaign.extra["paired"] = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
+        campaign.paired = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
     return campaign
 
 

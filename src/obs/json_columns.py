@@ -1,20 +1,19 @@
 """A clean JSON-lines metrics log as columns, parsed by msgspec into typed records.
 
-The fast metrics path (`obs.fast_metrics`) needs each key of a clean log as one array. polars'
-JSON reader does that in native code, but importing polars costs a new process ~0.12 s and keeps
-~80 MB (its import and its allocator's arenas) for the rest of it; a log under 64 MB is read here
-instead, in about the same CPU time: the column types are taken from the first lines, msgspec decodes
-every line into a record of exactly those types (a value of another type fails the whole file), and
-numpy turns the records into columns.
+The fast metrics path (`obs.fast_metrics`) needs each key of a clean log as one array. This is its one
+parser: the column types are taken from the first lines, msgspec decodes every line into a record of
+exactly those types (a value of another type fails the whole file), and numpy turns the records into
+columns. (polars' JSON reader did the same in native code, but its import cost every process ~0.12 s and
+~80 MB, and saved less than that on a process's first dozen logs: docs/performance.md.)
 
-Like the polars reader, it gives exactly what the tolerant reader would or nothing: any doubt (a
-value of another type than its column's, a nested object, a key written twice, text outside the one
-stage column, a number too large to compute with) returns None, and the tolerant reader reads the
-file and says what is wrong.
+It gives exactly what the tolerant reader would or nothing: any doubt (a value of another type than its
+column's, a nested object, a key written twice, text outside the one stage column, a number too large to
+compute with) returns None, and the tolerant reader reads the file and says what is wrong.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, NamedTuple
 
@@ -25,7 +24,7 @@ import orjson
 from obs.sanitize import FLOAT_LIMIT
 from obs.vocabulary import is_stage_key
 
-SAMPLE_ROWS = 200  # lines whose values give each column's type (polars infers its schema from as many)
+SAMPLE_ROWS = 200  # lines whose values give each column's type
 
 
 class Columns(NamedTuple):
@@ -81,7 +80,9 @@ _TYPES: dict[str | None, Any] = {"number": float | None, "bool": bool | None, "t
 def _decode(body: bytes, kinds: dict[str, str | None]) -> list[Any] | None:
     """Every line of `body` as a record with `kinds`' fields (keys not among them are skipped)."""
     names = list(kinds)
-    fields = [(f"c{i}", _TYPES[kinds[name]], None) for i, name in enumerate(names)]
+    # a number absent from a line is NaN already (as a null becomes in `_held`): a column without nulls is then
+    # all floats, which numpy converts without looking for None (~15% of `_held` on a bench log)
+    fields = [(f"c{i}", _TYPES[kind], None if kind == "text" else math.nan) for i, kind in enumerate(kinds.values())]
     record = msgspec.defstruct(
         "LogRecord", fields, rename={f"c{i}": name for i, name in enumerate(names)}, gc=False, frozen=True
     )

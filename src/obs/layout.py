@@ -32,9 +32,9 @@ from obs.adapters.base import RunSource
 from obs.analysis.headline import is_bookkeeping, metric_class
 from obs.diagnostics import Diagnostics
 from obs.model import Campaign, Condition
+from obs.safepaths import real, safe_input, shown_name
 from obs.safeyaml import YamlError, peek_yaml
 from obs.sanitize import clean_text
-from obs.sourcetree import real, safe_input, shown_name
 
 # `<condition>_s<seed>`: the last `_s<digits>` (or -s, _seed, -seed-, .s) of the name is the seed
 SEED_SUFFIX = re.compile(r"^(?P<condition>.+?)[_.-](?:s|seed)[_-]?(?P<seed>\d{1,9})$", re.IGNORECASE)

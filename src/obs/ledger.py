@@ -26,8 +26,8 @@ import orjson
 from obs.diagnostics import Diagnostics
 from obs.jsonl import bounded_lines, lenient_loads, repeated_keys, too_deep
 from obs.model import VERDICTS, Decision, Run
+from obs.safepaths import safe_input
 from obs.sanitize import Findings, clean_tree, json_may_hold_unsafe
-from obs.sourcetree import safe_input
 from obs.textbounds import bound_markdown
 
 # Two names at the top of the source tree belong to obs and are never runs: the ledger and the

@@ -280,7 +280,6 @@ class Run:
     notices: list[str] = field(default_factory=list)
     # plain-text fields obs.fieldbounds cut, whole (up to its MAX_KEPT characters): the run page's collapsed block
     full_text: dict[str, str] = field(default_factory=dict)
-    input_files: list[Path] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
 
     @property
@@ -364,5 +363,46 @@ class Campaign:
     metrics: list[MetricDecl] = field(default_factory=list)
     metrics_from: str = ""  # "campaign.yaml", "obs.yaml", or "" when no `metrics:` was declared
     expected_order: list[str] = field(default_factory=list)
+    # the `paired:` entries, each with its two result files read (a changed file changes the campaign, so its
+    # cached pages are made again)
+    paired: list[PairedSpec] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     inferred: str = ""  # how discovery formed a campaign that no campaign.yaml declares (obs.layout), else ""
+
+
+@dataclass(frozen=True)
+class ItemResults:
+    """Right/wrong per item id, read from one result file, with what had to be skipped and why."""
+
+    outcomes: dict[str, bool]
+    id_key: str
+    correct_key: str
+    skipped: int = 0
+    duplicates: int = 0
+    problems: tuple[str, ...] = ()
+    # the other per-item outcomes of the file: yes/no columns (`planner_correct`, `oracle`) and lists of K
+    # sampled outcomes (`samples: [true, false, ...]`, kept as (n, correct) per item), for the config x metric table
+    columns: dict[str, dict[str, bool]] = field(default_factory=dict)
+    samples: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PairedSpec:
+    """One ``paired:`` entry of campaign.yaml after discovery read its two files.
+
+    ``a``/``b`` are ``None`` when a file could not be used; ``problems`` then says why (the same
+    messages are also reported as diagnostics, with file and line).
+    """
+
+    name: str
+    label_a: str
+    label_b: str
+    file_a: str
+    file_b: str
+    claim_pp: float | None = None
+    a: ItemResults | None = None
+    b: ItemResults | None = None
+    problems: tuple[str, ...] = ()
+    config_a: dict[str, Any] = field(default_factory=dict)
+    config_b: dict[str, Any] = field(default_factory=dict)
+    varies: tuple[str, ...] = ()  # the settings meant to differ; every other one must match

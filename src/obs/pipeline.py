@@ -41,9 +41,9 @@ from obs.model import Campaign, Run, Spec
 from obs.plan import BuildPlan, Peek, PlannedRun, plan_build
 from obs.render.run_page import RunPageLinks, render_run
 from obs.render.site import Renderer, SiteMeta
+from obs.safepaths import shown_name
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sitemodel import RunSummary
-from obs.sourcetree import shown_name
 from obs.urls import INDEX, SiteLayout, relative, root_of, run_file, run_page
 from obs.write import STATIC_DIR, fault_point
 
@@ -306,6 +306,19 @@ def check_runs(tree: SourceTree) -> Iterator[RunReport]:
         yield report
 
 
+def views_series(cfg: SiteConfig, campaign: Campaign | None = None) -> tuple[str, ...]:
+    """The series the declared views across runs read from each run's summary (the campaign.yaml's
+    declarations, else obs.yaml's): sample efficiency's metric and counter, each coupling pair's two series
+    (carried before the other curves, so none is left out)."""
+    extra = campaign.extra if campaign is not None else {}
+    names: list[str] = []
+    se = extra.get("sample_efficiency") or cfg.sample_efficiency or {}
+    names += [str(se[k]) for k in ("metric", "series") if se.get(k)]
+    for pair in extra.get("coupling") or cfg.coupling:
+        names += [pair["proxy"], pair["downstream"]]
+    return tuple(dict.fromkeys(names))
+
+
 def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_hash: str) -> RunSummary:
     campaign = tree.campaign_of(report.run)
     return summarize(
@@ -315,6 +328,7 @@ def summary_of(tree: SourceTree, planned: PlannedRun, report: RunReport, input_h
         campaign_metric=campaign.primary_metric if campaign else None,
         campaign_window=final_window(tree, report.run),
         campaign_metrics=campaign.metrics if campaign else (),
+        carried=views_series(tree.cfg, campaign),
     )
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from obs.adapters.base import RunSource
 from obs.diagnostics import Diagnostics
+from obs.safepaths import shown_name
 from obs.safeyaml import MAX_YAML_BYTES, YamlError, peek_yaml
 from obs.sanitize import clean_text
-from obs.sourcetree import shown_name
 from obs.urls import unique_slugs
 
 

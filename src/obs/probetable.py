@@ -657,7 +657,7 @@ class ProbeTableBuilder:
         self.texts.append(CaseText(case.prompt, case.expected, case.actual, case.render, case.note, case.extra))
 
     def add_plain(self, cases: PlainCases) -> None:
-        """Cases given by column (see `obs.adapters.common.plain_cases`): the same rows as `add` one at a time."""
+        """Cases given by column (`obs.adapters.shared.probe_cases.plain_cases`): the rows `add` makes one at a time."""
         n = len(cases.ids)
         self.path_codes.extend(array("h", [len(self.paths) - 1]) * n)
         for case_id in cases.ids:

@@ -186,6 +186,10 @@ def _index_lines(node: yaml.Node, prefix: str, out: dict[str, int]) -> None:
                 path = f"{prefix}.{key_node.value}" if prefix else str(key_node.value)
                 out.setdefault(path, key_node.start_mark.line + 1)
                 _index_lines(value_node, path, out)
+    elif isinstance(node, yaml.SequenceNode) and prefix:  # a list's entries as `key.0`, `key.1`, ...
+        for i, item in enumerate(node.value):
+            out.setdefault(f"{prefix}.{i}", item.start_mark.line + 1)
+            _index_lines(item, f"{prefix}.{i}", out)
 
 
 def _plain(value: Any) -> Any:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -894,6 +895,121 @@ LITMUS = Schema(
     extra=Number(),
 )
 
+# The views across runs and within a run that read declared series (analysis/sample_efficiency.py,
+# analysis/coupling.py, analysis/reward.py's weighted components).
+
+SAMPLE_EFFICIENCY = Schema(
+    "sample_efficiency",
+    (
+        Field(
+            "size_key",
+            Text(numbers=False, expected="a dotted key (e.g. config.data.train_examples)"),
+            "the run's data size as a dotted key of its run.yaml (`config.data.train_examples`): the final "
+            "value of `metric` against it, one point per size",
+            default_doc="— (this or `series`)",
+        ),
+        Field(
+            "series",
+            Text(numbers=False, expected="a logged series name"),
+            "a logged counter of examples or tokens seen (`examples_seen`): `metric` over it, one curve per group",
+            default_doc="— (this or `size_key`)",
+        ),
+        Field(
+            "metric",
+            Text(numbers=False, expected="a metric name"),
+            "the metric drawn",
+            default_doc="the campaign's primary metric",
+        ),
+        Field(
+            "group_by",
+            Text(numbers=False, expected="a dotted key"),
+            "what makes a line: `run.condition` or a dotted key (`config.method`) when each condition is one size",
+            default="run.condition",
+        ),
+        Field("label", Text(numbers=False), "the x axis' name", default_doc="the key's or series' name"),
+    ),
+    unknown="unknown sample_efficiency setting '{key}' (known: {known})",
+    unknown_severity="warning",
+)
+
+
+class SampleEfficiencyKind(Nested):
+    """obs.yaml `sample_efficiency:`: exactly one of `size_key` and `series`, else the view is off and said."""
+
+    def __init__(self) -> None:
+        super().__init__(SAMPLE_EFFICIENCY, expected="a mapping with size_key or series (and metric, group_by)")
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        reading = super().parse(value, at, key)
+        given = [name for name in ("size_key", "series") if name in reading.values]
+        if len(given) != 1:
+            what = "both" if given else "neither"
+            raise Invalid(say=f"'{at.name(key)}' needs exactly one of size_key and series, got {what}")
+        return {f.name: reading.get(f.name) for f in SAMPLE_EFFICIENCY.fields}
+
+
+class Couplings(Kind):
+    """obs.yaml `coupling:`: a list of (proxy, downstream) pairs; a bad entry is named on its own line and
+    skipped, the others kept."""
+
+    expected = "a list of {proxy, downstream} mappings"
+    type_doc = "list of `{proxy, downstream, label}`"
+    KNOWN = ("proxy", "downstream", "label")
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, list):
+            raise Invalid
+        out: list[dict[str, str]] = []
+        for i, entry in enumerate(value):
+            line = at.doc.line_of(f"{at.name(key)}.{i}") or at.line(key)
+
+            def say(message: str, line: int | None = line, number: int = i + 1) -> None:
+                at.diags.add("warning", at.path, f"'{at.name(key)}' entry {number}: {message}", line)
+
+            if not isinstance(entry, dict):
+                say(f"should be a mapping {{proxy, downstream}}, got {entry!r:.40}; skipped")
+                continue
+            missing = [n for n in ("proxy", "downstream") if not isinstance(entry.get(n), str) or not entry.get(n)]
+            if missing:
+                say(f"no {' and no '.join(missing)} series name; skipped")
+                continue
+            proxy, downstream = str(entry["proxy"]), str(entry["downstream"])
+            unknown = sorted(str(k) for k in entry if k not in self.KNOWN)
+            if unknown:
+                say(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(self.KNOWN)})")
+            if proxy == downstream:
+                say(f"proxy and downstream are the same series ({proxy}); skipped")
+                continue
+            if any(p["proxy"] == proxy and p["downstream"] == downstream for p in out):
+                say(f"{proxy} → {downstream} is declared twice; skipped")
+                continue
+            out.append({"proxy": proxy, "downstream": downstream, "label": str(entry.get("label") or "")})
+        return out
+
+
+class Weights(Kind):
+    """obs.yaml `reward_components:`: component name -> weight (a finite number); a bad weight is named and
+    skipped, the other components kept."""
+
+    expected = "a mapping of reward component name to its weight"
+    type_doc = "mapping of component → weight"
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, dict):
+            raise Invalid
+        out: dict[str, float] = {}
+        for name, weight in value.items():
+            if not _is_number(weight) or not math.isfinite(float(weight)):
+                at.say(
+                    "warning",
+                    key,
+                    f"'{at.name(key)}.{name}' should be a number (its weight), got {weight!r:.40}; skipped",
+                )
+                continue
+            out[str(name)] = float(weight)
+        return out
+
+
 CAMPAIGN_YAML = Schema(
     "campaign.yaml",
     (
@@ -972,6 +1088,20 @@ CAMPAIGN_YAML = Schema(
             default=[],
             outcome_doc="ignored",
             type_doc="list of `{a, b, ...}`",
+        ),
+        Field(
+            "sample_efficiency",
+            SampleEfficiencyKind(),
+            "this campaign's sample-efficiency view; replaces obs.yaml's (see obs.yaml's `sample_efficiency`)",
+            outcome_doc="obs.yaml's declaration, if any, is used",
+            default_doc="obs.yaml's",
+        ),
+        Field(
+            "coupling",
+            Couplings(),
+            "(proxy, downstream) pairs read across this campaign's runs; replaces obs.yaml's (see its `coupling`)",
+            outcome_doc="ignored",
+            default_doc="obs.yaml's",
         ),
     ),
     unknown="unknown field '{name}' (not in contract v1); not used",
@@ -1266,6 +1396,28 @@ OBS_YAML = Schema(
             "`seed`: runs that differ only by them are replicates of one recipe (docs/statistics.md)",
             default=[],
         ),
+        Field(
+            "sample_efficiency",
+            SampleEfficiencyKind(),
+            "a campaign's metric against the data each run trained on, by condition, with intervals over seeds (below)",
+            outcome_doc="no sample-efficiency view",
+            default_doc="off",
+        ),
+        Field(
+            "coupling",
+            Couplings(),
+            "(proxy, downstream) series pairs: windows where the proxy rose while the downstream fell within a run, "
+            "and their final values' rank correlation across a campaign's runs",
+            default=[],
+            outcome_doc="ignored",
+        ),
+        Field(
+            "reward_components",
+            Weights(),
+            "reward component name → weight (`{format: 0.2, correctness: 0.8}`): the weighted decomposition of the "
+            "reward on the run page, checked against the logged total",
+            default={},
+        ),
     ),
     unknown="unknown setting '{key}' kept but not used by this version",
     keep_unknown=True,
@@ -1274,7 +1426,20 @@ OBS_YAML = Schema(
 
 # The tables of docs/contract.md, by the name of their marker there.
 DOC_TABLES: dict[str, Schema] = {
-    s.title: s for s in (RUN_YAML, DECISION, SPEC_YAML, CAMPAIGN_YAML, EVIDENCE, LITMUS, OBS_YAML, SWEEPS, TRENDS, ARMS)
+    s.title: s
+    for s in (
+        RUN_YAML,
+        DECISION,
+        SPEC_YAML,
+        CAMPAIGN_YAML,
+        EVIDENCE,
+        LITMUS,
+        OBS_YAML,
+        SWEEPS,
+        TRENDS,
+        ARMS,
+        SAMPLE_EFFICIENCY,
+    )
 }
 
 TABLE_START = "<!-- table {name}: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit -->"

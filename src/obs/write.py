@@ -45,7 +45,7 @@ import orjson
 
 from obs.diagnostics import Diagnostic, Severity
 from obs.numbers import plural
-from obs.sourcetree import is_obs_site, site_marker
+from obs.safepaths import is_obs_site, site_marker
 
 MARKER = "index.json"
 STATIC_DIR = "static"  # at the top of the source tree: copied into every site, never read as runs

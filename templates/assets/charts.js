@@ -396,7 +396,7 @@
           width: line.width || 1.5,
           dash,
           spanGaps: true,
-          points: { show: line.x.length < 3, size: 5, fill: line.color },
+          points: { show: !!line.points || line.x.length < 3, size: 5, fill: line.color },
         });
         if (line.smooth) series.push({ show, stroke: line.color, width: 1.6, dash, spanGaps: true, points: { show: false } });
       });
@@ -1082,7 +1082,8 @@
   }
 
   function seriesLine(run, name, color, x, unit) {
-    const s = run.series[name];
+    // a series the log holds, else one the build derived from them (a weight × a reward component)
+    const s = run.series[name] || (run.derived && run.derived[name]);
     if (!s) return null;
     const at = onAxis(run, s, x || "step", unit || 1);
     return { label: name, x: at.x, y: at.y, steps: at.steps, color, n: s.n };
@@ -1210,7 +1211,7 @@
         if (!root) return;
         add(name, root, () => spec.groups[name].map((p, i) => {
           const m = runModel(run, p, x, unit);
-          if (name === "reward" && i > 0) m.markLabels = false;
+          if ((name === "reward" || name.startsWith("coupling-")) && i > 0) m.markLabels = false;
           return m;
         }));
       });
@@ -1330,9 +1331,34 @@
     });
   }
 
+  // ------------------------------------------- campaign page: sample efficiency (metric vs data)
+
+  /* Each group's line over the data size or the examples seen, with its t interval over seeds as a
+     band, from the page's own JSON block (a handful of points: no data file). */
+  function sampleEfficiency() {
+    const node = document.getElementById("sample-efficiency-data");
+    const root = document.getElementById("chart-sample-efficiency");
+    if (!node || !root) return;
+    const spec = JSON.parse(node.textContent);
+    const lines = [], bands = [];
+    spec.lines.forEach((l, i) => {
+      const color = PALETTE[i % PALETTE.length];
+      const line = { label: l.label, x: l.x, y: l.mean, color, width: 1.7, points: !!l.points };
+      if (l.lo) {
+        const band = { x: l.x, lo: l.lo, hi: l.hi, color, alpha: 0.22, line: i, label: "95% CI" };
+        bands.push(band);
+        line.band = band;
+      }
+      lines.push(line);
+    });
+    new Group(root, [{ lines, bands, hlines: [], vlines: [], stageLabels: false, log: false, ymin: null }],
+      { xLabel: spec.xLabel, file: "sample-efficiency-" + spec.metric });
+  }
+
   // ----------------------------------------------------------------------------- start
 
   function start() {
+    sampleEfficiency();
     const specNode = document.getElementById("chart-spec");
     if (specNode) {
       const spec = JSON.parse(specNode.textContent);

@@ -10,16 +10,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from obs.adapters.common import (
-    element_lines,
-    iso_from_timestamp,
-    merge_same_step,
-    parse_duration,
-    salvage_array,
-    salvage_object,
-    trl_aliases,
-    typed_scalar,
-)
+from obs.adapters.shared.json_docs import element_lines, salvage_array, salvage_object
+from obs.adapters.shared.log_records import merge_same_step
+from obs.adapters.shared.trl import trl_aliases
+from obs.adapters.shared.values import iso_from_timestamp, parse_duration, typed_scalar
 from obs.diagnostics import Diagnostics
 from obs.sanitize import Findings, clean_tree, json_int
 

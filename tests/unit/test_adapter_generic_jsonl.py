@@ -13,8 +13,8 @@ from adapterkit import DATA_CORPUS, at, load_all, messages, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from obs.adapters.common import parse_duration
 from obs.adapters.generic_jsonl import GenericJsonlAdapter, is_log_file, read_log_into
+from obs.adapters.shared.values import parse_duration
 from obs.diagnostics import Diagnostics
 from obs.discover import discover
 from obs.model import Run

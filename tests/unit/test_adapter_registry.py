@@ -11,7 +11,7 @@ from obs.adapters import ADAPTERS, LEARNING
 PACKAGE = Path(obs.adapters.__file__).parent
 # the registry, the interface, shared helpers, one format's reader of a binary file (W&B's, for wandb.py), and the
 # side logs read with a run of any format (emergence/*.jsonl)
-SHARED = {"__init__", "base", "common", "shapes", "session_shape", "wandb_binary", "side_logs"}
+SHARED = {"__init__", "base", "shapes", "session_shape", "wandb_binary", "side_logs"}
 ADAPTER_MODULES = sorted(p.stem for p in PACKAGE.glob("*.py") if p.stem not in SHARED)
 
 
@@ -49,10 +49,16 @@ def test_no_adapter_module_imports_another() -> None:
     others = {f"obs.adapters.{name}" for name in ADAPTER_MODULES}
     for name in ADAPTER_MODULES:
         imported = imported_modules(PACKAGE / f"{name}.py") & others
-        assert imported == set(), f"adapters/{name}.py imports {sorted(imported)}: shared code goes to common.py"
+        assert imported == set(), f"adapters/{name}.py imports {sorted(imported)}: shared code goes to adapters/shared/"
 
 
 def test_shared_modules_import_no_adapter() -> None:
     others = {f"obs.adapters.{name}" for name in ADAPTER_MODULES}
-    for name in ("base", "common", "shapes", "session_shape", "wandb_binary"):
+    for name in (
+        "base",
+        "shapes",
+        "session_shape",
+        "wandb_binary",
+        *(f"shared/{p.stem}" for p in (PACKAGE / "shared").glob("*.py")),
+    ):
         assert imported_modules(PACKAGE / f"{name}.py") & others == set(), name

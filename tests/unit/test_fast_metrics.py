@@ -1,5 +1,5 @@
-"""The fast path must give exactly what the tolerant reader gives, or step aside, with either column parser
-(polars, or msgspec for a process's first log: obs.fast_metrics._read_columns)."""
+"""The fast path (msgspec's typed records: obs.json_columns) must give exactly what the tolerant reader gives, or
+step aside."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from obs import fast_metrics
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import read_metrics_fast
 from obs.jsonl import iter_jsonl
@@ -21,14 +20,6 @@ from obs.model import Metrics
 from obs.series_builder import SeriesBuilder
 
 KEYS = ["loss", "grad_norm", "lr", "eval_loss", "reward_mean", "flag"]
-PARSERS = ["msgspec", "polars"]
-
-
-@pytest.fixture(params=PARSERS)
-def parser(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every test below runs with each column parser."""
-    monkeypatch.setattr(fast_metrics, "PARSER", request.param)
-    return str(request.param)
 
 
 def tolerant(path: Path) -> tuple[Metrics, Diagnostics]:
@@ -69,9 +60,7 @@ record = st.fixed_dictionaries(
     ],
     partial=False,
 )
-def test_fast_path_equals_tolerant_reader(
-    tmp_path: Path, parser: str, records: list[dict[str, object]], partial: bool
-) -> None:
+def test_fast_path_equals_tolerant_reader(tmp_path: Path, records: list[dict[str, object]], partial: bool) -> None:
     path = tmp_path / "metrics.jsonl"
     text = "".join(json.dumps(r) + "\n" for r in records)
     if partial:
@@ -86,7 +75,7 @@ def test_fast_path_equals_tolerant_reader(
     assert [d.format() for d in fast_diags.items] == [d.format() for d in slow_diags.items]
 
 
-def test_late_keys_are_not_dropped(tmp_path: Path, parser: str) -> None:
+def test_late_keys_are_not_dropped(tmp_path: Path) -> None:
     path = tmp_path / "metrics.jsonl"
     lines = [json.dumps({"step": i, "loss": 1.0 / (i + 1)}) for i in range(5000)]
     lines.append(json.dumps({"step": 5000, "loss": 0.1, "eval_loss": 0.2}))
@@ -97,12 +86,12 @@ def test_late_keys_are_not_dropped(tmp_path: Path, parser: str) -> None:
     same(fast, tolerant(path)[0])
 
 
-def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path, parser: str) -> None:
+def test_files_the_tolerant_reader_must_explain_are_declined(tmp_path: Path) -> None:
     path = tmp_path / "metrics.jsonl"
     for body in (
         '{"step": 0, "loss": NaN}\n',
         # bare constants after the first line reach the column parser, which must refuse them (obs does not
-        # scan for them first: polars' parser rejects what is not JSON, and the tolerant reader explains it)
+        # scan for them first: msgspec's decoder rejects what is not JSON, and the tolerant reader explains it)
         '{"step": 0, "loss": 1}\n{"step": 1, "loss": NaN}\n',
         '{"step": 0, "loss": 1}\n{"step": 1, "loss": Infinity}\n',
         '{"step": 0, "loss": 1}\n{"step": 1, "loss": -Infinity}\n',
@@ -194,21 +183,21 @@ def test_streamed_reading_declines_bare_constants(
         {"step": 300, "loss": {"a": 1}},
     ],
 )
-def test_a_type_change_after_the_first_lines_is_declined(tmp_path: Path, parser: str, late: dict[str, object]) -> None:
+def test_a_type_change_after_the_first_lines_is_declined(tmp_path: Path, late: dict[str, object]) -> None:
     path = tmp_path / "metrics.jsonl"
     lines = [json.dumps({"step": i, "loss": 1.0 / (i + 1)}) for i in range(300)] + [json.dumps(late)]
     path.write_text("\n".join(lines) + "\n")
     assert read_metrics_fast(path, Diagnostics(), None) is None
 
 
-def test_one_log_is_read_without_importing_polars(tmp_path: Path) -> None:
-    """A process that reads one log (a rebuild of one run, obs gate) does not pay polars' import."""
+def test_reading_logs_never_imports_polars(tmp_path: Path) -> None:
+    """One parser, no state between calls: the second log of a process is read as the first (no ~0.12 s import)."""
     path = tmp_path / "metrics.jsonl"
     path.write_text("".join(json.dumps({"step": i, "loss": 1.0 / (i + 1)}) + "\n" for i in range(50)))
     code = (
         "import sys; from pathlib import Path; from obs.diagnostics import Diagnostics; "
         "from obs.fast_metrics import read_metrics_fast as r; "
         f"m = r(Path({str(path)!r}), Diagnostics(), None); assert m is not None and 'polars' not in sys.modules; "
-        f"r(Path({str(path)!r}), Diagnostics(), None); assert 'polars' in sys.modules"
+        f"r(Path({str(path)!r}), Diagnostics(), None); assert 'polars' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -160,7 +160,7 @@ def test_probe_cases_follow_the_contract(tree: Path) -> None:
 
 def test_every_run_yaml_parses_and_has_its_fields(tree: Path) -> None:
     run_files = sorted(tree.rglob("run.yaml"))
-    assert len(run_files) == 4 + 1 + 9 + 9  # spec03, the RL run, the campaign, the ablation arms
+    assert len(run_files) == 4 + 1 + 9 + 18 + 9  # spec03, the RL run, the campaigns, the ablation arms
     docs = {}
     for path in run_files:
         text = path.read_text(encoding="utf-8")

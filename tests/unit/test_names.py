@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 
 from obs.cache import BuildCache, hash_json
-from obs.sourcetree import shown_name, valid_name
+from obs.safepaths import shown_name, valid_name
 
 BAD = os.fsdecode(b"caf\xe9")  # 'caf\udce9'
 

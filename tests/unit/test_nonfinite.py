@@ -9,7 +9,7 @@ from pathlib import Path
 
 from adapterkit import load_all, write
 
-from obs.adapters.common import read_json_document
+from obs.adapters.shared.json_docs import read_json_document
 from obs.analysis.report import RunContext, analyse_run
 from obs.analysis.summary import summarize
 from obs.config import SiteConfig

@@ -217,7 +217,7 @@ def test_paired_inputs_without_ids_pair_by_position_when_asked_and_the_lengths_a
     diags = Diagnostics()
     campaign = read_campaign(folder, diags)
     assert campaign is not None
-    same, short = campaign.extra["paired"]
+    same, short = campaign.paired
     assert (
         same.a is not None and same.b is not None and sorted(same.a.outcomes, key=int) == [str(i) for i in range(1, 11)]
     )

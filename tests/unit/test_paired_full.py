@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from obs.analysis.paired_systems import PairedSpec, compare_systems, config_table, parse_item_results
+from obs.analysis.paired_systems import compare_systems, config_table, parse_item_results
 from obs.cli import main
 from obs.diagnostics import Diagnostics
 from obs.discover import read_campaign
+from obs.model import PairedSpec
 from obs.publish.summary_md import summarize_campaign
 
 K = 4
@@ -144,7 +145,7 @@ def test_config_and_varies_are_read_from_campaign_yaml(tmp_path: Path) -> None:
     src = _campaign_tree(tmp_path, 1)
     c = read_campaign(src / "evals", Diagnostics(root=src))
     assert c is not None
-    spec = c.extra["paired"][0]
+    spec = c.paired[0]
     assert spec.config_a == {"K": 4, "validators": "collab"} and spec.varies == ("validators",)
 
 
@@ -153,7 +154,7 @@ def test_obs_gate_for_a_paired_claim_and_a_campaign(
     tmp_path: Path, claim: float, code: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
     src = _campaign_tree(tmp_path, claim)
-    spec = read_campaign(src / "evals", Diagnostics(root=src)).extra["paired"][0]  # type: ignore[union-attr]
+    spec = read_campaign(src / "evals", Diagnostics(root=src)).paired[0]  # type: ignore[union-attr]
     page_words = compare_systems(spec).gate.reason  # type: ignore[union-attr]
     assert main(["gate", "--campaign", "evals", "--paired", "A vs B", str(src)]) == code
     out = capsys.readouterr().out

@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from obs.analysis.paired_systems import ItemFileError, PairedSpec, compare_systems, parse_item_results
+from obs.analysis.paired_systems import ItemFileError, compare_systems, parse_item_results
 from obs.analysis.stats import exact_mcnemar, paired_items_needed, score_test, tango_interval
 from obs.build import BuildOptions
 from obs.diagnostics import Diagnostics
 from obs.discover import read_campaign
+from obs.model import PairedSpec
 from obs.publish.extras import build_published
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "paired"
@@ -200,7 +201,7 @@ def test_read_campaign_reads_pairs_and_refuses_files_outside(tmp_path: Path) -> 
     diags = Diagnostics(root=tmp_path)
     camp = read_campaign(folder, diags)
     assert camp is not None
-    pairs = camp.extra["paired"]
+    pairs = camp.paired
     assert [p.name for p in pairs] == ["SPO vs rho", "secret vs missing", "spo vs rho"]
     first, outside, bad_claim = pairs
     assert (first.label_a, first.label_b, first.claim_pp) == ("SPO", "rho", 1.0)

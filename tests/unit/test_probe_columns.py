@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import obs.adapters.common as common
 import obs.adapters.native as native
 from obs.adapters.native import read_probe
+from obs.adapters.shared import probe_cases, probe_collector
 from obs.diagnostics import Diagnostics
 
 _text = st.text(alphabet="ab 1\n", max_size=6)
@@ -71,7 +71,7 @@ def _read(path: Path, by_column: bool, batch: int) -> tuple[Any, ...]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(native, "PROBE_BATCH", batch)
         if not by_column:
-            mp.setattr(common, "plain_cases", lambda records: None)
+            mp.setattr(probe_collector, "plain_cases", lambda records: None)
         diags = Diagnostics()
         probe = read_probe(path, path.parent, path.parent, diags)
     table = probe.table
@@ -97,7 +97,7 @@ def test_reading_by_column_equals_reading_case_by_case(records: list[dict[str, A
 
 def test_a_plain_probe_takes_the_column_path() -> None:
     records = [(i + 1, {"id": f"c{i}", "exact": i % 2 == 0, "split": "test", "note": None}) for i in range(5)]
-    plain = common.plain_cases(records)
+    plain = probe_cases.plain_cases(records)
     assert plain is not None and plain.ids == [f"c{i}" for i in range(5)] and plain.lines == [1, 2, 3, 4, 5]
     for special in ({"sample": 0}, {"selected": True}, {"render": "a.png"}, {"pass": [True, False]}, {"prompt": 3}):
-        assert common.plain_cases([(1, {"id": "c", **special})]) is None, special
+        assert probe_cases.plain_cases([(1, {"id": "c", **special})]) is None, special

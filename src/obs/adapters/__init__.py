@@ -22,12 +22,12 @@ from pathlib import Path
 from obs.adapters import native, tensorboard
 from obs.adapters.agent_sessions import AgentSessionsAdapter
 from obs.adapters.base import Adapter, Claim, Holds, LoadContext, RunSource
-from obs.adapters.common import new_run
 from obs.adapters.csv_logs import CsvLogAdapter
 from obs.adapters.generic_jsonl import GenericJsonlAdapter, read_log_into
 from obs.adapters.hf_trainer import HfTrainerAdapter
 from obs.adapters.lm_eval import LmEvalAdapter
 from obs.adapters.mlflow import MlflowAdapter
+from obs.adapters.native import NativeAdapter
 from obs.adapters.tensorboard import TensorboardAdapter
 from obs.adapters.wandb import WandbAdapter
 from obs.model import Run
@@ -76,37 +76,6 @@ OTHER_FORMATS: tuple[Adapter, ...] = (
 )
 
 
-class NativeAdapter:
-    """A folder with run.yaml: native files alone, or run.yaml laid over another format's files."""
-
-    name = "native"
-    holds = Holds("run folders", "run.yaml", records="metrics.jsonl lines")  # every section
-
-    def claim(self, folder: Path, root: Path) -> Claim | None:
-        claim = native.claim(folder, root)
-        if claim is None or not claim.runs:  # no run.yaml, or one that is a refused link
-            return claim
-        (source,) = claim.runs
-        base = overlaid_source(source, root)
-        if base is None:
-            return claim
-        note = f"run.yaml overlaid on {base.adapter} files"
-        return Claim(runs=(replace(source, base=base),), owned_dirs=claim.owned_dirs, notes=(note,))
-
-    def load(self, source: RunSource, ctx: LoadContext) -> Run:
-        if source.base is None:
-            run = new_run(source, ctx)
-        else:
-            base = source.base
-            run = adapter_named(base.adapter).load(replace(base, default_id=source.default_id), ctx)
-            run.adapter = f"native+{base.adapter}"
-            run.spec = source.spec or run.spec
-            run.campaign = source.campaign or run.campaign
-            run.input_files = list(source.files)
-        native.read_native_files(run, source, ctx, read_log_into)
-        return run
-
-
 def overlaid_source(source: RunSource, root: Path) -> RunSource | None:
     """The other format's run beside this run.yaml (a trainer_state.json, ...), if there is one.
 
@@ -131,7 +100,15 @@ def overlaid_source(source: RunSource, root: Path) -> RunSource | None:
     return None
 
 
-ADAPTERS: list[Adapter] = [NativeAdapter(), *OTHER_FORMATS]
+def _load_other(source: RunSource, ctx: LoadContext) -> Run:
+    """The run another format reads from its files (the data a run.yaml is laid over)."""
+    return adapter_named(source.adapter).load(source, ctx)
+
+
+ADAPTERS: list[Adapter] = [
+    NativeAdapter(find_base=overlaid_source, load_base=_load_other, read_log=read_log_into),
+    *OTHER_FORMATS,
+]
 LEARNING = AgentSessionsAdapter()  # agent sessions by learning key: not runs (obs.agents)
 
 

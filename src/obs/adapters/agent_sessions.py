@@ -16,13 +16,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from obs.adapters.common import read_json_document
 from obs.adapters.session_shape import is_session_record, learning_key_of, learning_kind
+from obs.adapters.shared.json_docs import read_json_document
 from obs.agents import DEFAULT_WEIGHTS, EntryUsage, LearningData, Playbook, PlaybookEntry, Session
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
-from obs.sourcetree import walk_files
+from obs.safepaths import walk_files
 
 MAX_SUMMARY_BYTES = 64 * 1024 * 1024
 

@@ -15,7 +15,7 @@ from typing import Protocol
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostics
 from obs.model import Run
-from obs.sourcetree import walk_files
+from obs.safepaths import walk_files
 
 
 @dataclass(frozen=True)
@@ -104,7 +104,7 @@ class Adapter(Protocol):
 
 
 def list_files(folder: Path, root: Path) -> tuple[Path, ...]:
-    """Every readable file under `folder`, sorted: hidden entries and refused links skipped (obs.sourcetree)."""
+    """Every readable file under `folder`, sorted: hidden entries and refused links skipped (obs.safepaths)."""
     return tuple(walk_files(folder, root))
 
 

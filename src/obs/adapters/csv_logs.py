@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import build_log_metrics, new_run, read_head, run_id_for_file, unread_note
 from obs.adapters.shapes import TIME_KEYS, classify, read_items_into
+from obs.adapters.shared.hparams import add_hparams
+from obs.adapters.shared.ids import new_run, run_id_for_file, unread_note
+from obs.adapters.shared.log_records import build_log_metrics
+from obs.adapters.shared.text_files import read_head
 from obs.diagnostics import Diagnostics
 from obs.model import Run
-from obs.safeyaml import YamlError, load_yaml_file
 from obs.series_builder import STEP_KEYS
 
 KNOWN_NAMES = (
@@ -133,7 +135,7 @@ class CsvLogAdapter:
         read_csv_into(run, path, ctx, step_key=None)
         for extra in source.files:
             if extra.name == HPARAMS_YAML:
-                _hparams(run, extra, ctx.diags)
+                add_hparams(run.config, extra, ctx.diags)
         return run
 
 
@@ -223,14 +225,3 @@ def read_csv_into(run: Run, path: Path, ctx: LoadContext, *, step_key: str | Non
         run.notices.append(f"{path.name} is read as a {layout}; x = {key or 'the row position'}.")
     if run.metrics is not None and not run.metrics.series:
         diags.warning(path, "no numeric columns")
-
-
-def _hparams(run: Run, path: Path, diags: Diagnostics) -> None:
-    try:
-        data = load_yaml_file(path).data
-    except (YamlError, OSError) as exc:
-        diags.warning(path, f"not read: {exc}", getattr(exc, "line", None))
-        return
-    if isinstance(data, dict):
-        for key, value in data.items():
-            run.config.setdefault(str(key), value)

@@ -24,25 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import (
-    JsonDoc,
-    build_log_metrics,
-    element_lines,
-    is_number,
-    new_run,
-    read_head,
-    read_json_document,
-    run_id_for_file,
-    salvage_array,
-    unread_note,
-)
 from obs.adapters.session_shape import is_learning_file
 from obs.adapters.shapes import Shape, classify, leaves, read_items_into, systems_of
+from obs.adapters.shared.ids import new_run, run_id_for_file, unread_note
+from obs.adapters.shared.json_docs import JsonDoc, element_lines, read_json_document, salvage_array
+from obs.adapters.shared.log_records import build_log_metrics
+from obs.adapters.shared.text_files import read_head
+from obs.adapters.shared.values import is_number
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.ledger import is_reserved
 from obs.model import Run
-from obs.sourcetree import safe_input
+from obs.safepaths import safe_input
 from obs.vocabulary import is_stage_key
 
 LOG_SUFFIXES = (".jsonl", ".ndjson")

@@ -16,22 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import (
-    build_log_metrics,
-    element_lines,
-    folder_id,
-    is_number,
-    new_run,
-    read_head,
-    read_json_document,
-    read_json_object,
-    run_id_for_file,
-    salvage_array,
-    unread_note,
-)
+from obs.adapters.shared.ids import folder_id, new_run, run_id_for_file, unread_note
+from obs.adapters.shared.json_docs import element_lines, read_json_document, read_json_object, salvage_array
+from obs.adapters.shared.log_records import build_log_metrics
+from obs.adapters.shared.text_files import read_head
+from obs.adapters.shared.values import is_number
 from obs.diagnostics import Diagnostics
 from obs.model import Run
-from obs.sourcetree import safe_input
+from obs.safepaths import safe_input
 
 STATE_FILE = "trainer_state.json"
 RENAMED_STATE = re.compile(r"^trainer_state.*\.json$")

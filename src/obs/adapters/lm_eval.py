@@ -17,19 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import CASE_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import (
-    ProbeCollector,
-    folder_id,
-    is_number,
-    iso_from_timestamp,
-    new_run,
-    probe_case_from_record,
-    read_head,
-    read_json_document,
-    run_id_for_file,
-    salvage_object,
-    unread_note,
-)
+from obs.adapters.shared.ids import folder_id, new_run, run_id_for_file, unread_note
+from obs.adapters.shared.json_docs import read_json_document, salvage_object
+from obs.adapters.shared.probe_cases import probe_case_from_record
+from obs.adapters.shared.probe_collector import ProbeCollector
+from obs.adapters.shared.text_files import read_head
+from obs.adapters.shared.values import is_number, iso_from_timestamp
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import EvalResult, Probe, Run
@@ -370,6 +363,17 @@ def load_samples(paths: list[Path], run_dir: Path, root: Path, diags: Diagnostic
 
 
 def _sample_into(merged: dict[str, Any], rec: dict[str, Any], suffix: str) -> None:
+    """One filter's sample record merged into its document's case: its results, texts and hashes."""
+    _results_into(merged, rec, suffix)
+    _texts_into(merged, rec, suffix)
+    for key in ("doc_hash", "prompt_hash", "target_hash"):
+        if isinstance(rec.get(key), str):
+            merged[key] = rec[key]
+
+
+def _results_into(merged: dict[str, Any], rec: dict[str, Any], suffix: str) -> None:
+    """The record's metrics (those it lists under `metrics`, else every other key) named `<metric><suffix>`:
+    true/false and 0/1 as checks, lists of them as per-sample results (pass@k), other numbers as scores."""
     metric_names = rec.get("metrics") if isinstance(rec.get("metrics"), list) else None
     candidates = metric_names or [k for k in rec if k not in SAMPLE_TEXT_KEYS and not k.endswith("_hash")]
     for name in candidates:
@@ -385,6 +389,11 @@ def _sample_into(merged: dict[str, Any], rec: dict[str, Any], suffix: str) -> No
             merged[key] = [bool(v) for v in value]  # one result per sample (repeats): pass@k
         elif is_number(value):
             merged.setdefault("scores", {})[key] = value
+
+
+def _texts_into(merged: dict[str, Any], rec: dict[str, Any], suffix: str) -> None:
+    """The prompt and target (the first filter's), and the answer: a filter whose answer differs from the
+    first's keeps it under `actual_by_filter`."""
     if "prompt" not in merged:
         prompt = _prompt(rec.get("arguments"))
         if prompt is not None:
@@ -400,9 +409,6 @@ def _sample_into(merged: dict[str, Any], rec: dict[str, Any], suffix: str) -> No
             merged["actual"] = actual
         elif merged["actual"] != actual and suffix:
             merged.setdefault("actual_by_filter", {})[suffix.lstrip(",")] = actual
-    for key in ("doc_hash", "prompt_hash", "target_hash"):
-        if isinstance(rec.get(key), str):
-            merged[key] = rec[key]
 
 
 def _prompt(arguments: Any) -> str | None:

@@ -16,23 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import (
-    bounded_markdown,
-    folder_id,
-    iso_from_timestamp,
-    new_run,
-    read_head,
-    typed_scalar,
-    unread_note,
-)
+from obs.adapters.shared.ids import folder_id, new_run, unread_note
+from obs.adapters.shared.text_files import bounded_markdown, read_head
+from obs.adapters.shared.values import iso_from_timestamp, typed_scalar
 from obs.diagnostics import Diagnostics
 from obs.jsonl import bounded_lines
 from obs.jsontypes import NUMBER, TEXT, TypedReader
 from obs.model import Run
+from obs.safepaths import safe_input, walk_files
 from obs.safeyaml import YamlError, load_yaml_file
 from obs.sanitize import CLEANED, clean_text, has_unsafe_text
 from obs.series_builder import SeriesBuilder
-from obs.sourcetree import safe_input, walk_files
 
 META = "meta.yaml"
 RUN_PARTS = ("metrics", "params", "tags")

@@ -1,27 +1,25 @@
 """The native format: a folder with `run.yaml` and the files of docs/contract.md.
 
-This module reads native files only. Laying a run.yaml over another format's files, and handing a
-log named by `metrics_file:` to the generic reader, are the registry's job (`obs.adapters`), so
-this module imports no other adapter.
+This module reads native files only. Which other format's files a run.yaml is laid over, how that
+format reads them, and which reader takes a log named by `metrics_file:` are the registry's call
+(`obs.adapters`), handed to `NativeAdapter` when the registry makes it, so this module imports no
+other adapter.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from obs.adapters.base import Claim, LoadContext, RunSource, list_files
-from obs.adapters.common import (
-    IMAGE_SUFFIXES,
-    ProbeCollector,
-    bounded_markdown,
-    checked_render,
-    folder_id,
-    read_json_object,
-    read_text_file,
-)
+from obs.adapters.base import Claim, Holds, LoadContext, RunSource, list_files
+from obs.adapters.shared.ids import folder_id, new_run
+from obs.adapters.shared.json_docs import read_json_object
+from obs.adapters.shared.probe_cases import IMAGE_SUFFIXES, checked_render
+from obs.adapters.shared.probe_collector import ProbeCollector
+from obs.adapters.shared.text_files import bounded_markdown, read_text_file
 from obs.diagnostics import Diagnostics
 from obs.fast_metrics import FAST_PATH_MIN_BYTES, read_metrics_fast
 from obs.fields import YamlFields
@@ -29,10 +27,10 @@ from obs.jsonl import iter_jsonl
 from obs.jsontypes import BOOL, NUMBER, TEXT, Records, TypedReader
 from obs.model import Decision, Gate, GateAsset, GateCheck, Metrics, Probe, Run
 from obs.probetable import table_of
+from obs.safepaths import is_inside, refusal, safe_input
 from obs.safeyaml import YamlDoc, load_mapping, peek_yaml
 from obs.schema import RUN_YAML, Reading
 from obs.series_builder import SeriesBuilder
-from obs.sourcetree import is_inside, refusal, safe_input
 
 RUN_FILE = "run.yaml"
 
@@ -53,7 +51,7 @@ class LogReader(Protocol):
     ) -> None: ...
 
 
-def claim(folder: Path, root: Path) -> Claim | None:
+def claim_folder(folder: Path, root: Path) -> Claim | None:
     """A folder holding run.yaml is one native run and owns its subfolders (renders/, ...).
 
     A run.yaml that is a link out of the tree (or a loop) still marks the folder as a run's, so no
@@ -70,6 +68,57 @@ def claim(folder: Path, root: Path) -> Claim | None:
     files = list_files(folder, root)
     source = RunSource(adapter="native", path=folder, files=files, default_id=folder_id(folder, root))
     return Claim(runs=(source,), owned_dirs=(folder,))
+
+
+class BaseFinder(Protocol):
+    """The other format's run beside a run.yaml, if there is one (the registry's `overlaid_source`)."""
+
+    def __call__(self, source: RunSource, root: Path) -> RunSource | None: ...
+
+
+class BaseLoader(Protocol):
+    """Loads the run of another format's files (the registry: that format's `load`)."""
+
+    def __call__(self, source: RunSource, ctx: LoadContext) -> Run: ...
+
+
+class NativeAdapter:
+    """A folder with run.yaml: native files alone, or run.yaml laid over another format's files.
+
+    The registry hands it the three things that need the other formats: `find_base` (whose files lie
+    beside this run.yaml), `load_base` (read them) and `read_log` (a log named by `metrics_file:`).
+    """
+
+    name = "native"
+    holds = Holds("run folders", "run.yaml", records="metrics.jsonl lines")  # every section
+
+    def __init__(self, find_base: BaseFinder, load_base: BaseLoader, read_log: LogReader) -> None:
+        self.find_base = find_base
+        self.load_base = load_base
+        self.read_log = read_log
+
+    def claim(self, folder: Path, root: Path) -> Claim | None:
+        found = claim_folder(folder, root)
+        if found is None or not found.runs:  # no run.yaml, or one that is a refused link
+            return found
+        (source,) = found.runs
+        base = self.find_base(source, root)
+        if base is None:
+            return found
+        note = f"run.yaml overlaid on {base.adapter} files"
+        return Claim(runs=(replace(source, base=base),), owned_dirs=found.owned_dirs, notes=(note,))
+
+    def load(self, source: RunSource, ctx: LoadContext) -> Run:
+        if source.base is None:
+            run = new_run(source, ctx)
+        else:
+            base = source.base
+            run = self.load_base(replace(base, default_id=source.default_id), ctx)
+            run.adapter = f"native+{base.adapter}"
+            run.spec = source.spec or run.spec
+            run.campaign = source.campaign or run.campaign
+        read_native_files(run, source, ctx, self.read_log)
+        return run
 
 
 # Fields of run.yaml that are attributes of the same name on Run, laid over what the run had.

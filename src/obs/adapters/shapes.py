@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from obs.adapters.common import ProbeCollector, is_number, probe_case_from_record
+from obs.adapters.shared.probe_cases import probe_case_from_record
+from obs.adapters.shared.probe_collector import ProbeCollector
+from obs.adapters.shared.values import is_number
 from obs.diagnostics import Diagnostics
 from obs.model import EvalResult, Run
 from obs.series_builder import STEP_KEYS
@@ -172,6 +174,23 @@ class _Column:
     texts: set[str] = field(default_factory=set)
     text_count: int = 0
 
+    def add(self, value: Any, n: int) -> None:
+        """Count one record's value (`n` records in all: more distinct texts than that are not kept)."""
+        self.present += 1
+        if isinstance(value, bool):
+            self.bools += 1
+            self.trues += value
+        elif _is_sample_list(value):
+            self.sample_lists += 1
+        elif _is_number(value):
+            self.numbers += 1
+            if value in (0, 1):
+                self.zero_one += 1
+        elif isinstance(value, str):
+            self.text_count += 1
+            if len(self.texts) < n + 1:
+                self.texts.add(value)
+
 
 def leaves(record: dict[str, Any], prefix: str = "", depth: int = 0) -> Iterator[tuple[str, Any]]:
     """(dotted path, value) of every non-mapping value, three levels deep at most."""
@@ -205,39 +224,68 @@ def _named(path: str, names: frozenset[str]) -> bool:
 
 
 def classify(records: Sequence[dict[str, Any]]) -> Shape:
-    """The shape of a file from its first records (a few dozen are enough)."""
+    """The shape of a file from its first records (a few dozen are enough): a log when the records carry a
+    step; else runs when each names a different run and has no outcome; a log when they hold training
+    quantities and no outcome; items when they have outcomes (or scores and ids); else a log in record order."""
     if not records:
         return Shape("metrics", why="no records")
     n = len(records)
-    top = [set(r) for r in records]
-    step = next((k for k in TIME_KEYS if sum(k in t for t in top) >= MIN_SHARE * n), None)
+    step = next((k for k in TIME_KEYS if sum(k in r for r in records) >= MIN_SHARE * n), None)
     if step is not None:
         return Shape("metrics", why=f"records carry a step ('{step}')")
+    cols = _profile(records)
+    common = {p: c for p, c in cols.items() if c.present >= MIN_SHARE * n}
+    outcomes, scores = _outcomes_and_scores(common)
+    run_key = _run_key(common, n)
+    # before training quantities: a registry's records hold their `lr`
+    if run_key and n >= 2 and not outcomes and any(c.numbers == c.present and p != run_key for p, c in common.items()):
+        return Shape("runs", id_key=run_key, why=f"each record names a different run ('{run_key}')")
+    training = [p for p, c in common.items() if c.numbers and _named(p, TRAINING_TOKENS)]
+    if training and not outcomes:
+        return Shape("metrics", why=f"training quantities ({', '.join(sorted(training)[:3])})")
+    id_key = next((k for k in ID_KEYS if k in common and _distinct_ids(records, k)), None)
+    if outcomes or (scores and id_key):  # a score without ids could be a log in record order
+        return _items_shape(id_key, outcomes, scores)
+    return Shape("metrics", why="no step, no per-item outcome: read as a log in record order")
+
+
+def _run_key(common: dict[str, _Column], n: int) -> str | None:
+    """The field that names a different run in each record (always text, `n` distinct values), if any."""
+    return next(
+        (
+            k
+            for k in RUN_KEYS
+            if k in common and common[k].text_count == common[k].present and len(common[k].texts) == n
+        ),
+        None,
+    )
+
+
+def _items_shape(id_key: str | None, outcomes: list[str], scores: list[str]) -> Shape:
+    main = _main(outcomes) or (sorted(scores)[0] if not outcomes else None)
+    return Shape(
+        "items",
+        id_key=id_key,
+        outcomes=tuple(sorted(outcomes)),
+        scores=tuple(sorted(s for s in scores if s not in outcomes)),
+        main=main,
+        why=f"each record has an outcome: {', '.join(sorted(outcomes or scores)[:3])}",
+    )
+
+
+def _profile(records: Sequence[dict[str, Any]]) -> dict[str, _Column]:
+    """What each dotted path holds across the records: how often, and of which kinds of value."""
+    n = len(records)
     cols: dict[str, _Column] = {}
     for rec in records:
         for path, value in leaves(rec):
-            col = cols.setdefault(path, _Column())
-            col.present += 1
-            if isinstance(value, bool):
-                col.bools += 1
-                col.trues += value
-            elif _is_sample_list(value):
-                col.sample_lists += 1
-            elif _is_number(value):
-                col.numbers += 1
-                if value in (0, 1):
-                    col.zero_one += 1
-            elif isinstance(value, str):
-                col.text_count += 1
-                if len(col.texts) < n + 1:
-                    col.texts.add(value)
-    common = {p: c for p, c in cols.items() if c.present >= MIN_SHARE * n}
-    training = [p for p, c in common.items() if c.numbers and _named(p, TRAINING_TOKENS)]
-    id_key = next((k for k in ID_KEYS if k in common and _distinct_ids(records, k)), None)
-    run_key = next(
-        (k for k in RUN_KEYS if k in common and cols[k].text_count == cols[k].present and len(cols[k].texts) == n), None
-    )
+            cols.setdefault(path, _Column()).add(value, n)
+    return cols
 
+
+def _outcomes_and_scores(common: dict[str, _Column]) -> tuple[list[str], list[str]]:
+    """The paths that are per-item outcomes (true/false, 0/1 named as outcomes, lists of per-sample results;
+    top-level ones first), and those that are per-item scores."""
     bools = [p for p, c in common.items() if c.bools == c.present and _outcome_like(p, c)]
     zero_one = [
         p
@@ -252,23 +300,7 @@ def classify(records: Sequence[dict[str, Any]]) -> Shape:
     ]
     top_level = [p for p in bools + zero_one + lists if "." not in p]
     outcomes = top_level or [p for p in bools + zero_one if _named_outcome(p)]
-    if run_key and n >= 2 and not outcomes:  # before training quantities: a registry's records hold their `lr`
-        metrics = [p for p, c in common.items() if c.numbers == c.present and p != run_key]
-        if metrics:
-            return Shape("runs", id_key=run_key, why=f"each record names a different run ('{run_key}')")
-    if training and not outcomes:
-        return Shape("metrics", why=f"training quantities ({', '.join(sorted(training)[:3])})")
-    if outcomes or (scores and id_key):  # a score without ids could be a log in record order
-        main = _main(outcomes) or (sorted(scores)[0] if not outcomes else None)
-        return Shape(
-            "items",
-            id_key=id_key,
-            outcomes=tuple(sorted(outcomes)),
-            scores=tuple(sorted(s for s in scores if s not in outcomes)),
-            main=main,
-            why=f"each record has an outcome: {', '.join(sorted(outcomes or scores)[:3])}",
-        )
-    return Shape("metrics", why="no step, no per-item outcome: read as a log in record order")
+    return outcomes, scores
 
 
 SYSTEM_KEYS = (
@@ -343,11 +375,6 @@ def _is_sample_list(value: Any) -> bool:
         and bool(value)
         and all(isinstance(v, bool) or (isinstance(v, int) and v in (0, 1)) for v in value)
     )
-
-
-def _names_each_record(col: _Column, n: int) -> bool:
-    """Text in every record, a different text in each."""
-    return col.text_count == col.present == n and len(col.texts) == n
 
 
 def _distinct_ids(records: Sequence[dict[str, Any]], key: str) -> bool:

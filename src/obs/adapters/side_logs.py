@@ -25,9 +25,9 @@ from typing import Any
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.model import Generations, Metrics, Run
+from obs.safepaths import walk_files
 from obs.sanitize import clean_text
 from obs.series_builder import SeriesBuilder
-from obs.sourcetree import walk_files
 
 SIDE_DIRS = ("emergence",)  # folders of side logs inside a run folder
 STEPS = "steps.jsonl"

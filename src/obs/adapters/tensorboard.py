@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import folder_id, new_run, unread_note
+from obs.adapters.shared.hparams import add_hparams
+from obs.adapters.shared.ids import folder_id, new_run, unread_note
 from obs.diagnostics import Diagnostics
 from obs.model import Run
-from obs.safeyaml import YamlError, load_yaml_file
 from obs.series_builder import SeriesBuilder
 
 EVENT_FILE = re.compile(r"^events\.out\.tfevents\.")
@@ -200,7 +200,7 @@ def read_events(source: RunSource, ctx: LoadContext, prefix_splits: bool = True)
                 events.builder.add({"step": step, tag: value})
                 events.points += 1
     for yaml_file in (f for f in source.files if f.name == HPARAMS_YAML):
-        _hparams_yaml(events, yaml_file, ctx.diags)
+        add_hparams(events.config, yaml_file, ctx.diags)
     return events
 
 
@@ -294,17 +294,6 @@ def _mapping(text: str) -> dict[str, Any] | None:
 
 def _plain(mapping: dict[str, Any]) -> dict[str, Any]:
     return {str(k): v for k, v in mapping.items()}
-
-
-def _hparams_yaml(events: Events, path: Path, diags: Diagnostics) -> None:
-    try:
-        data = load_yaml_file(path).data
-    except (YamlError, OSError) as exc:
-        diags.warning(path, f"not read: {exc}", getattr(exc, "line", None))
-        return
-    if isinstance(data, dict):
-        for key, value in data.items():
-            events.config.setdefault(str(key), value)
 
 
 # --------------------------------------------------------------------------- merged into another format's run

@@ -16,23 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from obs.adapters.base import LOG_SECTIONS, Claim, Holds, LoadContext, RunSource, visible_files
-from obs.adapters.common import (
-    RecordCleaner,
-    folder_id,
-    is_number,
-    new_run,
-    numeric_leaves,
-    read_json_object,
-    unread_note,
-)
+from obs.adapters.shared.ids import folder_id, new_run, unread_note
+from obs.adapters.shared.json_docs import read_json_object
+from obs.adapters.shared.log_records import RecordCleaner
+from obs.adapters.shared.values import is_number, numeric_leaves
 from obs.adapters.wandb_binary import ReaderMissing, history_rows
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.jsontypes import TEXT, TypedReader
 from obs.model import Run
+from obs.safepaths import safe_input
 from obs.safeyaml import load_mapping
 from obs.series_builder import SeriesBuilder
-from obs.sourcetree import safe_input
 
 CONFIG = "config.yaml"
 SUMMARY = "wandb-summary.json"

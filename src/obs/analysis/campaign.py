@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
-from obs.analysis.paired_systems import ConfigTable, PairedSpec, PairedSystems, compare_systems, config_table
+from obs.analysis.paired_systems import ConfigTable, PairedSystems, compare_systems, config_table
 from obs.analysis.stats import (
     DEGRADATION,
     IMPROVEMENT,
@@ -52,7 +52,7 @@ from obs.analysis.stats import (
     sample_size_for_power,
     welch,
 )
-from obs.model import Campaign
+from obs.model import Campaign, PairedSpec
 from obs.numbers import num, p_text, plural
 from obs.sitemodel import RunSummary
 
@@ -383,46 +383,59 @@ def _evidence(
         if required is None:
             continue
         if key == "min_seeds":
-            short = [f"{c.label} has {c.n}" for c in (base, cand) if c.n < required]
-            observed: float | None = float(min(cand.n, base.n))
-            detail = (
-                f"seeds with a final value per condition: {(short and '; '.join(short)) or 'all enough'} "
-                f"(need {required:g})"
-            )
-            checks.append(Check(key, "seeds per condition", required, observed, not short, detail))
+            checks.append(_seeds_check(key, required, cand, base))
         elif key == "min_steps":
-            unknown = [r.run_id for r in used if r.last_step is None]
-            low = [
-                f"{r.run_id} reached step {num_na(r.last_step)}"
-                for r in used
-                if r.last_step is not None and r.last_step < required
-            ]
-            steps = [r.last_step for r in used if r.last_step is not None]
-            observed = min(steps) if steps else None
-            problems = low + ([f"no steps logged by {_names(unknown)}"] if unknown else [])
-            detail = (
-                f"last logged step of every run: {_names(problems) if problems else 'all enough'} (need {required:g})"
-            )
-            checks.append(Check(key, "steps per run", required, observed, bool(used) and not problems, detail))
+            checks.append(_steps_check(key, required, used))
         else:
-            per: list[tuple[str, float | None]] = []
-            for cond in (base, cand):
-                members = [r for r in used if r.condition == cond.name]
-                totals = [r.completions_total for r in members]
-                per.append((cond.label, None if any(t is None for t in totals) else float(sum(t or 0 for t in totals))))
-            short = [
-                f"{label} {'did not log completions' if total is None else f'has {num_na(total)}'}"
-                for label, total in per
-                if total is None or total < required
-            ]
-            known = [t for _, t in per if t is not None]
-            observed = min(known) if len(known) == len(per) else None
-            detail = (
-                f"completions per condition, summed over its seeds: {'; '.join(short) if short else 'all enough'} "
-                f"(need {num_na(required)})"
-            )
-            checks.append(Check(key, "completions per condition", required, observed, not short, detail))
+            checks.append(_completions_check(key, required, cand, base, used))
     return checks
+
+
+def _seeds_check(key: str, required: float, cand: ConditionFinals, base: ConditionFinals) -> Check:
+    """Seeds with a final value, in each of the two conditions."""
+    short = [f"{c.label} has {c.n}" for c in (base, cand) if c.n < required]
+    detail = (
+        f"seeds with a final value per condition: {(short and '; '.join(short)) or 'all enough'} (need {required:g})"
+    )
+    return Check(key, "seeds per condition", required, float(min(cand.n, base.n)), not short, detail)
+
+
+def _steps_check(key: str, required: float, used: Sequence[RunFinal]) -> Check:
+    """The last logged step of every run with a final value (a run that logged no step fails it)."""
+    unknown = [r.run_id for r in used if r.last_step is None]
+    low = [
+        f"{r.run_id} reached step {num_na(r.last_step)}"
+        for r in used
+        if r.last_step is not None and r.last_step < required
+    ]
+    steps = [r.last_step for r in used if r.last_step is not None]
+    observed = min(steps) if steps else None
+    problems = low + ([f"no steps logged by {_names(unknown)}"] if unknown else [])
+    detail = f"last logged step of every run: {_names(problems) if problems else 'all enough'} (need {required:g})"
+    return Check(key, "steps per run", required, observed, bool(used) and not problems, detail)
+
+
+def _completions_check(
+    key: str, required: float, cand: ConditionFinals, base: ConditionFinals, used: Sequence[RunFinal]
+) -> Check:
+    """Completions per condition, summed over its seeds (unknown when a seed did not log them)."""
+    per: list[tuple[str, float | None]] = []
+    for cond in (base, cand):
+        members = [r for r in used if r.condition == cond.name]
+        totals = [r.completions_total for r in members]
+        per.append((cond.label, None if any(t is None for t in totals) else float(sum(t or 0 for t in totals))))
+    short = [
+        f"{label} {'did not log completions' if total is None else f'has {num_na(total)}'}"
+        for label, total in per
+        if total is None or total < required
+    ]
+    known = [t for _, t in per if t is not None]
+    observed = min(known) if len(known) == len(per) else None
+    detail = (
+        f"completions per condition, summed over its seeds: {'; '.join(short) if short else 'all enough'} "
+        f"(need {num_na(required)})"
+    )
+    return Check(key, "completions per condition", required, observed, not short, detail)
 
 
 def _copies(cond: ConditionFinals) -> str | None:
@@ -566,7 +579,9 @@ def campaign_stats(
 
     ``runs`` are the campaign's runs (:func:`finals_from_summaries`). Nothing is random: a rebuilt
     page shows the same numbers. With ``family``, the p-values are adjusted over that family (every
-    tested metric × candidate) instead of over this metric's candidates alone.
+    tested metric × candidate) instead of over this metric's candidates alone. The steps: each condition's
+    finals, what keeps the design from being compared, a Welch test per candidate (Holm over them, or over the
+    family), each candidate's statistics, notes and methods.
     """
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
     names = [c.name for c in campaign.conditions] or sorted({r.condition for r in runs if r.condition})
@@ -574,17 +589,8 @@ def campaign_stats(
     base_label = labels.get(base_name or "", base_name or "")
     by_cond = {name: [r for r in runs if r.condition == name] for name in names}
     conditions = [_condition_finals(n, labels.get(n, n), n == base_name, by_cond[n]) for n in names]
-    problems: list[str] = []
-    notes: list[str] = []
-    if not campaign.primary_metric:
-        problems.append("no primary_metric in campaign.yaml, so there is nothing to compare")
-    if not base_name:
-        problems.append("no baseline_condition in campaign.yaml, so there is nothing to compare against")
-    elif base_name not in by_cond:
-        problems.append(f"the baseline condition '{base_name}' is not one of the conditions")
     base = next((c for c in conditions if c.is_baseline), None)
-    if base is not None and base.n == 0 and not problems:
-        problems.append(f"no run of the baseline condition {base.label} has a final value of {campaign.primary_metric}")
+    problems = _design_problems(campaign, base_name, by_cond, base)
 
     min_effect = min_effect_of(campaign)
     tests: list[tuple[ConditionFinals, WelchResult]] = []
@@ -594,70 +600,149 @@ def campaign_stats(
             if not cond.is_baseline:
                 tests.append((cond, welch([v.value for v in cond.values], y, level=LEVEL)))
     raw = [w.p_value if w.p_value is not None else math.nan for _, w in tests]
-    adjusted = holm_adjust(raw)
+    adjusted, n_tests, family_words = _adjusted(tests, raw, family)
+    alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
+    candidates: list[CandidateStats] = []
+    for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
+        assert base is not None  # tests is empty otherwise
+        tested = _Tested(w, p_raw, p_adj, n_tests, alpha_used, min_effect, family_words)
+        candidates.append(_candidate(campaign, cond, base, tested, by_cond))
+
+    correction = _correction(family, n_tests)
+    return CampaignStats(
+        campaign_id=campaign.id,
+        primary_metric=campaign.primary_metric,
+        higher_is_better=campaign.higher_is_better,
+        alpha=campaign.alpha,
+        level=LEVEL,
+        min_effect=min_effect,
+        final_window=campaign.final_window,
+        baseline_condition=base_name,
+        baseline_label=base_label,
+        conditions=conditions,
+        candidates=candidates,
+        correction=correction,
+        paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL) for p in paired],
+        paired_table=config_table(paired, LEVEL) if paired else None,
+        methods=_methods(campaign, correction),
+        notes=_notes(campaign, conditions, candidates),
+        problems=problems,
+    )
+
+
+def _adjusted(
+    tests: Sequence[tuple[ConditionFinals, WelchResult]], raw: list[float], family: Family | None
+) -> tuple[list[float], int, str]:
+    """Each candidate's adjusted p, the number of tests it was adjusted over and how the sentence says them:
+    Holm over this metric's candidates, or the family's adjustment over every tested metric × candidate."""
     n_tests = sum(1 for p in raw if not math.isnan(p))
-    family_words = f"{n_tests} candidates"
     if family is not None and family.size > 1:
         adjusted = [
             family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan
             for (cond, _), p in zip(tests, raw, strict=True)
         ]
-        n_tests, family_words = family.size, family.words
-    alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
-    candidates: list[CandidateStats] = []
-    for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
-        assert base is not None  # tests is empty otherwise
-        x = [v.value for v in cond.values]
-        y = [v.value for v in base.values]
-        # no effect size without a test: copies of one run would pool a zero sd into it (an inflated g)
-        g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
-        pooled, pooled_absent = _pooled(campaign.primary_metric, by_cond[cond.name], by_cond[base.name])
-        # no test (too few seeds, or seeds that are copies of one run): "not tested", never "not significant"
-        rec = (
-            recommendation(p_adj, w.estimate, w.interval, campaign.alpha, campaign.higher_is_better, min_effect)
-            if w.interval is not None
-            else NOT_TESTED
-        )
-        seeds_needed, power_for = _planning(x, y, g, min_effect, alpha_used)
-        warnings = [msg for msg in (_copies(base), _copies(cond)) if msg]
-        stats = CandidateStats(
-            condition=cond.name,
-            label=cond.label,
-            n=len(x),
-            n_baseline=len(y),
-            mean=cond.mean,
-            mean_baseline=base.mean,
-            delta=cond.mean - base.mean if x else math.nan,
-            welch=w,
-            p_value=p_raw,
-            p_adjusted=p_adj,
-            hedges_g=g,
-            seeds_needed=seeds_needed,
-            power_for=power_for,
-            pooled=pooled,
-            pooled_absent=pooled_absent,
-            recommendation=rec,
-            litmus=Litmus(INCONCLUSIVE, "", [], [], []),
-            sentence="",
-            warnings=warnings,
-        )
-        evidence = _evidence(campaign, cond, base, [*by_cond[cond.name], *by_cond[base.name]])
-        unusable = [] if w.interval is not None else [w.problem or "no test"]
-        litmus = _litmus(evidence, _thresholds(campaign, stats), [*warnings, *unusable])
-        stats = dataclasses.replace(stats, litmus=litmus)
-        candidates.append(
-            dataclasses.replace(stats, sentence=_sentence(campaign, cond, base, stats, max(n_tests, 1), family_words))
-        )
+        return adjusted, family.size, family.words
+    return holm_adjust(raw), n_tests, f"{n_tests} candidates"
 
+
+def _correction(family: Family | None, n_tests: int) -> str:
+    """The multiple-comparison correction, in words."""
     if family is not None and family.size > 1:
-        correction = family.correction
-    elif n_tests > 1:
-        correction = (
+        return family.correction
+    if n_tests > 1:
+        return (
             f"Holm–Bonferroni over the {n_tests} candidate-vs-baseline Welch p-values; "
             "the recommendation and the litmus use the adjusted p"
         )
-    else:
-        correction = "none needed: one candidate is compared with the baseline"
+    return "none needed: one candidate is compared with the baseline"
+
+
+def _design_problems(
+    campaign: Campaign, base_name: str | None, by_cond: Mapping[str, list[RunFinal]], base: ConditionFinals | None
+) -> list[str]:
+    """What keeps the campaign from being compared: no primary metric, no (or an unknown) baseline condition,
+    a baseline condition without a final value."""
+    problems: list[str] = []
+    if not campaign.primary_metric:
+        problems.append("no primary_metric in campaign.yaml, so there is nothing to compare")
+    if not base_name:
+        problems.append("no baseline_condition in campaign.yaml, so there is nothing to compare against")
+    elif base_name not in by_cond:
+        problems.append(f"the baseline condition '{base_name}' is not one of the conditions")
+    if base is not None and base.n == 0 and not problems:
+        problems.append(f"no run of the baseline condition {base.label} has a final value of {campaign.primary_metric}")
+    return problems
+
+
+@dataclass(frozen=True)
+class _Tested:
+    """One candidate's Welch test against the baseline, its p before and after Holm, and the family's size."""
+
+    welch: WelchResult
+    p_raw: float
+    p_adjusted: float
+    n_tests: int
+    alpha_used: float  # the first Holm step's level, which planning must reach
+    min_effect: float
+    family_words: str  # what the adjusted p was adjusted over, as the sentence says it
+
+
+def _candidate(
+    campaign: Campaign,
+    cond: ConditionFinals,
+    base: ConditionFinals,
+    tested: _Tested,
+    by_cond: Mapping[str, list[RunFinal]],
+) -> CandidateStats:
+    """One candidate condition against the baseline: effect size, pooled episodes, recommendation, planning,
+    the litmus verdict on the campaign's evidence minimums, and the sentence that says it."""
+    w, p_adj, min_effect = tested.welch, tested.p_adjusted, tested.min_effect
+    x = [v.value for v in cond.values]
+    y = [v.value for v in base.values]
+    # no effect size without a test: copies of one run would pool a zero sd into it (an inflated g)
+    g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
+    pooled, pooled_absent = _pooled(campaign.primary_metric, by_cond[cond.name], by_cond[base.name])
+    # no test (too few seeds, or seeds that are copies of one run): "not tested", never "not significant"
+    rec = (
+        recommendation(p_adj, w.estimate, w.interval, campaign.alpha, campaign.higher_is_better, min_effect)
+        if w.interval is not None
+        else NOT_TESTED
+    )
+    seeds_needed, power_for = _planning(x, y, g, min_effect, tested.alpha_used)
+    warnings = [msg for msg in (_copies(base), _copies(cond)) if msg]
+    stats = CandidateStats(
+        condition=cond.name,
+        label=cond.label,
+        n=len(x),
+        n_baseline=len(y),
+        mean=cond.mean,
+        mean_baseline=base.mean,
+        delta=cond.mean - base.mean if x else math.nan,
+        welch=w,
+        p_value=tested.p_raw,
+        p_adjusted=p_adj,
+        hedges_g=g,
+        seeds_needed=seeds_needed,
+        power_for=power_for,
+        pooled=pooled,
+        pooled_absent=pooled_absent,
+        recommendation=rec,
+        litmus=Litmus(INCONCLUSIVE, "", [], [], []),
+        sentence="",
+        warnings=warnings,
+    )
+    evidence = _evidence(campaign, cond, base, [*by_cond[cond.name], *by_cond[base.name]])
+    unusable = [] if w.interval is not None else [w.problem or "no test"]
+    litmus = _litmus(evidence, _thresholds(campaign, stats), [*warnings, *unusable])
+    stats = dataclasses.replace(stats, litmus=litmus)
+    sentence = _sentence(campaign, cond, base, stats, max(tested.n_tests, 1), tested.family_words)
+    return dataclasses.replace(stats, sentence=sentence)
+
+
+def _notes(campaign: Campaign, conditions: list[ConditionFinals], candidates: list[CandidateStats]) -> list[str]:
+    """What the page says below the table: conditions whose seeds are copies, pooled counts being descriptive,
+    unknown keys of campaign.yaml."""
+    notes: list[str] = []
     for cond in conditions:
         if (msg := _copies(cond)) is not None:
             notes.append(msg[0].upper() + msg[1:] + ".")
@@ -670,9 +755,13 @@ def campaign_stats(
     ignored_e = sorted(k for k in campaign.evidence if k not in EVIDENCE_KEYS)
     if ignored or ignored_e:
         notes.append(f"Unknown keys ignored in campaign.yaml: {', '.join(ignored_e + ignored)}.")
+    return notes
 
+
+def _methods(campaign: Campaign, correction: str) -> dict[str, str]:
+    """How each number of the page was computed, in words."""
     metric = campaign.primary_metric or "the primary metric"
-    methods = {
+    return {
         "final": (
             f"one value per run: the mean of the last {campaign.final_window} logged values of {metric}; "
             "seeds are the unit of analysis (the logged points of one run are not replicates)"
@@ -705,25 +794,6 @@ def campaign_stats(
             "CONFIRMED if the improvement is significant and at least min_effect, FAILED otherwise"
         ),
     }
-    return CampaignStats(
-        campaign_id=campaign.id,
-        primary_metric=campaign.primary_metric,
-        higher_is_better=campaign.higher_is_better,
-        alpha=campaign.alpha,
-        level=LEVEL,
-        min_effect=min_effect,
-        final_window=campaign.final_window,
-        baseline_condition=base_name,
-        baseline_label=base_label,
-        conditions=conditions,
-        candidates=candidates,
-        correction=correction,
-        paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL) for p in paired],
-        paired_table=config_table(paired, LEVEL) if paired else None,
-        methods=methods,
-        notes=notes,
-        problems=problems,
-    )
 
 
 def _planning(

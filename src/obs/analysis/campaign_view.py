@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from obs.analysis.paired_systems import PairedSpec
 from obs.model import Campaign
 from obs.sitemodel import Curve, RunSummary
 from obs.vocabulary import lower_is_better
@@ -109,7 +108,7 @@ def campaign_view(
     from obs.analysis.tiers import campaign_tiers
 
     runs = [s for s in summaries if s.campaign == campaign.id]
-    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    paired = campaign.paired
     tiers = campaign_tiers(campaign, runs, direction or (lambda name: not lower_is_better(name)), paired=paired)
     primary = tiers.primary
     stats = primary.stats if primary is not None else campaign_stats(campaign, [], paired=paired)

@@ -147,13 +147,18 @@ def _mean(y: np.ndarray) -> float:
 # --------------------------------------------------------------------------- scoreboard rules
 
 
-def _rule_drift(d: DiagnosisInput) -> Finding | None:
+def _rates(d: DiagnosisInput, first: str, second: str) -> tuple[float, float] | None:
+    """The probe's rates of two checks, or None when it has no scoreboard or lacks either check."""
     sb = d.scoreboard
-    if sb is None:
+    a, b = (sb.rate(first), sb.rate(second)) if sb is not None else (None, None)
+    return (a, b) if a is not None and b is not None else None
+
+
+def _rule_drift(d: DiagnosisInput) -> Finding | None:
+    rates = _rates(d, "exact", "renderable")
+    if rates is None:
         return None
-    exact, rend = sb.rate("exact"), sb.rate("renderable")
-    if exact is None or rend is None:
-        return None
+    exact, rend = rates
     if exact < d.threshold("low_exact") and rend >= d.threshold("high_renderable"):
         return Finding(
             "semantic_drift",
@@ -170,12 +175,10 @@ def _rule_drift(d: DiagnosisInput) -> Finding | None:
 
 
 def _rule_grammar(d: DiagnosisInput) -> Finding | None:
-    sb = d.scoreboard
-    if sb is None:
+    rates = _rates(d, "renderable", "truncated")
+    if rates is None:
         return None
-    rend, trunc = sb.rate("renderable"), sb.rate("truncated")
-    if rend is None or trunc is None:
-        return None
+    rend, trunc = rates
     if rend < d.threshold("low_renderable") and trunc <= d.threshold("low_truncation"):
         return Finding(
             "grammar_corruption",
@@ -207,12 +210,10 @@ def _rule_truncation(d: DiagnosisInput) -> Finding | None:
 
 
 def _rule_materialized(d: DiagnosisInput) -> Finding | None:
-    sb = d.scoreboard
-    if sb is None:
+    rates = _rates(d, "exact", "materialized")
+    if rates is None or rates[0] - rates[1] < d.threshold("materialized_gap"):
         return None
-    exact, mat = sb.rate("exact"), sb.rate("materialized")
-    if exact is None or mat is None or exact - mat < d.threshold("materialized_gap"):
-        return None
+    exact, mat = rates
     return Finding(
         "exact_not_materialized",
         "Exact scenes that do not materialise",

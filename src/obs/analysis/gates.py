@@ -99,55 +99,69 @@ def _lookup(ref: str, s: RunSummary) -> tuple[float | None, bool, str]:
 
 
 def evaluate_gate(spec: GateSpec, s: RunSummary) -> GateResult:
-    """One gate on one run summary."""
-
-    def out(status: str, value: float | None, detail: str) -> GateResult:
-        return GateResult(spec.name, spec.label, status, value, detail)
-
-    has = s.has
+    """One gate on one run summary: a diagnosis rule, gate.json's result, the held-constant check, or a
+    comparison of a number (a per-scope aggregate, or one the reference names) with the gate's value."""
     if spec.kind == "rule":
-        need = RULE_NEEDS.get(spec.rule, "")
-        fired = spec.rule in s.findings
-        if need and not getattr(has, need, False) and not fired:
-            return out(NA, None, f"not checked: the run has no {need} data for rule {spec.rule}")
-        ok = fired if spec.fired_ok else not fired
-        return out(PASS if ok else FAIL, None, f"rule {spec.rule} {'fired' if fired else 'did not fire'}")
+        return _rule_gate(spec, s)
     if spec.kind == "gate":
         passed = s.gate_passed
         if passed is None:
-            return out(NA, None, "no gate.json result" if not has.gate else "gate.json has no overall result")
-        return out(PASS if passed else FAIL, None, "gate.json passed" if passed else "gate.json failed")
+            detail = "no gate.json result" if not s.has.gate else "gate.json has no overall result"
+            return _result(spec, NA, None, detail)
+        return _result(spec, PASS if passed else FAIL, None, "gate.json passed" if passed else "gate.json failed")
     if spec.kind == "held":
         clean = s.held_constant_clean
         if clean is None:
-            return out(NA, None, "no baseline to check against")
-        return out(
-            PASS if clean else FAIL, None, "only the primary axis changed" if clean else "more than one axis changed"
-        )
-    # compare
-    if spec.scope:
-        table = s.family_rates if spec.scope == "family" else s.split_rates
-        per = table.get(spec.ref) or {}
-        if not per:
-            return out(NA, None, f"no per-{spec.scope} {spec.ref} rates")
-        agg = spec.agg or "min"
-        items = sorted(per.items())
-        if agg == "mean":
-            value, where = sum(v for _, v in items) / len(items), f"mean of {len(items)} {spec.scope} rates"
-        else:
-            pick = min if agg == "min" else max
-            label, value = pick(items, key=lambda kv: kv[1])
-            where = f"{agg} {spec.scope}: {label}"
-        is_rate = True
-    else:
-        found, is_rate, where = _lookup(spec.ref, s)
-        if found is None or not isinstance(found, int | float) or not math.isfinite(found):
-            return out(NA, None, f"no value for {spec.ref}")
-        value = float(found)
+            return _result(spec, NA, None, "no baseline to check against")
+        detail = "only the primary axis changed" if clean else "more than one axis changed"
+        return _result(spec, PASS if clean else FAIL, None, detail)
+    compared = _scope_value(spec, s) if spec.scope else _ref_value(spec, s)
+    if isinstance(compared, GateResult):
+        return compared
+    value, is_rate, where = compared
     ok = OPS[spec.op](value, spec.value)
     shown = _fmt_value(value, is_rate or spec.is_percent)
     target = _fmt_value(spec.value, spec.is_percent or (is_rate and spec.value <= 1.0))
-    return out(PASS if ok else FAIL, value, f"{where} = {shown} (needs {OP_WORDS[spec.op]} {target})")
+    return _result(spec, PASS if ok else FAIL, value, f"{where} = {shown} (needs {OP_WORDS[spec.op]} {target})")
+
+
+def _result(spec: GateSpec, status: str, value: float | None, detail: str) -> GateResult:
+    return GateResult(spec.name, spec.label, status, value, detail)
+
+
+def _rule_gate(spec: GateSpec, s: RunSummary) -> GateResult:
+    """Whether a diagnosis rule fired (or did not, as the gate wants); not checked when the run lacks the data the
+    rule reads and it did not fire."""
+    need = RULE_NEEDS.get(spec.rule, "")
+    fired = spec.rule in s.findings
+    if need and not getattr(s.has, need, False) and not fired:
+        return _result(spec, NA, None, f"not checked: the run has no {need} data for rule {spec.rule}")
+    ok = fired if spec.fired_ok else not fired
+    return _result(spec, PASS if ok else FAIL, None, f"rule {spec.rule} {'fired' if fired else 'did not fire'}")
+
+
+def _scope_value(spec: GateSpec, s: RunSummary) -> tuple[float, bool, str] | GateResult:
+    """The min, max or mean of a check's per-family or per-split rates (a rate), and where it came from; a
+    not-checked result when the run has none."""
+    table = s.family_rates if spec.scope == "family" else s.split_rates
+    per = table.get(spec.ref) or {}
+    if not per:
+        return _result(spec, NA, None, f"no per-{spec.scope} {spec.ref} rates")
+    agg = spec.agg or "min"
+    items = sorted(per.items())
+    if agg == "mean":
+        return sum(v for _, v in items) / len(items), True, f"mean of {len(items)} {spec.scope} rates"
+    pick = min if agg == "min" else max
+    label, value = pick(items, key=lambda kv: kv[1])
+    return value, True, f"{agg} {spec.scope}: {label}"
+
+
+def _ref_value(spec: GateSpec, s: RunSummary) -> tuple[float, bool, str] | GateResult:
+    """The finite number the gate's reference names (`_lookup`), or a not-checked result."""
+    found, is_rate, where = _lookup(spec.ref, s)
+    if found is None or not isinstance(found, int | float) or not math.isfinite(found):
+        return _result(spec, NA, None, f"no value for {spec.ref}")
+    return float(found), is_rate, where
 
 
 def evaluate_gates(specs: list[GateSpec], s: RunSummary) -> list[GateResult]:

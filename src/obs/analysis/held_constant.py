@@ -137,32 +137,17 @@ def axis_of(key: str, axes: dict[str, list[str]]) -> str | None:
 def compare_held_constant(
     run: Run, baseline_id: str | None, baseline_fields: dict[str, Any] | None, axes: dict[str, list[str]]
 ) -> HeldConstant:
-    """Diff `run` against its baseline's flattened fields (see `run_fields`) and build the matrix."""
+    """Diff `run` against its baseline's flattened fields (see `run_fields`) and build the matrix: a row per axis
+    (the declared ones, the primary axis and those the run says it holds constant), then the changed keys no axis
+    claims."""
     this_fields = run_fields(run)
     base_fields = baseline_fields if baseline_fields is not None else {}
-    changed: list[ChangedKey] = []
-    if baseline_fields is not None:
-        for key in sorted(set(this_fields) | set(base_fields)):
-            a = this_fields.get(key, MISSING)
-            b = base_fields.get(key, MISSING)
-            if a != b:
-                changed.append(ChangedKey(key, a, b, axis_of(key, axes)))
+    changed = _changed_keys(this_fields, base_fields, axes) if baseline_fields is not None else []
     names = list(axes)
     for extra in [run.primary_axis, *run.held_constant]:
         if extra and extra not in names:
             names.append(extra)
-    rows: list[AxisRow] = []
-    for axis in names:
-        patterns = axes.get(axis, [])
-        this_vals = {k: v for k, v in this_fields.items() if axis_of(k, axes) == axis}
-        base_vals = {k: v for k, v in base_fields.items() if axis_of(k, axes) == axis}
-        changed_keys = [c.key for c in changed if c.axis == axis]
-        declared = axis in run.held_constant
-        if not patterns and not declared and axis != run.primary_axis:
-            continue
-        if not this_vals and not base_vals and not declared and axis != run.primary_axis:
-            continue
-        rows.append(AxisRow(axis, this_vals, base_vals, changed_keys, declared, axis == run.primary_axis))
+    rows = [row for axis in names if (row := _axis_row(run, axis, this_fields, base_fields, changed, axes))]
     unassigned = [c for c in changed if c.axis is None]
     if unassigned:
         rows.append(
@@ -184,3 +169,36 @@ def compare_held_constant(
         baseline_id if baseline_fields is not None else None,
         unknown,
     )
+
+
+def _changed_keys(
+    this_fields: dict[str, Any], base_fields: dict[str, Any], axes: dict[str, list[str]]
+) -> list[ChangedKey]:
+    """Every key whose value differs between the run and its baseline (absent on one side counts), sorted."""
+    changed: list[ChangedKey] = []
+    for key in sorted(set(this_fields) | set(base_fields)):
+        a = this_fields.get(key, MISSING)
+        b = base_fields.get(key, MISSING)
+        if a != b:
+            changed.append(ChangedKey(key, a, b, axis_of(key, axes)))
+    return changed
+
+
+def _axis_row(
+    run: Run,
+    axis: str,
+    this_fields: dict[str, Any],
+    base_fields: dict[str, Any],
+    changed: list[ChangedKey],
+    axes: dict[str, list[str]],
+) -> AxisRow | None:
+    """One axis' row, or None for an axis with no pattern or no value that the run neither holds constant nor
+    varies (its primary axis)."""
+    patterns = axes.get(axis, [])
+    this_vals = {k: v for k, v in this_fields.items() if axis_of(k, axes) == axis}
+    base_vals = {k: v for k, v in base_fields.items() if axis_of(k, axes) == axis}
+    declared = axis in run.held_constant
+    primary = axis == run.primary_axis
+    if not declared and not primary and (not patterns or (not this_vals and not base_vals)):
+        return None
+    return AxisRow(axis, this_vals, base_vals, [c.key for c in changed if c.axis == axis], declared, primary)

@@ -310,24 +310,21 @@ def _confounded(d: Diff, task: WithinGroups) -> str | None:
 
 
 def entry_impact(entry_id: str, entry: PlaybookEntry | None, sessions: Sequence[Session]) -> EntryImpact:
+    """What one playbook entry was associated with: the sessions whose cue hit it against the others (adoption,
+    reward and token deltas, within-task and within-mode checks, retries, failures, transfer)."""
     fired = [s for s in sessions if s.fired(entry_id)]
     other = [s for s in sessions if not s.fired(entry_id)]
     hits = len(fired)
     adoptions = sum(1 for s in fired if any(u.entry_id == entry_id and u.adopted for u in s.usage))
     rate = adoptions / hits if hits else None
     wil = wilson_interval(adoptions, hits) if hits else None
-    reward = diff([s.reward for s in fired if s.reward is not None], [s.reward for s in other if s.reward is not None])
-    tokens = diff([s.tokens for s in fired if s.tokens is not None], [s.tokens for s in other if s.tokens is not None])
+    reward = diff(_known(fired, _reward), _known(other, _reward))
+    tokens = diff(_known(fired, _tokens), _known(other, _tokens))
     task = within(fired, other, lambda s: s.task_id, "task")
     mode = within(fired, other, lambda s: s.execution_mode, "execution mode")
     tasks = {s.task_id for s in fired if s.task_id is not None}
     impact = rate * reward.delta if rate is not None and reward.delta is not None else None
     low, high = impact_interval(rate, hits, reward) if rate is not None else (None, None)
-
-    def rate_of(group: list[Session]) -> float | None:
-        known = [s for s in group if s.failures is not None]
-        return sum(1 for s in known if (s.failures or 0) > 0) / len(known) if known else None
-
     return EntryImpact(
         entry_id=entry_id,
         cue=entry.cue if entry else None,
@@ -346,15 +343,38 @@ def entry_impact(entry_id: str, entry: PlaybookEntry | None, sessions: Sequence[
         within_mode=mode,
         tasks_fired=len(tasks),
         transfer=len(tasks) >= 2,
-        retries_fired=_mean([s.retries for s in fired if s.retries is not None]),
-        retries_not=_mean([s.retries for s in other if s.retries is not None]),
-        failure_rate_fired=rate_of(fired),
-        failure_rate_not=rate_of(other),
+        retries_fired=_mean(_known(fired, _retries)),
+        retries_not=_mean(_known(other, _retries)),
+        failure_rate_fired=_failure_rate(fired),
+        failure_rate_not=_failure_rate(other),
         impact=impact,
         impact_low=low,
         impact_high=high,
         confounded=_confounded(reward, task),
     )
+
+
+def _reward(s: Session) -> float | None:
+    return s.reward
+
+
+def _tokens(s: Session) -> float | None:
+    return s.tokens
+
+
+def _retries(s: Session) -> float | None:
+    return s.retries
+
+
+def _known(group: Sequence[Session], value: Callable[[Session], float | None]) -> list[float]:
+    """The sessions' values that were recorded (None: not recorded, left out)."""
+    return [v for v in map(value, group) if v is not None]
+
+
+def _failure_rate(group: Sequence[Session]) -> float | None:
+    """The share of the sessions that recorded failures with at least one."""
+    known = [s for s in group if s.failures is not None]
+    return sum(1 for s in known if (s.failures or 0) > 0) / len(known) if known else None
 
 
 def audit_order(rows: Sequence[EntryImpact]) -> list[EntryImpact]:

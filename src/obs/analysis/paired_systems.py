@@ -29,14 +29,13 @@ from obs.analysis.stats import (
     paired_items_needed,
     wilson_interval,
 )
+from obs.model import ItemResults, PairedSpec
 from obs.numbers import p_text, pct, plural, pp
 
 __all__ = [
     "CORRECT_KEYS",
     "ID_KEYS",
     "ItemFileError",
-    "ItemResults",
-    "PairedSpec",
     "PairedSystems",
     "compare_systems",
     "parse_item_results",
@@ -61,44 +60,6 @@ def pct_na(x: float) -> str:
 
 class ItemFileError(ValueError):
     """A result file that cannot be used at all (not JSON, no records, no id or correctness key)."""
-
-
-@dataclass(frozen=True)
-class ItemResults:
-    """Right/wrong per item id, read from one result file, with what had to be skipped and why."""
-
-    outcomes: dict[str, bool]
-    id_key: str
-    correct_key: str
-    skipped: int = 0
-    duplicates: int = 0
-    problems: tuple[str, ...] = ()
-    # the other per-item outcomes of the file: yes/no columns (`planner_correct`, `oracle`) and lists of K
-    # sampled outcomes (`samples: [true, false, ...]`, kept as (n, correct) per item), for the config x metric table
-    columns: dict[str, dict[str, bool]] = field(default_factory=dict)
-    samples: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class PairedSpec:
-    """One ``paired:`` entry of campaign.yaml after discovery read its two files.
-
-    ``a``/``b`` are ``None`` when a file could not be used; ``problems`` then says why (the same
-    messages are also reported as diagnostics, with file and line).
-    """
-
-    name: str
-    label_a: str
-    label_b: str
-    file_a: str
-    file_b: str
-    claim_pp: float | None = None
-    a: ItemResults | None = None
-    b: ItemResults | None = None
-    problems: tuple[str, ...] = ()
-    config_a: dict[str, Any] = field(default_factory=dict)
-    config_b: dict[str, Any] = field(default_factory=dict)
-    varies: tuple[str, ...] = ()  # the settings meant to differ; every other one must match
 
 
 @dataclass(frozen=True)

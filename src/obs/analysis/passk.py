@@ -166,18 +166,7 @@ def pass_at_k_report(
     alpha: float = 0.05,
 ) -> PassK | None:
     """pass@k of one (positive) check over the cases that were sampled at least twice; None if none were."""
-    counts: dict[str, tuple[int, int]] = {}
-    meta: dict[str, tuple[str | None, str | None]] = {}
-    outcomes = probe.table.outcomes  # one row per case (the chosen sample): ids, split, family by column
-    case_ids = outcomes.ids_list()
-    for row, case_id in enumerate(case_ids):
-        group = probe.samples.get(case_id)
-        if not group:
-            continue
-        values = [s.checks[check] for s in group if check in s.checks]
-        if len(values) >= 2:
-            counts[case_id] = (len(values), sum(values))
-            meta[case_id] = (outcomes.split.value(row), outcomes.family.value(row))
+    counts, meta = _sample_counts(probe, check)
     if not counts:
         return None
     sizes = [n for n, _ in counts.values()]
@@ -189,34 +178,14 @@ def pass_at_k_report(
     families = sorted({f for _, f in meta.values() if f})
     by_split = [_scope("split", s, [counts[i] for i in ids if meta[i][0] == s], ks, n_max) for s in splits]
     by_family = [_scope("family", f, [counts[i] for i in ids if meta[i][1] == f], ks, n_max) for f in families]
-    column = outcomes.checks.get(check)
-    single = (
-        0
-        if column is None
-        else sum(1 for row, case_id in enumerate(case_ids) if case_id not in counts and column[row] >= 0)
-    )
-
-    deltas: list[PassKDelta] = []
-    shared: list[str] = []
-    base_samples = baseline_samples(baseline)
-    if base_samples:
-        shared = [i for i in ids if (o := base_samples.get(i)) and o.get(check, (0, 0))[0] >= 2]
-        if shared:
-            base_counts = {i: base_samples[i][check] for i in shared}
-            both_min = min(n_min, min(n for n, _ in base_counts.values()))
-            m_max = max(n_max, max(n for n, _ in base_counts.values()))
-            for k in k_values(both_min):
-                here_v = [pass_at_k(counts[i][0], counts[i][1], k) for i in shared]
-                base_v = [pass_at_k(base_counts[i][0], base_counts[i][1], k) for i in shared]
-                deltas.append(PassKDelta(k, paired_means(here_v, base_v, alpha=alpha, max_samples=m_max)))
-
+    shared, deltas = _vs_baseline(counts, check, baseline, n_min, n_max, alpha)
     return PassK(
         check=check,
         ks=ks,
         samples_min=n_min,
         samples_max=n_max,
         n_items=len(ids),
-        items_single=single,
+        items_single=_single_sample_items(probe, check, counts),
         overall=overall,
         by_split=by_split,
         by_family=by_family,
@@ -224,6 +193,59 @@ def pass_at_k_report(
         baseline_items=len(shared),
         selector=_selector(probe, check, ids, alpha),
     )
+
+
+def _sample_counts(
+    probe: Probe, check: str
+) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[str | None, str | None]]]:
+    """(samples, passes) of `check` for each case sampled at least twice, and each such case's split and family."""
+    counts: dict[str, tuple[int, int]] = {}
+    meta: dict[str, tuple[str | None, str | None]] = {}
+    outcomes = probe.table.outcomes  # one row per case (the chosen sample): ids, split, family by column
+    for row, case_id in enumerate(outcomes.ids_list()):
+        group = probe.samples.get(case_id)
+        if not group:
+            continue
+        values = [s.checks[check] for s in group if check in s.checks]
+        if len(values) >= 2:
+            counts[case_id] = (len(values), sum(values))
+            meta[case_id] = (outcomes.split.value(row), outcomes.family.value(row))
+    return counts, meta
+
+
+def _single_sample_items(probe: Probe, check: str, counts: Mapping[str, tuple[int, int]]) -> int:
+    """The cases with a result for `check` that were not sampled at least twice (left out of pass@k)."""
+    outcomes = probe.table.outcomes
+    column = outcomes.checks.get(check)
+    if column is None:
+        return 0
+    return sum(1 for row, case_id in enumerate(outcomes.ids_list()) if case_id not in counts and column[row] >= 0)
+
+
+def _vs_baseline(
+    counts: Mapping[str, tuple[int, int]],
+    check: str,
+    baseline: CaseOutcomes | Mapping[str, CaseOutcome] | None,
+    n_min: int,
+    n_max: int,
+    alpha: float,
+) -> tuple[list[str], list[PassKDelta]]:
+    """The cases the baseline sampled at least twice too, and pass@k's paired difference over them for every k
+    both runs reach."""
+    base_samples = baseline_samples(baseline)
+    if not base_samples:
+        return [], []
+    shared = [i for i in sorted(counts) if (o := base_samples.get(i)) and o.get(check, (0, 0))[0] >= 2]
+    deltas: list[PassKDelta] = []
+    if shared:
+        base_counts = {i: base_samples[i][check] for i in shared}
+        both_min = min(n_min, min(n for n, _ in base_counts.values()))
+        m_max = max(n_max, max(n for n, _ in base_counts.values()))
+        for k in k_values(both_min):
+            here_v = [pass_at_k(counts[i][0], counts[i][1], k) for i in shared]
+            base_v = [pass_at_k(base_counts[i][0], base_counts[i][1], k) for i in shared]
+            deltas.append(PassKDelta(k, paired_means(here_v, base_v, alpha=alpha, max_samples=m_max)))
+    return shared, deltas
 
 
 def baseline_samples(baseline: CaseOutcomes | Mapping[str, CaseOutcome] | None) -> dict[str, SampleCounts]:

@@ -358,7 +358,21 @@ def _effect(p: PromotionInput) -> str:
 
 
 def suggest_verdict(p: PromotionInput) -> Suggestion:
+    """The promotion rule's suggestion: none when the run cannot be judged (and why), else the rule checks and
+    a verdict: a decisive change of the headline first, else what an inconclusive one leaves to do."""
     regs, unjudged, m = regression_tests(p)  # reported whether or not a verdict can be suggested
+    unjudgeable = _why_not_judged(p, regs, unjudged, m)
+    if unjudgeable is not None:
+        return unjudgeable
+    assert p.delta is not None  # _why_not_judged answers for a run without a delta
+    j = _Judging(p, p.delta, p.headline_metric or "the headline", regs, unjudged, m)
+    _add_rule_checks(j)
+    return _decisive_verdict(j) or _inconclusive_verdict(j)
+
+
+def _why_not_judged(p: PromotionInput, regs: list[Regression], unjudged: list[Unjudged], m: int) -> Suggestion | None:
+    """No verdict, and the reasons, for a run the rules cannot judge: still running, measured unlike its
+    baseline, no baseline or no delta, one run against one run, too few shared cases. None otherwise."""
 
     def nothing(*reasons: str) -> Suggestion:
         return Suggestion(None, [r for r in reasons if r], regressions=regs, unjudged=unjudged, tests=m)
@@ -379,7 +393,6 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         )
     if p.delta.delta is None:
         return nothing(p.delta.method)
-
     name = p.headline_metric or "the headline"
     d = p.delta
     if d.verdict == NOT_TESTED:
@@ -388,7 +401,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             "rules need replicates (paired probe cases, or seeds) and do not judge one run against one run",
             p.seed_level_hint or "",
         )
-    from obs.analysis.detectable import detectable_gain, min_cases
+    from obs.analysis.detectable import min_cases
 
     fewest = min_cases(p.alpha)
     if d.unit == PROBE_UNIT and d.n is not None and d.n < fewest:
@@ -397,84 +410,114 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             f"change in fewer than {fewest} cases can be significant at α = {p.alpha:g} (exact test); add cases "
             f"(at least {fewest}, and many more to detect a change of a few points)"
         )
-    checks: list[RuleCheck] = []
+    return None
+
+
+@dataclass
+class _Judging:
+    """A run the rules can judge, while they do: its input, the regression tests' results, the rule checks
+    made so far and what they found."""
+
+    p: PromotionInput
+    d: HeadlineDelta
+    name: str  # the headline metric, as the reasons name it
+    regs: list[Regression]
+    unjudged: list[Unjudged]
+    m: int
+    checks: list[RuleCheck] = field(default_factory=list)
+    held_ok: bool | None = None
+    missable: list[str] = field(default_factory=list)
+    share: tuple[float, int, int] | None = None
+    limit: float = 0.0
+    gains: list[str] = field(default_factory=list)
+
+    def done(self, verdict: str, *reasons: str) -> Suggestion:
+        return Suggestion(
+            verdict, [r for r in reasons if r], self.checks, self.regs, self.unjudged, self.m, self.missable
+        )
+
+
+def _add_rule_checks(j: _Judging) -> None:
+    """The promotion rule's checks in page order: the headline improves, one axis changed, no slice regressed
+    (and the cells too small to judge), raw misses mostly repairable."""
+    p, d, regs = j.p, j.d, j.regs
     word = OUTCOME_WORDS.get(d.verdict, d.verdict)
-    checks.append(
+    j.checks.append(
         RuleCheck(
             f"headline improves (p < {p.alpha:g}, 95% CI above zero){_effect(p)}",
             d.verdict == IMPROVEMENT,
-            f"{name}: {_change(d, p.headline_is_rate)}: {word}",
+            f"{j.name}: {_change(d, p.headline_is_rate)}: {word}",
         )
     )
-    held_ok: bool | None = None
     if p.held is not None and p.held.baseline_id is not None:
-        held_ok = p.held.clean
-        checks.append(RuleCheck("one axis changed", held_ok, p.held.verdict_text()))
+        j.held_ok = p.held.clean
+        j.checks.append(RuleCheck("one axis changed", j.held_ok, p.held.verdict_text()))
     tolerance = p.threshold("regression_tolerance")
-    missable: list[str] = []
     if p.comparison is not None:
-        missable = could_miss(p, m) if not regs else []
-        checks.append(
+        j.missable = could_miss(p, j.m) if not regs else []
+        j.checks.append(
             RuleCheck(
                 f"no split or family worse by more than {pp(tolerance, False)} pp (one-sided score test, "
-                f"Holm over {plural(m, 'cell')})",
+                f"Holm over {plural(j.m, 'cell')})",
                 not regs,
                 (
                     "none found; what this probe could have missed (the smallest drop the rule detects with 80% "
                     "power at each cell's size and churn):"
-                    if missable
+                    if j.missable
                     else "none"
                 )
                 if not regs
                 else f"{_count(regs, 'regression')}:",
-                items=tuple(r.text() for r in regs) if regs else tuple(missable),
+                items=tuple(r.text() for r in regs) if regs else tuple(j.missable),
             )
         )
-        if unjudged:
-            checks.append(
+        if j.unjudged:
+            j.checks.append(
                 RuleCheck(
                     "cells too small to judge",
                     None,
-                    f"{plural(len(unjudged), 'scope-check cell')} cannot show a regression "
+                    f"{plural(len(j.unjudged), 'scope-check cell')} cannot show a regression "
                     "at this size (not counted as passing or failing):",
                     gate=False,
-                    items=tuple(u.text() for u in unjudged),
+                    items=tuple(u.text() for u in j.unjudged),
                 )
             )
-    share = repairable_share(p)
-    limit = p.threshold("repairable_share")
-    if share is not None:
-        checks.append(
+    j.share = repairable_share(p)
+    j.limit = p.threshold("repairable_share")
+    if j.share is not None:
+        j.checks.append(
             RuleCheck(
-                f"raw misses mostly repairable (≥ {100 * limit:.0f}%)",
-                share[0] >= limit,
-                f"the repair pass fixes {share[1]} of {share[2]} raw misses ({100 * share[0]:.0f}%)",
+                f"raw misses mostly repairable (≥ {100 * j.limit:.0f}%)",
+                j.share[0] >= j.limit,
+                f"the repair pass fixes {j.share[1]} of {j.share[2]} raw misses ({100 * j.share[0]:.0f}%)",
                 gate=False,
             )
         )
-    gains = gained_families(p)
+    j.gains = gained_families(p)
 
-    def done(verdict: str, *reasons: str) -> Suggestion:
-        return Suggestion(verdict, [r for r in reasons if r], checks, regs, unjudged, m, missable)
 
-    if held_ok is False:
-        return done(
+def _decisive_verdict(j: _Judging) -> Suggestion | None:
+    """The verdict when the axes are not clean or the headline's change is decisive (better, worse, of an
+    unestablished size, negligible); None when it is inconclusive."""
+    p, d, name, regs, gains = j.p, j.d, j.name, j.regs, j.gains
+    if j.held_ok is False:
+        return j.done(
             "reject",
             f"{p.held.verdict_text() if p.held else ''}: whatever the numbers say, they cannot be attributed",
             f"it did move {', '.join(gains)}: worth re-testing on one axis" if gains else "",
         )
     if d.verdict == IMPROVEMENT and not regs:
-        return done(
+        return j.done(
             "promote", f"{name} improved significantly{_effect(p)} and no split or family regressed beyond tolerance"
         )
     if d.verdict == IMPROVEMENT:
-        return done(
+        return j.done(
             "repair",
             f"{name} improved, but with {_count(regs, 'regression')} beyond tolerance: keep the change, restore "
             "the regressed slices (anchor replay) and re-run before promoting",
         )
     if d.verdict == DEGRADATION:
-        return done(
+        return j.done(
             "reject",
             f"{name} got significantly worse (95% CI below zero)",
             f"it did fix {', '.join(gains)}: keep that idea, not this run" if gains else "",
@@ -485,21 +528,28 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
             "above it: the size of the gain is not established"
         )
         if regs:
-            return done("reject", unknown, f"and {_count(regs, 'regression')} beyond tolerance")
+            return j.done("reject", unknown, f"and {_count(regs, 'regression')} beyond tolerance")
         return Suggestion(
             None,
             [unknown, "not promoted on an unestablished size: more cases (or seeds) would narrow the interval"],
-            checks,
+            j.checks,
             regs,
-            unjudged,
-            m,
-            missable,
+            j.unjudged,
+            j.m,
+            j.missable,
         )
     if d.verdict == NEGLIGIBLE:
         small = f"{name} changed significantly, but by less than the minimum effect of interest (the whole 95% CI)"
         if regs:
-            return done("reject", small, f"and {_count(regs, 'regression')} beyond tolerance")
-        return done("branch", small, "not worth promoting: branch to a change that moves it further")
+            return j.done("reject", small, f"and {_count(regs, 'regression')} beyond tolerance")
+        return j.done("branch", small, "not worth promoting: branch to a change that moves it further")
+    return None
+
+
+def _inconclusive_verdict(j: _Judging) -> Suggestion:
+    """The verdict when the headline's change is not significant: repair what regressed or what the repair pass
+    fixes, reject on regressions alone, else branch, saying how large a change the probe could have missed."""
+    p, d, name, regs, gains, share = j.p, j.d, j.name, j.regs, j.gains, j.share
     iv = d.interval
     inconclusive = (
         f"{name}: the 95% CI of the change includes zero"
@@ -507,20 +557,22 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         else f"{name}: the change is not significant"
     )
     if gains and regs:
-        return done(
+        return j.done(
             "repair",
             inconclusive,
             f"the run fixed {', '.join(gains)} but other slices regressed: repair them with anchor replay",
         )
-    if share is not None and share[0] >= limit:
-        return done(
+    if share is not None and share[0] >= j.limit:
+        return j.done(
             "repair",
             inconclusive,
             f"the repair pass fixes {100 * share[0]:.0f}% of the raw misses: train less, validate more "
             "(route the rest to deterministic decode/repair)",
         )
     if regs:
-        return done("reject", inconclusive, f"and {_count(regs, 'regression')} beyond tolerance")
+        return j.done("reject", inconclusive, f"and {_count(regs, 'regression')} beyond tolerance")
+    from obs.analysis.detectable import detectable_gain
+
     gain = None
     head_pc = p.comparison.overall.checks.get(p.headline_metric or "") if p.comparison is not None else None
     if head_pc is not None and head_pc.n:
@@ -531,7 +583,7 @@ def suggest_verdict(p: PromotionInput) -> Suggestion:
         if head_pc is not None and gain is not None
         else "the probe is too small to say how large a change could have been missed"
     )
-    return done(
+    return j.done(
         "branch",
         inconclusive,
         f"no regression found and no significant improvement: {missed}; branch to a different axis, or enlarge "

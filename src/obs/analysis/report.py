@@ -7,6 +7,7 @@ settings in; a `RunReport` out. Templates only format what is here, and `as_dict
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from obs.analysis.compare import (
     headline_delta,
 )
 from obs.analysis.config_view import ConfigView, config_view
+from obs.analysis.coupling import RunCoupling, run_coupling
 from obs.analysis.curves import CurvePlan, plan_curves
 from obs.analysis.diagnose import DiagnosisInput, Finding, diagnose
 from obs.analysis.digest import RunDigest, make_digest
@@ -88,6 +90,7 @@ class RunReport:
     measurement: Measurement = field(default_factory=Measurement)  # one measurement with the baseline and the spec?
     target: TargetClass | None = None  # the failure class this rung targets, counted before and after
     frozen_baseline: str | None = None  # the spec's frozen baseline (spec.yaml `baseline:`), when it is not this run
+    coupling: list[RunCoupling] = field(default_factory=list)  # obs.yaml `coupling:` pairs this run logged
 
     @property
     def headline_passk(self) -> PassK | None:
@@ -124,6 +127,7 @@ class RunReport:
             "seed_level": self.seed_level,
             "pass_at_k": [p.as_dict() for p in self.passk],
             "reward_health": self.reward.as_dict() if self.reward else None,
+            "coupling": [c.as_dict() for c in self.coupling],
             "decision": {
                 "recorded": run.verdict,
                 "suggested": self.suggestion.as_dict(),
@@ -140,46 +144,9 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
     headline = choose_headline(digest, declared, cfg.metric_higher_is_better, ctx.final_window, advice=ctx.advice)
     is_negative = cfg.is_negative_check
 
-    scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
-    scoreboard_rep = (
-        build_scoreboard(run.probe_repaired.table, is_negative)
-        if run.probe_repaired and run.probe_repaired.size
-        else None
-    )
-    checks_order = scoreboard.checks if scoreboard else []
-    failures = group_failures(run.probe.table, is_negative, checks_order) if run.probe else []
-    failures_rep = (
-        group_failures(run.probe_repaired.table, is_negative, scoreboard_rep.checks)
-        if run.probe_repaired and scoreboard_rep
-        else []
-    )
-
+    scoreboard, scoreboard_rep, failures, failures_rep = _probe_tables(run, is_negative)
     base = ctx.baseline
-    comparison = None
-    if base is not None and digest.probe and base.probe:
-        primary = headline.metric if headline.kind == "probe" else None
-        comparison = compare_probes(
-            digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect, primary=primary
-        )
-    delta = None
-    if base is not None:
-        delta = (
-            aggregate_delta(headline, digest, base)
-            if headline.members
-            else headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect)
-        )
-    measurement = one_measurement(
-        run.contract if isinstance(run.contract, dict) else {},
-        _probe_of(digest),
-        baseline_id=base.id if base is not None else None,
-        baseline_contract=base.contract if base is not None else None,
-        baseline_probe=_probe_of(base) if base is not None else None,
-        frozen_contract=ctx.frozen_contract,
-        spec_id=ctx.spec_id,
-    )
-    if not measurement.ok:  # no significance claim across two measurements, in the tile or the probe table
-        delta = described_delta(delta, measurement) if delta is not None else None
-        comparison = comparison_without_claims(comparison) if comparison is not None else None
+    comparison, delta, measurement = _against_baseline(run, digest, headline, ctx, is_negative)
     repair_comparison = None
     if digest.probe and digest.probe_repaired:
         repair_comparison = compare_probes(digest.probe_repaired, digest.probe, "raw probe", is_negative, ctx.alpha)
@@ -193,7 +160,12 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         passk = pass_at_k_reports(run.probe, is_negative, vs, ctx.alpha)
     held = compare_held_constant(run, base.id if base else None, base.fields if base else None, cfg.axes)
     curves = plan_curves(run.metrics) if run.metrics and run.metrics.series else None
-    reward = reward_health(run.metrics, cfg.threshold)
+    reward = reward_health(run.metrics, cfg.threshold, cfg.reward_components)
+    coupling = [  # a declared pair this run logged neither side of is not its business
+        run_coupling(run.metrics, pair, cfg.metric_higher_is_better)
+        for pair in cfg.coupling
+        if run.metrics is not None and (pair["proxy"] in run.metrics.series or pair["downstream"] in run.metrics.series)
+    ]
 
     findings = diagnose(
         DiagnosisInput(
@@ -254,7 +226,62 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         measurement=measurement,
         target=target_class(run.target_failure_class, digest.probe, base.probe if base is not None else None),
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
+        coupling=coupling,
     )
+
+
+def _probe_tables(
+    run: Run, is_negative: Callable[[str], bool]
+) -> tuple[Scoreboard | None, Scoreboard | None, list[FailureGroup], list[FailureGroup]]:
+    """The scoreboards of the probe and the repaired probe, and their failures grouped by failing checks."""
+    scoreboard = build_scoreboard(run.probe.table, is_negative) if run.probe and run.probe.size else None
+    scoreboard_rep = (
+        build_scoreboard(run.probe_repaired.table, is_negative)
+        if run.probe_repaired and run.probe_repaired.size
+        else None
+    )
+    checks_order = scoreboard.checks if scoreboard else []
+    failures = group_failures(run.probe.table, is_negative, checks_order) if run.probe else []
+    failures_rep = (
+        group_failures(run.probe_repaired.table, is_negative, scoreboard_rep.checks)
+        if run.probe_repaired and scoreboard_rep
+        else []
+    )
+    return scoreboard, scoreboard_rep, failures, failures_rep
+
+
+def _against_baseline(
+    run: Run, digest: RunDigest, headline: Headline, ctx: RunContext, is_negative: Callable[[str], bool]
+) -> tuple[ProbeComparison | None, HeadlineDelta | None, Measurement]:
+    """The paired probe comparison and the headline's delta against the baseline, and whether the two are one
+    measurement: when they are not, both are kept as descriptions, with no significance claim."""
+    base = ctx.baseline
+    comparison = None
+    if base is not None and digest.probe and base.probe:
+        primary = headline.metric if headline.kind == "probe" else None
+        comparison = compare_probes(
+            digest.probe, base.probe, base.id, is_negative, ctx.alpha, ctx.min_effect, primary=primary
+        )
+    delta = None
+    if base is not None:
+        delta = (
+            aggregate_delta(headline, digest, base)
+            if headline.members
+            else headline_delta(headline, digest, base, is_negative, ctx.alpha, comparison, ctx.min_effect)
+        )
+    measurement = one_measurement(
+        run.contract if isinstance(run.contract, dict) else {},
+        _probe_of(digest),
+        baseline_id=base.id if base is not None else None,
+        baseline_contract=base.contract if base is not None else None,
+        baseline_probe=_probe_of(base) if base is not None else None,
+        frozen_contract=ctx.frozen_contract,
+        spec_id=ctx.spec_id,
+    )
+    if not measurement.ok:  # no significance claim across two measurements, in the tile or the probe table
+        delta = described_delta(delta, measurement) if delta is not None else None
+        comparison = comparison_without_claims(comparison) if comparison is not None else None
+    return comparison, delta, measurement
 
 
 def _probe_of(digest: RunDigest) -> tuple[CaseOutcomes, ProbeFingerprint] | None:

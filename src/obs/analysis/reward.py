@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,9 +105,82 @@ class Component:
     name: str
     mean: SeriesStat
     std_key: str | None = None
+    weight: float | None = None  # declared in obs.yaml `reward_components:`
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "mean": self.mean.as_dict(), "std_key": self.std_key}
+        return {"name": self.name, "mean": self.mean.as_dict(), "std_key": self.std_key, "weight": self.weight}
+
+
+SUM_TOLERANCE = 1e-3  # |weighted sum - logged total| within this (plus this share of |total|) is a match: logs round
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """The declared weights times the logged components, against the logged total reward.
+
+    Compared at the steps where every component and the total were logged: the largest and the mean
+    absolute difference, and the step of the largest. Within SUM_TOLERANCE (plus that share of the
+    total's size, for values rounded when logged) the weighted sum is the total; else the page says by how
+    much it is not (wrong weights, a component not declared, a penalty or a scale not in the sum).
+    """
+
+    weights: dict[str, float]  # component name -> weight, as declared
+    keys: dict[str, str]  # component name -> the logged series
+    missing: list[str]  # declared components this run did not log
+    total_key: str | None
+    compared: int = 0  # steps where the sum and the total were both known
+    max_diff: float | None = None
+    max_diff_step: float | None = None
+    mean_diff: float | None = None
+    tolerance: float = SUM_TOLERANCE
+    undeclared: list[str] = field(default_factory=list)  # logged components without a weight
+
+    @property
+    def matches(self) -> bool | None:
+        return None if self.max_diff is None else self.max_diff <= self.tolerance
+
+    def words(self) -> str:
+        """What the check found, in one sentence made from its numbers."""
+        if self.missing:
+            return (
+                f"The weighted sum cannot be formed: {', '.join(self.missing)} "
+                f"{'is' if len(self.missing) == 1 else 'are'} declared in obs.yaml's reward_components but not logged."
+            )
+        if self.total_key is None:
+            return "No total reward is logged (reward_mean or a name like it), so the weighted sum is not checked."
+        if self.compared == 0 or self.max_diff is None:
+            return f"The components and {self.total_key} share no logged step: the weighted sum is not checked."
+        terms = " + ".join(f"{w:g} × {n}" for n, w in self.weights.items())
+        if self.matches:
+            text = (
+                f"{terms} matches the logged {self.total_key} at all {self.compared:,} shared steps "
+                f"(largest difference {self.max_diff:.2g}, within the tolerance of {self.tolerance:.2g})."
+            )
+        else:
+            text = (
+                f"{terms} differs from the logged {self.total_key}: by up to {self.max_diff:.3g} "
+                f"(at step {self.max_diff_step:g}), {self.mean_diff:.3g} on average over {self.compared:,} shared "
+                "steps. The declared weights, or the components, do not make the total."
+            )
+        if self.undeclared:
+            text += f" Logged but given no weight: {', '.join(self.undeclared)}."
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "weights": self.weights,
+            "keys": self.keys,
+            "missing": self.missing,
+            "total": self.total_key,
+            "compared_steps": self.compared,
+            "max_abs_difference": self.max_diff,
+            "max_abs_difference_step": self.max_diff_step,
+            "mean_abs_difference": self.mean_diff,
+            "tolerance": self.tolerance,
+            "matches": self.matches,
+            "undeclared": self.undeclared,
+            "words": self.words(),
+        }
 
 
 @dataclass
@@ -121,6 +194,7 @@ class RewardHealth:
     adv_mean: SeriesStat | None = None
     adv_std: SeriesStat | None = None
     components: list[Component] = field(default_factory=list)
+    decomposition: Decomposition | None = None  # when obs.yaml declares `reward_components:` weights
     zero_std_threshold: float = 0.5
     zero_std_onset: Onset | None = None
     std_drop: float = 0.25
@@ -203,6 +277,7 @@ class RewardHealth:
             "advantage_mean": d(self.adv_mean),
             "advantage_std": d(self.adv_std),
             "components": [c.as_dict() for c in self.components],
+            "decomposition": self.decomposition.as_dict() if self.decomposition else None,
             "zero_std_threshold": self.zero_std_threshold,
             "zero_std_onset": d(self.zero_std_onset),
             "reward_std_drop": self.std_drop,
@@ -339,7 +414,61 @@ def find_components(names: dict[str, str]) -> list[tuple[str, str, str | None]]:
 # --------------------------------------------------------------------------- analysis
 
 
-def reward_health(metrics: Metrics | None, threshold: Callable[[str], float]) -> RewardHealth | None:
+def declared_component_key(names: dict[str, str], found: dict[str, str], name: str) -> str | None:
+    """The logged series of a declared component: a found `rewards/<name>` component, else a series named
+    exactly `name` (with or without `train/`), `reward/<name>` or `reward_<name>`."""
+    if name in found:
+        return found[name]
+    for candidate in (name, f"reward/{name}", f"rewards/{name}", f"reward_{name}", f"rewards_{name}"):
+        if candidate in names:
+            return names[candidate]
+    return None
+
+
+def decompose(
+    metrics: Metrics, names: dict[str, str], weights: Mapping[str, float], total_key: str | None, found: dict[str, str]
+) -> Decomposition:
+    """The weighted sum of the declared components against the logged total (see `Decomposition`)."""
+    keys = {n: k for n in weights if (k := declared_component_key(names, found, n)) is not None}
+    missing = [n for n in weights if n not in keys]
+    undeclared = sorted(n for n in found if n not in keys and found[n] not in keys.values())
+    base = Decomposition(dict(weights), keys, missing, total_key, undeclared=undeclared)
+    if missing or total_key is None or not keys:
+        return base
+    parts = [metrics.series[k].finite() for k in keys.values()]
+    total = metrics.series[total_key].finite()
+    common = total.steps
+    for p in parts:
+        common = np.intersect1d(common, p.steps)
+    if common.size == 0:
+        return base
+
+    def at(series: Series) -> np.ndarray:
+        # one value per step (a series aggregated at each step); the last wins should a step repeat
+        index = {float(x): float(v) for x, v in zip(series.steps, series.values, strict=True)}
+        return np.array([index[float(x)] for x in common])
+
+    weighted = sum(w * at(p) for w, p in zip(weights.values(), parts, strict=True))
+    diff = np.abs(np.asarray(weighted) - at(total))
+    i = int(np.argmax(diff))
+    scale = float(np.max(np.abs(at(total)))) if common.size else 0.0
+    return Decomposition(
+        base.weights,
+        keys,
+        [],
+        total_key,
+        int(common.size),
+        float(diff[i]),
+        float(common[i]),
+        float(diff.mean()),
+        SUM_TOLERANCE * (1 + scale),
+        undeclared,
+    )
+
+
+def reward_health(
+    metrics: Metrics | None, threshold: Callable[[str], float], weights: Mapping[str, float] | None = None
+) -> RewardHealth | None:
     """Reward health of a run, or None when it logged no reward series at all.
 
     Thresholds (obs.yaml): `zero_std_frac` and `zero_std_window` (collapse when the rolling mean of
@@ -360,6 +489,12 @@ def reward_health(metrics: Metrics | None, threshold: Callable[[str], float]) ->
         "adv_std": _pick(names, ADV_STD_NAMES),
     }
     comps = find_components(names)
+    weights = dict(weights or {})
+    logged = {fn: key for fn, key, _ in comps}
+    declared_only = [  # a declared component logged under a plain name (`reward_format`) joins the components
+        (n, k, None) for n in weights if n not in logged and (k := declared_component_key(names, logged, n)) is not None
+    ]
+    comps = sorted([*comps, *declared_only])
     if keys["mean"] is None and keys["std"] is None and keys["zero_std"] is None and not comps:
         return None
     stats = {k: _stat(v, metrics.series[v], window) if v else None for k, v in keys.items()}
@@ -378,7 +513,11 @@ def reward_health(metrics: Metrics | None, threshold: Callable[[str], float]) ->
     for fn, mean_key, std_key in comps:
         st = _stat(mean_key, metrics.series[mean_key], window)
         if st is not None:
-            health.components.append(Component(fn, st, std_key))
+            health.components.append(Component(fn, st, std_key, weights.get(fn)))
+    if weights:
+        health.decomposition = decompose(
+            metrics, names, weights, keys["mean"], {c.name: c.mean.key for c in health.components}
+        )
 
     if keys["zero_std"]:
         s = metrics.series[keys["zero_std"]]

@@ -154,11 +154,6 @@ def build_scoreboard(
     )
 
 
-def failed_checks(case: ProbeCase, is_negative: Callable[[str], bool], checks_order: list[str]) -> list[str]:
-    """The checks this case fails, in scoreboard order."""
-    return [c for c in checks_order if c in case.checks and case.checks[c] == is_negative(c)]
-
-
 def failing_matrix(outcomes: CaseOutcomes, is_negative: Callable[[str], bool], checks_order: list[str]) -> Bools:
     """fails[k, i]: case i fails check k of `checks_order` (false for a positive check, true for a
     negative one; an absent check never fails)."""

@@ -117,6 +117,7 @@ def summarize(
     campaign_metric: str | None = None,
     campaign_window: int = 10,
     campaign_metrics: Sequence[MetricDecl] = (),
+    carried: tuple[str, ...] = (),
 ) -> RunSummary:
     run = report.run
     board = report.scoreboard
@@ -184,7 +185,7 @@ def summarize(
             gate=run.gate is not None,
         ),
         gate_passed=run.gate.passed if run.gate else None,
-        curves=_carried_curves(report, campaign_metric) if run.arm or run.campaign else None,
+        curves=_carried_curves(report, campaign_metric, carried) if run.arm or run.campaign else None,
         campaign_final=campaign_final,
         campaign_curve=campaign_curve,
         campaign_tail=campaign_tail,
@@ -281,10 +282,11 @@ def _curve(metrics: Metrics, name: str) -> Curve | None:
     return _decimated(series.steps[finite], series.values[finite], ARM_CURVE_POINTS)
 
 
-def _carried_curves(report: RunReport, campaign_metric: str | None) -> dict[str, Curve]:
+def _carried_curves(report: RunReport, campaign_metric: str | None, carried: tuple[str, ...] = ()) -> dict[str, Curve]:
     """Decimated curves of a campaign or arm run, for the campaign and arms pages' metric picker:
-    the headline metric when it is logged over steps, the campaign metric, the reward mean and the
-    loss first, then every other logged metric by name (CARRIED_CURVES in all)."""
+    the headline metric when it is logged over steps, the campaign metric, the series obs.yaml's views
+    name (`carried`: sample efficiency's counter, coupling pairs), the reward mean and the loss first,
+    then every other logged metric by name (CARRIED_CURVES in all)."""
     metrics = report.run.metrics
     if metrics is None:
         return {}
@@ -292,6 +294,7 @@ def _carried_curves(report: RunReport, campaign_metric: str | None) -> dict[str,
         report.headline.metric if report.headline.kind == "series" else None,
         report.run.primary_metric,
         campaign_metric,
+        *carried,
         report.reward.mean.key if report.reward and report.reward.mean else None,
         report.curves.loss if report.curves else None,
         *sorted(metrics.series),

@@ -350,10 +350,29 @@ def build_sweep(
     higher_is_better: Callable[[str], bool],
     default_metric: str | None,
 ) -> Sweep | None:
-    """One parallel-coordinates chart over `runs`, or None when nothing varies among them."""
+    """One parallel-coordinates chart over `runs`, or None when nothing varies among them.
+
+    The steps: the outcomes drawn (the colour metric and two check rates unless `metrics` names them), the
+    settings drawn (`keys`, else those that vary, at most `max_axes` axes in all), their axes, then each run
+    placed on them, shaded and ranked by the colour metric."""
     notes: list[str] = []
     color = settings.get("color") or default_metric
     max_axes = int(settings.get("max_axes") or 8)
+    outcome_keys = _outcome_keys(runs, settings, color, notes)
+    chosen = _chosen_settings(runs, settings, outcome_keys, max(1, max_axes - len(outcome_keys)), max_axes, notes)
+    if not chosen:
+        return None
+    axes = _axes(runs, chosen, outcome_keys, higher_is_better)
+    hib = higher_is_better(color) if color else True
+    out_runs = _placed_runs(runs, axes, color, hib, int(settings.get("highlight") or 5))
+    return Sweep(name, slug, color, hib, axes, out_runs, notes)
+
+
+def _outcome_keys(
+    runs: Sequence[RunSummary], settings: Mapping[str, Any], color: str | None, notes: list[str]
+) -> list[str]:
+    """The outcome axes: `metrics`, else the colour metric and the first two check rates every run has; those
+    no run has are named in `notes`."""
     metrics: list[str] = list(settings.get("metrics") or [])
     if not metrics:
         metrics = [color] if color else []
@@ -365,7 +384,19 @@ def build_sweep(
     missing_metrics = [m for m in metrics if m not in outcome_keys]
     if missing_metrics:
         notes.append(f"no run here has {', '.join(missing_metrics)}")
-    n_settings = max(1, max_axes - len(outcome_keys))
+    return outcome_keys
+
+
+def _chosen_settings(
+    runs: Sequence[RunSummary],
+    settings: Mapping[str, Any],
+    outcome_keys: list[str],
+    n_settings: int,
+    max_axes: int,
+    notes: list[str],
+) -> list[tuple[str, list[str]]]:
+    """The setting axes (key, the keys that vary with it): `keys` when given, else the varying ones, at most
+    `n_settings`; what is left out is named in `notes`."""
     chosen: list[tuple[str, list[str]]]
     if settings.get("keys"):
         wanted = list(settings["keys"])
@@ -383,8 +414,16 @@ def build_sweep(
             + (" …" if len(dropped) > 8 else "")
         )
         chosen = chosen[:n_settings]
-    if not chosen:
-        return None
+    return chosen
+
+
+def _axes(
+    runs: Sequence[RunSummary],
+    chosen: list[tuple[str, list[str]]],
+    outcome_keys: list[str],
+    higher_is_better: Callable[[str], bool],
+) -> list[SweepAxis]:
+    """The settings' axes, then the outcomes' (an axis with nothing to draw is left out)."""
     axes: list[SweepAxis] = []
     for key, also in chosen:
         axis = make_axis(key, "setting", [run_value(r, key) for r in runs])
@@ -396,7 +435,14 @@ def build_sweep(
         if axis is not None:
             axis.higher_is_better = higher_is_better(key)
             axes.append(axis)
-    hib = higher_is_better(color) if color else True
+    return axes
+
+
+def _placed_runs(
+    runs: Sequence[RunSummary], axes: list[SweepAxis], color: str | None, hib: bool, top: int
+) -> list[SweepRun]:
+    """Each run's values and positions on the axes, its shade and rank by the colour metric (best first, ties by
+    id), the `top` best highlighted."""
     color_values = [_number(run_value(r, color)) if color else None for r in runs]
     numeric_colors = [v for v in color_values if v is not None]
     lo, hi = (min(numeric_colors), max(numeric_colors)) if numeric_colors else (0.0, 1.0)
@@ -405,7 +451,6 @@ def build_sweep(
         key=lambda i: (-(color_values[i] or 0.0) if hib else (color_values[i] or 0.0), runs[i].id),
     )
     ranks = {i: k + 1 for k, i in enumerate(order)}
-    top = int(settings.get("highlight") or 5)
     out_runs = []
     for i, r in enumerate(runs):
         values = [run_value(r, a.key) for a in axes]
@@ -421,7 +466,7 @@ def build_sweep(
                 highlighted=ranks.get(i, top + 1) <= top,
             )
         )
-    return Sweep(name, slug, color, hib, axes, out_runs, notes)
+    return out_runs
 
 
 def sweep_groups(summaries: Sequence[RunSummary], group_by: str) -> list[tuple[str, list[RunSummary]]]:

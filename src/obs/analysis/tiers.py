@@ -49,7 +49,6 @@ from obs.analysis.campaign import (
     min_effect_of,
     num_na,
 )
-from obs.analysis.paired_systems import PairedSpec
 from obs.analysis.stats import (
     SIZE_UNKNOWN,
     WelchResult,
@@ -59,7 +58,7 @@ from obs.analysis.stats import (
     sample_size_for_power,
     welch,
 )
-from obs.model import Campaign, MetricDecl, MetricWindow
+from obs.model import Campaign, MetricDecl, MetricWindow, PairedSpec
 from obs.numbers import p_text, plural
 from obs.sitemodel import RunSummary
 from obs.vocabulary import names_an_identifier

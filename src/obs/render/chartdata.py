@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import orjson
 
+from obs.analysis.coupling import RunCoupling
 from obs.analysis.curves import Band, CurvePlan
 from obs.analysis.reward import RewardHealth
 from obs.decimate import decimate, decimate_band, on_line
@@ -232,13 +233,69 @@ def reward_panels(health: RewardHealth, metrics: Metrics) -> list[dict[str, Any]
         only = health.adv_mean or health.adv_std
         if only is not None:
             panels.append({"title": "advantage", "lines": [only.key], "colorOffset": 2})
-    if health.components:
-        panels.append({"title": "components", "lines": [c.mean.key for c in health.components], "colorOffset": 3})
     onset = health.onset_step
     if onset is not None:
         for p in panels:
             p["vlines"] = [{"x": onset, "label": f"signal lost from step {onset:g}"}]
     return panels
+
+
+WEIGHTED_SUM = "Σ weight × component"
+
+
+def weighted_name(name: str, weight: float) -> str:
+    return f"{weight:g} × {name}"
+
+
+def component_panels(health: RewardHealth) -> list[dict[str, Any]]:
+    """Reward components as small multiples (one panel each, its own y scale), then, with declared weights,
+    the weighted decomposition: each weight × component, their sum and the logged total on one panel."""
+    panels: list[dict[str, Any]] = []
+    for i, c in enumerate(health.components):
+        title = c.name if c.weight is None else f"{c.name} (weight {c.weight:g})"
+        panels.append({"title": title, "lines": [c.mean.key], "colorOffset": 3 + i})
+    d = health.decomposition
+    if d is not None and not d.missing and d.keys:
+        # in the small multiples' order, so each component keeps its colour on every panel
+        order = [c.name for c in health.components if c.name in d.weights]
+        lines = [weighted_name(n, d.weights[n]) for n in order]
+        lines += [WEIGHTED_SUM] + ([d.total_key] if d.total_key else [])
+        panels.append({"title": "weighted decomposition", "lines": lines, "colorOffset": 3, "tall": True})
+    return panels
+
+
+def coupling_panels(pair: RunCoupling) -> list[dict[str, Any]]:
+    """A declared (proxy, downstream) pair on one step axis, the largest diverging window marked on both."""
+    marks = []
+    if pair.worst is not None:
+        w = pair.worst
+        marks = [{"x": w.start, "label": "largest diverging window"}, {"x": w.end, "label": ""}]
+    return [
+        {"title": f"proxy: {pair.proxy}", "lines": [pair.proxy], "vlines": marks},
+        {"title": f"downstream: {pair.downstream}", "lines": [pair.downstream], "vlines": marks, "colorOffset": 1},
+    ]
+
+
+def derived_series(metrics: Metrics, health: RewardHealth | None) -> dict[str, Series]:
+    """Series the decomposition panel draws that the log does not hold: weight × component, and their sum at
+    the steps every component was logged. The data file keeps them apart from the logged series (`derived`)."""
+    d = health.decomposition if health is not None else None
+    if d is None or d.missing or not d.keys:
+        return {}
+    out: dict[str, Series] = {}
+    parts = []
+    for name, weight in d.weights.items():
+        series = metrics.series[d.keys[name]].finite()
+        out[weighted_name(name, weight)] = Series(series.steps, weight * series.values)
+        parts.append(out[weighted_name(name, weight)])
+    common = parts[0].steps
+    for part in parts[1:]:
+        common = np.intersect1d(common, part.steps)
+    total = np.zeros(common.size)
+    for part in parts:
+        total += part.values[np.searchsorted(part.steps, common)]
+    out[WEIGHTED_SUM] = Series(common, total)
+    return out
 
 
 def _wants_log(series: Series) -> bool:

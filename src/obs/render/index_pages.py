@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -18,7 +18,6 @@ from obs.analysis import ladder
 from obs.analysis.arms import ArmGroup
 from obs.analysis.campaign_gate import campaign_gate
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
-from obs.analysis.paired_systems import PairedSpec
 from obs.cache import hash_json
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
@@ -58,38 +57,119 @@ class SitePages:
     not_read: tuple[str, ...] = ()  # files of the source no format read
 
 
+@dataclass
+class SiteBuild:
+    """What the page families share while the site's pages are made: the inputs, and what a family made that a
+    later one reads (the arms' results, each campaign's statistics, every run's seed-level result)."""
+
+    summaries: list[RunSummary]
+    site: SitePages
+    renderer: Renderer
+    memo: PageMemo
+    arm_results: list[tuple[ArmGroup, CampaignStats]] = field(default_factory=list)  # family "arms"
+    campaign_stats: dict[str, dict[str, Any]] = field(default_factory=dict)  # family "campaigns"
+    seed_levels: dict[str, Any] = field(default_factory=dict)  # family "seed levels"
+    out: MutableMapping[str, bytes] = field(default_factory=dict)  # where the families of many pages write
+
+    @functools.cached_property
+    def by_id(self) -> dict[str, RunSummary]:
+        return {s.id: s for s in self.summaries}
+
+    @functools.cached_property
+    def specs(self) -> list[dict[str, Any]]:
+        """Each spec's ladder context (the index lists them, each has its page)."""
+        return _spec_contexts(self.summaries, self.site, self.by_id)
+
+    @property
+    def arm_groups(self) -> list[ArmGroup]:
+        return [g for g, _ in self.arm_results]
+
+
+@dataclass(frozen=True)
+class PageFamily:
+    """One family of pages made from summaries (a Pelican generator): its name, the function that makes its
+    pages, and the families whose results it reads (they come before it in `FAMILIES`)."""
+
+    name: str
+    make: Callable[[SiteBuild], dict[str, bytes]]
+    reads: tuple[str, ...] = ()
+
+
+def _arms(b: SiteBuild) -> dict[str, bytes]:
+    pages, b.arm_results = across.arms_pages(b.summaries, b.site.cfg, b.renderer, b.memo)
+    return pages
+
+
+def _campaigns(b: SiteBuild) -> dict[str, bytes]:
+    pages: dict[str, bytes] = {}
+    b.campaign_stats = _campaign_pages(b.summaries, b.site, b.renderer, b.memo, pages)
+    return pages
+
+
+def _seed_levels(b: SiteBuild) -> dict[str, bytes]:
+    """Every run's seed-level result (a campaign's, an arm group's, else its recipe's), one file."""
+    site = b.site
+    b.seed_levels = dict(seed_level_results(site.campaigns, b.campaign_stats, b.summaries, b.arm_results, site.layout))
+    b.seed_levels.update(recipe_results(b.summaries, site, frozenset(b.seed_levels)))
+    return {urls.SEED_LEVELS: dumps({run: _seed_level_json(level) for run, level in sorted(b.seed_levels.items())})}
+
+
+# The families of many pages write them into `SiteBuild.out` as they come (never all held) and return none.
+
+
+def _across(b: SiteBuild) -> dict[str, bytes]:
+    _across_pages(b.summaries, b.site.cfg, b.renderer, b.memo, b.out)
+    return {}
+
+
+def _specs(b: SiteBuild) -> dict[str, bytes]:
+    _spec_pages(b.specs, b.site, b.by_id, b.arm_groups, b.seed_levels, b.renderer, b.memo, b.out)
+    return {}
+
+
+def _ledger(b: SiteBuild) -> dict[str, bytes]:
+    _ledger_page(b.summaries, b.renderer, b.memo, b.out)
+    return {}
+
+
+FAMILIES: tuple[PageFamily, ...] = (
+    PageFamily("arms", _arms),
+    PageFamily("campaigns", _campaigns),
+    PageFamily("seed levels", _seed_levels, reads=("arms", "campaigns")),
+    PageFamily("across runs", _across),
+    PageFamily(
+        "index",
+        lambda b: _index_page(b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels),
+        reads=("arms", "seed levels"),
+    ),
+    PageFamily(
+        "specs",
+        _specs,
+        reads=("arms", "seed levels"),
+    ),
+    PageFamily("ledger", _ledger),
+)
+
+
 def render_site_pages(
     summaries: list[RunSummary],
     site: SitePages,
     renderer: Renderer,
     memo: PageMemo = no_memo,
+    families: Sequence[PageFamily] = FAMILIES,
     pages: MutableMapping[str, bytes] | None = None,
 ) -> MutableMapping[str, bytes]:
-    """Every page made from summaries, into `pages` (a dict unless given: the build passes one that writes
-    each page into its staging folder as it comes, so none is held longer than its group). Costly groups
-    (a campaign's statistics and figure) go through `memo` with exactly the inputs they depend on, so one
-    changed run re-renders only what it feeds.
-
-    One step per family of pages: arms, campaigns, the across-runs pages, the index, specs, the ledger.
-    """
-    cfg = site.cfg
-    by_id = {s.id: s for s in summaries}
+    """Every page made from summaries: each family's, in `families`' order, into `pages` (a dict unless
+    given: the build passes one that writes each page into its staging folder as it comes, so a site of
+    many runs never holds all of its pages at once; the families of many pages, the across-runs pages,
+    specs and the ledger, write there themselves). Costly groups (a campaign's statistics and figure) go
+    through `memo` with exactly the inputs they depend on, so one changed run re-renders only what it
+    feeds."""
     if pages is None:
         pages = {}
-    specs = _spec_contexts(summaries, site, by_id)
-    arm_pages, arm_results = across.arms_pages(summaries, cfg, renderer, memo)
-    arm_groups = [g for g, _ in arm_results]
-    pages.update(arm_pages)
-    campaign_stats = _campaign_pages(summaries, site, renderer, memo, pages)
-    seed_levels: dict[str, Any] = dict(
-        seed_level_results(site.campaigns, campaign_stats, summaries, arm_results, site.layout)
-    )
-    seed_levels.update(recipe_results(summaries, site, frozenset(seed_levels)))
-    pages[urls.SEED_LEVELS] = dumps({run: _seed_level_json(level) for run, level in sorted(seed_levels.items())})
-    _across_pages(summaries, cfg, renderer, memo, pages)
-    pages.update(_index_page(summaries, site, renderer, specs, arm_groups, seed_levels))
-    _spec_pages(specs, site, by_id, arm_groups, seed_levels, renderer, memo, pages)
-    _ledger_page(summaries, renderer, memo, pages)
+    build = SiteBuild(summaries, site, renderer, memo, out=pages)
+    for family in families:
+        pages.update(family.make(build))
     return pages
 
 
@@ -136,6 +216,7 @@ def _campaign_pages(
                 repr(renderer.meta),
                 cfg.trends,
                 [cfg.higher_is_better, cfg.negative_checks],
+                [cfg.sample_efficiency, cfg.coupling],
             ],
             functools.partial(_campaign_pages_of, campaign, members, slug, renderer, cfg),
         )
@@ -438,13 +519,53 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     if data["metrics"]:
         pages[urls.campaign_file(slug, urls.CURVES)] = chartdata.chart_file(data)
         ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.CURVES}
-    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps({**view.stats.as_dict(), "tiers": view.tiers.as_dict()})
-    paired = [p for p in campaign.extra.get("paired") or [] if isinstance(p, PairedSpec)]
+    views = declared_views(view, cfg)
+    ctx.update(views)
+    analysis = {**view.stats.as_dict(), "tiers": view.tiers.as_dict()}
+    if views["sample_efficiency"] is not None:
+        analysis["sample_efficiency"] = views["sample_efficiency"].as_dict()
+    if views["coupling"]:
+        analysis["coupling"] = [item["pair"].as_dict() for item in views["coupling"]]
+    pages[urls.campaign_file(slug, urls.ANALYSIS)] = dumps(analysis)
+    paired = campaign.paired
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
     pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
     page = urls.campaign_page(slug)
     pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
     return pages
+
+
+def declared_views(view: CampaignView, cfg: SiteConfig) -> dict[str, Any]:
+    """obs.yaml's sample-efficiency and coupling views of a campaign's runs (analysis/sample_efficiency.py,
+    analysis/coupling.py), with what their sections draw (render/campaign_views.py)."""
+    from obs.analysis.coupling import across_runs
+    from obs.analysis.sample_efficiency import sample_efficiency
+    from obs.render import campaign_views
+
+    runs = [*view.runs, *view.unassigned]
+    declared = view.campaign.extra.get("sample_efficiency") or cfg.sample_efficiency  # campaign.yaml's wins
+    pairs_declared = view.campaign.extra.get("coupling") or cfg.coupling
+    se = (
+        sample_efficiency(
+            declared,
+            runs,
+            view.campaign.primary_metric,
+            view.campaign.final_window,
+            order=[row.name for row in view.table],
+        )
+        if declared
+        else None
+    )
+    pairs = [  # a pair none of these runs logged either side of is not this campaign's business
+        across_runs(runs, pair)
+        for pair in pairs_declared
+        if any(pair["proxy"] in s.finals or pair["downstream"] in s.finals for s in runs)
+    ]
+    return {
+        "sample_efficiency": se,
+        "sample_efficiency_chart": campaign_views.efficiency_chart(se) if se is not None else None,
+        "coupling": [{"pair": p, "plot": campaign_views.scatter(p)} for p in pairs],
+    }
 
 
 def campaign_figure(view: CampaignView) -> bytes | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from obs.analysis.paired_systems import PairedSpec
+from obs.model import PairedSpec
 from obs.render.datafile import data_file
 
 SCHEMA = "obs.paired/1"

@@ -255,6 +255,8 @@ def make_charts(
     training = chartdata.training_panels(plan, metrics) if plan else []
     training += chartdata.band_panels(plan, metrics, report.reward) if plan else []
     reward = chartdata.reward_panels(report.reward, metrics) if report.reward else []
+    components = chartdata.component_panels(report.reward) if report.reward else []
+    coupling = [chartdata.coupling_panels(c) for c in report.coupling if not c.missing]
     in_reward = chartdata.reward_keys(report.reward)
     bands = [b for b in (plan.bands if plan else []) if b.mean not in in_reward]
     bands += chartdata.reward_bands(report.reward) if report.reward else []
@@ -263,15 +265,21 @@ def make_charts(
         metrics,
         run_id=report.run.id,
         slug=slug,
-        panels=[*training, *reward],
+        panels=[*training, *reward, *components, *(p for c in coupling for p in c)],
         bands=bands,
         finals=finals,
         points=min(max_points, chartdata.CHART_POINTS),
         declared=declared,
     )
-    for panel in (*training, *reward):
-        panel["desc"] = "; ".join(_describe(report, name) for name in panel["lines"])
-    groups = {name: panels for name, panels in (("training", training), ("reward", reward)) if panels}
+    derived = chartdata.derived_series(metrics, report.reward)
+    if derived:  # beside the logged series, never among them: `series` holds only what the log holds
+        encoded = {n: chartdata.encode_series(d, min(max_points, chartdata.CHART_POINTS)) for n, d in derived.items()}
+        data["derived"] = {n: e for n, e in encoded.items() if e is not None}
+    for panel in (*training, *reward, *components, *(p for c in coupling for p in c)):
+        panel["desc"] = "; ".join(name if name in derived else _describe(report, name) for name in panel["lines"])
+    named = [("training", training), ("reward", reward), ("components", components)]
+    named += [(f"coupling-{i}", panels) for i, panels in enumerate(coupling)]
+    groups = {name: panels for name, panels in named if panels}
     series = sorted(data["series"])
     drawn = chartdata.panel_series([*training, *reward])
     # the explorer opens on the headline curve (a member of a mean over eval sets), else the first series not drawn

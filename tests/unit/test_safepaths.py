@@ -1,4 +1,4 @@
-"""obs.sourcetree: what may be read from the source tree (links out of it and loops refused, folders listed once)."""
+"""obs.safepaths: what may be read from the source tree (links out of it and loops refused, folders listed once)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from obs.diagnostics import Diagnostics
-from obs.sourcetree import (
+from obs.safepaths import (
     CYCLE,
     LOOP,
     OUTSIDE,
@@ -145,7 +145,7 @@ def test_an_unreadable_folder_is_one_error_and_the_rest_is_found(
 def test_remembered_locations_resolve_as_realpath_does(tmp_path: Path) -> None:
     """Inside a walk, `real` reuses each folder's answer; it must still say what os.path.realpath says,
     for plain paths, links to files and folders, links inside linked folders, loops and missing parts."""
-    from obs.sourcetree import real, remembered_locations
+    from obs.safepaths import real, remembered_locations
 
     root = tmp_path / "root"
     (root / "a" / "b").mkdir(parents=True)
