@@ -343,12 +343,8 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
-    for view in (
-        "sample_efficiency",
-        "coupling",
-    ):  # the declared views' own declaration (analysis/sample_efficiency.py)
-        if f.values.get(view):
-            campaign.extra[view] = f.values[view]
+    campaign.sample_efficiency = f.values.get("sample_efficiency") or None  # the declared views' own declaration
+    campaign.coupling = f.values.get("coupling") or None
     if "paired" in f.values:
         campaign.paired = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
     return campaign

@@ -366,6 +366,9 @@ class Campaign:
     # the `paired:` entries, each with its two result files read (a changed file changes the campaign, so its
     # cached pages are made again)
     paired: list[PairedSpec] = field(default_factory=list)
+    # the declared views of its runs (analysis/sample_efficiency.py, analysis/coupling.py); None: obs.yaml's apply
+    sample_efficiency: dict[str, Any] | None = None
+    coupling: list[Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     inferred: str = ""  # how discovery formed a campaign that no campaign.yaml declares (obs.layout), else ""
 

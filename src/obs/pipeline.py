@@ -310,11 +310,10 @@ def views_series(cfg: SiteConfig, campaign: Campaign | None = None) -> tuple[str
     """The series the declared views across runs read from each run's summary (the campaign.yaml's
     declarations, else obs.yaml's): sample efficiency's metric and counter, each coupling pair's two series
     (carried before the other curves, so none is left out)."""
-    extra = campaign.extra if campaign is not None else {}
     names: list[str] = []
-    se = extra.get("sample_efficiency") or cfg.sample_efficiency or {}
+    se = (campaign.sample_efficiency if campaign is not None else None) or cfg.sample_efficiency or {}
     names += [str(se[k]) for k in ("metric", "series") if se.get(k)]
-    for pair in extra.get("coupling") or cfg.coupling:
+    for pair in (campaign.coupling if campaign is not None else None) or cfg.coupling:
         names += [pair["proxy"], pair["downstream"]]
     return tuple(dict.fromkeys(names))
 

@@ -216,6 +216,8 @@
   };
 
   Browser.prototype.apply = function (values) {
+    this.started = true;
+    if (this.watch) this.watch.disconnect();
     if (values) writeForm(this.form, values);
     this.filter = readForm(this.form);
     this.found = [];
@@ -446,8 +448,27 @@
     });
   };
 
+  // The browser is wired at once (its form, the links into it, the hash) and filled only when it is
+  // needed: when it nears the viewport, when the URL's hash leads into it, or when a link, a filter
+  // or a hash change asks for cases. Its first fill (loading the rows file, listing the first cases)
+  // is one of the longest tasks of a run page's load, and most readers open the page at its top.
+  Browser.prototype.begin = function () {
+    if (this.started) return;
+    if (this.watch) this.watch.disconnect();
+    if (!this.fromHash(true)) this.apply();
+  };
+
+  // whether the URL's hash is the browser (#cases, #cases?<filter>) or something inside it
+  Browser.prototype.leadsHere = function () {
+    var hash = location.hash.slice(1), target = null;
+    if (hash === "cases" || hash.indexOf("cases?") === 0) return true;
+    try { target = hash ? document.getElementById(decodeURIComponent(hash)) : null; } catch (err) { target = null; }
+    return !!target && this.root.contains(target);
+  };
+
   Browser.prototype.start = function () {
     var self_ = this, form = this.form, spec = this.spec, timer = null;
+    this.started = false;
     form.hidden = false;
     var nojs = this.root.querySelector(".case-nojs");
     if (nojs) nojs.hidden = true;
@@ -487,7 +508,8 @@
       }
       return true;
     }
-    window.addEventListener("hashchange", function () { fromHash(true); });
+    this.fromHash = fromHash;
+    window.addEventListener("hashchange", function () { if (!fromHash(true) && self_.leadsHere()) self_.begin(); });
     // links into the browser (a group, a pattern, one case) carry their filter in data-cases and lead
     // to the browser's heading without the script; with it they become #cases?<filter>, so they can be
     // copied or opened in a new tab, and a plain click applies the filter even when the hash is already
@@ -505,7 +527,15 @@
       history.pushState(null, "", link.getAttribute("href"));
       fromHash(true);
     });
-    if (!fromHash(true)) this.apply();
+    if (this.leadsHere() || typeof IntersectionObserver !== "function") {
+      this.begin();
+      return;
+    }
+    // a screen ahead of the reader, so the first cases are listed by the time the browser is in view
+    this.watch = new IntersectionObserver(function (entries) {
+      if (entries.some(function (e) { return e.isIntersecting; })) self_.begin();
+    }, { rootMargin: "100% 0px 100% 0px" });
+    this.watch.observe(this.root);
   };
 
   // ------------------------------------------------------------- two systems, item by item

@@ -62,10 +62,29 @@ def show_all(page: Page) -> list[str]:
 def browser_page(page: Page, watch: PageWatch, served_demo: ServedSite) -> Page:
     page.goto(served_demo.url(RUN))
     settle(page)
-    page.wait_for_selector("#cases[data-ready]")
-    # sections far below are laid out (and their text readable) only near the viewport
+    # the browser fills its list only when it nears the viewport (cases.js), and sections far below
+    # are laid out (and their text readable) only then too
     page.locator("#cases").scroll_into_view_if_needed()
+    page.wait_for_selector("#cases[data-ready]")
     return page
+
+
+def test_the_browser_fills_only_when_the_reader_nears_it(page: Page, watch: PageWatch, served_demo: ServedSite) -> None:
+    """Opened at its top, the page does not read the case data (the browser's first fill is one of the
+    longest tasks of the load); scrolled to, the browser fills before it is in view."""
+    page.goto(served_demo.url(RUN))
+    settle(page)
+    page.wait_for_timeout(300)
+    assert page.evaluate(COUNT) == 0
+    assert page.eval_on_selector("#cases", "c => !c.hasAttribute('data-ready')")
+    assert page.evaluate("performance.getEntriesByType('resource').every(e => !/cases-rows/.test(e.name))")
+    assert page.eval_on_selector("#cases form.case-filters", "f => !f.hidden")  # wired: its controls are there
+    # one screen above the browser is near enough
+    page.evaluate(
+        "scrollTo(0, document.querySelector('#cases').getBoundingClientRect().top + scrollY - 1.5 * innerHeight)"
+    )
+    page.wait_for_selector("#cases[data-ready]", state="attached")
+    assert page.evaluate(COUNT) == 20
 
 
 def test_every_case_is_listed_and_pages_in(browser_page: Page, demo_source: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from obs.analysis.campaign import campaign_stats
 from obs.layout import parse_folder_name
 from obs.pipeline import SourceTree, campaign_summaries, load_run
 
@@ -64,6 +65,9 @@ def test_retrain_layout_without_yaml_is_one_campaign(tmp_path: Path) -> None:
     assert runs["runs/maxrl+gtpo_sepa_s101"].condition == "maxrl+gtpo_sepa"
     assert runs["runs/maxrl+gtpo_sepa_s101"].seed == 101
     assert {r.campaign for r in runs.values()} == {tmp_path.name}
+    # the one thing missing is said as what to write, not as a file that is not there
+    (problem,) = campaign_stats(campaign, []).problems
+    assert problem.startswith("no baseline_condition in a campaign.yaml (there is none: this campaign was inferred")
 
 
 def test_folder_names_alone_form_a_campaign(tmp_path: Path) -> None:

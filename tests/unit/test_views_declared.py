@@ -370,8 +370,8 @@ def test_a_campaign_yaml_declares_its_own_views(tmp_path: Path) -> None:
     diags = Diagnostics()
     campaign = read_campaign(tmp_path, diags)
     assert campaign is not None
-    assert campaign.extra["sample_efficiency"]["series"] == "tokens_seen"
-    assert campaign.extra["coupling"] == [{"proxy": "reward_mean", "downstream": "eval/acc", "label": ""}]
+    assert campaign.sample_efficiency is not None and campaign.sample_efficiency["series"] == "tokens_seen"
+    assert campaign.coupling == [{"proxy": "reward_mean", "downstream": "eval/acc", "label": ""}]
     assert [d.format().replace(str(tmp_path) + "/", "") for d in diags.items] == [
         "campaign.yaml:5: warning: 'coupling' entry 2: no proxy series name; skipped"
     ]

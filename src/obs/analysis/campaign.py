@@ -663,10 +663,16 @@ def _design_problems(
     """What keeps the campaign from being compared: no primary metric, no (or an unknown) baseline condition,
     a baseline condition without a final value."""
     problems: list[str] = []
+    # a campaign formed from the folders' layout has no campaign.yaml yet: the fix is to write one
+    where = (
+        "a campaign.yaml (there is none: this campaign was inferred from its runs' layout)"
+        if campaign.inferred
+        else "campaign.yaml"
+    )
     if not campaign.primary_metric:
-        problems.append("no primary_metric in campaign.yaml, so there is nothing to compare")
+        problems.append(f"no primary_metric in {where}, so there is nothing to compare")
     if not base_name:
-        problems.append("no baseline_condition in campaign.yaml, so there is nothing to compare against")
+        problems.append(f"no baseline_condition in {where}, so there is nothing to compare against")
     elif base_name not in by_cond:
         problems.append(f"the baseline condition '{base_name}' is not one of the conditions")
     if base is not None and base.n == 0 and not problems:

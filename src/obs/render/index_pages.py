@@ -216,6 +216,7 @@ def _campaign_pages(
                 repr(renderer.meta),
                 cfg.trends,
                 [cfg.higher_is_better, cfg.negative_checks],
+                repr(cfg.metrics),  # obs.yaml's metric directions (cfg.metric_higher_is_better) and tiers
                 [cfg.sample_efficiency, cfg.coupling],
             ],
             functools.partial(_campaign_pages_of, campaign, members, slug, renderer, cfg),
@@ -543,8 +544,8 @@ def declared_views(view: CampaignView, cfg: SiteConfig) -> dict[str, Any]:
     from obs.render import campaign_views
 
     runs = [*view.runs, *view.unassigned]
-    declared = view.campaign.extra.get("sample_efficiency") or cfg.sample_efficiency  # campaign.yaml's wins
-    pairs_declared = view.campaign.extra.get("coupling") or cfg.coupling
+    declared = view.campaign.sample_efficiency or cfg.sample_efficiency  # campaign.yaml's wins
+    pairs_declared = view.campaign.coupling or cfg.coupling
     se = (
         sample_efficiency(
             declared,
