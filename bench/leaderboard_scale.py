@@ -17,7 +17,8 @@ For each of `--loads` loads of index.html it records:
   - long tasks (PerformanceObserver 'longtask', buffered) until then: their total and the longest;
   - filtering alone: one input event to rows updated and drawn;
   - sorting by a column (the headline), click to rows drawn;
-  - paging from the first page to the last with "Older →", total and per page.
+  - first contentful paint (the page's own rows, before its script loads any data file);
+  - paging from the first page to the last with "Older →" (at most --max-pages), total and per page.
 Medians over the loads are printed. A benchmark: it prints numbers and asserts nothing.
 """
 
@@ -51,7 +52,7 @@ def count_text(page: Page) -> str:
     return page.eval_on_selector("form.filters [data-count]", "e => e.textContent") or ""
 
 
-def one_load(page: Page, url: str, query: str) -> dict[str, Any]:
+def one_load(page: Page, url: str, query: str, max_pages: int) -> dict[str, Any]:
     sizes: dict[str, bytes] = {}
 
     def on_response(response: Any) -> None:
@@ -69,6 +70,7 @@ def one_load(page: Page, url: str, query: str) -> dict[str, Any]:
     box.fill(query)
     page.wait_for_function("(b) => document.querySelector('form.filters [data-count]').textContent !== b", arg=before)
     tti = page.evaluate(f"async () => {{ await {FRAMES}; return performance.now(); }}")
+    paint = page.evaluate("(performance.getEntriesByName('first-contentful-paint')[0] || {startTime: 0}).startTime")
     long_tasks = page.evaluate("window.__long")
     upto = [d for start, d in long_tasks if start < tti]
     filtered = count_text(page)
@@ -106,7 +108,7 @@ def one_load(page: Page, url: str, query: str) -> dict[str, Any]:
             .find(b => b.textContent.includes('Older'));
           const times = [];
           const t0 = performance.now();
-          while (older() && !older().disabled) {{
+          while (older() && !older().disabled && times.length + 1 < {max_pages}) {{
             const t = performance.now();
             older().click();
             await {FRAMES};
@@ -119,6 +121,7 @@ def one_load(page: Page, url: str, query: str) -> dict[str, Any]:
     raw = sum(len(b) for b in sizes.values())
     gz = sum(len(gzip.compress(b, 6)) for b in sizes.values())
     return {
+        "first_paint_ms": paint,
         "tti_ms": tti,
         "long_tasks_ms": sum(upto),
         "longest_task_ms": max(upto, default=0.0),
@@ -145,6 +148,7 @@ def main() -> None:
     parser.add_argument("--loads", type=int, default=5)
     parser.add_argument("--query", default="spec123-r4", help="typed into the search box (default: one run's id)")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--max-pages", type=int, default=10**9, help="stop paging after this many pages")
     args = parser.parse_args()
     site = args.site.resolve()
     served = serve(site)
@@ -156,7 +160,7 @@ def main() -> None:
                 context = browser.new_context(viewport={"width": 1366, "height": 768}, device_scale_factor=1)
                 page = context.new_page()
                 page.set_default_timeout(120_000)
-                loads.append(one_load(page, served.url("index.html"), args.query))
+                loads.append(one_load(page, served.url("index.html"), args.query, args.max_pages))
                 context.close()
                 print(f"  load {i + 1}: interactive after {loads[-1]['tti_ms']:.0f} ms", file=sys.stderr)
             version = browser.version
@@ -175,6 +179,7 @@ def main() -> None:
         ("transfer, gzip", med("gzip_bytes") / 1e6, "MB"),
         ("DOM elements", med("elements"), ""),
         ("rows in the table", med("rows"), ""),
+        ("first contentful paint", med("first_paint_ms"), "ms"),
         ("time to interactive", med("tti_ms"), "ms"),
         ("long tasks until then", med("long_tasks_ms"), "ms"),
         ("longest task", med("longest_task_ms"), "ms"),

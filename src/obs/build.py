@@ -14,7 +14,7 @@ import hashlib
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
-from obs.manifest import manifest
+from obs.manifest import manifest_files
 from obs.pipeline import RunResult, SourceTree, recipe_pairs
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
@@ -62,6 +62,8 @@ class BuildOptions:
     # A Dask scheduler's address, or "local" for a LocalCluster: runs are built as dask.distributed tasks
     # (obs.cluster) instead of in this machine's process pool. The site's bytes are the same.
     dask: str | None = None
+    # with `dask` and a bucket source (obs.objectstore.BucketRuns): workers read each run's objects from the bucket
+    bucket: Any = None
 
 
 @dataclass
@@ -359,20 +361,19 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             result.pages += plugin.on_post_build(staging, result.summaries)
         staging.write(".nojekyll", b"")
         result.diagnostics = sort_diagnostics(result.diagnostics + staging.finish(root, clean=opts.clean))
-        staging.write(
-            MARKER,
-            manifest(
-                result.summaries,
-                title=tree.cfg.title,
-                specs=tree.found.specs,
-                campaigns=tree.found.campaigns,
-                errors=result.errors,
-                warnings=result.warnings,
-                not_read=result.unread,
-                seed_levels=_seed_levels(staging),
-                sections=sections,
-            ),
+        index_files = manifest_files(
+            result.summaries,
+            title=tree.cfg.title,
+            specs=tree.found.specs,
+            campaigns=tree.found.campaigns,
+            errors=result.errors,
+            warnings=result.warnings,
+            not_read=result.unread,
+            seed_levels=_seed_levels(staging),
+            sections=sections,
         )
+        for rel in sorted(index_files, key=lambda rel: rel == MARKER):  # the shards first, index.json last
+            staging.write(rel, index_files.pop(rel))
         staging.commit(runs=result.runs, force=opts.force)
     except BaseException:
         staging.discard()
@@ -547,7 +548,7 @@ def _build_runs(
     def finish(planned: PlannedRun, key: str, res: RunResult) -> None:
         for rel, data in res.payload:  # a Dask worker's files, written here
             staging.write(rel, data)
-        summary = orjson.loads(res.summary)
+        summary = bytes(res.summary)
         digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -601,7 +602,7 @@ def _build_runs(
                 if opts.dask and cluster is None:  # connected only once a run needs building
                     from obs.cluster import DaskPool
 
-                    cluster = DaskPool(opts.dask, opts.jobs, tree)
+                    cluster = DaskPool(opts.dask, opts.jobs, tree, opts.bucket)
                 elif cluster is None and pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
                     pool = _start_pool(jobs, ctx, opts.start_method)
                 # submitted as found: workers start while the next runs are hashed
@@ -667,6 +668,72 @@ def learning_inputs(tree: SourceTree) -> list[list[str]]:
     return out
 
 
+class KeptPages(Mapping[str, bytes]):
+    """A page group kept from the current site: its names, its bytes read only when asked for (a campaign's
+    analysis.json); `StagedPages` links the files without reading them."""
+
+    def __init__(self, site: Path, files: list[str]) -> None:
+        self.site, self.files = site, list(files)
+
+    def __getitem__(self, rel: str) -> bytes:
+        if rel not in self.files:
+            raise KeyError(rel)
+        return (self.site / rel).read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.files)
+
+    def __len__(self) -> int:
+        return len(self.files)
+
+
+class StagedPages(MutableMapping[str, bytes]):
+    """The pages made from summaries, written into the staging folder as they are made, so a build of
+    100,000 runs never holds all of its diff, ledger and sweep pages in memory at once (issue 32). A page
+    of a kept group (`kept`) is hard-linked from the current site instead of written."""
+
+    def __init__(self, staging: Staging, current: str) -> None:
+        self.staging, self.current = staging, current
+        self.kept: set[str] = set()
+        self.written: set[str] = set()
+
+    def __setitem__(self, rel: str, data: bytes) -> None:
+        if rel in self.written:  # made twice: the last one wins, as in a dict
+            (self.staging.path / rel).unlink()
+        if rel in self.kept:
+            self.staging.link(rel, f"{self.current}/{rel}")
+        else:
+            self.staging.write(rel, data)
+        self.written.add(rel)
+
+    def update(self, other: Any = (), /, **kw: bytes) -> None:
+        """Like dict.update, without reading a kept page's bytes (it is linked)."""
+        items = other.keys() if isinstance(other, Mapping) else [k for k, _ in other]
+        values = other if isinstance(other, Mapping) else dict(other)
+        for rel in items:
+            if rel in self.kept and rel not in self.written:
+                self.staging.link(rel, f"{self.current}/{rel}")
+                self.written.add(rel)
+            else:
+                self[rel] = values[rel]
+        for rel, data in kw.items():
+            self[rel] = data
+
+    def __getitem__(self, rel: str) -> bytes:
+        if rel not in self.written:
+            raise KeyError(rel)
+        return (self.staging.path / rel).read_bytes()
+
+    def __delitem__(self, rel: str) -> None:
+        raise TypeError("a staged page is not taken back")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self.written))
+
+    def __len__(self) -> int:
+        return len(self.written)
+
+
 def _site_pages(
     result: BuildResult, cache: BuildCache, tree: SourceTree, env: str, staging: Staging, out: Path, sections: Any
 ) -> int:
@@ -683,38 +750,33 @@ def _site_pages(
 
         renderer = Renderer(tree.meta, cache.folder / "templates")
         groups: dict[str, dict[str, Any]] = {}
-        kept: set[str] = set()  # pages of groups whose inputs did not change: linked, not compared and written
+        current = os.fspath(out)
+        pages = StagedPages(staging, current)
 
-        def memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
-            """Reuse a page group from the previous site when its inputs are unchanged."""
+        def memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
+            """Reuse a page group from the previous site when its inputs are unchanged: its files are linked
+            into the new site, read only if a page made from summaries asks for their bytes."""
             group_key = hash_json([env, group, inputs])
             known = cache.pages.get(group)
-            if known and known.get("key") == group_key:
-                try:
-                    made = {rel: (out / rel).read_bytes() for rel in known["files"]}
-                    kept.update(made)
-                except OSError:
-                    made = make()
+            made: Mapping[str, bytes]
+            if known and known.get("key") == group_key and all((out / rel).is_file() for rel in known["files"]):
+                made = KeptPages(out, known["files"])
+                pages.kept.update(known["files"])
             else:
                 made = make()
             groups[group] = {"key": group_key, "files": sorted(made)}
             return made
 
-        pages = render_site_pages(
+        render_site_pages(
             result.summaries,
             SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout, tuple(tree.found.unread_rel())),
             renderer,
             memo,
+            pages=pages,
         )
-        current = os.fspath(out)
-        for rel, data in pages.items():
-            if rel in kept:  # the same bytes as the current site's file: read to be compared no more
-                staging.link(rel, f"{current}/{rel}")
-            else:
-                staging.write(rel, data)
         assets = templates_dir() / "assets"
         staging.copy_tree(assets, "assets")
-        files = sorted(pages) + sorted(
+        files = sorted(pages.written) + sorted(
             f"assets/{p.relative_to(assets).as_posix()}" for p in assets.rglob("*") if p.is_file()
         )
         for group in [g for g in cache.pages if g != "site"]:

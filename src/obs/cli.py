@@ -134,12 +134,14 @@ def cmd_build(args: argparse.Namespace) -> int:
 
         return cmd_single_file(args)
     source, out = Path(args.source), Path(args.out or DEFAULT_OUT)
+    bucket = None
     if "://" in args.source and _is_url(args.source):  # s3://bucket/prefix: mirrored, then built as a folder
         mirrored = _mirror(args.source, out, args)
         if mirrored is None:
             return 2
         source = mirrored.folder
         args.shown = mirrored.shown
+        bucket = mirrored.bucket() if args.dask else None  # Dask workers read their runs from the bucket
     problem = source_problem(source)
     if problem:
         print(f"obs build: {problem}", file=sys.stderr)
@@ -175,6 +177,7 @@ def cmd_build(args: argparse.Namespace) -> int:
                     force=args.force,
                     snapshot=taken[0] if taken else None,
                     dask=args.dask,
+                    bucket=bucket,
                 ),
                 [PublishExtras(compare_to=Path(args.compare_to) if args.compare_to else None)],
             )

@@ -12,7 +12,9 @@ The source tree (settings, discovery, plan) is scattered to every worker once, l
 initializer; workers read the run files themselves, at the paths the build found them, so a remote
 worker needs the source mounted at the same path (checked before the first task, with every worker
 named that cannot see it), and the same obs (its version and code hash: checked too, since a worker
-with other code would publish other bytes).
+with other code would publish other bytes). A bucket source (`obs build s3://... --dask`) needs no such
+mount: each task fetches its run's objects from the bucket into its worker's own folder and reads them
+there (`objectstore.BucketRuns`, `RemoteContext.localized`).
 
 dask is an optional extra (`obs[dask]`) and is imported only here, only when `--dask` is
 given: `import distributed` costs ~1-2 s.
@@ -24,13 +26,15 @@ import concurrent.futures as cf
 import os
 import threading
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from obs import __version__
+from obs.adapters.base import RunSource
 from obs.analysis.recipes import RecipeLevel
 from obs.cache import tree_hash
+from obs.ledger import LEDGER_FILE
 from obs.pipeline import RunResult, SourceTree, build_run, parse_digest
 from obs.plan import PlannedRun
 from obs.render.site import Renderer
@@ -44,6 +48,10 @@ MISSING = (
 
 
 CONNECT_TIMEOUT = "20s"  # how long a scheduler that does not answer is waited for
+FETCHED: list[str] = []  # objects this process's tasks downloaded from a bucket (tests read it, in threads mode)
+
+if TYPE_CHECKING:
+    from obs.objectstore import BucketRuns
 
 
 class ClusterError(Exception):
@@ -57,6 +65,7 @@ class RemoteContext:
     templates) is made on a worker at its first run and kept for the next ones; it never travels."""
 
     tree: SourceTree
+    bucket: BucketRuns | None = None  # a bucket source: each task reads its run's objects from the bucket
     _renderer: Renderer | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -66,7 +75,42 @@ class RemoteContext:
         return self._renderer
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"tree": self.tree, "_renderer": None}
+        return {"tree": self.tree, "bucket": self.bucket, "_renderer": None}
+
+    def localized(self, planned: PlannedRun) -> tuple[SourceTree, PlannedRun]:
+        """The tree and run as this worker reads them: its run's objects (and the decision ledger) fetched
+        from the bucket into the worker's own folder, every path of the run moved there."""
+        assert self.bucket is not None
+        root, local = self.tree.root, self.bucket.local_root()
+        rels = [path.relative_to(root).as_posix() for path in _files(planned.source)]
+        FETCHED.extend(self.bucket.fetch([*rels, LEDGER_FILE]))
+        return replace(self.tree, root=local), replace(planned, source=_moved(planned.source, root, local))
+
+
+def _files(source: RunSource) -> list[Path]:
+    """Every file a run is read from: its own, its side logs, and those of the formats merged into it
+    (the one a run.yaml lies over, other formats' files in its folder)."""
+    out = [*source.files, *source.side]
+    for other in (source.base, *source.extras):
+        if other is not None:
+            out += _files(other)
+    return out
+
+
+def _moved(source: RunSource, root: Path, local: Path) -> RunSource:
+    """`source` with every path it holds moved from below `root` to below `local`."""
+
+    def move(path: Path) -> Path:
+        return local / path.relative_to(root)
+
+    return replace(
+        source,
+        path=move(source.path),
+        files=tuple(move(p) for p in source.files),
+        side=tuple(move(p) for p in source.side),
+        base=_moved(source.base, root, local) if source.base is not None else None,
+        extras=tuple(_moved(x, root, local) for x in source.extras),
+    )
 
 
 def _checked(address: str) -> str:
@@ -95,8 +139,11 @@ def build_remote(
 ) -> RunResult:
     """A Dask task: one run through the pipeline, its files returned with its result instead of written."""
     files: list[tuple[str, bytes]] = []
+    tree = ctx.tree
+    if ctx.bucket is not None:
+        tree, planned = ctx.localized(planned)
     result = build_run(
-        ctx.tree,
+        tree,
         planned,
         parse_digest(baseline),
         input_hash,
@@ -127,7 +174,7 @@ class DaskPool:
     """The build's pool on a Dask cluster: `submit` returns a concurrent.futures.Future of the run's
     `RunResult`, so the build waits on it as on the process pool's futures."""
 
-    def __init__(self, address: str, jobs: int | None, tree: SourceTree) -> None:
+    def __init__(self, address: str, jobs: int | None, tree: SourceTree, bucket: BucketRuns | None = None) -> None:
         try:
             import distributed
         except ImportError as exc:
@@ -152,13 +199,13 @@ class DaskPool:
             self.close()
             raise ClusterError(f"--dask {address}: cannot reach a Dask scheduler there ({exc})") from exc
         try:
-            self._check_workers(tree)
-            self.context = self.client.scatter(RemoteContext(tree), broadcast=True, hash=False)
+            self._check_workers(tree, needs_source=bucket is None)
+            self.context = self.client.scatter(RemoteContext(tree, bucket), broadcast=True, hash=False)
         except BaseException:
             self.close()
             raise
 
-    def _check_workers(self, tree: SourceTree) -> None:
+    def _check_workers(self, tree: SourceTree, *, needs_source: bool = True) -> None:
         """Refuse a cluster whose workers would publish other bytes than this process would."""
         if not self.client.scheduler_info().get("workers"):
             self.client.wait_for_workers(1, timeout=60)
@@ -169,7 +216,7 @@ class DaskPool:
                     f"--dask: worker {worker} runs other obs code (version {theirs[0]}) than this build "
                     f"(version {mine[0]}): install the same obs on every worker"
                 )
-            if not theirs[3]:
+            if needs_source and not theirs[3]:
                 raise ClusterError(
                     f"--dask: worker {worker} cannot see the source folder {tree.root}: workers read the runs "
                     "themselves, so mount it at the same path on every worker"

@@ -19,6 +19,9 @@ import hashlib
 import os
 import re
 import shutil
+import tempfile
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -58,6 +61,11 @@ class Mirror:
     kept: int = 0
     removed: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (URL, why) of objects a folder cannot hold
+    objects: dict[str, tuple[str | None, int]] = field(default_factory=dict)  # rel -> (version, size) listed
+
+    def bucket(self) -> BucketRuns:
+        """What Dask workers need to read the runs from the bucket themselves (`obs build --dask`)."""
+        return BucketRuns(self.url, os.fspath(self.folder), dict(self.objects))
 
     def shown(self, path: str) -> str:
         """A diagnostic's path as the object's URL (`s3://bucket/key`); other paths unchanged.
@@ -107,6 +115,7 @@ def mirror(url: str, cache_root: Path) -> Mirror:
             result.skipped.append((f"{url.rstrip('/')}/{rel}", "a key with an empty, '.' or '..' part"))
             continue  # never written: it could land elsewhere, or two keys on one file
         wanted[rel] = (key, [_version(info), int(info.get("size") or 0)])
+        result.objects[rel] = (_version(info), int(info.get("size") or 0))
     folders = {str(parent) for rel in wanted for parent in PurePosixPath(rel).parents}
     for rel in sorted(rel for rel in wanted if rel in folders):
         wanted.pop(rel)
@@ -197,3 +206,52 @@ def _save(path: Path, state: dict[str, list[Any]]) -> None:
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+_FETCHED: dict[tuple[str, str], tuple[str | None, int]] = {}  # (local file, rel) -> what it holds, per process
+_FETCH_LOCK = threading.Lock()  # a worker in threads mode runs tasks side by side
+
+
+@dataclass(frozen=True)
+class BucketRuns:
+    """A bucket source as a Dask worker reads it (docs/scale.md): each task downloads its run's objects from
+    the bucket into the worker's own folder (`local_root`: one per worker process, named like the client's
+    mirror, so the pages and diagnostics name the same paths) and builds from there, so workers on other
+    machines need no shared storage. An object is downloaded again only when the version and size the
+    client listed differ from what the worker's copy holds. The client still mirrors the prefix: discovery
+    and the build's cache keys read every file."""
+
+    url: str
+    mirror: str  # the client's mirror folder: the source tree's root
+    objects: dict[str, tuple[str | None, int]]  # rel -> (version, size) as the client listed them
+
+    def local_root(self) -> Path:
+        key = hashlib.sha256(self.url.rstrip("/").encode()).hexdigest()[:16]
+        return Path(tempfile.gettempdir()) / "obs-objects" / f"{key}-{os.getpid()}" / Path(self.mirror).name
+
+    def fetch(self, rels: Iterable[str]) -> list[str]:
+        """Bring these objects (paths relative to the source) into `local_root`; the ones downloaded."""
+        local = self.local_root()
+        todo: list[tuple[str, str]] = []
+        with _FETCH_LOCK:
+            for rel in sorted(set(rels)):
+                want = self.objects.get(rel)
+                if want is None:
+                    continue  # not an object of the listing (the client found it in its mirror: gone since)
+                target = local / rel
+                held = _FETCHED.get((os.fspath(target), rel))
+                if want[0] is not None and held == want and _has_size(target, want[1]):
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                todo.append((rel, os.fspath(target)))
+            if not todo:
+                return []
+            fs, prefix = _filesystem(self.url)
+            base = prefix.rstrip("/")
+            try:
+                fs.get([f"{base}/{rel}" for rel, _ in todo], [t for _, t in todo])
+            except Exception as exc:  # each driver has its own: one line
+                raise SourceError(f"{self.url}: a worker cannot download its run's objects ({_reason(exc)})") from exc
+            for rel, got in todo:
+                _FETCHED[(got, rel)] = self.objects[rel]
+        return [rel for rel, _ in todo]

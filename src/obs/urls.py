@@ -40,6 +40,8 @@ LEADERBOARD_DATA = "leaderboard.js"  # every run of the leaderboard, when its pa
 CAMPAIGN_FIGURE = "fig-conditions.svg"
 LEARNING = "learning"  # agent learning keys: learning/index.html and a page per key
 CURVES = "curves.js"  # a run's chart data (obs.render.chartdata); campaign and arms pages have one too
+MANIFEST_SHARDS = "index"  # index.json's runs, a page of them a file, when a site has more than fit in it
+COMPARE_DATA = "compare-data"  # compare.html's runs, a page of them a file (compare-data-1.js, ...)
 
 
 def slugify(name: str) -> str:
@@ -78,6 +80,31 @@ def relative(from_page: str, to: str) -> str:
     while common < len(here) and common < len(there) - 1 and here[common] == there[common]:
         common += 1
     return "../" * (len(here) - common) + "/".join(there[common:])
+
+
+def numbered(page: str, k: int) -> str:
+    """Page `k` (from 1) of a paged page or data file: the first keeps its name (`ledger.html`), the next are
+    `ledger-2.html`, `ledger-3.html`, ... in the same folder, so links to the first page never change."""
+    if k <= 1:
+        return page
+    stem, dot, ext = page.rpartition(".")
+    return f"{stem}-{k}.{ext}" if dot else f"{page}-{k}"
+
+
+def manifest_shard(k: int) -> str:
+    """Shard `k` (from 1) of index.json's runs: `index/runs-0001.json`."""
+    return f"{MANIFEST_SHARDS}/runs-{k:04d}.json"
+
+
+def compare_data(k: int) -> str:
+    """Shard `k` (from 1) of compare.html's runs."""
+    return f"{COMPARE_DATA}-{k}.js"
+
+
+def sweep_table(slug: str, k: int) -> str:
+    """Page `k` (from 1) of the full table of a sweep with more runs than its chart draws: a folder per
+    sweep (`sweeps/<slug>/runs.html`, `runs-2.html`, ...), so one sweep's pages never take another's name."""
+    return numbered(f"sweeps/{slug}/runs.html", k)
 
 
 def run_dir(slug: str) -> str:

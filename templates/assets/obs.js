@@ -420,15 +420,15 @@
     go("Older →", this.page + 1, this.page >= pages);
   };
 
-  Leaderboard.prototype.loadAll = function () {
-    var self_ = this, src = this.src;
+  // One data file (a script that pushes one value onto OBS_DATA): its value, inflated, once it has run.
+  function loadData(src, schema, part) {
     return new Promise(function (resolve, reject) {
       var script = document.createElement("script");
       script.src = src;
       script.onload = function () {
         var list = self.OBS_DATA || [];
         for (var i = list.length - 1; i >= 0; i--) {
-          if (list[i] && list[i].schema === "obs.leaderboard/1") {
+          if (list[i] && list[i].schema === schema && (list[i].part || 1) === part) {
             inflate(list.splice(i, 1)[0]).then(resolve, reject);
             return;
           }
@@ -437,6 +437,15 @@
       };
       script.onerror = function () { reject(new Error("could not load " + src)); };
       document.head.appendChild(script);
+    });
+  }
+
+  // A site of very many runs has its leaderboard's data in several files (data-rows-src lists them,
+  // 10,000 runs each): they load side by side and are joined in their order.
+  Leaderboard.prototype.loadAll = function () {
+    var self_ = this, srcs = this.src.split(" ");
+    return Promise.all(srcs.map(function (src, i) { return loadData(src, "obs.leaderboard/1", i + 1); })).then(function (parts) {
+      return [].concat.apply([], parts);
     }).then(function (runs) {
       // the rows the page already holds are the newest runs, in the data's order: keep their elements
       self_.items = runs.map(function (r, i) {

@@ -207,3 +207,29 @@ def test_without_the_driver_the_build_names_the_extra(
     scheme = url.split(":")[0]
     assert err.startswith(f"obs build: {url}: reading {scheme}:// sources needs its fsspec driver: ")
     assert err.endswith(f"pip install {driver} into obs's environment (the obs[{extra}] extra)")
+
+
+def test_dask_workers_read_their_runs_from_the_bucket(
+    s3_env: s3fs.S3FileSystem, demo_source: Path, demo_build: tuple[Path, BuildResult], tmp_path: Path, capsys
+) -> None:
+    """With --dask, each task downloads its run's objects from the bucket into its worker's own folder and
+    builds from there (a worker needs no shared storage): the same bytes as the local build."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
+    from obs import cluster
+
+    _upload(s3_env, demo_source, "demo/dask/reports")
+    out = tmp_path / "site"
+    cluster.FETCHED.clear()
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None, silence_logs=50
+    ) as local:
+        code = main(["build", "s3://demo/dask/reports", "-o", str(out), "--dask", local.scheduler_address])
+    captured = capsys.readouterr()
+    local_site, local_result = demo_build
+    assert code == 0, captured.err
+    assert tree_digest(out) == tree_digest(local_site)
+    assert "s3://demo/dask/reports/spec03/r2/probe.jsonl:85: warning: " in captured.err  # the object, named
+    fetched = set(cluster.FETCHED)
+    assert "spec03/r2/probe.jsonl" in fetched and "spec03/r2/metrics.jsonl" in fetched
+    run_files = {p.relative_to(demo_source).as_posix() for p in demo_source.rglob("*") if p.is_file()}
+    assert fetched <= run_files and len(fetched) >= local_result.runs  # every run's files, from the bucket

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from obs import urls
-from obs.manifest import record_json
+from obs.manifest import ShardError, read_runs, record_json
 from obs.sitemodel import ChangeState, RunSummary
 
 MAX_MANIFEST_BYTES = 256 * 1024 * 1024
@@ -50,12 +50,19 @@ def read_manifest(path: Path) -> OldManifest:
         raise ManifestError(f"{target}: cannot be read: {exc.strerror or exc}") from exc
     except ValueError as exc:
         raise ManifestError(f"{target}: not valid JSON ({exc})") from exc
-    if not isinstance(doc, dict) or doc.get("generator") != "obs" or not isinstance(doc.get("runs"), list):
+    if (
+        not isinstance(doc, dict)
+        or doc.get("generator") != "obs"
+        or not (isinstance(doc.get("runs"), list) or isinstance(doc.get("run_shards"), list))
+    ):
         raise ManifestError(f"{target}: not an obs manifest (expected the index.json of a site built by obs)")
     runs: dict[str, dict[str, Any]] = {}
-    for rec in doc["runs"]:
-        if isinstance(rec, dict) and isinstance(rec.get("id"), str):
-            runs[rec["id"]] = rec
+    try:
+        for rec in read_runs(doc, target.parent, MAX_MANIFEST_BYTES):  # a large site's runs are in shards
+            if isinstance(rec, dict) and isinstance(rec.get("id"), str):
+                runs[rec["id"]] = rec
+    except ShardError as exc:
+        raise ManifestError(str(exc)) from exc
     canonical = json.dumps([runs[k] for k in sorted(runs)], sort_keys=True, default=str).encode()
     return OldManifest(
         token=hashlib.sha256(canonical).hexdigest()[:16],

@@ -123,10 +123,11 @@ class PublishExtras:
         if renderer is not None:
             pages += self.learning.write(staging, renderer)
         if any(s.tags for s in summaries):
-            cohorts_html, data = cohorts_page(summaries, Renderer(tree.meta), staging.out / urls.COHORTS_DATA)
-            staging.write(urls.COHORTS, cohorts_html)
+            cohort_pages, data = cohorts_page(summaries, Renderer(tree.meta), staging.out / urls.COHORTS_DATA)
+            for rel, page_bytes in cohort_pages.items():
+                staging.write(rel, page_bytes)
             staging.write(urls.COHORTS_DATA, data)
-            pages += 1
+            pages += len(cohort_pages)
         if self.changes is not None and renderer is not None:
             html = renderer.render(
                 "changes.html",
@@ -149,12 +150,13 @@ class PublishExtras:
         return self.learning.section()
 
 
-def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path) -> tuple[bytes, bytes]:
-    """cohorts.html and cohorts.json: every tag's runs against the rest of their comparable set. The sets
-    whose runs did not change since the published build (`previous`, its cohorts.json) are reused, so a
-    build where one run changed tests only that run's set (and imports no statistics when it has none)."""
+def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path) -> tuple[dict[str, bytes], bytes]:
+    """cohorts.html (cohorts-2.html, ... past 500 cohorts) and cohorts.json: every tag's runs against the rest
+    of their comparable set. The sets whose runs did not change since the published build (`previous`, its
+    cohorts.json) are reused, so a build where one run changed tests only that run's set (and imports no
+    statistics when it has none)."""
     from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json, ordered
-    from obs.render.cohort_page import render_cohorts
+    from obs.render.cohort_page import render_cohort_pages
 
     points = [
         RunPoint(
@@ -177,8 +179,8 @@ def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path
     for s in summaries:
         for tag in s.tags:
             tagged.setdefault(tag, []).append(s.id)
-    page = render_cohorts(cohorts, {s.id: s.slug for s in summaries}, renderer, tagged)
-    return page, dumps({"schema": 1, "groups": groups_json(groups)})
+    pages = render_cohort_pages(cohorts, {s.id: s.slug for s in summaries}, renderer, tagged)
+    return pages, dumps({"schema": 1, "groups": groups_json(groups)})
 
 
 def check_archive(root: Path, rel: str) -> str | None:

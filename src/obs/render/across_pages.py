@@ -10,9 +10,10 @@ statistics, and both only when a group is really made.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,14 +25,16 @@ from obs.analysis.gates import GateContext, GateResult, evaluate_gates, gate_spe
 from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
+from obs.cache import hash_json
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
-from obs.render import chartdata
+from obs.render import chartdata, paging
+from obs.render.datafile import data_file
 from obs.render.format import show_value
 from obs.render.site import Renderer
 from obs.sitemodel import RunSummary
 
-PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
+PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
 
 SEED_KEYS = ("config.seed", "config.train.seed", "config.training.seed", "config.data_seed")
 
@@ -124,22 +127,89 @@ def provenance_attrs(summary: RunSummary, facets: list[dict[str, Any]]) -> dict[
 # --------------------------------------------------------------------------------------- sweeps
 
 
+SWEEP_DRAWN = 300  # lines a sweep's chart draws (and rows its table on the sweeps page lists) at most
+SWEEP_PAGE_BUDGET = 1_200_000  # bytes a sweeps page's charts may take, by `_sweep_bytes`'s estimate
+
+
+def _sweep_bytes(chart: dict[str, Any]) -> int:
+    """What a chart adds to its page, estimated: ~12 KB of axes, ticks, caption and table head, and ~120
+    bytes a drawn run and axis (its polyline's points and its table cell). Measured on the 10,000-run
+    bench site: 173 charts of ~9 runs over 9 axes took 4.0 MB; on 300 runs over 6 axes, 0.27 MB."""
+    sweep = chart["sweep"]
+    return 12_000 + len(sweep.runs) * (len(sweep.axes) + 2) * 120
+
+
 def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
-    """sweeps.html: one parallel-coordinates chart and table per group of runs."""
+    """sweeps.html: one parallel-coordinates chart and table per group of runs.
+
+    Bounded for a site of any size (at 10,000 runs one chart of every run was a 19.4 MB page): a chart
+    draws at most `SWEEP_DRAWN` lines, the best-ranked, and a group with more runs gets its full table as
+    pages of `paging.PAGE_ROWS` rows (`sweeps/<slug>/runs-k.html`); charts past `SWEEP_PAGE_BUDGET` bytes
+    (estimated: the 10,000-run bench site, grouped by spec, had 4 MB pages when the budget counted lines
+    only) go on sweeps-2.html, sweeps-3.html, ...
+    """
     from obs.render.pcp import layout
 
     sweeps, skipped = build_sweeps(summaries, cfg.sweeps, cfg.metric_higher_is_better, urls.slugify)
     hrefs = {s.id: urls.run_page(s.slug) for s in summaries}
-    charts = [{"sweep": sw, "pcp": layout(sw, hrefs)} for sw in sweeps]
-    html = renderer.render(
-        "sweeps.html", root="", nav="sweeps", charts=charts, skipped=skipped, settings=cfg.sweeps, n_runs=len(summaries)
-    )
-    return {urls.SWEEPS: html.encode()}
+    pages: dict[str, bytes] = {}
+    charts: list[dict[str, Any]] = []
+    for sw in sweeps:
+        rows = sw.table_rows
+        shown = sw if len(rows) <= SWEEP_DRAWN else replace(sw, runs=rows[:SWEEP_DRAWN])
+        full = None
+        if shown is not sw:
+            full = {"href": urls.sweep_table(sw.slug, 1), "size": paging.PAGE_ROWS}
+            full["pages"] = max(1, -(-len(rows) // paging.PAGE_ROWS))
+        charts.append({"sweep": shown, "pcp": layout(shown, hrefs), "total": len(rows), "full": full, "all": sw})
+    cut = paging.cut_by_budget(charts, _sweep_bytes, SWEEP_PAGE_BUDGET)
+    first = 1
+    for k, part in enumerate(cut, start=1):
+        page = urls.numbered(urls.SWEEPS, k)
+        nav = paging.pager_of(urls.SWEEPS, k, len(cut), first, first + len(part) - 1, len(charts))
+        first += len(part)
+        for ch in part:
+            if ch["full"]:
+                _sweep_table_pages(ch["all"], ch["all"].table_rows, page, renderer, pages)
+        pages[page] = renderer.render(
+            "sweeps.html",
+            root="",
+            nav="sweeps",
+            charts=part,
+            skipped=skipped,
+            settings=cfg.sweeps,
+            n_runs=len(summaries),
+            pager=nav,
+        ).encode()
+    return pages
 
 
-def _inputs(summaries: list[RunSummary], keep: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The named fields of each summary, by id: exactly what a page group reads (its memo key)."""
-    return [{k: getattr(s, k) for k in keep} for s in sorted(summaries, key=lambda s: s.id)]
+def _sweep_table_pages(sw: Any, rows: list[Any], back: str, renderer: Renderer, pages: dict[str, bytes]) -> None:
+    """The full table of a sweep whose chart draws only its best-ranked runs, `paging.PAGE_ROWS` a page;
+    `back` is the sweeps page that draws its chart."""
+    size = paging.PAGE_ROWS
+    n = max(1, -(-len(rows) // size))
+    for k, chunk in enumerate(paging.chunks(rows, size), start=1):
+        page = urls.sweep_table(sw.slug, k)
+        pages[page] = renderer.render(
+            "sweep_table.html",
+            root=urls.root_of(page),
+            nav="sweeps",
+            sw=sw,
+            rows=chunk,
+            drawn=SWEEP_DRAWN,
+            sweeps_page=back,
+            pager=paging.pager(urls.sweep_table(sw.slug, 1), k, n, size, len(rows)),
+        ).encode()
+
+
+def _inputs(summaries: Sequence[RunSummary], keep: tuple[str, ...]) -> str:
+    """The named fields of each summary, by id: exactly what a page group reads (its memo key), hashed
+    one run at a time, so the key of a group over 100,000 runs never holds all their fields at once."""
+    digest = hashlib.sha256()
+    for s in sorted(summaries, key=lambda s: s.id):
+        digest.update(hash_json({k: getattr(s, k) for k in keep}).encode())
+    return digest.hexdigest()
 
 
 summary_fields = _inputs
@@ -181,21 +251,51 @@ def _with_baselines(summaries: list[RunSummary]) -> list[tuple[RunSummary, RunSu
 
 def diff_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """runs/<slug>/vs-baseline.html for every run whose declared baseline is in the site."""
+    return diff_pages_of(_with_baselines(summaries), cfg, renderer)
+
+
+DIFF_CHUNK = 1000  # diff pages a page group makes (and the build holds) at once
+
+
+def diff_chunks(summaries: list[RunSummary]) -> list[list[tuple[RunSummary, RunSummary]]]:
+    """The (run, baseline) pairs of the diff pages, by run id, `DIFF_CHUNK` a group: at 100,000 runs one
+    group of every diff page was ~0.8 GB of pages held at once."""
+    pairs = _with_baselines(summaries)
+    return [pairs[i : i + DIFF_CHUNK] for i in range(0, len(pairs), DIFF_CHUNK)]
+
+
+def diff_chunk_inputs(pairs: list[tuple[RunSummary, RunSummary]], cfg: SiteConfig) -> list[Any]:
+    """What a group of diff pages reads: each run's and its baseline's fields (their page-memo key)."""
+    return [_inputs([s for s, _ in pairs], DIFF_KEYS), _inputs([b for _, b in pairs], DIFF_KEYS), cfg.axes]
+
+
+def diff_pages_of(pairs: list[tuple[RunSummary, RunSummary]], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+    """The diff page of each (run, baseline) pair."""
     pages: dict[str, bytes] = {}
-    for s, base in _with_baselines(summaries):
+    for s, base in pairs:
         page = urls.run_diff(s.slug)
         ctx = diff_context(s, base, cfg)
         pages[page] = renderer.render("diff.html", root=urls.root_of(page), **ctx).encode()
     return pages
 
 
-def diff_pairs(summaries: list[RunSummary], cfg: SiteConfig) -> list[dict[str, Any]]:
-    """The index's list of declared pairs: run, baseline, how many and which keys differ."""
+def diff_pairs(
+    summaries: list[RunSummary],
+    cfg: SiteConfig,
+    order: Callable[[RunSummary], Any] | None = None,
+    limit: int | None = None,
+) -> tuple[list[dict[str, Any]], int]:
+    """The index's list of declared pairs (run, baseline, how many and which keys differ), by run id or by
+    `order`, the first `limit` of them diffed, and how many pairs there are in all (at 100,000 runs
+    diffing every pair for the 500 the index shows took most of its time)."""
+    pairs = _with_baselines(summaries)
+    if order is not None:
+        pairs.sort(key=lambda pair: order(pair[0]))
     out = []
-    for s, base in _with_baselines(summaries):
+    for s, base in pairs[:limit]:
         keys = [r.key for r in diff_context(s, base, cfg)["diff"].rows]
         out.append({"id": s.id, "slug": s.slug, "baseline": base.id, "n": len(keys), "which": keys})
-    return out
+    return out, len(pairs)
 
 
 DIFF_KEYS = (
@@ -232,6 +332,10 @@ def default_pair(runs: list[RunSummary]) -> tuple[int, int]:
     return 0, min(1, len(runs) - 1)
 
 
+COMPARE_INLINE = 2_000  # runs compare.html carries in its own data block; past that, in data files
+COMPARE_SHARD = 10_000  # runs a compare data file holds (~1 MB)
+
+
 def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
     """compare.html: any two runs' config diff, picked in the page (a small local script).
 
@@ -240,37 +344,57 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
     The overlay (assets/overlay.js) groups runs by any of these keys, or by spec, arm, condition or
     seed, which each run's entry carries beside its cells; the runs table (assets/runs-table.js)
     shows any of them with the run's final-window values and probe rates.
+
+    Past `COMPARE_INLINE` runs the page stays small (at 10,000 runs it was 2.6 MB, a box per run): the
+    data goes into files of `COMPARE_SHARD` runs beside it (`compare-data-k.js`, loaded by
+    assets/compare-data.js), the overlay's pick list is made by its script (a search, a page of runs at
+    a time) and each run of the pair is picked by typing its id.
     """
     runs = sorted(summaries, key=lambda s: s.id)
     table = field_table([r.fields for r in runs], cfg.axes, show_value)
-    data = {
-        "keys": table.keys,
-        "axes": table.axes,
-        "values": table.values,
-        "runs": [
-            {
-                "id": r.id,
-                "slug": r.slug,
-                "spec": r.spec,
-                "arm": r.arm,
-                "condition": r.condition,
-                "seed": r.seed,
-                "status": r.status,
-                "finals": _finite(dict(r.finals)),
-                "rates": _finite(r.rates),
-                "cells": cells,
-            }
-            for r, cells in zip(runs, table.cells, strict=True)
-        ],
-    }
-    groups: dict[str, list[RunSummary]] = {}
-    for r in sorted(runs, key=lambda r: (r.spec is None, r.spec or "", r.id)):
-        groups.setdefault(r.spec or "no spec", []).append(r)
-    ctx: dict[str, Any] = {"runs": runs, "groups": list(groups.items()), "data": data, "a": None, "b": None}
+    paged = len(runs) > COMPARE_INLINE
+
+    def entry(r: RunSummary, cells: list[int]) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": r.id,
+            "slug": r.slug,
+            "spec": r.spec,
+            "arm": r.arm,
+            "condition": r.condition,
+            "seed": r.seed,
+            "status": r.status,
+            "finals": _finite(dict(r.finals)),
+            "rates": _finite(r.rates),
+            "cells": cells,
+        }
+        if paged and not r.has.curves:  # the page lists no box per run to say it
+            out["curves"] = False
+        return out
+
+    head = {"keys": table.keys, "axes": table.axes, "values": table.values}
+    pages: dict[str, bytes] = {}
+    ctx: dict[str, Any] = {"runs": runs, "groups": [], "data": None, "data_src": None, "a": None, "b": None}
+    if paged:
+        names = []
+        for k, start in enumerate(range(0, len(runs), COMPARE_SHARD), start=1):
+            stop = start + COMPARE_SHARD
+            part = [entry(r, c) for r, c in zip(runs[start:stop], table.cells[start:stop], strict=True)]
+            name = urls.compare_data(k)
+            meta = {"schema": "obs.compare/1", "kind": "runs", "part": k}
+            pages[name] = data_file(meta, {**head, "runs": part} if k == 1 else {"runs": part})
+            names.append(name)
+        ctx["data_src"] = " ".join(names)
+    else:
+        ctx["data"] = {**head, "runs": [entry(r, cells) for r, cells in zip(runs, table.cells, strict=True)]}
+        groups: dict[str, list[RunSummary]] = {}
+        for r in sorted(runs, key=lambda r: (r.spec is None, r.spec or "", r.id)):
+            groups.setdefault(r.spec or "no spec", []).append(r)
+        ctx["groups"] = list(groups.items())
     if len(runs) >= 2:
         a, b = default_pair(runs)
         ctx.update(diff_context(runs[b], runs[a], cfg), a=runs[a], b=runs[b])
-    return {urls.COMPARE: renderer.render("compare.html", root="", **ctx).encode()}
+    pages[urls.COMPARE] = renderer.render("compare.html", root="", **ctx).encode()
+    return pages
 
 
 # ------------------------------------------------------------------------------- what varies

@@ -7,7 +7,7 @@ they are cheap to rebuild after any change.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,12 +20,13 @@ from obs.analysis.campaign_gate import campaign_gate
 from obs.analysis.campaign_view import CampaignView, campaign_view, condition_names
 from obs.analysis.ladder_history import chart_data as history_chart
 from obs.analysis.ladder_history import ladder_history
+from obs.cache import hash_json
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.model import Campaign, Spec
 from obs.numbers import delta_text
 from obs.render import across_pages as across
-from obs.render import chartdata
+from obs.render import chartdata, paging
 from obs.render.format import css_token as format_css_token
 from obs.render.format import delta_ci
 from obs.render.leaderboard import leaderboard_data, run_record
@@ -37,10 +38,12 @@ if TYPE_CHECKING:
     from obs.analysis.campaign import CampaignStats
     from obs.analysis.recipes import RecipeLevel
 
-PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], dict[str, bytes]]
+LEADERBOARD_SHARD = 10_000  # runs a leaderboard data file holds (~0.8 MB; a site of 100,000 runs has 10)
+
+PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
 
 
-def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> dict[str, bytes]:
+def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
     """Always make the pages. The build passes a memo that reuses a group whose inputs did not change."""
     return make()
 
@@ -69,6 +72,7 @@ class SiteBuild:
     arm_results: list[tuple[ArmGroup, CampaignStats]] = field(default_factory=list)  # family "arms"
     campaign_stats: dict[str, dict[str, Any]] = field(default_factory=dict)  # family "campaigns"
     seed_levels: dict[str, Any] = field(default_factory=dict)  # family "seed levels"
+    out: MutableMapping[str, bytes] = field(default_factory=dict)  # where the families of many pages write
 
     @functools.cached_property
     def by_id(self) -> dict[str, RunSummary]:
@@ -113,11 +117,29 @@ def _seed_levels(b: SiteBuild) -> dict[str, bytes]:
     return {urls.SEED_LEVELS: dumps({run: _seed_level_json(level) for run, level in sorted(b.seed_levels.items())})}
 
 
+# The families of many pages write them into `SiteBuild.out` as they come (never all held) and return none.
+
+
+def _across(b: SiteBuild) -> dict[str, bytes]:
+    _across_pages(b.summaries, b.site.cfg, b.renderer, b.memo, b.out)
+    return {}
+
+
+def _specs(b: SiteBuild) -> dict[str, bytes]:
+    _spec_pages(b.specs, b.site, b.by_id, b.arm_groups, b.seed_levels, b.renderer, b.memo, b.out)
+    return {}
+
+
+def _ledger(b: SiteBuild) -> dict[str, bytes]:
+    _ledger_page(b.summaries, b.renderer, b.memo, b.out)
+    return {}
+
+
 FAMILIES: tuple[PageFamily, ...] = (
     PageFamily("arms", _arms),
     PageFamily("campaigns", _campaigns),
     PageFamily("seed levels", _seed_levels, reads=("arms", "campaigns")),
-    PageFamily("across runs", lambda b: _across_pages(b.summaries, b.site.cfg, b.renderer, b.memo)),
+    PageFamily("across runs", _across),
     PageFamily(
         "index",
         lambda b: _index_page(b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels),
@@ -125,10 +147,10 @@ FAMILIES: tuple[PageFamily, ...] = (
     ),
     PageFamily(
         "specs",
-        lambda b: _spec_pages(b.specs, b.site, b.by_id, b.arm_groups, b.seed_levels, b.renderer, b.memo),
+        _specs,
         reads=("arms", "seed levels"),
     ),
-    PageFamily("ledger", lambda b: _ledger_page(b.summaries, b.renderer, b.memo)),
+    PageFamily("ledger", _ledger),
 )
 
 
@@ -138,12 +160,17 @@ def render_site_pages(
     renderer: Renderer,
     memo: PageMemo = no_memo,
     families: Sequence[PageFamily] = FAMILIES,
-) -> dict[str, bytes]:
-    """Every page made from summaries: each family's, in `families`' order. Costly groups (a campaign's
-    statistics and figure) go through `memo` with exactly the inputs they depend on, so one changed run
-    re-renders only what it feeds."""
-    build = SiteBuild(summaries, site, renderer, memo)
-    pages: dict[str, bytes] = {}
+    pages: MutableMapping[str, bytes] | None = None,
+) -> MutableMapping[str, bytes]:
+    """Every page made from summaries: each family's, in `families`' order, into `pages` (a dict unless
+    given: the build passes one that writes each page into its staging folder as it comes, so a site of
+    many runs never holds all of its pages at once; the families of many pages, the across-runs pages,
+    specs and the ledger, write there themselves). Costly groups (a campaign's statistics and figure) go
+    through `memo` with exactly the inputs they depend on, so one changed run re-renders only what it
+    feeds."""
+    if pages is None:
+        pages = {}
+    build = SiteBuild(summaries, site, renderer, memo, out=pages)
     for family in families:
         pages.update(family.make(build))
     return pages
@@ -152,19 +179,25 @@ def render_site_pages(
 def _spec_contexts(summaries: list[RunSummary], site: SitePages, by_id: dict[str, RunSummary]) -> list[dict[str, Any]]:
     """Each spec's ladder, with what varies along it and where its headline is heading."""
     cfg = site.cfg
+    by_spec: dict[str, list[RunSummary]] = {}  # one pass: filtering every run per spec was quadratic
+    for s in summaries:
+        if s.spec:
+            by_spec.setdefault(s.spec, []).append(s)
     specs = [
-        spec_context(spec, summaries, by_id, site.layout) for spec in sorted(site.specs.values(), key=lambda s: s.id)
+        spec_context(spec, by_spec.get(spec.id, []), by_id, site.layout)
+        for spec in sorted(site.specs.values(), key=lambda s: s.id)
     ]
+    all_ids = frozenset(by_id)  # one set for every spec (a set per spec was 0.5 MB each at 10,000 runs)
     for ctx in specs:  # across runs: what varies along the ladder, and where the headline is heading
         ctx["varies"] = across.varies(ctx["runs"])
         ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
         ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
-        ctx["run_ids_all"] = set(by_id)  # a baseline in the site has a diff page
+        ctx["run_ids_all"] = all_ids  # a baseline in the site has a diff page
     return specs
 
 
 def _campaign_pages(
-    summaries: list[RunSummary], site: SitePages, renderer: Renderer, memo: PageMemo, pages: dict[str, bytes]
+    summaries: list[RunSummary], site: SitePages, renderer: Renderer, memo: PageMemo, pages: MutableMapping[str, bytes]
 ) -> dict[str, dict[str, Any]]:
     """Each campaign's pages into `pages`; returns each campaign's statistics (its analysis.json).
 
@@ -196,16 +229,18 @@ def _campaign_pages(
     return campaign_stats
 
 
-def _across_pages(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo) -> dict[str, bytes]:
-    """The sweeps page, each run's config diff page and the compare page."""
-    pages = dict(
+def _across_pages(
+    summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo, pages: MutableMapping[str, bytes]
+) -> None:
+    """The sweeps pages, each run's config diff page (a thousand a group) and the compare page."""
+    pages.update(
         memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer))
     )
-    diff_inputs = across.diff_inputs(summaries, cfg)
-    pages.update(memo("diffs", diff_inputs, lambda: across.diff_pages(summaries, cfg, renderer)))
+    for k, pairs in enumerate(across.diff_chunks(summaries), start=1):
+        make = functools.partial(across.diff_pages_of, pairs, cfg, renderer)
+        pages.update(memo("diffs" if k == 1 else f"diffs:{k}", across.diff_chunk_inputs(pairs, cfg), make))
     compare_inputs = across.compare_inputs(summaries, cfg)
     pages.update(memo("compare", compare_inputs, lambda: across.compare_page(summaries, cfg, renderer)))
-    return pages
 
 
 def _index_page(
@@ -219,7 +254,7 @@ def _index_page(
     """The index: the leaderboard (its rows past `leaderboard_rows` as a data file), specs, campaigns,
     provenance groups, arm groups and the newest config diffs."""
     cfg, layout = site.cfg, site.layout
-    pages: dict[str, bytes] = {}
+    pages: dict[str, bytes] = {}  # the index page and its data files: each shard under 2 MB
     frozen = {sid: spec.baseline for sid, spec in site.specs.items()}
     rows = sorted(across.with_gates(summaries, cfg, frozen), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
     campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
@@ -231,22 +266,28 @@ def _index_page(
     # the config diffs table lists the newest pairs, as many as the leaderboard's rows (at 10,000 runs all
     # 9,000 pairs were 3.3 MB of a 4.3 MB page, parsed in one ~1 s task); every run page links its own diff
     newest = {r.s.id: i for i, r in enumerate(rows)}
-    diff_pairs = sorted(across.diff_pairs(summaries, cfg), key=lambda d: newest[d["id"]])
+    diff_pairs, n_diff_pairs = across.diff_pairs(summaries, cfg, lambda s: newest[s.id], cfg.leaderboard_rows)
+    rows_src: list[str] = []
     if len(rows) > len(shown_rows):  # a very large site: the page holds the newest, the script loads the rest
-        records = [
-            run_record(
-                r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank, seed_levels.get(r.s.id)
-            )
-            for r in rows
-        ]
-        pages[urls.LEADERBOARD_DATA] = leaderboard_data(records)
+        # in files of LEADERBOARD_SHARD runs (each under 2 MB), each made and written before the next
+        shards = list(paging.chunks(rows, LEADERBOARD_SHARD))
+        for k, chunk in enumerate(shards, start=1):
+            records = [
+                run_record(
+                    r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank, seed_levels.get(r.s.id)
+                )
+                for r in chunk
+            ]
+            name = urls.numbered(urls.LEADERBOARD_DATA, k)
+            pages[name] = leaderboard_data(records, k if len(shards) > 1 else None)
+            rows_src.append(name)
     pages[urls.INDEX] = renderer.render(
         "index.html",
         root="",
         nav="index",
         rows=shown_rows,
         n_runs=len(rows),
-        rows_src=urls.LEADERBOARD_DATA if len(rows) > len(shown_rows) else None,
+        rows_src=" ".join(rows_src) or None,
         specs=specs,
         campaigns=campaigns,
         statuses=sorted({s.status for s in summaries}),
@@ -259,8 +300,8 @@ def _index_page(
         provenance=[g for g in provenance if g["groups"]],
         prov_attrs=prov_attrs,
         arm_groups=arm_groups,
-        diff_pairs=diff_pairs[: cfg.leaderboard_rows],
-        n_diff_pairs=len(diff_pairs),
+        diff_pairs=diff_pairs,
+        n_diff_pairs=n_diff_pairs,
         seed_levels=seed_levels,
         not_read=site.not_read,
     ).encode()
@@ -275,22 +316,23 @@ def _spec_pages(
     seed_levels: dict[str, Any],
     renderer: Renderer,
     memo: PageMemo,
-) -> dict[str, bytes]:
-    """Each spec's ladder page; a changed run re-renders its own ladder only."""
-    pages: dict[str, bytes] = {}
+    pages: MutableMapping[str, bytes],
+) -> None:
+    """Each spec's ladder page into `pages`; a changed run re-renders its own ladder only."""
+    # what every spec page reads of the whole site, hashed once (hashing it per spec was quadratic in runs)
+    site_wide = hash_json([sorted(by_id), repr(sorted(seed_levels.items()))])
     for ctx in specs:
         ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
         page = urls.spec_page(ctx["slug"])
         spec = site.specs[ctx["id"]]
         members = [s.to_json() for s in ctx["runs"]]
         baseline = ctx["baseline_summary"].to_json() if ctx["baseline_summary"] else None
-        inputs = [repr(spec), ctx["slug"], members, baseline, sorted(by_id), [g.slug for g in ctx["arm_groups"]]]
+        inputs = [repr(spec), ctx["slug"], members, baseline, site_wide, [g.slug for g in ctx["arm_groups"]]]
         pages.update(
             memo(
                 f"spec:{ctx['id']}",
                 [
                     *inputs,
-                    repr(sorted(seed_levels.items())),
                     repr(renderer.meta),
                     site.cfg.trends,
                     site.cfg.fingerprint(),
@@ -298,20 +340,34 @@ def _spec_pages(
                 functools.partial(_spec_page, ctx, page, renderer, seed_levels),
             )
         )
-    return pages
 
 
-def _ledger_page(summaries: list[RunSummary], renderer: Renderer, memo: PageMemo) -> dict[str, bytes]:
-    """The decision ledger: every recorded decision, newest first."""
+def _ledger_page(
+    summaries: list[RunSummary], renderer: Renderer, memo: PageMemo, pages: MutableMapping[str, bytes]
+) -> None:
+    """The decision ledger: every recorded decision, newest first, `paging.PAGE_ROWS` a page (ledger.html,
+    ledger-2.html, ...): at 100,000 runs one page of every decision would be ~6 MB. Each page is its own
+    memo group, so a new decision re-renders the pages it shifts, not a fixed cost per page."""
     entries = ledger_entries(summaries)
-    ledger_inputs = across.summary_fields(
-        entries, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
-    )
-    return memo(
-        "ledger",
-        [ledger_inputs, [s.id for s in entries], repr(renderer.meta)],
-        lambda: {urls.LEDGER: renderer.render("ledger.html", root="", nav="ledger", entries=entries).encode()},
-    )
+    size = paging.PAGE_ROWS
+    n = max(1, -(-len(entries) // size))
+    for k, chunk in enumerate(paging.chunks(entries, size), start=1):
+        ledger_inputs = across.summary_fields(
+            chunk, ("id", "slug", "spec", "date", "decision", "suggested_verdict", "disagrees", "ledger")
+        )
+        page = urls.numbered(urls.LEDGER, k)
+        nav = paging.pager(urls.LEDGER, k, n, size, len(entries))
+        pages.update(
+            memo(
+                "ledger" if k == 1 else f"ledger:{k}",
+                [ledger_inputs, [s.id for s in chunk], repr(renderer.meta), [k, n, len(entries)]],
+                functools.partial(_ledger_one, page, list(chunk), nav, renderer),
+            )
+        )
+
+
+def _ledger_one(page: str, entries: list[RunSummary], nav: paging.Pager, renderer: Renderer) -> dict[str, bytes]:
+    return {page: renderer.render("ledger.html", root="", nav="ledger", entries=entries, pager=nav).encode()}
 
 
 def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, Any]) -> dict[str, bytes]:
@@ -541,6 +597,7 @@ def _rev_key(summary: RunSummary) -> tuple[Any, ...]:
 def spec_context(
     spec: Spec, summaries: list[RunSummary], by_id: dict[str, RunSummary], layout: urls.SiteLayout
 ) -> dict[str, Any]:
+    """What a spec's page shows; `summaries` may be every run or only the spec's own."""
     runs = sorted((s for s in summaries if s.spec == spec.id), key=_rev_key)
     frozen = by_id.get(spec.baseline) if spec.baseline else None
     frozen_rows = {}

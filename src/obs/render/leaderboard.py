@@ -136,5 +136,9 @@ def _seed_level(sl: SeedLevelRow) -> dict[str, Any]:
     return {"href": sl.href, "label": sl.label, "text": sl.label.split(" of ")[0]}
 
 
-def leaderboard_data(records: list[dict[str, Any]]) -> bytes:
-    return data_file({"schema": SCHEMA, "kind": "runs"}, records)
+def leaderboard_data(records: list[dict[str, Any]], part: int | None = None) -> bytes:
+    """One data file of the leaderboard; `part` numbers it (from 1) when the runs take several files."""
+    meta: dict[str, Any] = {"schema": SCHEMA, "kind": "runs"}
+    if part is not None:
+        meta["part"] = part
+    return data_file(meta, records)

@@ -1,0 +1,152 @@
+"""The pages over all runs stay bounded at 100,000 runs (issue 32): no page or data file over 2 MB.
+
+Rendered from synthetic summaries (tests/synthetic_site.py), not built runs: these pages are made from
+summaries only. At 100,000 runs: the index and its leaderboard data files, compare.html and its data
+files, index.json and its shards, the ledger's pages. The sweeps page's cost is its table rows, so its
+bound is checked at 5,000 runs in one group (its chart draws 300, the full table is paged).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from obs import urls
+from obs.config import SiteConfig
+from obs.manifest import manifest_files
+from obs.model import Spec
+from obs.render import across_pages as across
+from obs.render import index_pages
+from obs.render.datafile import read_data_file
+from obs.render.site import Renderer, SiteMeta
+from synthetic_site import synthetic_summaries
+
+MB2 = 2_000_000
+
+
+@pytest.fixture(scope="module")
+def big() -> list:
+    return synthetic_summaries(100_000, decided=0.02)
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer(SiteMeta(title="scale", source_name="runs", has_specs=True))
+
+
+def _site(summaries: list) -> index_pages.SitePages:
+    specs = {s.spec: Spec(id=s.spec, source_dir=__import__("pathlib").Path(s.spec)) for s in summaries}
+    layout = urls.SiteLayout.make({s.id: s.slug for s in summaries}, specs, [])
+    return index_pages.SitePages(SiteConfig(), specs, {}, layout)
+
+
+def _bounded(pages: dict[str, bytes]) -> None:
+    too_big = {rel: len(data) for rel, data in pages.items() if len(data) > MB2}
+    assert not too_big, too_big
+
+
+def test_index_and_leaderboard_data_at_100000_runs(big: list, renderer: Renderer) -> None:
+    pages = index_pages._index_page(big, _site(big), renderer, [], [], {})
+    _bounded(pages)
+    html = pages[urls.INDEX].decode()
+    src = re.search(r'data-rows-src="([^"]+)"', html)
+    assert src is not None
+    files = src.group(1).split(" ")
+    assert files[0] == urls.LEADERBOARD_DATA and len(files) == 10
+    ids = []
+    for k, name in enumerate(files, start=1):
+        meta, records = read_data_file(pages[name])
+        assert meta["part"] == k
+        ids += [r["id"] for r in records]
+    assert len(ids) == len(set(ids)) == 100_000  # every run once, newest first as the page's rows
+    # the page holds the newest `leaderboard_rows` runs and as many config diffs, not every run
+    assert html.count("<tr") <= 2 * SiteConfig().leaderboard_rows + 10
+
+
+def test_compare_page_at_100000_runs(big: list, renderer: Renderer) -> None:
+    pages = across.compare_page(big, SiteConfig(), renderer)
+    _bounded(pages)
+    html = pages[urls.COMPARE].decode()
+    assert 'id="compare-data"' not in html and "data-paged" in html
+    assert html.count('type="checkbox"') < 10  # no box per run: the pick list is searched, a page at a time
+    assert "<option" not in html.split('id="compare-pick"')[1].split("</div>")[0]  # runs typed by id, no list
+    src = re.search(r'data-compare-src="([^"]+)"', html)
+    assert src is not None
+    names = src.group(1).split(" ")
+    assert names == [urls.compare_data(k) for k in range(1, 11)]
+    first, data = read_data_file(pages[names[0]])
+    assert first["part"] == 1 and {"keys", "axes", "values", "runs"} <= set(data)
+    assert sum(len(read_data_file(pages[n])[1]["runs"]) for n in names) == 100_000
+
+
+def test_manifest_shards_at_100000_runs(big: list) -> None:
+    files = manifest_files(big, title="t", specs=[], campaigns=[], errors=0, warnings=0)
+    _bounded(files)
+    doc = json.loads(files[urls.MANIFEST])
+    assert doc["run_count"] == 100_000 and len(files[urls.MANIFEST]) < 100_000
+    assert sum(s["count"] for s in doc["run_shards"]) == 100_000
+
+
+def test_ledger_pages_at_100000_runs(big: list, renderer: Renderer) -> None:
+    pages: dict[str, bytes] = {}
+    index_pages._ledger_page(big, renderer, index_pages.no_memo, pages)
+    _bounded(pages)
+    decided = sum(1 for s in big if s.decision and s.decision.verdict)
+    n = -(-decided // 500)
+    assert sorted(pages) == sorted(urls.numbered(urls.LEDGER, k) for k in range(1, n + 1))
+    rows = [
+        re.findall(r'<tr id="decision-([^"]+)"', pages[urls.numbered(urls.LEDGER, k)].decode()) for k in range(1, n + 1)
+    ]
+    assert all(len(r) == 500 for r in rows[:-1])
+    assert len({slug for r in rows for slug in r}) == decided  # every decision on exactly one page
+    second = pages[urls.numbered(urls.LEDGER, 2)].decode()
+    assert 'href="ledger.html" rel="prev"' in second and 'href="ledger-3.html" rel="next"' in second
+
+
+def test_sweeps_bounded_with_a_paged_full_table(renderer: Renderer) -> None:
+    runs = synthetic_summaries(5_000, decided=0)
+    pages = across.sweeps_page(runs, SiteConfig(), renderer)
+    _bounded(pages)
+    html = pages[urls.SWEEPS].decode()
+    assert "the 300 best-ranked of the group's 5000 runs" in html
+    assert html.count('<tr>\n<td class="num" data-sort=') == 300
+    tables = sorted(rel for rel in pages if rel.startswith("sweeps/"))
+    assert tables[0] == "sweeps/exact/runs-10.html" and len(tables) == 10  # 5,000 rows, 500 a page
+    listed = [
+        m for rel in tables for m in re.findall(r'<td data-sort="([^"]+)" data-label="Run">', pages[rel].decode())
+    ]
+    assert sorted(listed) == sorted(s.id for s in runs)
+    assert 'href="../../sweeps.html#sweep-exact"' in pages[urls.sweep_table("exact", 1)].decode()
+
+
+def test_many_small_sweeps_are_cut_into_pages_under_2mb(renderer: Renderer) -> None:
+    """Grouped by spec, 10,000 runs are 1,000 small charts: their fixed parts (axes, ticks, table heads)
+    counted too, every sweeps page stays under 2 MB (4 MB pages when only drawn lines were counted)."""
+    runs = synthetic_summaries(10_000, decided=0)
+    cfg = SiteConfig()
+    cfg.sweeps = {**cfg.sweeps, "group_by": "spec"}
+    pages = across.sweeps_page(runs, cfg, renderer)
+    _bounded(pages)
+    n = sum(1 for rel in pages if re.fullmatch(r"sweeps(-\d+)?\.html", rel))
+    assert n > 1
+    charts = sum(pages[urls.numbered(urls.SWEEPS, k)].decode().count('<svg class="pcp"') for k in range(1, n + 1))
+    assert charts == 1_000
+
+
+def test_tag_cohorts_are_paged(renderer: Renderer) -> None:
+    """The tag cohorts page lists 500 cohorts a page (1,000 comparable sets × tags: 5.2 MB in one page)."""
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, ordered
+    from obs.render.cohort_page import render_cohort_pages
+
+    runs = synthetic_summaries(6_000, decided=0)
+    points = [RunPoint(s.id, s.tags, s.spec, s.headline.value, True) for s in runs]
+    cohorts = ordered([c for _, cs in cohorts_by_group(points, {}).values() for c in cs])
+    assert len(cohorts) > 1_000
+    pages = render_cohort_pages(cohorts, {s.id: s.slug for s in runs}, renderer, {})
+    _bounded(pages)
+    n = -(-len(cohorts) // 500)
+    assert sorted(pages) == sorted(urls.numbered(urls.COHORTS, k) for k in range(1, n + 1))
+    rows = sum(pages[rel].decode().split("<tbody>")[1].count("<tr>") for rel in pages)
+    assert rows == len(cohorts)
