@@ -107,6 +107,10 @@
   /* Tick labels of a linear axis. uPlot's splits are multiples of the increment, so writing each
      one to the increment's resolution makes every label exact and distinct: 0.0002, 0.0004 (not
      "2e-04, 2e-04"); 2.5e−6, 5.0e−6; 5k, 10k, 15k; never a label repeated. */
+  // whole-number tick steps (1, 2, 5 and their powers of ten) for an x axis whose values are all integers
+  const WHOLE_INCRS = [];
+  for (let p = 1; p <= 1e12; p *= 10) WHOLE_INCRS.push(p, 2 * p, 5 * p);
+
   function linearLabels(splits, incr) {
     let max = 0;
     for (const v of splits) if (v != null) max = Math.max(max, Math.abs(v));
@@ -454,7 +458,9 @@
         },
         axes: [
           this.group.options.xTime ? Object.assign({}, axis, { space: 90, values: this.group.options.xValues }) :
-            Object.assign({}, axis, { space: 70, values: (u, splits, i, space, incr) => linearLabels(splits, incr) }),
+            Object.assign({}, axis, { space: 70, values: (u, splits, i, space, incr) => linearLabels(splits, incr) },
+              // an x that is only ever whole (steps, a rung's number) gets whole ticks: no "1.5" between rungs
+              data[0].every(Number.isInteger) ? { incrs: WHOLE_INCRS } : {}),
           Object.assign({}, axis, {
             space: 28,
             size: (u, values) => panel.axisWidth(u, values),

@@ -71,16 +71,18 @@ def test_the_ladder_shows_the_frozen_baseline_and_the_looks(demo_site: Path) -> 
 
     assert cell("spec03-r1", "Δ vs frozen baseline") == "frozen baseline"
     r3 = cell("spec03-r3", "Δ vs frozen baseline")  # r3's parent is r1: its tested delta is this one
-    assert "the same as Δ vs its baseline" in r3 and "Holm over 3" in r3
+    # seven runs are tested against r1 on its probe: r2, r3, r4 and the seed replicates r1-s18/s19, r3-s18/s19
+    assert "the same as Δ vs its baseline" in r3 and "Holm over 7" in r3
     # r4 (parent r3) is tested against r1 by its own build, on the 50 cases both hold (paired), and the
-    # column's arrow is the Holm-adjusted one over the three rungs tested against r1
+    # column's arrow is the Holm-adjusted one over the seven runs tested against r1
     r4 = cell("spec03-r4", "Δ vs frozen baseline")
-    assert "+12.0 pp" in r4 and "n = 50 paired cases" in r4 and "Holm over 3" in r4
-    assert "▲" not in r4  # p = 0.031 alone, not after Holm over three rungs
+    assert "+12.0 pp" in r4 and "n = 50 paired cases" in r4 and "Holm over 7" in r4
+    assert "▲" not in r4  # p = 0.031 alone, not after Holm over seven
     claim = page.find(id="ladder-claim")
     assert claim is not None
     text = claim.get_text(" ", strip=True)
-    assert "spec03-r4" in text and "not significant" in text and "the best of 3" in text
+    # the best of them (r3's seed 19, +13.8 pp, p = 0.005 after Holm) with its simultaneous interval
+    assert "spec03-r3-s19" in text and "significant improvement" in text and "the best of 7" in text
     # r2 and r3 were decided against a baseline on the frozen probe; r1 was compared with nothing
     looks = page.find(id="looks")
     assert looks is not None and "2 recorded decisions" in looks.get_text(" ", strip=True)
@@ -150,12 +152,25 @@ def test_the_spec_page_shows_the_history_across_rungs(demo_site: Path) -> None:
     table = page.find(id="history-table")
     assert table is not None
     heads = [th.get_text(" ", strip=True) for th in table.find("thead").find_all("th")]
-    assert heads[:4] == ["exact", "r1", "r2", "r3"]
+    # a column a rung; seed replicates of one revision are told apart by their seed, never "r1" three times
+    assert heads == [
+        "exact",
+        *(f"r1 · seed {k}" for k in (17, 18, 19)),
+        "r2",
+        *(f"r3 · seed {k}" for k in (17, 18, 19)),
+        "r4",
+        "r5 another probe",
+    ]
     rows = {tr.find("th").get_text(strip=True): tr for tr in table.find("tbody").find_all("tr")}
-    # the notes' table: pipeline_lane 24/32, 6/32, 11/32; table_grid 21/32, 21/32, 30/32
+    # the notes' table (r1, r2, r3, each seed 17): pipeline_lane 24/32, 6/32, 11/32; table_grid 21/32, 21/32, 30/32
+    notes = [heads.index(h) - 1 for h in ("r1 · seed 17", "r2", "r3 · seed 17")]
     lane = [td.get_text(" ", strip=True).split()[0] for td in rows["pipeline_lane"].find_all("td")]
     grid = [td.get_text(" ", strip=True).split()[0] for td in rows["table_grid"].find_all("td")]
-    assert lane[:3] == ["24/32", "6/32", "11/32"] and grid[:3] == ["21/32", "21/32", "30/32"]
+    assert [lane[i] for i in notes] == ["24/32", "6/32", "11/32"] and [grid[i] for i in notes] == [
+        "21/32",
+        "21/32",
+        "30/32",
+    ]
     data = (demo_site / "specs" / "spec03.history.js").read_text(encoding="utf-8")
     assert '"obs.conditions/1"' in data and '"pipeline_lane"' in data
     assert page.find(id="chart-conditions") is not None

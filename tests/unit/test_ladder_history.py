@@ -53,3 +53,22 @@ def test_the_family_by_rung_table_with_counts_and_wilson_intervals() -> None:
 
 def test_no_history_without_a_probe() -> None:
     assert ladder_history([make_summary(id="r1", spec="s1")], SPEC) is None
+
+
+def test_seed_replicates_of_one_revision_get_columns_told_apart() -> None:
+    """Three runs of revision r1 (seeds 1, 18, 19) are three columns: each is named by its seed, never "r1" three
+    times; replicates that share a seed too fall back to their run ids."""
+    counts = {"exact": (100, 160)}
+    runs = [
+        make_summary(id=f"a-s{k}", spec="s1", revision="r1", seed=k, check_counts=counts, family_counts={})
+        for k in (1, 18, 19)
+    ]
+    runs.append(make_summary(id="b", spec="s1", revision="r2", seed=1, check_counts=counts, family_counts={}))
+    h = ladder_history(runs, SPEC)
+    assert h is not None
+    assert [r.label for r in h.rungs] == ["r1 · seed 1", "r1 · seed 18", "r1 · seed 19", "r2"]
+    same_seed = [
+        make_summary(id=i, spec="s1", revision="r1", seed=1, check_counts=counts, family_counts={}) for i in "xy"
+    ]
+    h = ladder_history(same_seed, SPEC)
+    assert h is not None and [r.label for r in h.rungs] == ["x", "y"]

@@ -11,11 +11,13 @@ but marked, and left out of the chart: its rates are of other cases.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from obs.analysis.ladder import on_frozen_probe
+from obs.analysis.recipes import seed_of
 from obs.analysis.stats import wilson_interval
 from obs.model import Spec
 from obs.sitemodel import RunSummary
@@ -83,12 +85,15 @@ def _cell(counts: tuple[int, int] | None) -> Cell | None:
     return Cell(hits, n, iv.low, iv.high)
 
 
-def ladder_history(runs: Sequence[RunSummary], spec: Spec, negative: frozenset[str] = frozenset()) -> History | None:
+def ladder_history(
+    runs: Sequence[RunSummary], spec: Spec, negative: frozenset[str] = frozenset(), seed_keys: Sequence[str] = ()
+) -> History | None:
     """The rungs' probe rates across the ladder, in ladder order (None: fewer than one rung with a probe)."""
     probed = [s for s in runs if s.check_counts]
     if not probed:
         return None
-    rungs = tuple(Rung(s.id, s.slug, s.revision or s.id, i + 1, on_frozen_probe(s, spec)) for i, s in enumerate(probed))
+    labels = _rung_labels(probed, seed_keys)
+    rungs = tuple(Rung(s.id, s.slug, labels[s.id], i + 1, on_frozen_probe(s, spec)) for i, s in enumerate(probed))
     headline = spec.primary_metric or next((s.headline.metric for s in probed if s.headline.kind == "probe"), None)
     names = sorted({c for s in probed for c in s.check_counts})
     if headline in names:
@@ -102,6 +107,24 @@ def ladder_history(runs: Sequence[RunSummary], spec: Spec, negative: frozenset[s
         rows += [(f, tuple(_cell(s.family_counts.get(check, {}).get(f)) for s in probed)) for f in families]
         checks.append(CheckHistory(check, check in negative, tuple(rows)))
     return History(rungs, tuple(checks), headline if headline in names else None)
+
+
+def _rung_labels(runs: Sequence[RunSummary], seed_keys: Sequence[str]) -> dict[str, str]:
+    """Each rung's column name: its revision, told apart by its seed (`r1 · seed 18`) when seed replicates share
+    the revision, else by its run id; a run without a revision is named by its id."""
+    shared = Counter(s.revision for s in runs if s.revision)
+    labels: dict[str, str] = {}
+    for s in runs:
+        if not s.revision:
+            labels[s.id] = s.id
+        elif shared[s.revision] == 1:
+            labels[s.id] = s.revision
+        else:
+            seed = seed_of(s, seed_keys)  # the declared seed, else a seed key of its config (obs.yaml seed_keys)
+            labels[s.id] = f"{s.revision} · seed {seed}" if seed is not None else s.id
+    if len(set(labels.values())) < len(labels):  # replicates that share a seed too: only the run id tells them apart
+        return {s.id: s.id for s in runs}
+    return labels
 
 
 def chart_data(key: str, history: History) -> dict[str, Any]:

@@ -184,7 +184,7 @@ def _spec_contexts(summaries: list[RunSummary], site: SitePages, by_id: dict[str
         if s.spec:
             by_spec.setdefault(s.spec, []).append(s)
     specs = [
-        spec_context(spec, by_spec.get(spec.id, []), by_id, site.layout)
+        spec_context(spec, by_spec.get(spec.id, []), by_id, site.layout, cfg.seed_keys)
         for spec in sorted(site.specs.values(), key=lambda s: s.id)
     ]
     all_ids = frozenset(by_id)  # one set for every spec (a set per spec was 0.5 MB each at 10,000 runs)
@@ -595,7 +595,11 @@ def _rev_key(summary: RunSummary) -> tuple[Any, ...]:
 
 
 def spec_context(
-    spec: Spec, summaries: list[RunSummary], by_id: dict[str, RunSummary], layout: urls.SiteLayout
+    spec: Spec,
+    summaries: list[RunSummary],
+    by_id: dict[str, RunSummary],
+    layout: urls.SiteLayout,
+    seed_keys: Sequence[str] = (),
 ) -> dict[str, Any]:
     """What a spec's page shows; `summaries` may be every run or only the spec's own."""
     runs = sorted((s for s in summaries if s.spec == spec.id), key=_rev_key)
@@ -616,7 +620,7 @@ def spec_context(
     looks = ladder.looks(runs, spec)
     claim = ladder.ladder_claim(runs, spec, min_effect=spec.min_effect or 0.0)
     return {
-        "history": (history := ladder_history(runs, spec)),
+        "history": (history := ladder_history(runs, spec, seed_keys=seed_keys)),
         # the chart's metric picker reads `metric`, `primary` and `curves` (the campaign pages' MetricView)
         "history_views": [
             {"metric": c.check, "primary": c.check == history.headline, "curves": True} for c in history.checks
