@@ -21,12 +21,13 @@ until one is written) and its primary metric is named in the notice with the rul
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from obs.adapters.base import RunSource
 from obs.analysis.headline import is_bookkeeping, metric_class
@@ -70,14 +71,23 @@ def parse_folder_name(name: str, declared: tuple[str, ...] = ()) -> tuple[str, i
     return (m.group("condition"), int(m.group("seed"))) if m else None
 
 
+MAX_SEED_DIGITS = 18  # a seed is a machine integer; a longer number is not one (and int() of 4,300+ digits raises)
+
+
 def _seed(value: Any) -> int | None:
+    """A record's or a config's seed as an integer; None for anything that is not a plausible seed."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
+        return value if abs(value) < 10**MAX_SEED_DIGITS else None
+    if isinstance(value, float) and value.is_integer() and abs(value) < 10**MAX_SEED_DIGITS:
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
+    if (
+        isinstance(value, str)
+        and value.strip().isascii()
+        and value.strip().isdigit()
+        and len(value.strip()) <= MAX_SEED_DIGITS
+    ):
         return int(value.strip())
     return None
 
@@ -123,8 +133,8 @@ def first_record(path: Path) -> dict[str, Any]:
     for line in head.splitlines():
         if line.strip():
             try:
-                value = json.loads(line)
-            except ValueError:
+                value = orjson.loads(line)  # bounded nesting: a hostile line is an error, not a RecursionError
+            except (ValueError, RecursionError):
                 return {}
             return value if isinstance(value, dict) else {}
     return {}

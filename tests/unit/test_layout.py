@@ -173,3 +173,12 @@ def test_obs_yaml_primary_metric_leads_an_inferred_campaign(tmp_path: Path) -> N
     (tmp_path / "obs.yaml").write_text("primary_metric: loss\n")
     campaign = SourceTree.open(tmp_path).found.campaigns[tmp_path.name]
     assert campaign.primary_metric == "loss" and "primary metric loss (obs.yaml's primary_metric)" in campaign.inferred
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, 10**30, "²", "١٢", True, 1.5, float("inf")])
+def test_an_implausible_seed_in_a_record_is_no_seed(value: object) -> None:
+    """A seed is a machine integer: huge numbers, non-ASCII digits, booleans and fractions are not seeds (the
+    first two once raised out of the build)."""
+    from obs.layout import _seed
+
+    assert _seed(value) is None
