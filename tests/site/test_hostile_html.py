@@ -105,7 +105,7 @@ def all_pages(site: Path) -> list[Path]:
 
 OUR_SCRIPTS = {
     "chart-export.js",
-    *("obs.js", "compare.js", "overlay.js", "runs-table.js", "runs-pcp.js", "cases.js", "charts.js"),
+    *("obs.js", "compare.js", "compare-data.js", "overlay.js", "runs-table.js", "runs-pcp.js", "cases.js", "charts.js"),
     *("uPlot.iife.min.js", "curves.js", "fonts.js"),
 }
 

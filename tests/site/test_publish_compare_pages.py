@@ -34,8 +34,8 @@ def test_changes_since_a_previous_build(source: Path, tmp_path: Path) -> None:
     old_site = tmp_path / "old"
     build_published(BuildOptions(source=source, out=old_site, jobs=2))
     shutil.rmtree(source / "grpo-rl-07")  # removed
-    shutil.copytree(source / "spec03/r4", source / "spec03/r5")  # new
-    edit(source / "spec03/r5/run.yaml", "id: spec03-r4", "id: spec03-r5")
+    shutil.copytree(source / "spec03/r4", source / "spec03/r9")  # new
+    edit(source / "spec03/r9/run.yaml", "id: spec03-r4", "id: spec03-r9")
     edit(source / "spec03/r1/run.yaml", "verdict: promote", "verdict: branch")  # changed verdict
     probe = source / "spec03/r3/probe.jsonl"  # metrics move: one exact case flips to false
     lines = probe.read_text().splitlines()
@@ -48,7 +48,7 @@ def test_changes_since_a_previous_build(source: Path, tmp_path: Path) -> None:
     assert result.errors == 0
     page = (out / "changes.html").read_text()
     section = {name: page.split(f'id="h-{name}"')[1].split("</section>")[0] for name in ("new", "removed", "changed")}
-    assert 'id="run-spec03-r5"' in section["new"]
+    assert 'id="run-spec03-r9"' in section["new"]
     assert "grpo-rl-07" in section["removed"]
     r1 = section["changed"].split('id="run-spec03-r1"')[1].split("</tr>")[0]
     assert "recorded:" in r1 and "promote" in r1 and "branch" in r1
@@ -57,7 +57,7 @@ def test_changes_since_a_previous_build(source: Path, tmp_path: Path) -> None:
     index = (out / "index.html").read_text()
     assert 'href="changes.html"' in index
     assert re.search(r'<a class="badge changed" href="changes.html#run-spec03-r3"', index)
-    assert re.search(r'<a class="badge new" href="changes.html#run-spec03-r5"', index)
+    assert re.search(r'<a class="badge new" href="changes.html#run-spec03-r9"', index)
     assert 'href="changes.html#run-spec03-r2"' not in index  # unchanged runs carry no badge
 
     # compared with itself (a site folder this time): nothing changed, no badge
