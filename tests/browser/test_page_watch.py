@@ -20,10 +20,13 @@ import pytest
 from browserkit import new_watched_context, wait_until
 from playwright.sync_api import Browser
 
+# each page names its icon inline: else Chromium may ask this server for /favicon.ico (a 404) at a moment that
+# depends on the machine's speed, and the watch would count it, failing the test only sometimes
+ICON = '<link rel="icon" href="data:,">'
 PAGES = {
-    "waits.html": '<!DOCTYPE html><html lang="en"><title>a</title><script src="slow.js"></script></html>',
-    "next.html": '<!DOCTYPE html><html lang="en"><title>b</title><p>next</p></html>',
-    "broken.html": '<!DOCTYPE html><html lang="en"><title>c</title><img src="missing.png" alt=""></html>',
+    "waits.html": f'<!DOCTYPE html><html lang="en"><title>a</title>{ICON}<script src="slow.js"></script></html>',
+    "next.html": f'<!DOCTYPE html><html lang="en"><title>b</title>{ICON}<p>next</p></html>',
+    "broken.html": f'<!DOCTYPE html><html lang="en"><title>c</title>{ICON}<img src="missing.png" alt=""></html>',
 }
 
 
@@ -77,7 +80,9 @@ def test_a_request_aborted_by_the_next_navigation_is_not_a_failure(
         wait_until(page, asked.is_set, "the page to ask for slow.js")
         page.goto(base + "next.html")  # slow.js is still in flight: the navigation cancels it
         wait_until(page, lambda: bool(watch.aborted), "the browser to report slow.js as aborted")
-        assert watch.aborted == [base + "slow.js"]
+        # slow.js is aborted; so may be the page left behind, when its document was still arriving (seen in CI)
+        assert base + "slow.js" in watch.aborted
+        assert set(watch.aborted) <= {base + "slow.js", base + "waits.html"}
         assert watch.problems() == []
     finally:
         release.set()
