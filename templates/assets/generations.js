@@ -177,7 +177,7 @@
 
   Viewer.prototype.item = function (i) {
     var row = this.rows[i], t = this.text(i) || ["", ""];
-    var box = el("article", "gen");
+    var box = el("div", "gen");  // an <article> may not be a listitem (axe: aria-allowed-role)
     box.setAttribute("role", "listitem");
     var head = el("header", "gen-head");
     head.appendChild(el("span", "gen-step", "step " + fmt(row[0])));
@@ -233,7 +233,11 @@
         box.appendChild(el("p", "note", fmt(all.length) + " generation" + (all.length === 1 ? "" : "s") +
           (mean === null ? ", none with a reward" : ", mean reward " + fmt(mean) + " over " + fmt(rewards.length)) +
           "; " + (shown.length ? "the first " + fmt(shown.length) + " matching the filters" : "none matches the filters") + "."));
-        shown.forEach(function (i) { box.appendChild(self_.item(i)); });
+        var list = el("div", "gen-side-list");  // the items in a list of their own, below the step's heading
+        list.setAttribute("role", "list");
+        list.setAttribute("aria-label", "Generations of step " + fmt(step));
+        shown.forEach(function (i) { list.appendChild(self_.item(i)); });
+        box.appendChild(list);
       });
     });
   };

@@ -226,7 +226,7 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
         assert md_gate, md
         seen.verdict(f"gate:{doc['campaign_id']}", "obs summary --campaign", md_gate.group(1))
         page = BeautifulSoup((analysis.parent / "index.html").read_text(encoding="utf-8"), "html.parser")
-        badge = page.select_one("#gate h3 .badge")
+        badge = page.select_one("#gate h2 .badge")
         assert badge is not None
         seen.verdict(f"gate:{doc['campaign_id']}", analysis.parent.relative_to(site).as_posix(), badge.get_text())
         page_lines = [" ".join(li.get_text(" ").split()) for li in page.select("#gate li")]
