@@ -17,16 +17,17 @@ import time
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
 from obs import __version__, ledger, quickcheck, worker
 from obs.analysis.recipes import RecipePair
-from obs.cache import BuildCache, RunEntry, cache_dir_for, hash_json, tree_hash
+from obs.cache import BuildCache, RunEntry, cache_dir_for, exact_bytes, hash_json, tree_hash
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
+from obs.lazysummary import LazySummary, lazy_summaries
 from obs.manifest import manifest_files
 from obs.pipeline import RunResult, SourceTree, recipe_pairs
 from obs.plan import BuildPlan, PlannedRun
@@ -158,17 +159,18 @@ def recipe_token(pair: RecipePair | None) -> str | None:
 
 
 def cached_summaries(cache: BuildCache, plan: BuildPlan) -> list[RunSummary]:
-    """The previous build's summaries of the runs still planned (those that still read)."""
+    """The previous build's summaries of the runs still planned (those that still read), each decoded when read
+    (obs.lazysummary)."""
     out = []
     for planned in plan.runs:
         entry = cache.runs.get(planned.id)
         if entry is None:
             continue
         try:
-            out.append(RunSummary.from_json(entry.summary))
+            out.append(LazySummary(entry.summary))
         except SummaryError:
             continue
-    return out
+    return cast("list[RunSummary]", out)
 
 
 class Progress:
@@ -327,7 +329,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             else:
                 sched.digest_hashes[planned.id] = entry.digest_hash
     if not unknown:
-        summaries = annotate([RunSummary.from_json(cache.runs[p.id].summary) for p in tree.plan.runs])
+        summaries = annotate(lazy_summaries(cache.runs[p.id].summary for p in tree.plan.runs))
         pages_key = site_pages_key(sched.env, summaries, tree, sections)
         cached_pages = cache.pages.get("site")
         if (
@@ -345,13 +347,15 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         _build_runs(opts, result, sched, staging)
         _rebuild_recipes(opts, result, sched, staging)
         all_diags: list[Diagnostic] = []
-        summaries = []
+        held: list[bytes] = []  # each summary is read from its cache entry's JSON when a page asks for it
         for planned in tree.plan.runs:
             entry = sched.entries.get(planned.id)
             if entry is None:
                 continue
-            summaries.append(RunSummary.from_json(entry.summary))
+            held.append(entry.summary)
             all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
+        summaries = lazy_summaries(held)
+        del held
         all_diags.extend(tree.diags.items)
         result.summaries = annotate(summaries)
         result.runs = len(result.summaries)
@@ -391,9 +395,7 @@ def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler,
     """Build again the runs whose recipe-level result, made from this build's summaries, is not the one they
     were built with. A recipe's identity and its seeds' values do not depend on that result, so one pass settles
     it; a run's files from the first pass are taken out of the staging folder first."""
-    summaries = [
-        RunSummary.from_json(sched.entries[p.id].summary) for p in sched.tree.plan.runs if p.id in sched.entries
-    ]
+    summaries = lazy_summaries(sched.entries[p.id].summary for p in sched.tree.plan.runs if p.id in sched.entries)
     final = recipe_pairs(sched.tree, summaries)
     redo = [
         p
@@ -446,7 +448,7 @@ def _nothing_to_do(result: BuildResult, tree: SourceTree, cache: BuildCache, sta
     all_diags = list(tree.diags.items)
     for planned in tree.plan.runs:
         entry = cache.runs[planned.id]
-        result.summaries.append(RunSummary.from_json(entry.summary))
+        result.summaries.append(cast("RunSummary", LazySummary(entry.summary)))
         all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
     result.runs = result.reused = len(tree.plan.runs)
     result.pages = 0
@@ -548,7 +550,7 @@ def _build_runs(
     def finish(planned: PlannedRun, key: str, res: RunResult) -> None:
         for rel, data in res.payload:  # a Dask worker's files, written here
             staging.write(rel, data)
-        summary = bytes(res.summary)
+        summary = exact_bytes(res.summary)  # an inline run's summary is orjson's oversized buffer
         digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -641,10 +643,13 @@ def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sect
     found = tree.found
     specs = [[s.id, s.title, s.question, s.contract, s.baseline, s.primary_metric] for s in found.specs.values()]
     campaigns = [repr(c) for c in found.campaigns.values()]
+    runs = hashlib.sha256()  # one summary at a time: the list of every summary's JSON was ~12 KB a run
+    for s in sorted(summaries, key=lambda s: s.id):
+        runs.update(hash_json(s.to_json()).encode())
     return hash_json(
         [
             env,
-            [s.to_json() for s in sorted(summaries, key=lambda s: s.id)],
+            runs.hexdigest(),
             sorted(specs, key=str),
             sorted(campaigns),
             [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],

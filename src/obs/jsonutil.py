@@ -17,6 +17,9 @@ def jsonable(value: Any) -> Any:
     to_list = getattr(value, "to_json_list", None)  # obs.probetable.IdList: turned into strings only here
     if to_list is not None:
         return to_list()
+    as_summary = getattr(type(value), "summary", None)  # obs.lazysummary.LazySummary: the summary it stands for
+    if as_summary is not None and type(value).__name__ == "LazySummary":
+        return as_summary(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, np.generic):

@@ -24,6 +24,7 @@ from obs.analysis.arms import ArmGroup, arm_stats
 from obs.analysis.campaign import CampaignStats, CandidateStats
 from obs.analysis.campaign_view import CampaignView, ConditionCurve, condition_curve
 from obs.analysis.stats import holm_adjust, recommendation
+from obs.lazysummary import replace_summary
 from obs.sitemodel import Curve, RunSummary
 from obs.vocabulary import names_an_identifier
 
@@ -119,7 +120,7 @@ def arms_metrics(
 ) -> list[MetricView]:
     """Every metric the arms' runs carry curves of, compared across arms like the group's metric."""
     runs = [s for members in group.runs.values() for s in members]
-    as_conditions = [dataclasses.replace(s, condition=arm) for arm, members in group.runs.items() for s in members]
+    as_conditions = [replace_summary(s, condition=arm) for arm, members in group.runs.items() for s in members]
     conditions = [(arm, arm) for arm in group.arms]
     out: list[MetricView] = []
     flags = {f for s in runs for f in s.flags}  # identifiers and yes/no flags are never metrics (obs.analysis.tiers)

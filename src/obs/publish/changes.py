@@ -15,11 +15,12 @@ import hashlib
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from obs import urls
+from obs.lazysummary import replace_summary
 from obs.manifest import ShardError, read_runs, record_json
 from obs.sitemodel import ChangeState, RunSummary
 
@@ -209,4 +210,5 @@ def annotate(summaries: list[RunSummary], changes: Changes | None) -> list[RunSu
     """Every run marked with `changed` (None without a comparison), for the leaderboard badge."""
     if changes is None and all(s.changed is None for s in summaries):
         return summaries  # nothing to mark: no copy of every summary
-    return [replace(s, changed=changes.states.get(s.id) if changes is not None else None) for s in summaries]
+    # a lazy summary stays lazy (obs.lazysummary): the mark is kept beside its bytes
+    return [replace_summary(s, changed=changes.states.get(s.id) if changes is not None else None) for s in summaries]

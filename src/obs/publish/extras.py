@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from urllib.parse import quote
 from obs import urls
 from obs.build import BuildOptions, BuildResult, build_site
 from obs.jsonutil import dumps
+from obs.lazysummary import replace_summary
 from obs.ledger import ARCHIVE_DIR, Ledger, read_ledger
 from obs.pipeline import SourceTree
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
@@ -79,7 +80,9 @@ class PublishExtras:
 
     def on_summaries(self, summaries: list[RunSummary]) -> list[RunSummary]:
         views = [self._ledger_view(s) for s in summaries]
-        out = [s if view == s.ledger else replace(s, ledger=view) for s, view in zip(summaries, views, strict=True)]
+        out = [
+            s if view == s.ledger else replace_summary(s, ledger=view) for s, view in zip(summaries, views, strict=True)
+        ]
         negative = self.tree.cfg.is_negative_check if self.tree else (lambda _: False)
         self.changes = compare(self.old, out, negative) if self.old is not None else None
         return annotate(out, self.changes)

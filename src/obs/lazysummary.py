@@ -1,0 +1,128 @@
+"""Run summaries held as their JSON bytes, decoded when read: the pages over all runs without every run's
+`RunSummary` in memory (issue 32).
+
+A `RunSummary` object is ~8.3 KB in memory, its JSON ~2.4 KB, and the build cache already holds the JSON
+(`cache.RunEntry.summary`). A `LazySummary` keeps a reference to those bytes and the few fields that page
+families filter, group and sort every run by (id, slug, spec, campaign, date, status, ...: the compact
+record of a run), ~0.4 KB; any other attribute decodes the summary, and the last `RECENT` summaries
+decoded are kept, so a template reading twenty fields of one row decodes it once. A family that goes
+over every run decodes them one after the other and holds none of them.
+
+It reads like the `RunSummary` it stands for (attributes, methods, `to_json`), so the page families and
+templates are unchanged and the pages are the same bytes. `replace_summary` replaces fields on either kind
+(a publish plugin's `changed` and `ledger` marks): on a lazy one, as overrides applied after decoding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
+
+from obs.sitemodel import RunSummary
+
+RECENT = 512  # decoded summaries kept (~4 MB): a row's fields read together decode it once
+# What families filter, group and sort all runs by: kept on the record, so such a pass decodes nothing.
+HOT = ("id", "slug", "spec", "campaign", "condition", "seed", "arm", "date", "status", "baseline", "revision")
+
+_recent: OrderedDict[LazySummary, RunSummary] = OrderedDict()  # the last summaries decoded
+
+
+class LazySummary:
+    """One run's summary as its JSON bytes and its `HOT` fields; everything else decoded on access."""
+
+    __slots__ = ("_data", "_over", "__weakref__", *HOT)
+
+    # the HOT fields, set in __init__ (declared for type checkers)
+    id: str
+    slug: str
+    spec: str | None
+    campaign: str | None
+    condition: str | None
+    seed: int | None
+    arm: str | None
+    date: str | None
+    status: str
+    baseline: str | None
+    revision: str | None
+
+    def __init__(self, data: bytes, over: dict[str, Any] | None = None) -> None:
+        object.__setattr__(self, "_data", data)
+        object.__setattr__(self, "_over", over or None)
+        full = _decode(self)  # raises SummaryError for bytes that are not a summary of this version
+        for name in HOT:
+            object.__setattr__(self, name, getattr(full, name))
+
+    def summary(self) -> RunSummary:
+        """The `RunSummary` this stands for (decoded, or one of the last decoded)."""
+        return _decode(self)
+
+    def __getattr__(self, name: str) -> Any:  # only for names that are not slots
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(_decode(self), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazySummary):
+            return self is other or self.summary() == other.summary()
+        if isinstance(other, RunSummary):
+            return self.summary() == other
+        return NotImplemented
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return repr(self.summary())
+
+    def __reduce__(self) -> tuple[Any, ...]:  # sent to another process as the summary itself
+        return (_identity, (self.summary(),))
+
+
+def _identity(summary: RunSummary) -> RunSummary:
+    return summary
+
+
+def _decode(lazy: LazySummary) -> RunSummary:
+    found = _recent.get(lazy)  # keyed by the object itself (identity: its hash is object.__hash__)
+    if found is not None:
+        _recent.move_to_end(lazy)
+        return found
+    summary = RunSummary.from_json(object.__getattribute__(lazy, "_data"))
+    over = object.__getattribute__(lazy, "_over")
+    if over:
+        summary = dataclasses.replace(summary, **over)
+    _recent[lazy] = summary
+    if len(_recent) > RECENT:
+        _recent.popitem(last=False)
+    return summary
+
+
+def lazy_summaries(data: Iterable[bytes]) -> list[RunSummary]:
+    """Each summary's JSON bytes as a `LazySummary`, typed as the `RunSummary` it stands for."""
+    return cast("list[RunSummary]", [LazySummary(d) for d in data])
+
+
+def replace_summary(summary: RunSummary, **changes: Any) -> RunSummary:
+    """`dataclasses.replace` for a `RunSummary` or a `LazySummary` (which stays lazy, the changes kept beside
+    its bytes)."""
+    if isinstance(summary, LazySummary):
+        lazy = cast("LazySummary", summary)
+        over = {**(object.__getattribute__(lazy, "_over") or {}), **changes}
+        if any(name in HOT for name in changes):
+            return cast("RunSummary", LazySummary(object.__getattribute__(lazy, "_data"), over))
+        new = object.__new__(LazySummary)  # the record's fields are unchanged: nothing to decode
+        object.__setattr__(new, "_data", object.__getattribute__(lazy, "_data"))
+        object.__setattr__(new, "_over", over)
+        for name in HOT:
+            object.__setattr__(new, name, getattr(lazy, name))
+        return cast("RunSummary", new)
+    return dataclasses.replace(summary, **changes)
+
+
+def materialized(summaries: Sequence[RunSummary]) -> list[RunSummary]:
+    """Plain `RunSummary` objects (for a caller that needs the dataclass itself)."""
+    return [s.summary() if isinstance(s, LazySummary) else s for s in summaries]
