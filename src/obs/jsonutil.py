@@ -17,9 +17,8 @@ def jsonable(value: Any) -> Any:
     to_list = getattr(value, "to_json_list", None)  # obs.probetable.IdList: turned into strings only here
     if to_list is not None:
         return to_list()
-    as_summary = getattr(type(value), "summary", None)  # obs.lazysummary.LazySummary: the summary it stands for
-    if as_summary is not None and type(value).__name__ == "LazySummary":
-        return as_summary(value)
+    if type(value).__name__ == "LazySummary":  # obs.lazysummary: never written as its repr by the fallback below
+        raise TypeError("a lazy run summary is written through its to_json()")
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, np.generic):
