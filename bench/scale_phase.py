@@ -89,11 +89,7 @@ def main() -> None:
         data.append(exact_bytes(orjson.dumps(s.to_json())))
         made[i] = None  # type: ignore[call-overload]
     del made
-    summaries: list[RunSummary]
-    if args.objects:
-        summaries = [RunSummary.from_json(d) for d in data]
-    else:
-        summaries = lazy_summaries(data)
+    summaries = [RunSummary.from_json(d) for d in data] if args.objects else lazy_summaries(data)
     ids = {s.id: s.slug for s in summaries}
     specs = {s.spec: Spec(id=s.spec, source_dir=Path(s.spec)) for s in summaries if s.spec}
     layout = urls.SiteLayout.make(ids, specs, [])

@@ -9,14 +9,14 @@ import tracemalloc
 
 import orjson
 import pytest
-from summaries import make_summary
-from synthetic_site import synthetic_pages, synthetic_summaries
 
 from obs import lazysummary
 from obs.cache import RunEntry, exact_bytes
 from obs.jsonutil import dumps
 from obs.lazysummary import LazySummary, lazy_summaries, materialized, replace_summary
 from obs.sitemodel import RunSummary, SummaryError
+from summaries import make_summary
+from synthetic_site import synthetic_pages, synthetic_summaries
 
 
 def _bytes(s: RunSummary) -> bytes:
