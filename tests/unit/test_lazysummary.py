@@ -6,12 +6,13 @@ from __future__ import annotations
 import dataclasses
 import sys
 import tracemalloc
+from pathlib import Path
 
 import orjson
 import pytest
 
 from obs import lazysummary
-from obs.cache import RunEntry, exact_bytes
+from obs.cache import STATE_FILE, BuildCache, RunEntry, exact_bytes
 from obs.jsonutil import dumps
 from obs.lazysummary import LazySummary, lazy_summaries, materialized, replace_summary
 from obs.sitemodel import RunSummary, SummaryError
@@ -78,3 +79,20 @@ def test_cached_summary_bytes_are_their_own_size() -> None:
     finally:
         tracemalloc.stop()
     assert held < 3 * sys.getsizeof(entries[0].summary)
+
+
+def test_the_cache_reads_back_an_entry_a_line(tmp_path: Path) -> None:
+    """The cache file is parsed a line at a time (format 2): what was saved is what is read back."""
+    cache = BuildCache(tmp_path / "cache")
+    s = make_summary(id="r1")
+    cache.runs = {"r1": RunEntry("k", "r1", ["runs/r1/index.html"], _bytes(s), "d", [{"message": "m"}])}
+    cache.file_hashes = {"/x/metrics.jsonl": [1, 2, 3, "sha"]}
+    cache.peeks = {"/x/run.yaml": [1, 2, 3, "r1", None]}
+    cache.pages = {"site": {"key": "k", "files": ["index.html"]}}
+    cache.save({"/x/metrics.jsonl", "/x/run.yaml"})
+    back = BuildCache.open(tmp_path / "cache")
+    assert back.runs["r1"] == cache.runs["r1"]
+    assert RunSummary.from_json(back.runs["r1"].summary) == s
+    assert (back.file_hashes, back.peeks, back.pages) == (cache.file_hashes, cache.peeks, cache.pages)
+    (tmp_path / "cache" / STATE_FILE).write_bytes(b"not json\n")
+    assert BuildCache.open(tmp_path / "cache").runs == {}  # a damaged cache is ignored

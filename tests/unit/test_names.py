@@ -8,7 +8,7 @@ from pathlib import Path
 
 import orjson
 
-from obs.cache import BuildCache, hash_json
+from obs.cache import STATE_FILE, BuildCache, hash_json
 from obs.safepaths import shown_name, valid_name
 
 BAD = os.fsdecode(b"caf\xe9")  # 'caf\udce9'
@@ -33,5 +33,8 @@ def test_the_cache_saves_without_them(tmp_path: Path) -> None:
     cache.file_hashes = {bad: [1, 2, 3, "a"], good: [1, 2, 3, "b"]}
     cache.peeks = {bad: [1, 2, 3, "id", None]}
     cache.save({bad, good})
-    state = orjson.loads((tmp_path / "cache" / "state.json").read_bytes())
-    assert list(state["file_hashes"]) == [good] and state["peeks"] == {}
+    lines = [orjson.loads(line) for line in (tmp_path / "cache" / STATE_FILE).read_bytes().splitlines()[1:]]
+    assert [key for kind, key, _ in lines if kind == "f"] == [good]
+    assert [key for kind, key, _ in lines if kind == "p"] == []
+    reopened = BuildCache.open(tmp_path / "cache")
+    assert reopened.file_hashes == {good: [1, 2, 3, "b"]} and reopened.peeks == {}
