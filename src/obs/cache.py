@@ -29,9 +29,9 @@ from obs.safepaths import real
 from obs.write import OutputError, current_version, output_location
 
 CACHE_FORMAT = 2
-# One JSON document a line: a header, then each page group ("g"), file hash ("f"), run.yaml peek ("p") and run
-# entry ("r"), each parsed on its own. As one document (format 1) parsing took ~6 times the file's size at once (orjson's
-# parse arena: 41 MB for 2,000 runs, ~2 GB at 100,000) and writing it held a second copy of it.
+# One JSON document a line: a header, then each page group ("g"), file hash ("f"), run.yaml peek ("p") and
+# run entry ("r"), each parsed on its own. As one document (format 1) parsing took ~6 times the file's size
+# at once (orjson's parse arena: 41 MB for 2,000 runs, ~2 GB at 100,000); writing it held a second copy.
 STATE_FILE = "state.jsonl"
 
 
