@@ -222,6 +222,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             seed_level_hint=seed_level,
             measurement=measurement,
             recipe=recipe,
+            compiler_gate=run.gate,
         )
     )
     return RunReport(
