@@ -67,6 +67,7 @@ class SiteConfig:
     # size_key | series, metric, group_by, label (analysis.sample_efficiency); None: the view is off
     sample_efficiency: dict[str, Any] | None = None
     coupling: list[dict[str, str]] = field(default_factory=list)  # proxy, downstream, label (analysis.coupling)
+    confusion: list[dict[str, str]] = field(default_factory=list)  # expected, predicted, name (analysis.confusion)
     reward_components: dict[str, float] = field(default_factory=dict)  # component -> weight (analysis.reward)
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -256,7 +256,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
         recipe=recipe,
         frozen=frozen,
-        confusion=confusions(run.probe),
+        confusion=confusions(run.probe, cfg.confusion),
         nesting=nesting_errors(run.probe),
         coupling=coupling,
     )
