@@ -7,6 +7,7 @@ numeric series are numpy arrays so long curves stay cheap.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -375,6 +376,16 @@ class Campaign:
     coupling: list[Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     inferred: str = ""  # how discovery formed a campaign that no campaign.yaml declares (obs.layout), else ""
+
+    def condition_order(self, present: Iterable[str | None] = ()) -> list[str]:
+        """The one order of the conditions on the campaign's page, in its analysis.json and in `obs summary
+        --campaign`: the baseline condition first (the reference), then the others in campaign.yaml's order (a
+        campaign that names none: its runs' conditions `present`, sorted). Within a pair the later one is named
+        first and the difference is later minus earlier, so a pair with the baseline reads candidate − baseline
+        in the cards and in the matrix alike."""
+        names = [c.name for c in self.conditions] or sorted({p for p in present if p})
+        base = self.baseline_condition
+        return ([base] if base in names else []) + [n for n in names if n != base]
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ from obs.analysis.stats import (
     welch,
 )
 from obs.model import Campaign, PairedSpec
-from obs.numbers import num, p_text, plural
+from obs.numbers import num, p_text, pct, plural, pp
 from obs.sitemodel import RunSummary
 
 __all__ = [
@@ -71,6 +71,7 @@ __all__ = [
     "campaign_stats",
     "finals_from_summaries",
     "metric_is_rate",
+    "reads_in_pp",
 ]
 
 Verdict = Literal["CONFIRMED", "FAILED", "INCONCLUSIVE"]
@@ -277,6 +278,7 @@ class CampaignStats:
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     paired_table: ConfigTable | None = None
+    in_pp: bool = False  # a rate: values read in %, differences in pp (reads_in_pp), on the page and in its sentences
 
     @property
     def computed(self) -> bool:
@@ -306,6 +308,38 @@ def _plain(value: Any) -> Any:
 def _signed(x: float | None) -> str:
     text = num_na(x)
     return text if text.startswith(("\u2212", "n/a")) else "+" + text
+
+
+def reads_in_pp(metric: str | None, values: Sequence[float]) -> bool:
+    """Whether a metric's seed-level numbers read in percent and percentage points, as a run page shows a rate:
+    its name says it is a rate and every final value is a proportion. The one rule for the page's tables
+    (render.format.stats_in_pp) and this module's sentences."""
+    return bool(values) and metric_is_rate(metric) and all(0.0 <= v <= 1.0 for v in values)
+
+
+@dataclass(frozen=True)
+class Units:
+    """How the sentences of one metric write its numbers: a rate's values in %, its differences in pp (as the
+    tables beside them do), any other metric's as plain signed numbers."""
+
+    in_pp: bool = False
+
+    def value(self, x: float | None) -> str:
+        return pct(x, missing="n/a") if self.in_pp else num_na(x)
+
+    def diff(self, x: float | None) -> str:
+        """A signed difference: +0.1 pp, −0.04622."""
+        return pp(x, missing="n/a") if self.in_pp else _signed(x)
+
+    def size(self, x: float | None) -> str:
+        """An unsigned amount in the difference's unit (a minimum effect, an sd): 3.0 pp, 0.03."""
+        return f"{pp(x, False, missing='n/a')} pp" if self.in_pp and x is not None and not math.isnan(x) else num_na(x)
+
+    def interval(self, low: float, high: float) -> str:
+        """An interval's bounds, signed, its unit once: −6.1 to +6.3 pp."""
+        if self.in_pp:
+            return f"{pp(low, missing='n/a').removesuffix(' pp')} to {pp(high, missing='n/a')}"
+        return f"{_signed(low)} to {_signed(high)}"
 
 
 def _names(items: Sequence[str]) -> str:
@@ -438,11 +472,12 @@ def _completions_check(
     return Check(key, "completions per condition", required, observed, not short, detail)
 
 
-def _copies(cond: ConditionFinals) -> str | None:
+def _copies(cond: ConditionFinals, units: Units) -> str | None:
     """The zero-variance guard: seeds that all gave the same value are copies of one run."""
     if cond.n >= 2 and cond.sd == 0.0:
         return (
-            f"the seed changed nothing in {cond.label}: its {cond.n} seeds all gave {num_na(cond.mean)}, so they are "
+            f"the seed changed nothing in {cond.label}: its {cond.n} seeds all gave {units.value(cond.mean)}, so they "
+            "are "
             "copies of one run, not replicates (check that the seed reaches the data order, init and sampling)"
         )
     return None
@@ -456,7 +491,7 @@ def min_effect_of(campaign: Campaign) -> float:
     return float(legacy) if legacy is not None else 0.0
 
 
-def _thresholds(campaign: Campaign, c: CandidateStats) -> list[Check]:
+def _thresholds(campaign: Campaign, c: CandidateStats, units: Units) -> list[Check]:
     sign = 1.0 if campaign.higher_is_better else -1.0
     gain = sign * c.delta
     required = min_effect_of(campaign)
@@ -465,14 +500,15 @@ def _thresholds(campaign: Campaign, c: CandidateStats) -> list[Check]:
     # the size is judged on the interval: its bound nearer 0 must clear the minimum effect, not the estimate
     near = None if iv is None else min(sign * iv.low, sign * iv.high)
     met = bool(not math.isnan(gain) and gain > 0.0 and near is not None and near > 0.0 and near >= required)
-    bound = f"; the 95% CI's near bound is {_signed(near)}" if near is not None else "; no interval"
+    bound = f"; the 95% CI's near bound is {units.diff(near)}" if near is not None else "; no interval"
     detail = (
-        f"observed {word} {_signed(gain)}{bound} vs the minimum effect {num_na(required)} (the bound must clear it)"
+        f"observed {word} {units.diff(gain)}{bound} vs the minimum effect {units.size(required)} "
+        "(the bound must clear it)"
         if required
-        else f"observed {word} {_signed(gain)}; no minimum effect set (min_effect), so any {word} counts"
+        else f"observed {word} {units.diff(gain)}; no minimum effect set (min_effect), so any {word} counts"
     )
     checks = [Check("min_effect", f"{word}, 95% CI bound ≥ min_effect", required, near, met, detail)]
-    ci = f"95% CI {_signed(iv.low)} to {_signed(iv.high)}" if iv is not None else (c.welch.problem or "no interval")
+    ci = f"95% CI {units.interval(iv.low, iv.high)}" if iv is not None else (c.welch.problem or "no interval")
     checks.append(
         Check(
             "significance",
@@ -508,8 +544,10 @@ def _sentence(
     c: CandidateStats,
     n_tests: int,
     family_words: str = "",
+    units: Units = Units(),
 ) -> str:
-    """What the numbers say, in words made from those numbers (checked by tests/site/test_words_numbers.py)."""
+    """What the numbers say, in words made from those numbers (checked by tests/site/test_words_numbers.py), in
+    the units of the tables beside them (`units`: a rate's means in %, differences in pp)."""
     metric = campaign.primary_metric or "the primary metric"
     alpha = campaign.alpha
     w = c.welch
@@ -517,15 +555,15 @@ def _sentence(
         return f"{cand.label}: not compared, no run of it has a final value of {metric}."
     direction = "higher" if campaign.higher_is_better else "lower"
     text = (
-        f"{cand.label} averaged {num_na(c.mean)} {metric} over {plural(c.n, 'seed')}, against "
-        f"{num_na(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {_signed(c.delta)} "
+        f"{cand.label} averaged {units.value(c.mean)} {metric} over {plural(c.n, 'seed')}, against "
+        f"{units.value(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {units.diff(c.delta)} "
         f"({direction} is better"
     )
     if w.interval is None or w.p_value is None:
         return text + f"). {(w.problem or 'no test').capitalize()}: no test, no interval."
     iv = w.interval
     text += (
-        f"; 95% Welch CI {_signed(iv.low)} to {_signed(iv.high)}, Hedges' g = {num_na(c.hedges_g)}). "
+        f"; 95% Welch CI {units.interval(iv.low, iv.high)}, Hedges' g = {num_na(c.hedges_g)}). "
         f"Welch's t-test over seeds: t = {num_na(w.t)}, df = {num_na(w.df)}, {p_text(w.p_value)}"
     )
     family_words = family_words or f"{n_tests} candidates"
@@ -537,12 +575,12 @@ def _sentence(
     elif c.recommendation == NEGLIGIBLE:
         text += (
             f"Significant at α = {alpha:g}, but the whole 95% CI is smaller than the minimum effect of interest "
-            f"({num_na(min_effect_of(campaign))})."
+            f"({units.size(min_effect_of(campaign))})."
         )
     elif c.recommendation == SIZE_UNKNOWN:
         text += (
             f"Significant at α = {alpha:g}, but the size is not established: the 95% CI reaches below the minimum "
-            f"effect of interest ({num_na(min_effect_of(campaign))}) as well as above it."
+            f"effect of interest ({units.size(min_effect_of(campaign))}) as well as above it."
         )
     elif iv.excludes_zero():
         text += (
@@ -584,13 +622,14 @@ def campaign_stats(
     family), each candidate's statistics, notes and methods.
     """
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
-    names = [c.name for c in campaign.conditions] or sorted({r.condition for r in runs if r.condition})
+    names = campaign.condition_order(r.condition for r in runs)
     base_name = campaign.baseline_condition
     base_label = labels.get(base_name or "", base_name or "")
     by_cond = {name: [r for r in runs if r.condition == name] for name in names}
     conditions = [_condition_finals(n, labels.get(n, n), n == base_name, by_cond[n]) for n in names]
     base = next((c for c in conditions if c.is_baseline), None)
     problems = _design_problems(campaign, base_name, by_cond, base)
+    units = Units(reads_in_pp(campaign.primary_metric, [v.value for c in conditions for v in c.values]))
 
     min_effect = min_effect_of(campaign)
     tests: list[tuple[ConditionFinals, WelchResult]] = []
@@ -605,7 +644,7 @@ def campaign_stats(
     candidates: list[CandidateStats] = []
     for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
         assert base is not None  # tests is empty otherwise
-        tested = _Tested(w, p_raw, p_adj, n_tests, alpha_used, min_effect, family_words)
+        tested = _Tested(w, p_raw, p_adj, n_tests, alpha_used, min_effect, family_words, units)
         candidates.append(_candidate(campaign, cond, base, tested, by_cond))
 
     correction = _correction(family, n_tests)
@@ -625,8 +664,9 @@ def campaign_stats(
         paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL) for p in paired],
         paired_table=config_table(paired, LEVEL) if paired else None,
         methods=_methods(campaign, correction),
-        notes=_notes(campaign, conditions, candidates),
+        notes=_notes(campaign, conditions, candidates, units),
         problems=problems,
+        in_pp=units.in_pp,
     )
 
 
@@ -691,6 +731,7 @@ class _Tested:
     alpha_used: float  # the first Holm step's level, which planning must reach
     min_effect: float
     family_words: str  # what the adjusted p was adjusted over, as the sentence says it
+    units: Units = Units()
 
 
 def _candidate(
@@ -714,8 +755,9 @@ def _candidate(
         if w.interval is not None
         else NOT_TESTED
     )
-    seeds_needed, power_for = _planning(x, y, g, min_effect, tested.alpha_used)
-    warnings = [msg for msg in (_copies(base), _copies(cond)) if msg]
+    units = tested.units
+    seeds_needed, power_for = _planning(x, y, g, min_effect, tested.alpha_used, units)
+    warnings = [msg for msg in (_copies(base, units), _copies(cond, units)) if msg]
     stats = CandidateStats(
         condition=cond.name,
         label=cond.label,
@@ -739,18 +781,20 @@ def _candidate(
     )
     evidence = _evidence(campaign, cond, base, [*by_cond[cond.name], *by_cond[base.name]])
     unusable = [] if w.interval is not None else [w.problem or "no test"]
-    litmus = _litmus(evidence, _thresholds(campaign, stats), [*warnings, *unusable])
+    litmus = _litmus(evidence, _thresholds(campaign, stats, units), [*warnings, *unusable])
     stats = dataclasses.replace(stats, litmus=litmus)
-    sentence = _sentence(campaign, cond, base, stats, max(tested.n_tests, 1), tested.family_words)
+    sentence = _sentence(campaign, cond, base, stats, max(tested.n_tests, 1), tested.family_words, units)
     return dataclasses.replace(stats, sentence=sentence)
 
 
-def _notes(campaign: Campaign, conditions: list[ConditionFinals], candidates: list[CandidateStats]) -> list[str]:
+def _notes(
+    campaign: Campaign, conditions: list[ConditionFinals], candidates: list[CandidateStats], units: Units
+) -> list[str]:
     """What the page says below the table: conditions whose seeds are copies, pooled counts being descriptive,
     unknown keys of campaign.yaml."""
     notes: list[str] = []
     for cond in conditions:
-        if (msg := _copies(cond)) is not None:
+        if (msg := _copies(cond, units)) is not None:
             notes.append(msg[0].upper() + msg[1:] + ".")
     if any(c.pooled is not None for c in candidates):
         notes.append(
@@ -803,7 +847,7 @@ def _methods(campaign: Campaign, correction: str) -> dict[str, str]:
 
 
 def _planning(
-    x: Sequence[float], y: Sequence[float], g: float, min_effect: float, alpha: float
+    x: Sequence[float], y: Sequence[float], g: float, min_effect: float, alpha: float, units: Units
 ) -> tuple[int | None, str]:
     """Seeds per condition for 80% power at `alpha`: for the minimum effect when set, else the observed g."""
     if len(x) < 2 or len(y) < 2:
@@ -812,7 +856,7 @@ def _planning(
     sd = math.sqrt(ss / (len(x) + len(y) - 2))
     if min_effect > 0 and sd > 0:
         return sample_size_for_power(min_effect / sd, alpha=alpha, power=POWER), (
-            f"the minimum effect of interest ({num_na(min_effect)}, {num_na(min_effect / sd)} pooled sd)"
+            f"the minimum effect of interest ({units.size(min_effect)}, {num_na(min_effect / sd)} pooled sd)"
         )
     if math.isnan(g) or math.isinf(g) or g == 0:
         return None, ""

@@ -95,8 +95,9 @@ class CampaignView:
 
 
 def condition_names(campaign: Campaign, runs: Sequence[RunSummary]) -> list[str]:
-    """The campaign's conditions in its order; a campaign that names none has its runs' conditions, sorted."""
-    return [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+    """The campaign's conditions in the one order of its outputs (`Campaign.condition_order`: the baseline first,
+    then campaign.yaml's order)."""
+    return campaign.condition_order(s.condition for s in runs)
 
 
 def campaign_view(

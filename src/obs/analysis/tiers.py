@@ -44,6 +44,7 @@ from obs.analysis.campaign import (
     CandidateStats,
     Family,
     RunFinal,
+    Units,
     campaign_stats,
     finals_from_summaries,
     min_effect_of,
@@ -79,7 +80,8 @@ DIRECTIONAL = (
 
 @dataclass(frozen=True)
 class PairCell:
-    """Condition `b` minus condition `a` on one metric (b later in the campaign's order)."""
+    """Condition `b` minus condition `a` on one metric (b later in `Campaign.condition_order`: the baseline first,
+    so a pair with the baseline is candidate − baseline, as in the comparisons with the baseline)."""
 
     a: str
     b: str
@@ -372,8 +374,9 @@ def campaign_tiers(
             "value logged at a step in the range, both ends included); the campaign's final window by default"
         ),
         "matrix": (
-            "every pair of conditions, later minus earlier in the campaign's order: Welch's t-test over seeds and "
-            "its 95% t interval (not widened for multiplicity), Hedges' g; the labels use p Holm-adjusted over "
+            "every pair of conditions, later minus earlier in the page's order (the baseline first, then "
+            "campaign.yaml's order, so a pair with the baseline is candidate − baseline): Welch's t-test over seeds "
+            "and its 95% t interval (not widened for multiplicity), Hedges' g; the labels use p Holm-adjusted over "
             "every pair of every tested metric"
         ),
         "order": (
@@ -466,6 +469,7 @@ def _cell(t: TieredMetric, lower: str, upper: str) -> tuple[PairCell | None, flo
 
 def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
     labels = {c.name: c.label for c in t.stats.conditions}
+    units = Units(t.stats.in_pp)
     steps: list[OrderStep] = []
     alpha = campaign.alpha
     for lower, upper in zip(campaign.expected_order, campaign.expected_order[1:], strict=False):
@@ -489,7 +493,7 @@ def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
                 lower,
                 upper,
                 state,
-                f"{up_l} above {lo_l} {word}: difference {_signed(sign * cell.delta)} "
+                f"{up_l} above {lo_l} {word}: difference {units.diff(sign * cell.delta)} "
                 f"({'higher' if t.higher_is_better else 'lower'} is better), Holm-adjusted {p} at α = {alpha:g}",
             )
         )
@@ -510,11 +514,6 @@ def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
     return OrderCheck(t.name, list(campaign.expected_order), steps, verdict, sentence)
 
 
-def _signed(x: float) -> str:
-    text = num_na(x)
-    return text if text.startswith(("\u2212", "n/a", "-")) else "+" + text
-
-
 # --------------------------------------------------------------------------- planning
 
 
@@ -532,7 +531,8 @@ def _planning(c: CandidateStats, stats: CampaignStats, alpha: float) -> Planning
         sd = math.sqrt(ss / (x.size + y.size - 2))
         if stats.min_effect > 0 and sd > 0:
             d = stats.min_effect / sd
-            effect = f"the minimum effect {num_na(stats.min_effect)} ({num_na(d)} pooled sd of {num_na(sd)})"
+            units = Units(stats.in_pp)
+            effect = f"the minimum effect {units.size(stats.min_effect)} ({num_na(d)} pooled sd of {units.size(sd)})"
         elif math.isfinite(c.hedges_g) and c.hedges_g != 0:
             d = c.hedges_g
             effect = f"the observed effect (Hedges' g = {num_na(d)}; no minimum effect set)"

@@ -481,7 +481,7 @@ def design_text(per_condition: Sequence[int]) -> str:
 def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.SiteLayout) -> dict[str, Any]:
     """What the index shows of a campaign: cheap, no statistics."""
     runs = [s for s in summaries if s.campaign == campaign.id]
-    conditions = [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+    conditions = condition_names(campaign, runs)
     seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
     return {
         "design": design_text([sum(1 for s in runs if s.condition == c) for c in conditions]),
