@@ -369,15 +369,24 @@ def _condition_finals(name: str, label: str, is_baseline: bool, runs: Sequence[R
 
 
 def _pooled(
-    metric: str | None, cand: Sequence[RunFinal], base: Sequence[RunFinal]
+    metric: str | None, cand: Sequence[RunFinal], base: Sequence[RunFinal], final_window: int
 ) -> tuple[PooledCounts | None, str | None]:
-    """Correct/total episodes pooled over seeds (described, not tested), or why there are none."""
+    """Correct/total episodes pooled over seeds (described, not tested), or why there are none: no completions
+    logged, or logged but not counted over this metric's window (summaries count them only in the primary metric's
+    final window: a step window's or another metric's episodes are not known)."""
     if not metric_is_rate(metric):
         return None, f"'{metric}' is not a proportion of episodes, so there are no correct/total counts to pool"
     used = [r for r in (*cand, *base) if r.final is not None]
-    missing = [r.run_id for r in used if r.completions_window is None]
-    if missing:
-        return None, f"no completions logged by {_names(missing)}"
+    unlogged = [r.run_id for r in used if r.completions_window is None and r.completions_total is None]
+    if unlogged:
+        return None, f"no completions logged by {_names(unlogged)}"
+    if any(r.completions_window is None for r in used):
+        # the runs did log completions: what is missing is their count over this metric's window
+        return None, (
+            "the runs logged completions, but obs counts the episodes only behind the campaign's primary metric over "
+            f"its final window (the last {final_window} logged values), not behind {metric} over its declared window, "
+            "so there are no pooled counts"
+        )
     outside = [r.run_id for r in used if r.final is not None and not 0.0 <= r.final <= 1.0]
     if outside:
         return None, f"final values outside [0, 1] in {_names(outside)}, so they are not rates"
@@ -748,7 +757,9 @@ def _candidate(
     y = [v.value for v in base.values]
     # no effect size without a test: copies of one run would pool a zero sd into it (an inflated g)
     g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
-    pooled, pooled_absent = _pooled(campaign.primary_metric, by_cond[cond.name], by_cond[base.name])
+    pooled, pooled_absent = _pooled(
+        campaign.primary_metric, by_cond[cond.name], by_cond[base.name], campaign.final_window
+    )
     # no test (too few seeds, or seeds that are copies of one run): "not tested", never "not significant"
     rec = (
         recommendation(p_adj, w.estimate, w.interval, campaign.alpha, campaign.higher_is_better, min_effect)

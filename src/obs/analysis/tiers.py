@@ -218,7 +218,17 @@ def _finals(runs: Sequence[RunSummary], metric: str, primary: str | None, window
         value = w.mean if w is not None else (s.finals.get(metric) if window.kind == "final" else None)
         if value is not None and not math.isfinite(value):
             value = None
-        out.append(RunFinal(run_id=s.id, condition=s.condition, seed=s.seed, final=value, last_step=s.last_step))
+        total = s.completions if s.completions is not None and math.isfinite(s.completions) else None
+        out.append(
+            RunFinal(
+                run_id=s.id,
+                condition=s.condition,
+                seed=s.seed,
+                final=value,
+                last_step=s.last_step,
+                completions_total=total,  # logged, but not counted over this window: see campaign._pooled
+            )
+        )
     return out
 
 
