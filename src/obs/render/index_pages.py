@@ -72,6 +72,7 @@ class SiteBuild:
     arm_results: list[tuple[ArmGroup, CampaignStats]] = field(default_factory=list)  # family "arms"
     campaign_stats: dict[str, dict[str, Any]] = field(default_factory=dict)  # family "campaigns"
     seed_levels: dict[str, Any] = field(default_factory=dict)  # family "seed levels"
+    efficiency: bool = False  # family "efficiency": whether the runs in no campaign got their page
     out: MutableMapping[str, bytes] = field(default_factory=dict)  # where the families of many pages write
 
     @functools.cached_property
@@ -117,6 +118,57 @@ def _seed_levels(b: SiteBuild) -> dict[str, bytes]:
     return {urls.SEED_LEVELS: dumps({run: _seed_level_json(level) for run, level in sorted(b.seed_levels.items())})}
 
 
+def _efficiency(b: SiteBuild) -> dict[str, bytes]:
+    """obs.yaml's sample-efficiency and coupling views of the runs that form no campaign, on a page of their own
+    (each campaign's page has its own views of its runs); no page when neither view has a run to show."""
+    cfg = b.site.cfg
+    if not (cfg.sample_efficiency or cfg.coupling):
+        return {}
+    runs = sorted((s for s in b.summaries if s.campaign is None), key=lambda s: s.id)
+    pages = b.memo(
+        "efficiency",
+        [[s.to_json() for s in runs], repr(b.renderer.meta), cfg.sample_efficiency, cfg.coupling, cfg.final_window],
+        functools.partial(efficiency_pages, runs, cfg, b.renderer),
+    )
+    b.efficiency = bool(pages)
+    return pages
+
+
+def efficiency_pages(runs: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+    """The page of `_efficiency`, and its numbers as JSON beside it (`efficiency.json`)."""
+    from obs.analysis.coupling import across_runs
+    from obs.analysis.sample_efficiency import outside_campaigns
+    from obs.render import campaign_views
+
+    declared = {**cfg.sample_efficiency} if cfg.sample_efficiency else {}
+    if declared and not declared.get("metric"):
+        declared["metric"] = cfg.primary_metric  # no campaign's primary metric here: obs.yaml's
+    se = outside_campaigns(declared, runs, cfg.seed_keys, cfg.final_window) if declared else None
+    pairs = [
+        across_runs(runs, pair)
+        for pair in cfg.coupling
+        if any(pair["proxy"] in s.finals or pair["downstream"] in s.finals for s in runs)
+    ]
+    if se is None and not pairs:
+        return {}
+    ctx = {
+        "n_runs": len(runs),
+        "final_window": cfg.final_window,
+        "sample_efficiency": se,
+        "sample_efficiency_chart": campaign_views.efficiency_chart(se) if se is not None else None,
+        "coupling": [{"pair": p, "plot": campaign_views.scatter(p)} for p in pairs],
+    }
+    numbers = {
+        "runs": len(runs),
+        "sample_efficiency": se.as_dict() if se is not None else None,
+        "coupling": [p.as_dict() for p in pairs],
+    }
+    return {
+        urls.EFFICIENCY: renderer.render("efficiency.html", root="", e=ctx, nav="efficiency").encode(),
+        urls.EFFICIENCY_DATA: dumps(numbers),
+    }
+
+
 # The families of many pages write them into `SiteBuild.out` as they come (never all held) and return none.
 
 
@@ -139,11 +191,14 @@ FAMILIES: tuple[PageFamily, ...] = (
     PageFamily("arms", _arms),
     PageFamily("campaigns", _campaigns),
     PageFamily("seed levels", _seed_levels, reads=("arms", "campaigns")),
+    PageFamily("efficiency", _efficiency),
     PageFamily("across runs", _across),
     PageFamily(
         "index",
-        lambda b: _index_page(b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels),
-        reads=("arms", "seed levels"),
+        lambda b: _index_page(
+            b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels, efficiency=b.efficiency
+        ),
+        reads=("arms", "seed levels", "efficiency"),
     ),
     PageFamily(
         "specs",
@@ -250,6 +305,8 @@ def _index_page(
     specs: list[dict[str, Any]],
     arm_groups: list[ArmGroup],
     seed_levels: dict[str, Any],
+    *,
+    efficiency: bool = False,
 ) -> dict[str, bytes]:
     """The index: the leaderboard (its rows past `leaderboard_rows` as a data file), specs, campaigns,
     provenance groups, arm groups and the newest config diffs."""
@@ -304,6 +361,7 @@ def _index_page(
         n_diff_pairs=n_diff_pairs,
         seed_levels=seed_levels,
         not_read=site.not_read,
+        efficiency=efficiency,
     ).encode()
     return pages
 
