@@ -619,6 +619,32 @@ class Family:
     correction: str
 
 
+@dataclass(frozen=True)
+class SeedComparison:
+    """One condition's seeds against another's (x minus y): the difference of means, Welch's test and its interval,
+    Hedges' g. The one computation the candidate-vs-baseline comparisons and the candidate-vs-candidate matrix
+    (obs.analysis.tiers) share; p and g are NaN when there is no test (too few seeds, or copies of one run, whose
+    zero sd would inflate g)."""
+
+    delta: float
+    welch: WelchResult
+    p_value: float
+    hedges_g: float
+
+
+def compare_seeds(x: ConditionFinals, y: ConditionFinals) -> SeedComparison:
+    """`x` against `y`, seeds as the unit (see SeedComparison)."""
+    xs, ys = [v.value for v in x.values], [v.value for v in y.values]
+    w = welch(xs, ys, level=LEVEL)
+    tested = bool(xs and ys and w.interval is not None)
+    return SeedComparison(
+        delta=x.mean - y.mean if xs and ys else math.nan,
+        welch=w,
+        p_value=w.p_value if w.p_value is not None else math.nan,
+        hedges_g=hedges_g(xs, ys) if tested else math.nan,
+    )
+
+
 def campaign_stats(
     campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequence[PairedSpec] = (), family: Family | None = None
 ) -> CampaignStats:
@@ -641,19 +667,16 @@ def campaign_stats(
     units = Units(reads_in_pp(campaign.primary_metric, [v.value for c in conditions for v in c.values]))
 
     min_effect = min_effect_of(campaign)
-    tests: list[tuple[ConditionFinals, WelchResult]] = []
+    tests: list[tuple[ConditionFinals, SeedComparison]] = []
     if not problems and base is not None:
-        y = [v.value for v in base.values]
-        for cond in conditions:
-            if not cond.is_baseline:
-                tests.append((cond, welch([v.value for v in cond.values], y, level=LEVEL)))
-    raw = [w.p_value if w.p_value is not None else math.nan for _, w in tests]
-    adjusted, n_tests, family_words = _adjusted(tests, raw, family)
+        tests = [(cond, compare_seeds(cond, base)) for cond in conditions if not cond.is_baseline]
+    raw = [c.p_value for _, c in tests]
+    adjusted, n_tests, family_words = _adjusted([cond for cond, _ in tests], raw, family)
     alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
     candidates: list[CandidateStats] = []
-    for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
+    for (cond, compared), p_adj in zip(tests, adjusted, strict=True):
         assert base is not None  # tests is empty otherwise
-        tested = _Tested(w, p_raw, p_adj, n_tests, alpha_used, min_effect, family_words, units)
+        tested = _Tested(compared, p_adj, n_tests, alpha_used, min_effect, family_words, units)
         candidates.append(_candidate(campaign, cond, base, tested, by_cond))
 
     correction = _correction(family, n_tests)
@@ -680,7 +703,7 @@ def campaign_stats(
 
 
 def _adjusted(
-    tests: Sequence[tuple[ConditionFinals, WelchResult]], raw: list[float], family: Family | None
+    tested: Sequence[ConditionFinals], raw: list[float], family: Family | None
 ) -> tuple[list[float], int, str]:
     """Each candidate's adjusted p, the number of tests it was adjusted over and how the sentence says them:
     Holm over this metric's candidates, or the family's adjustment over every tested metric × candidate."""
@@ -688,7 +711,7 @@ def _adjusted(
     if family is not None and family.size > 1:
         adjusted = [
             family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan
-            for (cond, _), p in zip(tests, raw, strict=True)
+            for cond, p in zip(tested, raw, strict=True)
         ]
         return adjusted, family.size, family.words
     return holm_adjust(raw), n_tests, f"{n_tests} candidates"
@@ -731,10 +754,9 @@ def _design_problems(
 
 @dataclass(frozen=True)
 class _Tested:
-    """One candidate's Welch test against the baseline, its p before and after Holm, and the family's size."""
+    """One candidate's comparison with the baseline, its p after Holm, and the family's size."""
 
-    welch: WelchResult
-    p_raw: float
+    compared: SeedComparison
     p_adjusted: float
     n_tests: int
     alpha_used: float  # the first Holm step's level, which planning must reach
@@ -752,11 +774,10 @@ def _candidate(
 ) -> CandidateStats:
     """One candidate condition against the baseline: effect size, pooled episodes, recommendation, planning,
     the litmus verdict on the campaign's evidence minimums, and the sentence that says it."""
-    w, p_adj, min_effect = tested.welch, tested.p_adjusted, tested.min_effect
+    w, p_adj, min_effect = tested.compared.welch, tested.p_adjusted, tested.min_effect
     x = [v.value for v in cond.values]
     y = [v.value for v in base.values]
-    # no effect size without a test: copies of one run would pool a zero sd into it (an inflated g)
-    g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
+    g = tested.compared.hedges_g
     pooled, pooled_absent = _pooled(
         campaign.primary_metric, by_cond[cond.name], by_cond[base.name], campaign.final_window
     )
@@ -776,9 +797,9 @@ def _candidate(
         n_baseline=len(y),
         mean=cond.mean,
         mean_baseline=base.mean,
-        delta=cond.mean - base.mean if x else math.nan,
+        delta=tested.compared.delta,
         welch=w,
-        p_value=tested.p_raw,
+        p_value=tested.compared.p_value,
         p_adjusted=p_adj,
         hedges_g=g,
         seeds_needed=seeds_needed,

@@ -39,25 +39,24 @@ from typing import Any
 import numpy as np
 
 from obs.analysis.campaign import (
-    LEVEL,
     CampaignStats,
     CandidateStats,
     Family,
     RunFinal,
     Units,
     campaign_stats,
+    compare_seeds,
     finals_from_summaries,
     min_effect_of,
     num_na,
 )
 from obs.analysis.stats import (
+    NOT_TESTED,
     SIZE_UNKNOWN,
     WelchResult,
-    hedges_g,
     holm_adjust,
     recommendation,
     sample_size_for_power,
-    welch,
 )
 from obs.model import Campaign, MetricDecl, MetricWindow, PairedSpec
 from obs.numbers import p_text, plural
@@ -475,12 +474,10 @@ def _with_matrix(metrics: list[TieredMetric], campaign: Campaign) -> str:
         if not t.tested or len(t.stats.conditions) < 2:
             continue
         for a, b in combinations(t.stats.conditions, 2):
-            x, y = [v.value for v in b.values], [v.value for v in a.values]
-            w = welch(x, y, level=LEVEL)
-            g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
-            p = w.p_value if w.p_value is not None else math.nan
-            delta = b.mean - a.mean if x and y else math.nan
-            raw.append((i, PairCell(a.name, b.name, a.n, b.n, delta, w, p, math.nan, g, "not_tested")))
+            c = compare_seeds(b, a)  # the comparisons with the baseline's computation: later minus earlier
+            raw.append(
+                (i, PairCell(a.name, b.name, a.n, b.n, c.delta, c.welch, c.p_value, math.nan, c.hedges_g, NOT_TESTED))
+            )
     adjusted = holm_adjust([c.p_value for _, c in raw])
     size = sum(1 for _, c in raw if not math.isnan(c.p_value))
     for (i, cell), p_adj in zip(raw, adjusted, strict=True):

@@ -131,7 +131,7 @@ def _efficiency(b: SiteBuild) -> dict[str, bytes]:
         functools.partial(efficiency_pages, runs, cfg, b.renderer),
     )
     b.efficiency = bool(pages)
-    return pages
+    return dict(pages)
 
 
 def efficiency_pages(runs: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
