@@ -99,3 +99,17 @@ def test_no_page_without_a_declaration(tmp_path: Path) -> None:
     assert main(["build", str(tmp_path / "src"), "-o", str(tmp_path / "site"), "--quiet"]) == 0
     assert not (tmp_path / "site" / "efficiency.html").exists()
     assert "efficiency.html" not in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_perfect_rank_order_has_no_zero_width_interval() -> None:
+    """ρ = ±1 over four runs or more: no interval (Fisher's z is infinite there), never `CI +1.00 to +1.00`."""
+    from obs.analysis.coupling import across_runs
+    from summaries import make_summary
+
+    runs = [make_summary(id=f"r{i}", finals={"reward_mean": float(i), "eval/accuracy": 0.1 * i}) for i in range(5)]
+    pair = across_runs(runs, {"proxy": "reward_mean", "downstream": "eval/accuracy"})
+    assert pair.rho == pytest.approx(sps.spearmanr(range(5), range(5)).statistic) == 1.0
+    assert pair.ci is None
+    words = pair.words()
+    assert "no interval: Fisher's z is infinite at ±1" in words and "every run in the same order" in words
+    assert "+1.00 to +1.00" not in words

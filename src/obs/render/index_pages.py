@@ -154,6 +154,8 @@ def efficiency_pages(runs: list[RunSummary], cfg: SiteConfig, renderer: Renderer
     ctx = {
         "n_runs": len(runs),
         "final_window": cfg.final_window,
+        "size_source": str(declared.get("size_key") or declared.get("series") or ""),
+        "size_metric": declared.get("metric"),
         "sample_efficiency": se,
         "sample_efficiency_chart": campaign_views.efficiency_chart(se) if se is not None else None,
         "coupling": [{"pair": p, "plot": campaign_views.scatter(p)} for p in pairs],
