@@ -83,3 +83,19 @@ def test_reads_in_pp_and_units() -> None:
     )
     assert Units(False).interval(-0.061, 0.063) == "−0.061 to +0.063"
     assert Units(True).diff(float("nan")) == "n/a"
+
+
+def test_the_sample_efficiency_table_of_a_rate_reads_in_percent(demo_site: Path) -> None:
+    """data-scaling's eval/accuracy: its statistics read in % and pp, so does its sample-efficiency table."""
+    import json
+
+    from bs4 import BeautifulSoup
+
+    view = json.loads((demo_site / "campaigns/data-scaling/analysis.json").read_text())["sample_efficiency"]
+    soup = BeautifulSoup((demo_site / "campaigns/data-scaling/index.html").read_text(encoding="utf-8"), "html.parser")
+    table = " ".join(soup.select_one("#sample-efficiency table").get_text(" ").split())
+    assert "in percent" in table
+    for line in view["lines"]:
+        for p in line["points"]:
+            low, high = p["ci"]
+            assert f"{100 * p['mean']:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%] n = {p['n']}" in table

@@ -86,6 +86,16 @@ class SampleEfficiency:
     level: float = LEVEL
 
     @property
+    def in_pct(self) -> bool:
+        """A rate reads in percent in the table, as the campaign's statistics beside it (campaign.reads_in_pp): its
+        name says so and every run's value is a proportion."""
+        from obs.analysis.campaign import reads_in_pp
+
+        values = [v for line in self.lines for p in line.points for v in (p.mean, *(p.ci or ()))]
+        values += [float(v) for line in self.lines if line.curve is not None for v in line.curve.mean]
+        return reads_in_pp(self.metric, values)
+
+    @property
     def drawn(self) -> bool:
         return any(len(line.points) >= 1 or line.curve is not None for line in self.lines)
 
