@@ -160,6 +160,19 @@ def _wandb_config(source: RunSource) -> dict[str, Any]:
     return unwrapped
 
 
+def _wandb_summary(source: RunSource) -> dict[str, Any]:
+    """A W&B run's `wandb-summary.json` (its first 64 KB, as a log's first record is read), else {}."""
+    summary = next((f for f in source.files if f.name == "wandb-summary.json"), None)
+    if summary is None:
+        return {}
+    try:
+        with open(summary, "rb") as fh:
+            value = orjson.loads(fh.read(HEAD_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return {}  # larger or damaged: the W&B reader names it when the run is read
+    return value if isinstance(value, dict) else {}
+
+
 def _wandb_record_place(source: RunSource) -> Place:
     """A W&B run's condition and seed from the run record of its binary file: a `condition:` tag, else the group;
     a `seed:` tag. Nothing when the run has no binary file or the SDK (the extra obs[wandb]) is not installed."""
@@ -222,6 +235,8 @@ def place_of(source: RunSource, root: Path, declared: tuple[str, ...] = ()) -> P
             cond, cond_from = parsed[0], "folder name"
         if seed is None:
             seed, seed_from = parsed[1], "folder name"
+    if not record and source.adapter == "wandb":  # no log: the summary's final values name what the run logged
+        record = {k: v for k, v in _wandb_summary(source).items() if not k.startswith("_")}  # _step, _runtime
     metrics = tuple(
         k
         for k, v in record.items()

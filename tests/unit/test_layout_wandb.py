@@ -48,6 +48,8 @@ def test_the_group_is_the_condition_and_a_seed_tag_the_seed(tmp_path: Path) -> N
     assert [c.name for c in campaign.conditions] == ["grpo", "sepa"] and campaign.seeds == [1, 2]
     assert "the W&B runs' group (wandb.init(group=...), from their run-*.wandb files)" in campaign.inferred
     assert "the W&B runs' tags seed:<n>" in campaign.inferred
+    # no log to take a first record from: the summary's final values name the primary metric
+    assert campaign.primary_metric == "correct_rate" and "primary metric correct_rate" in campaign.inferred
     notices = [d.message for d in tree.diags.items if d.severity == "info" and "inferred" in d.message]
     assert notices == [campaign.inferred]
     run = load_run(tree, next(p for p in tree.plan.runs if p.id.endswith("sepa2")))
