@@ -69,6 +69,7 @@ class Kind:
 
     expected = "a value"
     type_doc = "any"
+    py_type = "Any"  # the Python type of what `parse` returns: the model's attribute is generated with it
 
     def __init__(self, *, expected: str | None = None, type_doc: str | None = None) -> None:
         if expected is not None:
@@ -90,6 +91,7 @@ class Text(Kind):
 
     expected = "a string"
     type_doc = "string"
+    py_type = "str"
 
     def __init__(self, *, numbers: bool = True, expected: str | None = None) -> None:
         super().__init__(expected=expected)
@@ -125,6 +127,7 @@ class Markdown(Kind):
 
     expected = "Markdown text or a list of strings"
     type_doc = "Markdown or list of strings"
+    py_type = "str"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if isinstance(value, str):
@@ -144,6 +147,7 @@ class Integer(Kind):
 
     expected = "an integer"
     type_doc = "int"
+    py_type = "int"
 
     def __init__(
         self,
@@ -173,6 +177,7 @@ class Number(Kind):
 
     expected = "a number"
     type_doc = "number"
+    py_type = "float"
 
     def __init__(
         self,
@@ -204,6 +209,7 @@ class Number(Kind):
 class Boolean(Kind):
     expected = "true or false"
     type_doc = "true/false"
+    py_type = "bool"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, bool):
@@ -213,6 +219,8 @@ class Boolean(Kind):
 
 class Choice(Kind):
     """One of `options`; `fold_case` accepts `Finished`; `keep_unknown` keeps another value (with a warning)."""
+
+    py_type = "str"
 
     def __init__(self, options: tuple[str, ...], *, fold_case: bool = True, keep_unknown: bool = False) -> None:
         super().__init__(expected=f"one of {', '.join(options)}", type_doc=" ".join(f"`{o}`" for o in options))
@@ -241,6 +249,7 @@ class Mapping_(Kind):
     def __init__(self, *, values: Kind | None = None, expected: str | None = None, type_doc: str | None = None) -> None:
         super().__init__(expected=expected, type_doc=type_doc)
         self.values = values
+        self.py_type = f"dict[str, {values.py_type if values else 'Any'}]"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, dict):
@@ -255,6 +264,7 @@ class Strings(Kind):
 
     expected = "a list of strings"
     type_doc = "list of strings"
+    py_type = "list[str]"
 
     def __init__(self, *, single: bool = True, numbers: bool = True, expected: str | None = None) -> None:
         super().__init__(expected=expected)
@@ -275,12 +285,19 @@ class Items(Kind):
 
     expected = "a list"
     type_doc = "list"
+    py_type = "list[Any]"
 
     def __init__(
-        self, *, item: Callable[[Any, YamlFields, str], Any] | None = None, expected: str | None = None
+        self,
+        *,
+        item: Callable[[Any, YamlFields, str], Any] | None = None,
+        expected: str | None = None,
+        py_type: str | None = None,
     ) -> None:
         super().__init__(expected=expected or None)
         self.item = item
+        if py_type is not None:
+            self.py_type = py_type
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, list):
@@ -299,6 +316,7 @@ class Nested(Kind):
     """A mapping with declared keys of its own (`decision:`, `sweeps:`): each one checked as a field."""
 
     expected = "a mapping"
+    py_type = "Reading"
 
     def __init__(self, schema: Schema, *, expected: str | None = None) -> None:
         super().__init__(expected=expected)
@@ -318,6 +336,7 @@ class Gates(Kind):
 
     expected = "a list of gates (a string, or a mapping with expr, name, label)"
     type_doc = "list of gates"
+    py_type = "list[dict[str, str]]"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, list):
@@ -447,6 +466,7 @@ class MetricTiers(Kind):
 
     expected = "a list of metric names or a mapping of metric name to {tier, direction, window, unit}"
     type_doc = "list of names, or mapping of name → `{tier, direction, window, unit, min_effect}`"
+    py_type = "list[MetricDecl]"
 
     default_tier = "secondary"
 
@@ -504,6 +524,7 @@ class MetricSettings(MetricTiers):
 
     expected = "a list of metric names or a mapping of metric name to {better, tier, direction, window, unit}"
     type_doc = "list of names, or mapping of name → `{better, tier, window, unit, min_effect}`"
+    py_type = "dict[str, dict[str, Any]]"
     default_tier = ""
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
@@ -542,6 +563,11 @@ class Field:
     `default_doc` is how the docs (and messages) show a default that is not a plain value ("the
     folder name"); `type_doc` overrides the kind's type column; `outcome_doc` what a wrong value
     leads to when it is not the file's usual consequence.
+
+    The model's attribute of the same name (Run, Spec, Campaign, SiteConfig) is generated from the field
+    (obs.model_code): its type is the kind's `py_type` (or `attr_type`, when the reader turns the value into
+    a model object), `| None` when there is no default, and its default the declared one (or the Python
+    expression `model_default`). `held=False`: the reader uses the value itself and no attribute holds it.
     """
 
     name: str
@@ -551,6 +577,9 @@ class Field:
     default_doc: str = ""
     type_doc: str = ""
     outcome_doc: str = ""
+    held: bool = True
+    attr_type: str = ""
+    model_default: str = ""
 
     def default_value(self) -> Any:
         return copy.deepcopy(self.default)
@@ -721,6 +750,7 @@ CONTRACT = Field(
     ContractVersion(),
     "contract version; another number than one this obs reads is an error, and the file is read as version 1",
     default=1,
+    held=False,
 )
 _MARKDOWN = Markdown()
 _TEXT = Text()
@@ -761,6 +791,8 @@ RUN_YAML = Schema(
             "lifecycle; without it the run's format decides when its files say (an MLflow status, a trainer "
             "state that reached `max_steps`), else the status is `unknown`",
             default_doc="`unknown`",
+            attr_type="str",
+            model_default="UNKNOWN",
         ),
         Field("baseline", _TEXT, "id of the run this one is compared with"),
         Field(
@@ -830,12 +862,13 @@ RUN_YAML = Schema(
         ),
         Field("tags", Strings(), "free labels", default=[]),
         Field("lessons", _MARKDOWN, "what was learned", default=""),
-        Field("decision", Nested(DECISION), "the recorded decision"),
-        Field("step_key", _TEXT, "for a generic metrics log: the key that holds the step"),
+        Field("decision", Nested(DECISION), "the recorded decision", attr_type="Decision"),
+        Field("step_key", _TEXT, "for a generic metrics log: the key that holds the step", held=False),
         Field(
             "metrics_file",
             _TEXT,
             "a metrics log with another name than `metrics.jsonl` (relative, inside the run folder)",
+            held=False,
         ),
     ),
     unknown="unknown field '{name}' (not in contract v1); shown under other fields",
@@ -945,6 +978,8 @@ SAMPLE_EFFICIENCY = Schema(
 class SampleEfficiencyKind(Nested):
     """obs.yaml `sample_efficiency:`: exactly one of `size_key` and `series`, else the view is off and said."""
 
+    py_type = "dict[str, Any]"
+
     def __init__(self) -> None:
         super().__init__(SAMPLE_EFFICIENCY, expected="a mapping with size_key or series (and metric, group_by)")
 
@@ -963,6 +998,7 @@ class Couplings(Kind):
 
     expected = "a list of {proxy, downstream} mappings"
     type_doc = "list of `{proxy, downstream, label}`"
+    py_type = "list[dict[str, str]]"
     KNOWN = ("proxy", "downstream", "label")
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
@@ -1002,6 +1038,7 @@ class Weights(Kind):
 
     expected = "a mapping of reward component name to its weight"
     type_doc = "mapping of component → weight"
+    py_type = "dict[str, float]"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, dict):
@@ -1028,18 +1065,23 @@ CAMPAIGN_YAML = Schema(
         Field("question", _MARKDOWN, "what the campaign is trying to show", default="", type_doc="Markdown"),
         Field(
             "conditions",
-            Items(expected="a list of condition names or {name, label, description} mappings", item=_condition),
+            Items(
+                expected="a list of condition names or {name, label, description} mappings",
+                item=_condition,
+                py_type="list[dict[str, str]]",
+            ),
             "the conditions compared",
             default=[],
             outcome_doc="ignored",
             type_doc="list of names, or of mappings `{name, label, description}`",
+            attr_type="list[Condition]",
         ),
         Field("baseline_condition", _TEXT, "the condition the others are compared with"),
         Field("primary_metric", _TEXT, "metric compared across conditions (e.g. `correct_rate`)"),
         Field("higher_is_better", Boolean(), "`false` for losses", default=True),
         Field(
             "seeds",
-            Items(expected="a list of integers", item=_seed),
+            Items(expected="a list of integers", item=_seed, py_type="list[int]"),
             "the planned seeds (to show which are missing)",
             default=[],
             outcome_doc="ignored",
@@ -1062,6 +1104,7 @@ CAMPAIGN_YAML = Schema(
             Nested(EVIDENCE),
             "minimums for a litmus verdict, checked for each candidate and the baseline condition",
             default={},
+            attr_type="dict[str, float]",
         ),
         Field(
             "min_effect",
@@ -1070,7 +1113,7 @@ CAMPAIGN_YAML = Schema(
             "smaller than this is its own outcome and never CONFIRMED (`litmus.min_delta` is its older name)",
             default_doc="`litmus.min_delta`, else 0",
         ),
-        Field("litmus", Nested(LITMUS), "thresholds of the litmus verdict", default={}),
+        Field("litmus", Nested(LITMUS), "thresholds of the litmus verdict", default={}, attr_type="dict[str, float]"),
         Field(
             "metrics",
             MetricTiers(),
@@ -1097,6 +1140,8 @@ CAMPAIGN_YAML = Schema(
             default=[],
             outcome_doc="ignored",
             type_doc="list of `{a, b, ...}`",
+            # each entry with its two result files read (obs.discover): a changed file changes the campaign
+            attr_type="list[PairedSpec]",
         ),
         Field(
             "sample_efficiency",
@@ -1336,6 +1381,7 @@ OBS_YAML = Schema(
             default=THRESHOLDS.defaults(),
             type_doc="mapping of name → number",
             default_doc="docs/reading-a-report.md",
+            attr_type="dict[str, float]",
         ),
         Field(
             "higher_is_better",
@@ -1388,15 +1434,30 @@ OBS_YAML = Schema(
             default=[],
             outcome_doc="no gate is checked",
         ),
-        Field("sweeps", Nested(SWEEPS), "the sweeps page (below)", default=SWEEPS.defaults(), default_doc="below"),
+        Field(
+            "sweeps",
+            Nested(SWEEPS),
+            "the sweeps page (below)",
+            default=SWEEPS.defaults(),
+            default_doc="below",
+            attr_type="dict[str, Any]",
+        ),
         Field(
             "trends",
             Nested(TRENDS),
             "momentum windows on spec, campaign and agent learning pages (below)",
             default=TRENDS.defaults(),
             default_doc="below",
+            attr_type="dict[str, int]",
         ),
-        Field("arms", Nested(ARMS), "ablation-arm pages (below)", default=ARMS.defaults(), default_doc="below"),
+        Field(
+            "arms",
+            Nested(ARMS),
+            "ablation-arm pages (below)",
+            default=ARMS.defaults(),
+            default_doc="below",
+            attr_type="dict[str, Any]",
+        ),
         Field(
             "provenance_facets",
             Strings(single=False, numbers=False, expected="a list of provenance keys (e.g. corpus_hash)"),

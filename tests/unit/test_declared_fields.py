@@ -1,17 +1,25 @@
-"""Each YAML file's fields are declared in obs.schema and held by a model class (Run, Spec, Campaign, SiteConfig):
-the two must name the same fields with the same defaults, so a field added to one and not the other fails here
-instead of being dropped (or never validated) in silence. The exceptions are listed, each with its reason."""
+"""Each YAML file's fields are declared in obs.schema and held by a model class (Run, Spec, Campaign, SiteConfig),
+whose attributes are written from the declaration (obs.model_code, by scripts/contract_tables.py): the written code
+must be what the declarations make, and the two must name the same fields with the same defaults, so a field added
+to one and not the other fails here instead of being dropped (or never validated) in silence. The exceptions are
+listed, each with its reason."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from obs.config import SiteConfig
+from obs.adapters.native import RunYamlValues, lay_run_yaml_values
+from obs.config import ObsYamlValues, SiteConfig, lay_obs_yaml_values
 from obs.model import Campaign, Run, Spec
+from obs.model_code import FILES, fill_code_blocks, stale_files
 from obs.schema import CAMPAIGN_YAML, OBS_YAML, RUN_YAML, SPEC_YAML, Schema
+
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 # declared fields that are not attributes: read once by the reader itself
 READ_NOT_HELD = {
@@ -79,3 +87,63 @@ def test_the_model_starts_from_the_declared_defaults(file: str, schema: Schema, 
             assert f.default_factory is not dataclasses.MISSING, f"{model.__name__}.{f.name} has no default"
             default = f.default_factory()
         assert default == declared[f.name], f"{model.__name__}.{f.name}"
+
+
+@pytest.mark.parametrize(("file", "schema", "model"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_the_fields_no_attribute_holds_are_declared_so(file: str, schema: Schema, model: type[Any]) -> None:
+    assert {f.name for f in schema.fields if not f.held} == READ_NOT_HELD[file]
+
+
+def test_the_generated_attributes_and_mappings_are_the_declarations() -> None:
+    assert stale_files(SRC) == [], "run scripts/contract_tables.py to write them again from src/obs/schema.py"
+    text = "".join((SRC / name).read_text("utf-8") for name in FILES)
+    for file in ("run.yaml", "spec.yaml", "campaign.yaml", "obs.yaml"):
+        assert f"# end of the attributes of {file}\n" in text, f"no class holds the attributes of {file}"
+    for file in ("run.yaml", "obs.yaml"):
+        assert f"# end of the values of {file}\n" in text
+
+
+def test_a_stale_or_unknown_generated_block_is_caught() -> None:
+    model = (SRC / "obs/model.py").read_text("utf-8")
+    stale = model.replace("    seed: int | None = None\n", "    seed: str | None = None\n", 1)
+    assert stale != model and fill_code_blocks(stale) == model
+    with pytest.raises(KeyError):
+        fill_code_blocks("# attributes of nothing.yaml: generated from here\n# end of the attributes of nothing.yaml\n")
+    with pytest.raises(KeyError):  # spec.yaml's values are not laid over anything by generated code
+        fill_code_blocks("# values of spec.yaml: generated from here\n# end of the values of spec.yaml\n")
+    with pytest.raises(ValueError):
+        fill_code_blocks("    # attributes of run.yaml: generated from here\n    title: str\n")
+
+
+def test_every_run_yaml_value_given_replaces_the_runs_except_the_decision() -> None:
+    """Each held field reaches its attribute (the decision is laid by hand: written empty, it clears the run's)."""
+    given = {name: object() for name in RunYamlValues.__annotations__}
+    run = Run("r", Path("."))
+    lay_run_yaml_values(run, given)  # type: ignore[arg-type]
+    reached = {name for name, value in given.items() if getattr(run, name) is value}
+    assert reached == {f.name for f in RUN_YAML.fields if f.held} - {"decision"}
+    assert run.decision is None
+
+
+def test_an_empty_run_yaml_value_leaves_the_runs_but_a_seed_of_0_is_a_seed() -> None:
+    run = Run("r", Path("."), title="from the trainer", tags=["hf"], config={"lr": 1}, seed=7)
+    given: RunYamlValues = {"title": "", "tags": [], "config": {}, "seed": 0, "id": ""}
+    lay_run_yaml_values(run, given)
+    assert (run.id, run.title, run.tags, run.config, run.seed) == ("r", "from the trainer", ["hf"], {"lr": 1}, 0)
+
+
+def test_every_obs_yaml_value_given_replaces_the_settings_and_a_nested_one_each_setting() -> None:
+    nested = {"thresholds", "sweeps", "trends", "arms"}
+    given: dict[str, Any] = {
+        name: SimpleNamespace(values={"given": object()}) if name in nested else object()
+        for name in ObsYamlValues.__annotations__
+    }
+    cfg = SiteConfig()
+    lay_obs_yaml_values(cfg, given)  # type: ignore[arg-type]
+    for name, value in given.items():
+        if name in nested:  # the setting given is added, the defaults of the others kept
+            held = getattr(cfg, name)
+            assert held["given"] is value.values["given"] and set(held) - {"given"} == set(getattr(SiteConfig(), name))
+        else:
+            assert getattr(cfg, name) is value, name
+    assert set(given) == {f.name for f in OBS_YAML.fields}

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, cast
 
 from obs.adapters.base import Claim, Holds, LoadContext, RunSource, list_files
 from obs.adapters.shared.ids import folder_id, new_run
@@ -121,10 +121,6 @@ class NativeAdapter:
         return run
 
 
-# Fields of run.yaml that are attributes of the same name on Run, laid over what the run had.
-RUN_ATTRIBUTES = tuple(f.name for f in RUN_YAML.fields if f.name in Run.__dataclass_fields__ and f.name != "decision")
-
-
 def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Reading:
     """Lay a run.yaml over `run` (a new native run, or what another format read): what it gives wins.
 
@@ -133,15 +129,98 @@ def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Re
     attributes (`step_key`, `metrics_file`).
     """
     reading = RUN_YAML.read(YamlFields(doc, path, diags))
-    for name in RUN_ATTRIBUTES:
-        value = reading.values.get(name)
-        if value is not None and value not in ("", [], {}):
-            setattr(run, name, value)
+    lay_run_yaml_values(run, cast(RunYamlValues, reading.values))
     if "decision" in doc.data:  # written, even empty or wrong: it replaces the run's decision
         nested = reading.values.get("decision")
         run.decision = _decision(nested) if nested is not None and doc.data["decision"] else None
     run.other_fields.update(reading.unknown)
     return reading
+
+
+# values of run.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class RunYamlValues(TypedDict, total=False):
+    """The valid values a run.yaml gave (`Reading.values` of its declaration), typed."""
+
+    id: str
+    title: str
+    spec: str
+    campaign: str
+    revision: str
+    date: str
+    status: str
+    baseline: str
+    primary_axis: str
+    target_failure_class: str
+    primary_metric: str
+    hypothesis: str
+    success_criteria: str
+    held_constant: list[str]
+    model: dict[str, Any]
+    config: dict[str, Any]
+    contract: dict[str, Any]
+    data: dict[str, Any]
+    provenance: dict[str, Any]
+    condition: str
+    seed: int
+    arm: str
+    tags: list[str]
+    lessons: str
+    decision: Reading
+
+
+def lay_run_yaml_values(run: Run, given: RunYamlValues) -> None:
+    """Each value a run.yaml gave replaces the Run's (an empty one, `""`, `[]` or `{}`, leaves it)."""
+    if given.get("id"):
+        run.id = given["id"]
+    if given.get("title"):
+        run.title = given["title"]
+    if given.get("spec"):
+        run.spec = given["spec"]
+    if given.get("campaign"):
+        run.campaign = given["campaign"]
+    if given.get("revision"):
+        run.revision = given["revision"]
+    if given.get("date"):
+        run.date = given["date"]
+    if given.get("status"):
+        run.status = given["status"]
+    if given.get("baseline"):
+        run.baseline = given["baseline"]
+    if given.get("primary_axis"):
+        run.primary_axis = given["primary_axis"]
+    if given.get("target_failure_class"):
+        run.target_failure_class = given["target_failure_class"]
+    if given.get("primary_metric"):
+        run.primary_metric = given["primary_metric"]
+    if given.get("hypothesis"):
+        run.hypothesis = given["hypothesis"]
+    if given.get("success_criteria"):
+        run.success_criteria = given["success_criteria"]
+    if given.get("held_constant"):
+        run.held_constant = given["held_constant"]
+    if given.get("model"):
+        run.model = given["model"]
+    if given.get("config"):
+        run.config = given["config"]
+    if given.get("contract"):
+        run.contract = given["contract"]
+    if given.get("data"):
+        run.data = given["data"]
+    if given.get("provenance"):
+        run.provenance = given["provenance"]
+    if given.get("condition"):
+        run.condition = given["condition"]
+    if "seed" in given:
+        run.seed = given["seed"]
+    if given.get("arm"):
+        run.arm = given["arm"]
+    if given.get("tags"):
+        run.tags = given["tags"]
+    if given.get("lessons"):
+        run.lessons = given["lessons"]
+
+
+# end of the values of run.yaml
 
 
 def _decision(reading: Reading) -> Decision:
