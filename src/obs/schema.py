@@ -754,6 +754,13 @@ CONTRACT = Field(
 )
 _MARKDOWN = Markdown()
 _TEXT = Text()
+_FREE_MAPPING = Mapping_()  # free and nested (`config:`, `data:`, ...)
+
+
+def _names(expected: str | None = None) -> Strings:
+    """A list of names or keys (never one string for a list of one, never numbers): obs.yaml's lists."""
+    return Strings(single=False, numbers=False, expected=expected)
+
 
 DECISION = Schema(
     "decision",
@@ -821,17 +828,17 @@ RUN_YAML = Schema(
             default=[],
             type_doc="list of axis names",
         ),
-        Field("model", Mapping_(), "model configuration (name, params, layers, d_model, context, ...)", default={}),
+        Field("model", _FREE_MAPPING, "model configuration (name, params, layers, d_model, context, ...)", default={}),
         Field(
             "config",
-            Mapping_(),
+            _FREE_MAPPING,
             "training configuration; diffed against the baseline's",
             default={},
             type_doc="mapping (free, nested)",
         ),
         Field(
             "contract",
-            Mapping_(),
+            _FREE_MAPPING,
             "versions of the contracts the run trained against: `dsl`, `compiler`, `tokenizer`, `probe`, ...; "
             "when one of those four differs from the baseline's or the spec's, the two are not one measurement: "
             "no significance claim, no promote",
@@ -839,14 +846,14 @@ RUN_YAML = Schema(
         ),
         Field(
             "data",
-            Mapping_(),
+            _FREE_MAPPING,
             "`dataset_version`, `rows`, `packed_tokens`, `effective_epochs`, `tokenizer_size`, `reserved_tokens`, "
             "`context`, `p95_prompt_tokens`, `p95_output_tokens`, `decode_budget`",
             default={},
         ),
         Field(
             "provenance",
-            Mapping_(),
+            _FREE_MAPPING,
             "where data and code came from: `corpus_hash`, `dataset_version`, `ontology_catalog`, `code_commit`, "
             "`tokenizer`, `chat_template`, adapter hashes, ...; shown on the run card, diffed against the baseline, "
             "and the leaderboard filters and groups runs by it",
@@ -878,19 +885,27 @@ RUN_YAML = Schema(
 # ---------------------------------------------------------------------------------------------------------------
 # spec.yaml and campaign.yaml
 
-_TITLE = Field("title", _TEXT, "title", default="")
 _MIN_EFFECT = Number(minimum=0.0, expected="a number >= 0", type_doc="number ≥ 0")
+
+
+def _folder_head(what: str, question: str) -> tuple[Field, ...]:
+    """The fields a spec.yaml and a campaign.yaml begin with: contract version, id (by default the folder's
+    name), title and the question the folder's runs answer."""
+    return (
+        CONTRACT,
+        Field("id", _TEXT, f"{what} id", default_doc="the folder name"),
+        Field("title", _TEXT, "title", default=""),
+        Field("question", _MARKDOWN, question, default="", type_doc="Markdown"),
+    )
+
 
 SPEC_YAML = Schema(
     "spec.yaml",
     (
-        CONTRACT,
-        Field("id", _TEXT, "spec id", default_doc="the folder name"),
-        _TITLE,
-        Field("question", _MARKDOWN, "what this spec line is trying to prove", default="", type_doc="Markdown"),
+        *_folder_head("spec", "what this spec line is trying to prove"),
         Field(
             "contract",
-            Mapping_(),
+            _FREE_MAPPING,
             "the frozen contract versions of the line; a rung whose `dsl`, `compiler`, `tokenizer` or `probe` "
             "differs is not one measurement with the line (no significance claim, no promote)",
             default={},
@@ -937,10 +952,24 @@ LITMUS = Schema(
     extra=Number(),
 )
 
+
+def _settings(title: str, fields: tuple[Field, ...], *, one: str = "", uses_defaults: bool = True) -> Schema:
+    """A nested mapping of obs.yaml settings (`thresholds:`, `sweeps:`, ...): an unknown key is a warning naming
+    the known ones (`one`: what a key is called, by default "<title> setting"); a wrong value falls back to its
+    declared default when `uses_defaults`."""
+    return Schema(
+        title,
+        fields,
+        unknown=f"unknown {one or title + ' setting'} '{{key}}' (known: {{known}})",
+        unknown_severity="warning",
+        uses_defaults=uses_defaults,
+    )
+
+
 # The views across runs and within a run that read declared series (analysis/sample_efficiency.py,
 # analysis/coupling.py, analysis/reward.py's weighted components).
 
-SAMPLE_EFFICIENCY = Schema(
+SAMPLE_EFFICIENCY = _settings(
     "sample_efficiency",
     (
         Field(
@@ -970,8 +999,7 @@ SAMPLE_EFFICIENCY = Schema(
         ),
         Field("label", Text(numbers=False), "the x axis' name", default_doc="the key's or series' name"),
     ),
-    unknown="unknown sample_efficiency setting '{key}' (known: {known})",
-    unknown_severity="warning",
+    uses_defaults=False,
 )
 
 
@@ -1059,10 +1087,7 @@ class Weights(Kind):
 CAMPAIGN_YAML = Schema(
     "campaign.yaml",
     (
-        CONTRACT,
-        Field("id", _TEXT, "campaign id", default_doc="the folder name"),
-        _TITLE,
-        Field("question", _MARKDOWN, "what the campaign is trying to show", default="", type_doc="Markdown"),
+        *_folder_head("campaign", "what the campaign is trying to show"),
         Field(
             "conditions",
             Items(
@@ -1192,7 +1217,7 @@ def _threshold(name: str, default: float, doc: str) -> Field:
 
 
 # docs/reading-a-report.md explains each diagnosis and promotion rule and the thresholds it reads.
-THRESHOLDS = Schema(
+THRESHOLDS = _settings(
     "thresholds",
     (
         _threshold("low_exact", 0.5, "headline probe rate below this is low"),
@@ -1242,20 +1267,18 @@ THRESHOLDS = Schema(
         _threshold("datums_drop", 0.5, "num_datums final-window mean below this share of its peak: a drop"),
         _threshold("uniform_group_rate", 0.5, "reward_uniform/tie_group_rate final-window mean at or above this"),
     ),
-    unknown="unknown threshold '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
+    one="threshold",
 )
 
 SWEEP_GROUPINGS = ("metric", "spec", "campaign", "all")
 _POSITIVE = Integer(minimum=1, text=False, expected="a positive whole number", type_doc="int > 0")
 
-SWEEPS = Schema(
+SWEEPS = _settings(
     "sweeps",
     (
         Field(
             "keys",
-            Strings(single=False, numbers=False, expected="a list of dotted keys"),
+            _names("a list of dotted keys"),
             "axes, as dotted keys: `config.train.lr`, `model.d_model`, `data.dataset_version`, "
             "`provenance.corpus_hash`, `run.arm`, `run.condition`. Automatic: every key set in at least half of the "
             "group's runs whose value varies, except seeds and text that differs in every run (hashes); keys that "
@@ -1264,7 +1287,7 @@ SWEEPS = Schema(
         ),
         Field(
             "metrics",
-            Strings(single=False, numbers=False, expected="a list of dotted keys"),
+            _names("a list of dotted keys"),
             "outcome axes: metric names, `rate.<check>`, `final.<metric>`",
             default_doc="the headline metric and two more probe rates the runs share",
         ),
@@ -1284,13 +1307,10 @@ SWEEPS = Schema(
         Field("highlight", _POSITIVE, "runs drawn strong", default=5),
         Field("min_runs", _POSITIVE, "smaller groups get no chart (listed as skipped)", default=3),
     ),
-    unknown="unknown sweeps setting '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
 )
 
 _AT_LEAST_ZERO = Integer(minimum=0, text=False, expected="a whole number >= 0", type_doc="int ≥ 0")
-TRENDS = Schema(
+TRENDS = _settings(
     "trends",
     (
         Field("recent_runs", _AT_LEAST_ZERO, "spec ladders: the last runs by date in the recent window", default=5),
@@ -1306,12 +1326,9 @@ TRENDS = Schema(
         Field("recent_sessions", _POSITIVE, "agent learning keys: the last sessions in the recent window", default=10),
         Field("baseline_sessions", _POSITIVE, "agent learning keys: the sessions before them", default=50),
     ),
-    unknown="unknown trends setting '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
 )
 
-ARMS = Schema(
+ARMS = _settings(
     "arms",
     (
         Field(
@@ -1327,10 +1344,26 @@ ARMS = Schema(
             default_doc="`full` (or `all`, `baseline`, `control`) when present, else the first arm",
         ),
     ),
-    unknown="unknown arms setting '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
 )
+
+_POSITIVE_INTEGER = Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0")
+
+
+def _settings_field(
+    schema: Schema, doc: str, attr_type: str, *, expected: str | None = None, type_doc: str = "", default_doc: str = ""
+) -> Field:
+    """obs.yaml's field holding the nested settings `schema` (`sweeps:`): each setting given replaces its default,
+    the others keep theirs; documented in a table of its own ("below")."""
+    return Field(
+        schema.title,
+        Nested(schema, expected=expected),
+        doc,
+        default=schema.defaults(),
+        type_doc=type_doc,
+        default_doc=default_doc or "below",
+        attr_type=attr_type,
+    )
+
 
 OBS_YAML = Schema(
     "obs.yaml",
@@ -1347,26 +1380,26 @@ OBS_YAML = Schema(
         ),
         Field(
             "negative_checks",
-            Strings(single=False, numbers=False, expected="a list of check names"),
+            _names("a list of check names"),
             "checks whose `true` is a failure, beside the names that say so (`truncat`, `leak`, `error`, ...)",
             default=[],
         ),
         Field(
             "max_points",
-            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            _POSITIVE_INTEGER,
             "points per curve after decimation",
             default=2000,
         ),
         Field(
             "final_window",
-            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            _POSITIVE_INTEGER,
             "final logged points averaged into a run's final value (a campaign's own `final_window` wins)",
             default=10,
         ),
         Field(
             "axes",
             Mapping_(
-                values=Strings(single=False, numbers=False),
+                values=_names(),
                 expected="a mapping of axis name to a list of dotted keys",
                 type_doc="mapping of axis → list of dotted keys",
             ),
@@ -1374,14 +1407,13 @@ OBS_YAML = Schema(
             default=DEFAULT_AXES,
             default_doc="`dsl`, `compiler`, `tokenizer`, `probe`, `data`, `budget`, `capacity`, `optimizer`, `repair`",
         ),
-        Field(
-            "thresholds",
-            Nested(THRESHOLDS, expected="a mapping of threshold name to number"),
+        _settings_field(
+            THRESHOLDS,
             "diagnosis and promotion thresholds, each one separately: see docs/reading-a-report.md",
-            default=THRESHOLDS.defaults(),
+            "dict[str, float]",
+            expected="a mapping of threshold name to number",
             type_doc="mapping of name → number",
             default_doc="docs/reading-a-report.md",
-            attr_type="dict[str, float]",
         ),
         Field(
             "higher_is_better",
@@ -1434,46 +1466,27 @@ OBS_YAML = Schema(
             default=[],
             outcome_doc="no gate is checked",
         ),
-        Field(
-            "sweeps",
-            Nested(SWEEPS),
-            "the sweeps page (below)",
-            default=SWEEPS.defaults(),
-            default_doc="below",
-            attr_type="dict[str, Any]",
+        _settings_field(SWEEPS, "the sweeps page (below)", "dict[str, Any]"),
+        _settings_field(
+            TRENDS, "momentum windows on spec, campaign and agent learning pages (below)", "dict[str, int]"
         ),
-        Field(
-            "trends",
-            Nested(TRENDS),
-            "momentum windows on spec, campaign and agent learning pages (below)",
-            default=TRENDS.defaults(),
-            default_doc="below",
-            attr_type="dict[str, int]",
-        ),
-        Field(
-            "arms",
-            Nested(ARMS),
-            "ablation-arm pages (below)",
-            default=ARMS.defaults(),
-            default_doc="below",
-            attr_type="dict[str, Any]",
-        ),
+        _settings_field(ARMS, "ablation-arm pages (below)", "dict[str, Any]"),
         Field(
             "provenance_facets",
-            Strings(single=False, numbers=False, expected="a list of provenance keys (e.g. corpus_hash)"),
+            _names("a list of provenance keys (e.g. corpus_hash)"),
             "provenance keys the leaderboard filters by (below)",
             default_doc="automatic",
         ),
         Field(
             "leaderboard_rows",
-            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            _POSITIVE_INTEGER,
             "runs written into the leaderboard's page; with more, the page lists the newest and its script "
             "shows every run a page at a time from `leaderboard.js`",
             default=500,
         ),
         Field(
             "seed_keys",
-            Strings(single=False, numbers=False, expected="a list of dotted config keys"),
+            _names("a list of dotted config keys"),
             "config keys that hold a run's seed (`training.seed`), beside a declared `seed:` and any key named "
             "`seed`: runs that differ only by them are replicates of one recipe (docs/statistics.md)",
             default=[],
