@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from obs.adapters import ADAPTERS, LEARNING
 from obs.adapters.base import Claim, RunSource
@@ -282,16 +282,9 @@ def read_spec(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> 
     f = _read(folder / SPEC_FILE, root or folder, SPEC_YAML, diags)
     if f is None:
         return None
-    return Spec(
-        id=f.get("id") or folder.name,
-        source_dir=folder,
-        title=f.get("title"),
-        question=f.get("question"),
-        contract=f.get("contract"),
-        baseline=f.get("baseline"),
-        primary_metric=f.get("primary_metric"),
-        min_effect=f.get("min_effect"),
-    )
+    spec = Spec(id=f.get("id") or folder.name, source_dir=folder)
+    lay_spec_yaml_values(spec, cast(SpecYamlValues, f.values))
+    return spec
 
 
 def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Campaign | None:
@@ -300,27 +293,19 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
     f = _read(path, root or folder, CAMPAIGN_YAML, diags)
     if f is None:
         return None
+    given = cast(CampaignYamlValues, f.values)
     campaign = Campaign(
         id=f.get("id") or folder.name,
         source_dir=folder,
-        title=f.get("title"),
-        question=f.get("question"),
-        conditions=[Condition(**c) for c in f.get("conditions")],
-        baseline_condition=f.get("baseline_condition"),
-        primary_metric=f.get("primary_metric"),
-        higher_is_better=f.get("higher_is_better"),
-        seeds=f.get("seeds"),
-        final_window=f.get("final_window"),
-        alpha=f.get("alpha"),
-        min_effect=f.get("min_effect"),
+        conditions=[Condition(**c) for c in given.get("conditions", [])],
         evidence=_given(f, "evidence"),
         litmus=_given(f, "litmus"),
-        expected_order=f.get("expected_order"),
         extra=f.unknown,
     )
-    if "metrics" in f.values:
+    lay_campaign_yaml_values(campaign, given)
+    if "metrics" in given:
         campaign.metrics_from = CAMPAIGN_FILE
-        campaign.metrics, said = reconcile_primary(f.get("metrics"), campaign.primary_metric)
+        campaign.metrics, said = reconcile_primary(given["metrics"], campaign.primary_metric)
         if said:
             diags.warning(path, said, f.line("metrics"))
         if campaign.primary_metric is None:
@@ -343,11 +328,100 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
-    campaign.sample_efficiency = f.values.get("sample_efficiency") or None  # the declared views' own declaration
-    campaign.coupling = f.values.get("coupling") or None
-    if "paired" in f.values:
-        campaign.paired = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
+    campaign.sample_efficiency = given.get("sample_efficiency") or None  # the declared views' own declaration
+    campaign.coupling = given.get("coupling") or None
+    if "paired" in given:
+        campaign.paired = _read_paired(folder, given["paired"], path, f.line("paired"), diags)
     return campaign
+
+
+# values of spec.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class SpecYamlValues(TypedDict, total=False):
+    """The valid values a spec.yaml gave (`Reading.values` of its declaration), typed."""
+
+    id: str
+    title: str
+    question: str
+    contract: dict[str, Any]
+    baseline: str
+    primary_metric: str
+    min_effect: float
+
+
+def lay_spec_yaml_values(spec: Spec, given: SpecYamlValues) -> None:
+    """Each value a spec.yaml gave replaces the Spec's.
+
+    Set by the reader itself: id.
+    """
+    if "title" in given:
+        spec.title = given["title"]
+    if "question" in given:
+        spec.question = given["question"]
+    if "contract" in given:
+        spec.contract = given["contract"]
+    if "baseline" in given:
+        spec.baseline = given["baseline"]
+    if "primary_metric" in given:
+        spec.primary_metric = given["primary_metric"]
+    if "min_effect" in given:
+        spec.min_effect = given["min_effect"]
+
+
+# end of the values of spec.yaml
+
+
+# values of campaign.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class CampaignYamlValues(TypedDict, total=False):
+    """The valid values a campaign.yaml gave (`Reading.values` of its declaration), typed."""
+
+    id: str
+    title: str
+    question: str
+    conditions: list[dict[str, str]]
+    baseline_condition: str
+    primary_metric: str
+    higher_is_better: bool
+    seeds: list[int]
+    final_window: int
+    alpha: float
+    evidence: Reading
+    min_effect: float
+    litmus: Reading
+    metrics: list[MetricDecl]
+    expected_order: list[str]
+    paired: list[Any]
+    sample_efficiency: dict[str, Any]
+    coupling: list[dict[str, str]]
+
+
+def lay_campaign_yaml_values(campaign: Campaign, given: CampaignYamlValues) -> None:
+    """Each value a campaign.yaml gave replaces the Campaign's.
+
+    Set by the reader itself: id, conditions, evidence, litmus, metrics, paired, sample_efficiency, coupling.
+    """
+    if "title" in given:
+        campaign.title = given["title"]
+    if "question" in given:
+        campaign.question = given["question"]
+    if "baseline_condition" in given:
+        campaign.baseline_condition = given["baseline_condition"]
+    if "primary_metric" in given:
+        campaign.primary_metric = given["primary_metric"]
+    if "higher_is_better" in given:
+        campaign.higher_is_better = given["higher_is_better"]
+    if "seeds" in given:
+        campaign.seeds = given["seeds"]
+    if "final_window" in given:
+        campaign.final_window = given["final_window"]
+    if "alpha" in given:
+        campaign.alpha = given["alpha"]
+    if "min_effect" in given:
+        campaign.min_effect = given["min_effect"]
+    if "expected_order" in given:
+        campaign.expected_order = given["expected_order"]
+
+
+# end of the values of campaign.yaml
 
 
 def reconcile_primary(decls: list[MetricDecl], primary_metric: str | None) -> tuple[list[MetricDecl], str | None]:

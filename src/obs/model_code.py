@@ -49,10 +49,19 @@ class Values:
 VALUES: dict[str, Values] = {
     "run.yaml": Values("RunYamlValues", "lay_run_yaml_values", "run", "Run", by_hand=("decision",), keep_on_empty=True),
     "obs.yaml": Values("ObsYamlValues", "lay_obs_yaml_values", "cfg", "SiteConfig"),
+    # the id (by default the folder's name) is the constructor's; the reader turns these into model objects
+    "spec.yaml": Values("SpecYamlValues", "lay_spec_yaml_values", "spec", "Spec", by_hand=("id",)),
+    "campaign.yaml": Values(
+        "CampaignYamlValues",
+        "lay_campaign_yaml_values",
+        "campaign",
+        "Campaign",
+        by_hand=("id", "conditions", "evidence", "litmus", "metrics", "paired", "sample_efficiency", "coupling"),
+    ),
 }
 
 # The files holding marked blocks, relative to src/.
-FILES = ("obs/model.py", "obs/config.py", "obs/adapters/native.py")
+FILES = ("obs/model.py", "obs/config.py", "obs/adapters/native.py", "obs/discover.py")
 
 START = "# {what} of {file}: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit"
 END = "# end of the {what} of {file}"
@@ -105,7 +114,8 @@ def values(schema: Schema, how: Values) -> list[str]:
         f"def {how.function}({how.target}: {how.target_type}, given: {how.typed_dict}) -> None:",
         f'    """Each value {"an" if schema.title[0] in "aeiou" else "a"} {schema.title} gave replaces the '
         f"{how.target_type}'s"
-        + (' (an empty one, `""`, `[]` or `{}`, leaves it)."""' if how.keep_on_empty else '."""'),
+        + (' (an empty one, `""`, `[]` or `{}`, leaves it)' if how.keep_on_empty else "")
+        + ('."""' if not how.by_hand else f'.\n\n    Set by the reader itself: {", ".join(how.by_hand)}.\n    """'),
     ]
     for f in held:
         if f.name in how.by_hand:

@@ -15,6 +15,7 @@ import pytest
 
 from obs.adapters.native import RunYamlValues, lay_run_yaml_values
 from obs.config import ObsYamlValues, SiteConfig, lay_obs_yaml_values
+from obs.discover import CampaignYamlValues, SpecYamlValues, lay_campaign_yaml_values, lay_spec_yaml_values
 from obs.model import Campaign, Run, Spec
 from obs.model_code import FILES, fill_code_blocks, stale_files
 from obs.schema import CAMPAIGN_YAML, OBS_YAML, RUN_YAML, SPEC_YAML, Schema
@@ -99,8 +100,7 @@ def test_the_generated_attributes_and_mappings_are_the_declarations() -> None:
     text = "".join((SRC / name).read_text("utf-8") for name in FILES)
     for file in ("run.yaml", "spec.yaml", "campaign.yaml", "obs.yaml"):
         assert f"# end of the attributes of {file}\n" in text, f"no class holds the attributes of {file}"
-    for file in ("run.yaml", "obs.yaml"):
-        assert f"# end of the values of {file}\n" in text
+        assert f"# end of the values of {file}\n" in text, f"no typed mapping lays the values of {file}"
 
 
 def test_a_stale_or_unknown_generated_block_is_caught() -> None:
@@ -109,8 +109,8 @@ def test_a_stale_or_unknown_generated_block_is_caught() -> None:
     assert stale != model and fill_code_blocks(stale) == model
     with pytest.raises(KeyError):
         fill_code_blocks("# attributes of nothing.yaml: generated from here\n# end of the attributes of nothing.yaml\n")
-    with pytest.raises(KeyError):  # spec.yaml's values are not laid over anything by generated code
-        fill_code_blocks("# values of spec.yaml: generated from here\n# end of the values of spec.yaml\n")
+    with pytest.raises(KeyError):  # a nested mapping's values are not laid over anything by generated code
+        fill_code_blocks("# values of thresholds: generated from here\n# end of the values of thresholds\n")
     with pytest.raises(ValueError):
         fill_code_blocks("    # attributes of run.yaml: generated from here\n    title: str\n")
 
@@ -123,6 +123,32 @@ def test_every_run_yaml_value_given_replaces_the_runs_except_the_decision() -> N
     reached = {name for name, value in given.items() if getattr(run, name) is value}
     assert reached == {f.name for f in RUN_YAML.fields if f.held} - {"decision"}
     assert run.decision is None
+
+
+@pytest.mark.parametrize(
+    ("schema", "typed", "lay", "model", "by_hand"),
+    [
+        (SPEC_YAML, SpecYamlValues, lay_spec_yaml_values, Spec, {"id"}),
+        (
+            CAMPAIGN_YAML,
+            CampaignYamlValues,
+            lay_campaign_yaml_values,
+            Campaign,
+            # what obs.discover.read_campaign makes model objects of, or reads only when given
+            {"id", "conditions", "evidence", "litmus", "metrics", "paired", "sample_efficiency", "coupling"},
+        ),
+    ],
+    ids=["spec.yaml", "campaign.yaml"],
+)
+def test_every_spec_and_campaign_value_given_replaces_the_objects_but_those_read_by_hand(
+    schema: Schema, typed: type[Any], lay: Any, model: type[Any], by_hand: set[str]
+) -> None:
+    given = {name: object() for name in typed.__annotations__}
+    target = model("x", Path("."))
+    lay(target, given)
+    reached = {name for name, value in given.items() if getattr(target, name) is value}
+    assert reached == {f.name for f in schema.fields if f.held} - by_hand
+    assert set(given) == {f.name for f in schema.fields if f.held}
 
 
 def test_an_empty_run_yaml_value_leaves_the_runs_but_a_seed_of_0_is_a_seed() -> None:
