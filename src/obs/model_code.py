@@ -6,9 +6,9 @@ are plain typed dataclasses, which mypy and the readers of the code see as they 
 come from a file are written into them from the declaration, between two marker comments, by
 scripts/contract_tables.py (as the tables of docs/contract.md are). So are the typed mappings that lay a
 file's values over its object (`RunYamlValues` and `lay_run_yaml_values` in obs.adapters.native,
-`ObsYamlValues` and `lay_obs_yaml_values` in obs.config): explicit assignments, checked by mypy, instead of
-a `setattr` by the field's name. tests/unit/test_declared_fields.py fails when a marked block differs from
-what its declaration makes.
+`ObsYamlValues` in obs.config, `SpecYamlValues` and `CampaignYamlValues` in obs.discover): explicit
+assignments, checked by mypy, instead of a `setattr` by the field's name. tests/unit/test_declared_fields.py
+fails when a marked block differs from what its declaration makes.
 
 Generated rather than built at import time (a class made by `make_dataclass`): mypy and an editor read
 the attributes and their types from the file; and the model stays in the bottom layer, importing no schema.

@@ -169,7 +169,10 @@ class RunYamlValues(TypedDict, total=False):
 
 
 def lay_run_yaml_values(run: Run, given: RunYamlValues) -> None:
-    """Each value a run.yaml gave replaces the Run's (an empty one, `""`, `[]` or `{}`, leaves it)."""
+    """Each value a run.yaml gave replaces the Run's (an empty one, `""`, `[]` or `{}`, leaves it).
+
+    Set by the reader itself: decision.
+    """
     if given.get("id"):
         run.id = given["id"]
     if given.get("title"):
