@@ -215,11 +215,15 @@ class Gate:
 
 @dataclass
 class Decision:
-    verdict: str | None
+    """run.yaml's `decision:` (or the ledger's entry for the run, which wins)."""
+
+    # attributes of decision: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+    verdict: str | None = None
     rationale: str = ""
     next: str = ""
     by: str = ""
     date: str = ""
+    # end of the attributes of decision
 
 
 @dataclass

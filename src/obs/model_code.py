@@ -25,9 +25,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from obs.schema import CAMPAIGN_YAML, OBS_YAML, RUN_YAML, SPEC_YAML, Field, Schema
+from obs.schema import CAMPAIGN_YAML, DECISION, OBS_YAML, RUN_YAML, SPEC_YAML, Field, Schema
 
-SCHEMAS: dict[str, Schema] = {s.title: s for s in (RUN_YAML, SPEC_YAML, CAMPAIGN_YAML, OBS_YAML)}
+# the files, and run.yaml's `decision:` (held by its own class, `Decision`)
+SCHEMAS: dict[str, Schema] = {s.title: s for s in (RUN_YAML, DECISION, SPEC_YAML, CAMPAIGN_YAML, OBS_YAML)}
 # declared, held, and written by hand as the class's first attribute: a required argument, not a default
 HEAD = ("id",)
 
@@ -44,10 +45,14 @@ class Values:
     target_type: str
     by_hand: tuple[str, ...] = ()
     keep_on_empty: bool = False
+    said_as: str = ""  # how the docstrings name what gave the values; by default "a <file>"
 
 
 VALUES: dict[str, Values] = {
     "run.yaml": Values("RunYamlValues", "lay_run_yaml_values", "run", "Run", by_hand=("decision",), keep_on_empty=True),
+    "decision": Values(
+        "DecisionValues", "lay_decision_values", "decision", "Decision", said_as="run.yaml's `decision:`"
+    ),
     "obs.yaml": Values("ObsYamlValues", "lay_obs_yaml_values", "cfg", "SiteConfig"),
     # the id (by default the folder's name) is the constructor's; the reader turns these into model objects
     "spec.yaml": Values("SpecYamlValues", "lay_spec_yaml_values", "spec", "Spec", by_hand=("id",)),
@@ -103,17 +108,16 @@ def attributes(schema: Schema, indent: str) -> list[str]:
 def values(schema: Schema, how: Values) -> list[str]:
     """The TypedDict of the values a reading gives, and the function laying them over the object."""
     held = [f for f in schema.fields if f.held]
+    source = how.said_as or f"{'an' if schema.title[0] in 'aeiou' else 'a'} {schema.title}"
     lines = [
         f"class {how.typed_dict}(TypedDict, total=False):",
-        f'    """The valid values {"an" if schema.title[0] in "aeiou" else "a"} {schema.title} gave (`Reading.values` '
-        'of its declaration), typed."""',
+        f'    """The valid values {source} gave (`Reading.values` of its declaration), typed."""',
         "",
         *(f"    {f.name}: {f.kind.py_type}" for f in held),
         "",
         "",
         f"def {how.function}({how.target}: {how.target_type}, given: {how.typed_dict}) -> None:",
-        f'    """Each value {"an" if schema.title[0] in "aeiou" else "a"} {schema.title} gave replaces the '
-        f"{how.target_type}'s"
+        f'    """Each value {source} gave replaces the {how.target_type}\'s'
         + (' (an empty one, `""`, `[]` or `{}`, leaves it)' if how.keep_on_empty else "")
         + ('."""' if not how.by_hand else f'.\n\n    Set by the reader itself: {", ".join(how.by_hand)}.\n    """'),
     ]

@@ -13,18 +13,19 @@ from typing import Any
 
 import pytest
 
-from obs.adapters.native import RunYamlValues, lay_run_yaml_values
+from obs.adapters.native import DecisionValues, RunYamlValues, lay_decision_values, lay_run_yaml_values
 from obs.config import ObsYamlValues, SiteConfig, lay_obs_yaml_values
 from obs.discover import CampaignYamlValues, SpecYamlValues, lay_campaign_yaml_values, lay_spec_yaml_values
-from obs.model import Campaign, Run, Spec
+from obs.model import Campaign, Decision, Run, Spec
 from obs.model_code import FILES, fill_code_blocks, stale_files
-from obs.schema import CAMPAIGN_YAML, OBS_YAML, RUN_YAML, SPEC_YAML, Schema
+from obs.schema import CAMPAIGN_YAML, DECISION, OBS_YAML, RUN_YAML, SPEC_YAML, Schema
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 # declared fields that are not attributes: read once by the reader itself
 READ_NOT_HELD = {
     "run.yaml": {"obs_contract", "step_key", "metrics_file"},  # the contract version; how the log is read
+    "decision": set(),
     "spec.yaml": {"obs_contract"},
     "campaign.yaml": {"obs_contract"},
     "obs.yaml": set(),
@@ -51,6 +52,7 @@ NOT_DECLARED = {
         "reader_metric",
         "reader_metric_from",  # a format's own headline metric
     },
+    "decision": set(),
     "spec.yaml": {"source_dir"},
     # extra: the unknown keys, kept and reported; metrics_from: the file its metric tiers came from (or obs.yaml);
     # inferred: how discovery formed a campaign that no campaign.yaml declares (obs.layout)
@@ -62,6 +64,7 @@ MODEL_DEFAULTS = {("run.yaml", "id"), ("spec.yaml", "id"), ("campaign.yaml", "id
 
 PAIRS: list[tuple[str, Schema, type[Any]]] = [
     ("run.yaml", RUN_YAML, Run),
+    ("decision", DECISION, Decision),  # run.yaml's decision:
     ("spec.yaml", SPEC_YAML, Spec),
     ("campaign.yaml", CAMPAIGN_YAML, Campaign),
     ("obs.yaml", OBS_YAML, SiteConfig),
@@ -98,7 +101,7 @@ def test_the_fields_no_attribute_holds_are_declared_so(file: str, schema: Schema
 def test_the_generated_attributes_and_mappings_are_the_declarations() -> None:
     assert stale_files(SRC) == [], "run scripts/contract_tables.py to write them again from src/obs/schema.py"
     text = "".join((SRC / name).read_text("utf-8") for name in FILES)
-    for file in ("run.yaml", "spec.yaml", "campaign.yaml", "obs.yaml"):
+    for file in ("run.yaml", "decision", "spec.yaml", "campaign.yaml", "obs.yaml"):
         assert f"# end of the attributes of {file}\n" in text, f"no class holds the attributes of {file}"
         assert f"# end of the values of {file}\n" in text, f"no typed mapping lays the values of {file}"
 
@@ -128,6 +131,7 @@ def test_every_run_yaml_value_given_replaces_the_runs_except_the_decision() -> N
 @pytest.mark.parametrize(
     ("schema", "typed", "lay", "model", "by_hand"),
     [
+        (DECISION, DecisionValues, lay_decision_values, lambda *_: Decision(), set()),
         (SPEC_YAML, SpecYamlValues, lay_spec_yaml_values, Spec, {"id"}),
         (
             CAMPAIGN_YAML,
@@ -138,10 +142,10 @@ def test_every_run_yaml_value_given_replaces_the_runs_except_the_decision() -> N
             {"id", "conditions", "evidence", "litmus", "metrics", "paired", "sample_efficiency", "coupling"},
         ),
     ],
-    ids=["spec.yaml", "campaign.yaml"],
+    ids=["decision", "spec.yaml", "campaign.yaml"],
 )
-def test_every_spec_and_campaign_value_given_replaces_the_objects_but_those_read_by_hand(
-    schema: Schema, typed: type[Any], lay: Any, model: type[Any], by_hand: set[str]
+def test_every_decision_spec_and_campaign_value_given_replaces_the_objects_but_those_read_by_hand(
+    schema: Schema, typed: type[Any], lay: Any, model: Any, by_hand: set[str]
 ) -> None:
     given = {name: object() for name in typed.__annotations__}
     target = model("x", Path("."))

@@ -227,13 +227,37 @@ def lay_run_yaml_values(run: Run, given: RunYamlValues) -> None:
 
 
 def _decision(reading: Reading) -> Decision:
-    return Decision(
-        verdict=reading.get("verdict"),
-        rationale=reading.get("rationale"),
-        next=reading.get("next"),
-        by=reading.get("by"),
-        date=reading.get("date"),
-    )
+    decision = Decision()
+    lay_decision_values(decision, cast(DecisionValues, reading.values))
+    return decision
+
+
+# values of decision: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class DecisionValues(TypedDict, total=False):
+    """The valid values run.yaml's `decision:` gave (`Reading.values` of its declaration), typed."""
+
+    verdict: str
+    rationale: str
+    next: str
+    by: str
+    date: str
+
+
+def lay_decision_values(decision: Decision, given: DecisionValues) -> None:
+    """Each value run.yaml's `decision:` gave replaces the Decision's."""
+    if "verdict" in given:
+        decision.verdict = given["verdict"]
+    if "rationale" in given:
+        decision.rationale = given["rationale"]
+    if "next" in given:
+        decision.next = given["next"]
+    if "by" in given:
+        decision.by = given["by"]
+    if "date" in given:
+        decision.date = given["date"]
+
+
+# end of the values of decision
 
 
 MAX_RUN_YAML_SNIFF = 1 << 20
