@@ -147,54 +147,34 @@ class ObsYamlValues(TypedDict, total=False):
 
 def lay_obs_yaml_values(cfg: SiteConfig, given: ObsYamlValues) -> None:
     """Each value an obs.yaml gave replaces the SiteConfig's."""
-    if "title" in given:
-        cfg.title = given["title"]
-    if "base_url" in given:
-        cfg.base_url = given["base_url"]
-    if "primary_metric" in given:
-        cfg.primary_metric = given["primary_metric"]
-    if "min_effect" in given:
-        cfg.min_effect = given["min_effect"]
-    if "negative_checks" in given:
-        cfg.negative_checks = given["negative_checks"]
-    if "max_points" in given:
-        cfg.max_points = given["max_points"]
-    if "final_window" in given:
-        cfg.final_window = given["final_window"]
-    if "axes" in given:
-        cfg.axes = given["axes"]
+    cfg.title = given.get("title", cfg.title)
+    cfg.base_url = given.get("base_url", cfg.base_url)
+    cfg.primary_metric = given.get("primary_metric", cfg.primary_metric)
+    cfg.min_effect = given.get("min_effect", cfg.min_effect)
+    cfg.negative_checks = given.get("negative_checks", cfg.negative_checks)
+    cfg.max_points = given.get("max_points", cfg.max_points)
+    cfg.final_window = given.get("final_window", cfg.final_window)
+    cfg.axes = given.get("axes", cfg.axes)
     if "thresholds" in given:
         cfg.thresholds.update(given["thresholds"].values)
-    if "higher_is_better" in given:
-        cfg.higher_is_better = given["higher_is_better"]
-    if "metrics" in given:
-        cfg.metrics = given["metrics"]
-    if "x_axes" in given:
-        cfg.x_axes = given["x_axes"]
-    if "same_step" in given:
-        cfg.same_step = given["same_step"]
-    if "restarts" in given:
-        cfg.restarts = given["restarts"]
-    if "gates" in given:
-        cfg.gates = given["gates"]
+    cfg.higher_is_better = given.get("higher_is_better", cfg.higher_is_better)
+    cfg.metrics = given.get("metrics", cfg.metrics)
+    cfg.x_axes = given.get("x_axes", cfg.x_axes)
+    cfg.same_step = given.get("same_step", cfg.same_step)
+    cfg.restarts = given.get("restarts", cfg.restarts)
+    cfg.gates = given.get("gates", cfg.gates)
     if "sweeps" in given:
         cfg.sweeps.update(given["sweeps"].values)
     if "trends" in given:
         cfg.trends.update(given["trends"].values)
     if "arms" in given:
         cfg.arms.update(given["arms"].values)
-    if "provenance_facets" in given:
-        cfg.provenance_facets = given["provenance_facets"]
-    if "leaderboard_rows" in given:
-        cfg.leaderboard_rows = given["leaderboard_rows"]
-    if "seed_keys" in given:
-        cfg.seed_keys = given["seed_keys"]
-    if "sample_efficiency" in given:
-        cfg.sample_efficiency = given["sample_efficiency"]
-    if "coupling" in given:
-        cfg.coupling = given["coupling"]
-    if "reward_components" in given:
-        cfg.reward_components = given["reward_components"]
+    cfg.provenance_facets = given.get("provenance_facets", cfg.provenance_facets)
+    cfg.leaderboard_rows = given.get("leaderboard_rows", cfg.leaderboard_rows)
+    cfg.seed_keys = given.get("seed_keys", cfg.seed_keys)
+    cfg.sample_efficiency = given.get("sample_efficiency", cfg.sample_efficiency)
+    cfg.coupling = given.get("coupling", cfg.coupling)
+    cfg.reward_components = given.get("reward_components", cfg.reward_components)
 
 
 # end of the values of obs.yaml

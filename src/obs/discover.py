@@ -353,18 +353,12 @@ def lay_spec_yaml_values(spec: Spec, given: SpecYamlValues) -> None:
 
     Set by the reader itself: id.
     """
-    if "title" in given:
-        spec.title = given["title"]
-    if "question" in given:
-        spec.question = given["question"]
-    if "contract" in given:
-        spec.contract = given["contract"]
-    if "baseline" in given:
-        spec.baseline = given["baseline"]
-    if "primary_metric" in given:
-        spec.primary_metric = given["primary_metric"]
-    if "min_effect" in given:
-        spec.min_effect = given["min_effect"]
+    spec.title = given.get("title", spec.title)
+    spec.question = given.get("question", spec.question)
+    spec.contract = given.get("contract", spec.contract)
+    spec.baseline = given.get("baseline", spec.baseline)
+    spec.primary_metric = given.get("primary_metric", spec.primary_metric)
+    spec.min_effect = given.get("min_effect", spec.min_effect)
 
 
 # end of the values of spec.yaml
@@ -399,26 +393,16 @@ def lay_campaign_yaml_values(campaign: Campaign, given: CampaignYamlValues) -> N
 
     Set by the reader itself: id, conditions, evidence, litmus, metrics, paired, sample_efficiency, coupling.
     """
-    if "title" in given:
-        campaign.title = given["title"]
-    if "question" in given:
-        campaign.question = given["question"]
-    if "baseline_condition" in given:
-        campaign.baseline_condition = given["baseline_condition"]
-    if "primary_metric" in given:
-        campaign.primary_metric = given["primary_metric"]
-    if "higher_is_better" in given:
-        campaign.higher_is_better = given["higher_is_better"]
-    if "seeds" in given:
-        campaign.seeds = given["seeds"]
-    if "final_window" in given:
-        campaign.final_window = given["final_window"]
-    if "alpha" in given:
-        campaign.alpha = given["alpha"]
-    if "min_effect" in given:
-        campaign.min_effect = given["min_effect"]
-    if "expected_order" in given:
-        campaign.expected_order = given["expected_order"]
+    campaign.title = given.get("title", campaign.title)
+    campaign.question = given.get("question", campaign.question)
+    campaign.baseline_condition = given.get("baseline_condition", campaign.baseline_condition)
+    campaign.primary_metric = given.get("primary_metric", campaign.primary_metric)
+    campaign.higher_is_better = given.get("higher_is_better", campaign.higher_is_better)
+    campaign.seeds = given.get("seeds", campaign.seeds)
+    campaign.final_window = given.get("final_window", campaign.final_window)
+    campaign.alpha = given.get("alpha", campaign.alpha)
+    campaign.min_effect = given.get("min_effect", campaign.min_effect)
+    campaign.expected_order = given.get("expected_order", campaign.expected_order)
 
 
 # end of the values of campaign.yaml

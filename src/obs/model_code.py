@@ -121,17 +121,20 @@ def values(schema: Schema, how: Values) -> list[str]:
         + (' (an empty one, `""`, `[]` or `{}`, leaves it)' if how.keep_on_empty else "")
         + ('."""' if not how.by_hand else f'.\n\n    Set by the reader itself: {", ".join(how.by_hand)}.\n    """'),
     ]
+    name = "given"
+    if how.keep_on_empty:  # what other files said stays unless the value is a real one (a seed of 0 is)
+        name = "kept"
+        lines.append(
+            f'    kept = cast({how.typed_dict}, {{k: v for k, v in given.items() if v not in ("", [], {{}})}})'
+        )
     for f in held:
         if f.name in how.by_hand:
             continue
-        test = f'"{f.name}" in given'
-        if how.keep_on_empty and f.kind.py_type.startswith(("str", "list", "dict")):  # not a seed of 0
-            test = f'given.get("{f.name}")'
-        lines.append(f"    if {test}:")
         if f.kind.py_type == "Reading":  # a nested mapping: each setting given replaces its default
-            lines.append(f'        {how.target}.{f.name}.update(given["{f.name}"].values)')
-        else:
-            lines.append(f'        {how.target}.{f.name} = given["{f.name}"]')
+            lines.append(f'    if "{f.name}" in {name}:')
+            lines.append(f'        {how.target}.{f.name}.update({name}["{f.name}"].values)')
+        else:  # one line, no branch: what was given, else the object's own value
+            lines.append(f'    {how.target}.{f.name} = {name}.get("{f.name}", {how.target}.{f.name})')
     return [*lines, "", ""]  # as ruff formats a comment after a function
 
 

@@ -173,54 +173,31 @@ def lay_run_yaml_values(run: Run, given: RunYamlValues) -> None:
 
     Set by the reader itself: decision.
     """
-    if given.get("id"):
-        run.id = given["id"]
-    if given.get("title"):
-        run.title = given["title"]
-    if given.get("spec"):
-        run.spec = given["spec"]
-    if given.get("campaign"):
-        run.campaign = given["campaign"]
-    if given.get("revision"):
-        run.revision = given["revision"]
-    if given.get("date"):
-        run.date = given["date"]
-    if given.get("status"):
-        run.status = given["status"]
-    if given.get("baseline"):
-        run.baseline = given["baseline"]
-    if given.get("primary_axis"):
-        run.primary_axis = given["primary_axis"]
-    if given.get("target_failure_class"):
-        run.target_failure_class = given["target_failure_class"]
-    if given.get("primary_metric"):
-        run.primary_metric = given["primary_metric"]
-    if given.get("hypothesis"):
-        run.hypothesis = given["hypothesis"]
-    if given.get("success_criteria"):
-        run.success_criteria = given["success_criteria"]
-    if given.get("held_constant"):
-        run.held_constant = given["held_constant"]
-    if given.get("model"):
-        run.model = given["model"]
-    if given.get("config"):
-        run.config = given["config"]
-    if given.get("contract"):
-        run.contract = given["contract"]
-    if given.get("data"):
-        run.data = given["data"]
-    if given.get("provenance"):
-        run.provenance = given["provenance"]
-    if given.get("condition"):
-        run.condition = given["condition"]
-    if "seed" in given:
-        run.seed = given["seed"]
-    if given.get("arm"):
-        run.arm = given["arm"]
-    if given.get("tags"):
-        run.tags = given["tags"]
-    if given.get("lessons"):
-        run.lessons = given["lessons"]
+    kept = cast(RunYamlValues, {k: v for k, v in given.items() if v not in ("", [], {})})
+    run.id = kept.get("id", run.id)
+    run.title = kept.get("title", run.title)
+    run.spec = kept.get("spec", run.spec)
+    run.campaign = kept.get("campaign", run.campaign)
+    run.revision = kept.get("revision", run.revision)
+    run.date = kept.get("date", run.date)
+    run.status = kept.get("status", run.status)
+    run.baseline = kept.get("baseline", run.baseline)
+    run.primary_axis = kept.get("primary_axis", run.primary_axis)
+    run.target_failure_class = kept.get("target_failure_class", run.target_failure_class)
+    run.primary_metric = kept.get("primary_metric", run.primary_metric)
+    run.hypothesis = kept.get("hypothesis", run.hypothesis)
+    run.success_criteria = kept.get("success_criteria", run.success_criteria)
+    run.held_constant = kept.get("held_constant", run.held_constant)
+    run.model = kept.get("model", run.model)
+    run.config = kept.get("config", run.config)
+    run.contract = kept.get("contract", run.contract)
+    run.data = kept.get("data", run.data)
+    run.provenance = kept.get("provenance", run.provenance)
+    run.condition = kept.get("condition", run.condition)
+    run.seed = kept.get("seed", run.seed)
+    run.arm = kept.get("arm", run.arm)
+    run.tags = kept.get("tags", run.tags)
+    run.lessons = kept.get("lessons", run.lessons)
 
 
 # end of the values of run.yaml
@@ -245,16 +222,11 @@ class DecisionValues(TypedDict, total=False):
 
 def lay_decision_values(decision: Decision, given: DecisionValues) -> None:
     """Each value run.yaml's `decision:` gave replaces the Decision's."""
-    if "verdict" in given:
-        decision.verdict = given["verdict"]
-    if "rationale" in given:
-        decision.rationale = given["rationale"]
-    if "next" in given:
-        decision.next = given["next"]
-    if "by" in given:
-        decision.by = given["by"]
-    if "date" in given:
-        decision.date = given["date"]
+    decision.verdict = given.get("verdict", decision.verdict)
+    decision.rationale = given.get("rationale", decision.rationale)
+    decision.next = given.get("next", decision.next)
+    decision.by = given.get("by", decision.by)
+    decision.date = given.get("date", decision.date)
 
 
 # end of the values of decision
