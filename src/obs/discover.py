@@ -304,12 +304,28 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
     )
     lay_campaign_yaml_values(campaign, given)
     if "metrics" in given:
-        campaign.metrics_from = CAMPAIGN_FILE
-        campaign.metrics, said = reconcile_primary(given["metrics"], campaign.primary_metric)
-        if said:
-            diags.warning(path, said, f.line("metrics"))
-        if campaign.primary_metric is None:
-            campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
+        _read_tiers(campaign, given["metrics"], f, diags)
+    _check_conditions(campaign, f, diags)
+    campaign.sample_efficiency = given.get("sample_efficiency") or None  # the declared views' own declaration
+    campaign.coupling = given.get("coupling") or None
+    if "paired" in given:
+        campaign.paired = _read_paired(folder, given["paired"], path, f.line("paired"), diags)
+    return campaign
+
+
+def _read_tiers(campaign: Campaign, decls: list[MetricDecl], f: Reading, diags: Diagnostics) -> None:
+    """campaign.yaml's `metrics:`, reconciled with its `primary_metric` (which names the primary when unset)."""
+    campaign.metrics_from = CAMPAIGN_FILE
+    campaign.metrics, said = reconcile_primary(decls, campaign.primary_metric)
+    if said:
+        diags.warning(f.at.path, said, f.line("metrics"))
+    if campaign.primary_metric is None:
+        campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
+
+
+def _check_conditions(campaign: Campaign, f: Reading, diags: Diagnostics) -> None:
+    """`expected_order` and `baseline_condition` name declared conditions: an unknown name is said and left out."""
+    path = f.at.path
     names = {c.name for c in campaign.conditions}
     unknown = [n for n in campaign.expected_order if names and n not in names]
     if unknown:
@@ -328,11 +344,6 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
-    campaign.sample_efficiency = given.get("sample_efficiency") or None  # the declared views' own declaration
-    campaign.coupling = given.get("coupling") or None
-    if "paired" in given:
-        campaign.paired = _read_paired(folder, given["paired"], path, f.line("paired"), diags)
-    return campaign
 
 
 # values of spec.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
