@@ -1,14 +1,17 @@
 """The input contract as data: one declaration per file (run.yaml, spec.yaml, campaign.yaml, obs.yaml).
 
 Every field is declared once, with its kind (what it accepts), its default and a one-line doc.
-Three things come from the declarations, so they can no longer disagree:
+Four things come from the declarations, so they can no longer disagree:
 
 * validation (`Schema.read`): a wrong field is a warning on its line saying what was expected,
   and the default is used; the rest of the file is kept; unknown keys are reported;
 * the defaults the readers start from (`Schema.defaults`, and `DEFAULT_THRESHOLDS` & co. for
   `obs.config`);
 * the tables of docs/contract.md (`markdown_table`, rewritten by scripts/contract_tables.py and
-  compared with the file by tests/unit/test_schema.py).
+  compared with the file by tests/unit/test_schema.py);
+* the model's attributes for each file (`Run`, `Decision`, `Spec`, `Campaign`, `SiteConfig`) and the
+  typed mappings that lay a file's values over them (obs.model_code, written by the same script and
+  compared by tests/unit/test_declared_fields.py): a field's type there is its kind's `py_type`.
 
 Plain Python: a validation library would add its import to every command for some eighty
 fields, and none of them gives line numbers from our YAML reader.
