@@ -58,15 +58,20 @@ class SiteConfig:
     x_axes: dict[str, list[str]] = field(default_factory=dict)
     same_step: str = "mean"
     restarts: str = "last"
+    # name, label, expr (obs.analysis.gates)
     gates: list[dict[str, str]] = field(default_factory=list)
     sweeps: dict[str, Any] = field(default_factory=lambda: _default("sweeps"))
     trends: dict[str, int] = field(default_factory=lambda: _default("trends"))
     arms: dict[str, Any] = field(default_factory=lambda: _default("arms"))
+    # the leaderboard's filters; None: automatic
     provenance_facets: list[str] | None = None
     leaderboard_rows: int = 500
     seed_keys: list[str] = field(default_factory=list)
+    # size_key | series, metric, group_by, label (analysis.sample_efficiency); None: the view is off
     sample_efficiency: dict[str, Any] | None = None
+    # proxy, downstream, label (analysis.coupling)
     coupling: list[dict[str, str]] = field(default_factory=list)
+    # component -> weight (analysis.reward)
     reward_components: dict[str, float] = field(default_factory=dict)
     # end of the attributes of obs.yaml
     extra: dict[str, Any] = field(default_factory=dict)

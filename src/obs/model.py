@@ -253,6 +253,7 @@ class Run:
     status: str = UNKNOWN
     baseline: str | None = None
     primary_axis: str | None = None
+    # the failure class this rung targets (analysis.ladder.target_class)
     target_failure_class: str | None = None
     primary_metric: str | None = None
     hypothesis: str = ""
@@ -375,8 +376,11 @@ class Campaign:
     litmus: dict[str, float] = field(default_factory=dict)
     metrics: list[MetricDecl] = field(default_factory=list)
     expected_order: list[str] = field(default_factory=list)
+    # each with its two result files read: a changed file changes the campaign and its pages
     paired: list[PairedSpec] = field(default_factory=list)
+    # analysis/sample_efficiency.py; None: obs.yaml's applies
     sample_efficiency: dict[str, Any] | None = None
+    # analysis/coupling.py; None: obs.yaml's applies
     coupling: list[dict[str, str]] | None = None
     # end of the attributes of campaign.yaml
     metrics_from: str = ""  # "campaign.yaml", "obs.yaml", or "" when no `metrics:` was declared

@@ -29,6 +29,7 @@ from obs.schema import CAMPAIGN_YAML, DECISION, OBS_YAML, RUN_YAML, SPEC_YAML, F
 
 # the files, and run.yaml's `decision:` (held by its own class, `Decision`)
 SCHEMAS: dict[str, Schema] = {s.title: s for s in (RUN_YAML, DECISION, SPEC_YAML, CAMPAIGN_YAML, OBS_YAML)}
+MAX_LINE = 120  # ruff's line length (pyproject.toml)
 # declared, held, and written by hand as the class's first attribute: a required argument, not a default
 HEAD = ("id",)
 
@@ -98,11 +99,15 @@ def attribute_default(f: Field) -> str:
 
 def attributes(schema: Schema, indent: str) -> list[str]:
     """The lines declaring the attributes of `schema`'s held fields (the `HEAD` ones are written by hand)."""
-    return [
-        f"{indent}{f.name}: {attribute_type(f)} = {attribute_default(f)}"
-        for f in schema.fields
-        if f.held and f.name not in HEAD
-    ]
+    lines = []
+    for f in schema.fields:
+        if f.held and f.name not in HEAD:
+            if f.model_note:
+                lines.append(f"{indent}# {f.model_note}")
+                if len(lines[-1]) > MAX_LINE:
+                    raise ValueError(f"{schema.title} {f.name}: model_note longer than a line of code ({MAX_LINE})")
+            lines.append(f"{indent}{f.name}: {attribute_type(f)} = {attribute_default(f)}")
+    return lines
 
 
 def values(schema: Schema, how: Values) -> list[str]:

@@ -570,7 +570,8 @@ class Field:
     The model's attribute of the same name (Run, Spec, Campaign, SiteConfig) is generated from the field
     (obs.model_code): its type is the kind's `py_type` (or `attr_type`, when the reader turns the value into
     a model object), `| None` when there is no default, and its default the declared one (or the Python
-    expression `model_default`). `held=False`: the reader uses the value itself and no attribute holds it.
+    expression `model_default`), with `model_note` as a comment above it (what reads it, what None means).
+    `held=False`: the reader uses the value itself and no attribute holds it.
     """
 
     name: str
@@ -583,6 +584,7 @@ class Field:
     held: bool = True
     attr_type: str = ""
     model_default: str = ""
+    model_note: str = ""
 
     def default_value(self) -> Any:
         return copy.deepcopy(self.default)
@@ -816,6 +818,7 @@ RUN_YAML = Schema(
             _TEXT,
             "the one failure class this rung sets out to fix (a probe `failure_class` label): its case count in "
             "the baseline and in this run is shown on the run page and the spec ladder",
+            model_note="the failure class this rung targets (analysis.ladder.target_class)",
         ),
         Field(
             "primary_metric",
@@ -1168,13 +1171,14 @@ CAMPAIGN_YAML = Schema(
             default=[],
             outcome_doc="ignored",
             type_doc="list of `{a, b, ...}`",
-            # each entry with its two result files read (obs.discover): a changed file changes the campaign
             attr_type="list[PairedSpec]",
+            model_note="each with its two result files read: a changed file changes the campaign and its pages",
         ),
         Field(
             "sample_efficiency",
             SampleEfficiencyKind(),
             "this campaign's sample-efficiency view; replaces obs.yaml's (see obs.yaml's `sample_efficiency`)",
+            model_note="analysis/sample_efficiency.py; None: obs.yaml's applies",
             outcome_doc="obs.yaml's declaration, if any, is used",
             default_doc="obs.yaml's",
         ),
@@ -1182,6 +1186,7 @@ CAMPAIGN_YAML = Schema(
             "coupling",
             Couplings(),
             "(proxy, downstream) pairs read across this campaign's runs; replaces obs.yaml's (see its `coupling`)",
+            model_note="analysis/coupling.py; None: obs.yaml's applies",
             outcome_doc="ignored",
             default_doc="obs.yaml's",
         ),
@@ -1466,6 +1471,7 @@ OBS_YAML = Schema(
             "gates",
             Gates(),
             "pass/fail marks per run on the leaderboard (below)",
+            model_note="name, label, expr (obs.analysis.gates)",
             default=[],
             outcome_doc="no gate is checked",
         ),
@@ -1478,6 +1484,7 @@ OBS_YAML = Schema(
             "provenance_facets",
             _names("a list of provenance keys (e.g. corpus_hash)"),
             "provenance keys the leaderboard filters by (below)",
+            model_note="the leaderboard's filters; None: automatic",
             default_doc="automatic",
         ),
         Field(
@@ -1498,6 +1505,7 @@ OBS_YAML = Schema(
             "sample_efficiency",
             SampleEfficiencyKind(),
             "a campaign's metric against the data each run trained on, by condition, with intervals over seeds (below)",
+            model_note="size_key | series, metric, group_by, label (analysis.sample_efficiency); None: the view is off",
             outcome_doc="no sample-efficiency view",
             default_doc="off",
         ),
@@ -1506,6 +1514,7 @@ OBS_YAML = Schema(
             Couplings(),
             "(proxy, downstream) series pairs: windows where the proxy rose while the downstream fell within a run, "
             "and their final values' rank correlation across a campaign's runs",
+            model_note="proxy, downstream, label (analysis.coupling)",
             default=[],
             outcome_doc="ignored",
         ),
@@ -1514,6 +1523,7 @@ OBS_YAML = Schema(
             Weights(),
             "reward component name → weight (`{format: 0.2, correctness: 0.8}`): the weighted decomposition of the "
             "reward on the run page, checked against the logged total",
+            model_note="component -> weight (analysis.reward)",
             default={},
         ),
     ),
