@@ -7,6 +7,8 @@ listed, each with its reason."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import typing
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -15,10 +17,13 @@ import pytest
 
 from obs.adapters.native import DecisionValues, RunYamlValues, lay_decision_values, lay_run_yaml_values
 from obs.config import ObsYamlValues, SiteConfig, lay_obs_yaml_values
+from obs.diagnostics import Diagnostics
 from obs.discover import CampaignYamlValues, SpecYamlValues, lay_campaign_yaml_values, lay_spec_yaml_values
-from obs.model import Campaign, Decision, Run, Spec
+from obs.fields import YamlFields
+from obs.model import Campaign, Decision, MetricDecl, Run, Spec
 from obs.model_code import FILES, fill_code_blocks, stale_files
-from obs.schema import CAMPAIGN_YAML, DECISION, OBS_YAML, RUN_YAML, SPEC_YAML, Schema
+from obs.safeyaml import load_yaml_text
+from obs.schema import CAMPAIGN_YAML, DECISION, OBS_YAML, RUN_YAML, SPEC_YAML, Reading, Schema
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -177,3 +182,61 @@ def test_every_obs_yaml_value_given_replaces_the_settings_and_a_nested_one_each_
         else:
             assert getattr(cfg, name) is value, name
     assert set(given) == {f.name for f in OBS_YAML.fields}
+
+
+# Values of every shape, and one a field of each kind accepts, to be written in every field.
+SAMPLES: list[Any] = [
+    "text",
+    3,
+    0.5,
+    True,
+    ["a", "b"],
+    [1, 2],
+    {"a": "b"},
+    {"a": ["b"]},
+    {"a": True},
+    {"a": 1.5},
+    "promote",
+    "finished",
+    "mean",
+    "last",
+    "https://example.org/",
+    [{"name": "a"}],
+    {"acc": {"tier": "primary"}},
+    [{"proxy": "a", "downstream": "b"}],
+    {"size_key": "config.n"},
+    ["exact >= 0.5"],
+]
+TYPES = {"Any": Any, "Reading": Reading, "MetricDecl": MetricDecl}
+
+
+def conforms(value: Any, annotation: Any) -> bool:
+    """`value` is of the type `annotation` (the subset of types the kinds name), element by element."""
+    if annotation is Any:
+        return True
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is list:
+        return isinstance(value, list) and all(conforms(v, args[0]) for v in value)
+    if origin is dict:
+        return isinstance(value, dict) and all(conforms(k, args[0]) and conforms(v, args[1]) for k, v in value.items())
+    if annotation is float:
+        return type(value) is float
+    return type(value) is annotation  # a bool is not an int here
+
+
+@pytest.mark.parametrize(("file", "schema", "model"), PAIRS, ids=[p[0] for p in PAIRS])
+def test_what_a_field_reads_is_of_the_type_its_attribute_is_written_with(
+    file: str, schema: Schema, model: type[Any]
+) -> None:
+    """The generated attributes and mappings take their types from the kinds' `py_type`: whatever is written in a
+    field, what the reading keeps is of that type (and every field keeps at least one of the samples)."""
+    kept_one: set[str] = set()
+    for f in schema.fields:
+        annotation = eval(f.kind.py_type, dict(TYPES))  # a declaration's type, e.g. "list[str]"
+        for sample in SAMPLES:
+            doc = load_yaml_text(json.dumps({f.name: sample}))
+            reading = schema.read(YamlFields(doc, Path(file), Diagnostics()))
+            if f.name in reading.values:
+                kept_one.add(f.name)
+                assert conforms(reading.values[f.name], annotation), (f.name, sample, reading.values[f.name])
+    assert kept_one == {f.name for f in schema.fields}
