@@ -1,7 +1,7 @@
 """The model's declared attributes, written from obs.schema: each YAML field is declared once.
 
 run.yaml, spec.yaml, campaign.yaml and obs.yaml are declared in obs.schema (name, kind, default, doc).
-The classes that hold what they say (`Run`, `Spec`, `Campaign` in obs.model, `SiteConfig` in obs.config)
+The classes that hold what they say (`Run`, its `Decision`, `Spec`, `Campaign` in obs.model, `SiteConfig` in obs.config)
 are plain typed dataclasses, which mypy and the readers of the code see as they are; the attributes that
 come from a file are written into them from the declaration, between two marker comments, by
 scripts/contract_tables.py (as the tables of docs/contract.md are). So are the typed mappings that lay a
@@ -12,6 +12,7 @@ fails when a marked block differs from what its declaration makes.
 
 Generated rather than built at import time (a class made by `make_dataclass`): mypy and an editor read
 the attributes and their types from the file; and the model stays in the bottom layer, importing no schema.
+Nothing imports this module when obs runs: only the script and the tests.
 
 A marker names its block: `# attributes of run.yaml: generated ...` (the attributes of the file's fields
 inside the class), `# values of run.yaml: generated ...` (the TypedDict of the values read, and the function
