@@ -143,7 +143,7 @@ def training_caption(report: RunReport, *, static: bool = False) -> str:
         + (", grad norm" if plan.grad else "")
         + (", learning rate" if plan.lr else "")
         + "."
-        + (_caption_notes(metrics, parts) if static else _chart_notes(metrics, parts))
+        + _series_notes(metrics, parts, static=static)
     )
     if plan.loss_not_drawn:
         caption += (
@@ -158,29 +158,30 @@ def band_caption(band: Band) -> str:
     return f"{band.label}: mean ± std ({band.mean} ± {band.std}){extra}."
 
 
-def _caption_notes(metrics: Metrics, names: list[str]) -> str:
-    """What the figure shows beyond the lines: bands of same-step values, markers of non-finite values."""
+# What a training caption says of series with several values at one step and of non-finite values: the static
+# figure shades the first and marks the second; the browser's chart draws finite values only, so it says so.
+_SERIES_NOTES = {
+    True: (
+        " Shaded: the min–max of several values logged at one step (the line is their mean).",
+        " Red markers at the edge: NaN (×) or infinite (▲ ▼) values at their step: {which}.",
+    ),
+    False: (
+        " Where several values were logged at one step, the line is their mean.",
+        " NaN or infinite values are not drawn (see the table below): {which}.",
+    ),
+}
+
+
+def _series_notes(metrics: Metrics, names: list[str], *, static: bool) -> str:
+    """What the figure (`static`) or the browser's chart shows of the named series beyond their lines."""
+    aggregated, nonfinite = _SERIES_NOTES[static]
     series = [metrics.series[n] for n in names if n in metrics.series]
     notes = ""
     if any(s.aggregated for s in series):
-        notes += " Shaded: the min–max of several values logged at one step (the line is their mean)."
+        notes += aggregated
     bad = [(n, len(s.nonfinite())) for n, s in zip(names, series, strict=False) if s.nonfinite()]
     if bad:
-        which = ", ".join(f"{n} ({k})" for n, k in bad)
-        notes += f" Red markers at the edge: NaN (×) or infinite (▲ ▼) values at their step: {which}."
-    return notes
-
-
-def _chart_notes(metrics: Metrics, names: list[str]) -> str:
-    """What the browser's chart leaves out of the lines it draws (it draws finite values only)."""
-    series = [metrics.series[n] for n in names if n in metrics.series]
-    notes = ""
-    if any(s.aggregated for s in series):
-        notes += " Where several values were logged at one step, the line is their mean."
-    bad = [(n, len(s.nonfinite())) for n, s in zip(names, series, strict=False) if s.nonfinite()]
-    if bad:
-        which = ", ".join(f"{n} ({k})" for n, k in bad)
-        notes += f" NaN or infinite values are not drawn (see the table below): {which}."
+        notes += nonfinite.format(which=", ".join(f"{n} ({k})" for n, k in bad))
     return notes
 
 
