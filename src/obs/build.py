@@ -78,6 +78,7 @@ class BuildResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     summaries: list[RunSummary] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # files of the source no format read (relative to it)
+    hidden: list[str] = field(default_factory=list)  # what was read and not shown on purpose (a deleted run), why
 
     @property
     def errors(self) -> int:
@@ -298,6 +299,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
     tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
     result.unread = tree.found.unread_rel()
+    result.hidden = tree.found.hidden_rel()
     for plugin in plugins:
         plugin.on_tree(tree)
     sections = {k: v for p in plugins for k, v in p.manifest_sections().items()}  # index.json beyond the runs
@@ -369,6 +371,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             errors=result.errors,
             warnings=result.warnings,
             not_read=result.unread,
+            hidden=result.hidden,
             seed_levels=_seed_levels(staging),
             sections=sections,
         )
@@ -438,6 +441,7 @@ def _remember(
             "runs": result.runs,
             "diagnostics": [d.as_dict() for d in result.diagnostics],
             "unread": result.unread,
+            "hidden": result.hidden,
         },
     )
 
@@ -696,6 +700,7 @@ def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sect
             [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],
             tree.cfg.title,
             tree.found.unread_rel(),
+            tree.found.hidden_rel(),
             learning_inputs(tree),
             sections,
         ]
@@ -815,7 +820,14 @@ def _site_pages(
 
         render_site_pages(
             result.summaries,
-            SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout, tuple(tree.found.unread_rel())),
+            SitePages(
+                tree.cfg,
+                tree.found.specs,
+                tree.found.campaigns,
+                tree.layout,
+                tuple(tree.found.unread_rel()),
+                tuple(tree.found.hidden_rel()),
+            ),
             renderer,
             memo,
             pages=pages,

@@ -24,6 +24,7 @@ from obs.fields import YamlFields
 from obs.layout import infer_campaigns
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, ItemResults, MetricDecl, PairedSpec, Spec
+from obs.numbers import plural
 from obs.safepaths import (
     Listing,
     is_inside,
@@ -64,6 +65,11 @@ class Discovery:
     files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths)
     unread: list[Path] = field(default_factory=list)  # ... that no run, spec, campaign or setting reads
     learning: list[Path] = field(default_factory=list)  # agent-learning exports (obs.adapters.agent_sessions)
+    hidden: list[tuple[str, tuple[Path, ...]]] = field(default_factory=list)  # read, not shown on purpose (why)
+
+    def hidden_rel(self) -> list[str]:
+        """What was read and deliberately not shown, a line each: where, why and how many files."""
+        return [f"{why} ({plural(len(files), 'file')})" for why, files in self.hidden]
 
     def unread_rel(self) -> list[str]:
         """The files no adapter read, relative to the source root, for `obs check`, `obs build` and the site."""
@@ -92,6 +98,7 @@ def not_read(found: Discovery) -> list[Path]:
     settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
     read = {real(f) for source in found.runs for f in files_read(source, found.root)}
     read.update(real(f) for f in found.learning)
+    read.update(real(f) for _, files in found.hidden for f in files)
     for source in found.runs:
         if source.base is not None:
             read.update(real(f) for f in source.base.files)
@@ -203,6 +210,7 @@ class _Walk:
             for source in claim.runs:
                 self.found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
             self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
+            self.found.hidden.extend(claim.hidden)
             self.seen.update(real(owned) for owned in claim.owned_dirs if owned != folder)
             return folder in claim.owned_dirs
         return False

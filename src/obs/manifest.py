@@ -66,6 +66,7 @@ def manifest_files(
     errors: int,
     warnings: int,
     not_read: Iterable[str] = (),
+    hidden: Iterable[str] = (),
     seed_levels: Mapping[str, dict[str, Any]] | None = None,
     sections: dict[str, Any] | None = None,
     shard_runs: int = SHARD_RUNS,
@@ -101,6 +102,9 @@ def manifest_files(
             "not_read": list(not_read),  # files of the source that no format read (relative to the source)
         }
     )
+    hidden_lines = list(hidden)
+    if hidden_lines:  # read and not shown on purpose (a deleted MLflow run), with why; absent when none
+        doc["hidden"] = hidden_lines
     for name, value in (sections or {}).items():
         doc.setdefault(name, value)
     files[MANIFEST] = dumps(doc)

@@ -23,9 +23,9 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import bounded_lines
 from obs.jsontypes import NUMBER, TEXT, TypedReader
 from obs.model import Run
-from obs.safepaths import safe_input, walk_files
+from obs.safepaths import safe_input, shown_name, walk_files
 from obs.safeyaml import YamlError, load_yaml_file
-from obs.sanitize import CLEANED, clean_text, has_unsafe_text
+from obs.sanitize import CLEANED, clean_text, has_unsafe_text, visible
 from obs.series_builder import SeriesBuilder
 
 META = "meta.yaml"
@@ -60,6 +60,7 @@ class MlflowAdapter:
         deleted: list[str] = []
         empty: list[str] = []
         unread: list[Path] = []
+        hidden: list[tuple[str, tuple[Path, ...]]] = []
         for exp in experiments:
             exp_meta = _read_meta(exp / META, root)
             exp_deleted = exp_meta.get("lifecycle_stage") == "deleted"
@@ -69,11 +70,21 @@ class MlflowAdapter:
                     unread += visible_files(other, root, recursive=True)
             if not run_dirs:
                 empty.append(f"{exp.name}/ ({exp_meta['name']})" if exp_meta.get("name") else f"{exp.name}/")
+                if safe_input(exp / META, root):
+                    hidden.append((f"{_rel(exp, root)}: an MLflow experiment with no runs", (exp / META,)))
             for run_dir in run_dirs:
                 meta = _read_meta(run_dir / META, root)
                 if exp_deleted or meta.get("lifecycle_stage") == "deleted":
                     label = meta.get("run_name") or ""
                     deleted.append(f"{run_dir.name}/ ({label})" if label else f"{run_dir.name}/")
+                    whose = " whose experiment is" if meta.get("lifecycle_stage") != "deleted" else ""
+                    name = f" '{visible(str(label))[:200]}'" if label else ""
+                    hidden.append(
+                        (
+                            f"{_rel(run_dir, root)}: MLflow run{name}{whose} marked deleted (lifecycle_stage)",
+                            tuple(visible_files(run_dir, root, recursive=True)),
+                        )
+                    )
                     continue
                 files = tuple(f for f in visible_files(run_dir, root, recursive=True) if _is_run_file(f, run_dir))
                 exp_files = (exp / META,) if safe_input(exp / META, root) else ()
@@ -99,10 +110,17 @@ class MlflowAdapter:
         note = unread_note(unread, folder, "artifacts and files outside the run layout")
         if note:
             notes.append(note)
-        return Claim(runs=tuple(runs), owned_dirs=(folder,), notes=tuple(notes))
+        return Claim(runs=tuple(runs), owned_dirs=(folder,), notes=tuple(notes), hidden=tuple(hidden))
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         return load_mlflow_run(source, ctx)
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return shown_name(path.relative_to(root).as_posix())
+    except ValueError:
+        return shown_name(path.as_posix())
 
 
 def _subdirs(folder: Path) -> list[Path]:

@@ -58,6 +58,7 @@ class SitePages:
     campaigns: dict[str, Campaign]
     layout: urls.SiteLayout
     not_read: tuple[str, ...] = ()  # files of the source no format read
+    hidden: tuple[str, ...] = ()  # what was read and not shown on purpose, a line each with why
 
 
 @dataclass
@@ -304,6 +305,7 @@ def _index_page(
         n_diff_pairs=n_diff_pairs,
         seed_levels=seed_levels,
         not_read=site.not_read,
+        hidden=site.hidden,
     ).encode()
     return pages
 
