@@ -57,36 +57,6 @@ def record_json(s: RunSummary, seed_level: dict[str, Any] | None = None) -> dict
     return data
 
 
-def manifest(
-    summaries: list[RunSummary],
-    *,
-    title: str,
-    specs: Iterable[str],
-    campaigns: Iterable[str],
-    errors: int,
-    warnings: int,
-    not_read: Iterable[str] = (),
-    hidden: Iterable[str] = (),
-    seed_levels: Mapping[str, dict[str, Any]] | None = None,
-    sections: dict[str, Any] | None = None,
-) -> bytes:
-    """index.json of a site whose runs fit in it (see `manifest_files`)."""
-    files = manifest_files(
-        summaries,
-        title=title,
-        specs=specs,
-        campaigns=campaigns,
-        errors=errors,
-        warnings=warnings,
-        not_read=not_read,
-        hidden=hidden,
-        seed_levels=seed_levels,
-        sections=sections,
-        shard_runs=max(SHARD_RUNS, len(summaries)),
-    )
-    return files[MANIFEST]
-
-
 def manifest_files(
     summaries: list[RunSummary],
     *,
