@@ -58,6 +58,7 @@ class SitePages:
     campaigns: dict[str, Campaign]
     layout: urls.SiteLayout
     not_read: tuple[str, ...] = ()  # files of the source no format read
+    hidden: tuple[str, ...] = ()  # what was read and not shown on purpose, a line each with why
 
 
 @dataclass
@@ -363,6 +364,7 @@ def _index_page(
         n_diff_pairs=n_diff_pairs,
         seed_levels=seed_levels,
         not_read=site.not_read,
+        hidden=site.hidden,
         efficiency=efficiency,
     ).encode()
     return pages
@@ -442,7 +444,7 @@ def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: 
             path = urls.spec_history(ctx["slug"])
             out[path] = chartdata.chart_file(data)
             ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.relative(page, path), "xLabel": "rung"}
-    out[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()
+    out[page] = renderer.page("spec.html", page, spec=ctx, seed_levels=seed_levels)
     return out
 
 
@@ -461,13 +463,12 @@ class SeedLevel:
 
 def recipe_results(summaries: Sequence[RunSummary], site: SitePages, skip: frozenset[str]) -> dict[str, RecipeLevel]:
     """Runs judged against their baseline at the seed level because both recipes have replicates (runs that
-    differ only by seed), beside the campaign and arms groups (`skip`): `analysis.recipes.site_recipe_levels`,
-    the same computation the build handed each run's page and promotion rule."""
-    from obs.analysis.recipes import site_recipe_levels
+    differ only by seed), beside the campaign and arms groups (`skip`): `analysis.recipes.site_recipe_pairs`
+    judged, the same computation the build handed each run's page and promotion rule."""
+    from obs.analysis.recipes import recipe_levels, site_recipe_pairs
 
-    levels = site_recipe_levels(
-        summaries, site.cfg, site.specs, site.campaigns, {s.id: urls.run_page(s.slug) for s in summaries}
-    )
+    pages = {s.id: urls.run_page(s.slug) for s in summaries}
+    levels = recipe_levels(site_recipe_pairs(summaries, site.cfg, site.specs, site.campaigns, pages))
     return {run: level for run, level in levels.items() if run not in skip}
 
 
@@ -598,7 +599,7 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
     pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
     page = urls.campaign_page(slug)
-    pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
+    pages[page] = renderer.page("campaign.html", page, c=ctx)
     return pages
 
 
