@@ -200,41 +200,39 @@ def _wandb_record_place(source: RunSource) -> Place:
     return Place(cond or None, seed, cond_from, "W&B tags (seed:)" if seed is not None else "")
 
 
+class _Pick:
+    """The condition and seed as sources are offered in precedence order: the first source that has one wins."""
+
+    def __init__(self) -> None:
+        self.condition: str | None = None
+        self.seed: int | None = None
+        self.condition_from = ""
+        self.seed_from = ""
+
+    def offer(self, condition: str | None, seed: int | None, where: str, seed_where: str = "") -> None:
+        if self.condition is None and condition:
+            self.condition, self.condition_from = condition, where
+        if self.seed is None and seed is not None:
+            self.seed, self.seed_from = seed, seed_where or where
+
+    @property
+    def complete(self) -> bool:
+        return self.condition is not None and self.seed is not None
+
+
 def place_of(source: RunSource, root: Path, declared: tuple[str, ...] = ()) -> Place:
     """Where a run sits in a campaign, by the precedence of the module docstring."""
-    cond: str | None = None
-    seed: int | None = None
-    cond_from = seed_from = ""
+    pick = _Pick()
     doc = _run_yaml(source, root)
-    if _condition(doc.get("condition")):
-        cond, cond_from = _condition(doc.get("condition")), "run.yaml"
-    if _seed(doc.get("seed")) is not None:
-        seed, seed_from = _seed(doc.get("seed")), "run.yaml"
+    pick.offer(_condition(doc.get("condition")), _seed(doc.get("seed")), "run.yaml")
     log = _log_of(source)
     record = first_record(log) if log is not None else {}
-    if cond is None and _condition(record.get("condition")):
-        cond, cond_from = _condition(record.get("condition")), "records"
-    if seed is None and _seed(record.get("seed")) is not None:
-        seed, seed_from = _seed(record.get("seed")), "records"
+    pick.offer(_condition(record.get("condition")), _seed(record.get("seed")), "records")
     if source.adapter == "wandb":
-        config = _wandb_config(source)
-        for key in ("condition", "group"):
-            if cond is None and _condition(config.get(key)):
-                cond, cond_from = _condition(config.get(key)), f"W&B config ({key})"
-        if seed is None and _seed(config.get("seed")) is not None:
-            seed, seed_from = _seed(config.get("seed")), "W&B config (seed)"
-        if cond is None or seed is None:
-            found = _wandb_record_place(source)
-            if cond is None and found.condition is not None:
-                cond, cond_from = found.condition, found.condition_from
-            if seed is None and found.seed is not None:
-                seed, seed_from = found.seed, found.seed_from
+        _offer_wandb(pick, source)
     parsed = parse_folder_name(shown_name(source.path.name), declared)
     if parsed is not None:
-        if cond is None:
-            cond, cond_from = parsed[0], "folder name"
-        if seed is None:
-            seed, seed_from = parsed[1], "folder name"
+        pick.offer(parsed[0], parsed[1], "folder name")
     if not record and source.adapter == "wandb":  # no log: the summary's final values name what the run logged
         record = {k: v for k, v in _wandb_summary(source).items() if not k.startswith("_")}  # _step, _runtime
     metrics = tuple(
@@ -243,7 +241,26 @@ def place_of(source: RunSource, root: Path, declared: tuple[str, ...] = ()) -> P
         if isinstance(v, int | float) and not isinstance(v, bool) and k not in IDENTIFIERS and not is_bookkeeping(k)
     )
     own = _condition(doc.get("campaign"))
-    return Place(cond, seed, cond_from, seed_from, campaign=own, metrics=metrics, arm=doc.get("arm") is not None)
+    return Place(
+        pick.condition,
+        pick.seed,
+        pick.condition_from,
+        pick.seed_from,
+        campaign=own,
+        metrics=metrics,
+        arm=doc.get("arm") is not None,
+    )
+
+
+def _offer_wandb(pick: _Pick, source: RunSource) -> None:
+    """A W&B run's config (condition, group, seed), then its run record's group and tags (the .wandb file)."""
+    config = _wandb_config(source)
+    for key in ("condition", "group"):
+        pick.offer(_condition(config.get(key)), None, f"W&B config ({key})")
+    pick.offer(None, _seed(config.get("seed")), "", "W&B config (seed)")
+    if not pick.complete:
+        found = _wandb_record_place(source)
+        pick.offer(found.condition, found.seed, found.condition_from, found.seed_from)
 
 
 def _campaign_folder(run_folder: Path) -> Path:
