@@ -29,7 +29,7 @@ from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
 from obs.lazysummary import LazySummary, lazy_summaries
 from obs.manifest import manifest_files
-from obs.pipeline import RunResult, SourceTree, recipe_pairs
+from obs.pipeline import RunResult, SourceTree, gate_refs, recipe_pairs
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.safepaths import remembered_locations
@@ -79,6 +79,7 @@ class BuildResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     summaries: list[RunSummary] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # files of the source no format read (relative to it)
+    hidden: list[str] = field(default_factory=list)  # what was read and not shown on purpose (a deleted run), why
 
     @property
     def errors(self) -> int:
@@ -117,11 +118,13 @@ def run_key(
     layout: str,
     frozen_digest: str | None = None,
     recipe: str | None = None,
+    gates: str | None = None,
 ) -> str:
     """What a run's files depend on; `layout` is `layout_key(tree)`, made once a build; `frozen_digest` the
     digest hash of the spec's frozen baseline the rung is also tested against (`planned.frozen`); `recipe` the
     token of the run's recipe-level result (`recipe_token`): made from the summaries of its sibling seeds and its
-    baseline's, so a run's page is built again when one of them changes what it shows."""
+    baseline's, so a run's page is built again when one of them changes what it shows; `gates` the token of the
+    summaries its gate strip reads (`_Scheduler.gate_others`)."""
     found = tree.found
     spec = found.specs.get(planned.source.spec or "")
     campaign = found.campaigns.get(planned.source.campaign or "")
@@ -149,6 +152,7 @@ def run_key(
             [planned.frozen, frozen_digest, spec.contract] if planned.frozen and spec else None,
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
             recipe,
+            gates,
         ]
     )
 
@@ -217,6 +221,27 @@ class _Scheduler:
     # the previous build's summaries predict it, then as this build's make it (`_rebuild_recipes`)
     recipes: dict[str, RecipePair] = field(default_factory=dict)
     how: dict[str, str] = field(default_factory=dict)  # run id -> "built" or "reused" (this build)
+    # run id -> the token of the summaries its gate strip was judged with (`gate_others`): this build's when the
+    # run it reads is done, else the previous build's; `_rebuild_gates` builds again the runs it then misjudged
+    gate_tokens: dict[str, str | None] = field(default_factory=dict)
+
+    def gate_others(self, planned: PlannedRun, final: bool = False) -> dict[str, bytes]:
+        """The summaries (JSON) of the runs obs.yaml's gates read for this run: this build's, else (not `final`)
+        the previous build's as a prediction; a run with neither is left out (its gates read n/a)."""
+        if not self.tree.cfg.gates:
+            return {}
+        out = {}
+        for rid in gate_refs(self.tree, planned.id, planned.baseline, planned.source.spec):
+            entry = self.entries.get(rid) or (None if final else self.cache.runs.get(rid))
+            if entry is not None:
+                out[rid] = bytes(entry.summary)
+        return out
+
+    def gate_token(self, planned: PlannedRun, final: bool = False) -> str | None:
+        others = self.gate_others(planned, final)
+        if not others:
+            return None
+        return hash_json(sorted((rid, hashlib.sha256(data).hexdigest()) for rid, data in others.items()))
 
     def baseline_digest_path(self, planned: PlannedRun, base: str | None = None) -> Path | None:
         """Where the baseline's digest is (or `base`'s: the frozen baseline's), made by this build or kept from
@@ -239,7 +264,9 @@ class _Scheduler:
         if self.layout is None:
             self.layout = layout_key(self.tree)
         recipe = recipe_token(self.recipes.get(planned.id))
-        return run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, frozen_hash, recipe), inputs
+        gates = self.gate_tokens[planned.id] = self.gate_token(planned)
+        key = run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, frozen_hash, recipe, gates)
+        return key, inputs
 
     def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
         """The cached entry of a run whose key is unchanged and whose files are all in the current site.
@@ -300,6 +327,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
     tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
     result.unread = tree.found.unread_rel()
+    result.hidden = tree.found.hidden_rel()
     for plugin in plugins:
         plugin.on_tree(tree)
     sections = {k: v for p in plugins for k, v in p.manifest_sections().items()}  # index.json beyond the runs
@@ -346,6 +374,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     try:
         _build_runs(opts, result, sched, staging)
         _rebuild_recipes(opts, result, sched, staging)
+        _rebuild_gates(opts, result, sched, staging)
         all_diags: list[Diagnostic] = []
         held: list[bytes] = []  # each summary is read from its cache entry's JSON when a page asks for it
         for planned in tree.plan.runs:
@@ -373,6 +402,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             errors=result.errors,
             warnings=result.warnings,
             not_read=result.unread,
+            hidden=result.hidden,
             seed_levels=_seed_levels(staging),
             sections=sections,
         )
@@ -403,6 +433,22 @@ def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler,
         if p.id in sched.entries and recipe_token(final.get(p.id)) != recipe_token(sched.recipes.get(p.id))
     ]
     sched.recipes = final
+    _redo(opts, result, sched, staging, redo)
+
+
+def _rebuild_gates(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging) -> None:
+    """Build again the runs whose gate strip read a summary that is not this build's final one (a run named by
+    `run:ID.` built after it, or rebuilt for its recipe). A strip is not part of any summary: one pass settles it."""
+    redo = [
+        p
+        for p in sched.tree.plan.runs
+        if p.id in sched.entries and sched.gate_token(p, final=True) != sched.gate_tokens.get(p.id)
+    ]
+    _redo(opts, result, sched, staging, redo)
+
+
+def _redo(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging, redo: list[PlannedRun]) -> None:
+    """Build these runs again, their files from the first pass taken out of the staging folder first."""
     if not redo:
         return
     for planned in redo:
@@ -440,6 +486,7 @@ def _remember(
             "runs": result.runs,
             "diagnostics": [d.as_dict() for d in result.diagnostics],
             "unread": result.unread,
+            "hidden": result.hidden,
         },
     )
 
@@ -514,42 +561,143 @@ def _build_runs(
     opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging, only: list[PlannedRun] | None = None
 ) -> None:
     """Reuse or build every run of the plan, baselines first (`only`: these runs again, every other one done)."""
-    tree = sched.tree
-    plan = tree.plan
-    ctx = worker.WorkerContext(
-        tree=tree, staging=staging.path, template_cache=sched.cache.folder / "templates", parent_pid=os.getpid()
-    )
-    worker.start(ctx)  # the inline path (small builds) runs in this process
-    progress = Progress(len(plan.runs if only is None else only), opts.progress and not opts.quiet)
-    jobs = opts.jobs or os.cpu_count() or 1
-    pool: ProcessPoolExecutor | None = None
-    cluster: DaskPool | None = None  # --dask: every run that is not reused is built on the cluster
-    warmed = False
-    running: dict[Future[RunResult], PlannedRun] = {}
-    keys: dict[str, str] = {}
-    pending = list(plan.runs if only is None else only)
-    done: set[str] = set() if only is None else {p.id for p in plan.runs} - {p.id for p in only}
-    in_plan = set(plan.slugs)
+    _RunPass(opts, result, sched, staging, only).run()
+    if only is None:
+        result.pages += len(sched.tree.plan.runs)
 
-    def submit(planned: PlannedRun, key: str, inputs: str) -> None:
-        """Build one run: in a worker once the pool runs, else here (see the loop below)."""
+
+class _RunPass:
+    """One pass over the plan's runs: each run whose baseline is done is reused from the current site or built,
+    in this process, in worker processes once enough runs wait, or on a Dask cluster (`--dask`).
+
+    A class rather than one function with closures because its steps (take the ready runs, start the workers,
+    submit, collect, stop) share the pass's state: what is pending, running and done, and the pool."""
+
+    def __init__(
+        self,
+        opts: BuildOptions,
+        result: BuildResult,
+        sched: _Scheduler,
+        staging: Staging,
+        only: list[PlannedRun] | None,
+    ) -> None:
+        self.opts, self.result, self.sched, self.staging = opts, result, sched, staging
+        plan = sched.tree.plan
+        self.ctx = worker.WorkerContext(
+            tree=sched.tree,
+            staging=staging.path,
+            template_cache=sched.cache.folder / "templates",
+            parent_pid=os.getpid(),
+        )
+        self.progress = Progress(len(plan.runs if only is None else only), opts.progress and not opts.quiet)
+        self.jobs = opts.jobs or os.cpu_count() or 1
+        self.pool: ProcessPoolExecutor | None = None
+        self.cluster: DaskPool | None = None  # --dask: every run that is not reused is built on the cluster
+        self.warmed = False
+        self.running: dict[Future[RunResult], PlannedRun] = {}
+        self.keys: dict[str, str] = {}
+        self.pending = list(plan.runs if only is None else only)
+        self.done: set[str] = set() if only is None else {p.id for p in plan.runs} - {p.id for p in only}
+        self.in_plan = set(plan.slugs)
+        self.current = os.fspath(sched.out)
+
+    @property
+    def offloaded(self) -> bool:
+        """Whether runs are built away from this process (a worker pool or a cluster is running)."""
+        return self.pool is not None or self.cluster is not None
+
+    def run(self) -> None:
+        """Until every run is done: dispatch the ready runs, then wait for one being built to finish."""
+        worker.start(self.ctx)  # the inline path (small builds) runs in this process
+        failed = True
+        try:
+            while self.pending or self.running:
+                ready = [p for p in self.pending if all(dep not in self.in_plan or dep in self.done for dep in p.needs)]
+                self._dispatch(ready)
+                if self.offloaded and not self.warmed:
+                    _warm_up(self.ctx, bool(self.sched.tree.found.campaigns))  # the workers build meanwhile
+                    self.warmed = True
+                if self.running:
+                    self._collect()
+                elif self.pending and not ready:
+                    raise RuntimeError("build plan has a dependency that can never be satisfied")
+            failed = False
+        finally:
+            if self.pool is not None:
+                _stop_pool(self.pool, failed=failed)
+            if self.cluster is not None:
+                self.cluster.close(failed=failed)
+            worker.start(None)
+            self.progress.close()
+
+    def _dispatch(self, ready: list[PlannedRun]) -> None:
+        """Reuse each ready run that can be, and build the others.
+
+        Worker processes start once enough runs wait to be built at the same time (the ready runs not
+        reusable, and those building): one changed run, and each run downstream of it on its ladder (waiting
+        for the one before), is built in this process, since starting workers costs each a new interpreter's
+        imports, more than the run itself."""
+        waiting: list[tuple[PlannedRun, str, str]] = []
+        for planned in ready:
+            self.pending.remove(planned)
+            key, inputs = self.sched.key_for(planned)
+            entry = self.sched.reusable(planned, key)
+            if entry is not None:
+                self._reuse(planned, entry)
+                continue
+            waiting.append((planned, key, inputs))
+            self._start_workers(len(waiting))
+            if self.offloaded:  # submitted as found: workers start while the next runs are hashed
+                for item in waiting:
+                    self._submit(*item)
+                waiting.clear()
+        for item in waiting:
+            self._submit(*item)
+
+    def _start_workers(self, waiting: int) -> None:
+        """Connect to the cluster once a run needs building (`--dask`), or start the pool once enough wait."""
+        if self.opts.dask and self.cluster is None:
+            from obs.cluster import DaskPool
+
+            self.cluster = DaskPool(self.opts.dask, self.opts.jobs, self.sched.tree, self.opts.bucket)
+        elif not self.offloaded and self.jobs > 1 and waiting + len(self.running) >= PARALLEL_MIN_RUNS:
+            self.pool = _start_pool(self.jobs, self.ctx, self.opts.start_method)
+
+    def _collect(self) -> None:
+        """Wait for at least one run being built, and take in each one finished."""
+        from concurrent.futures import FIRST_COMPLETED, wait  # imported with the pool already
+
+        finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
+        for fut in finished:
+            planned = self.running.pop(fut)
+            self._finish(planned, self.keys[planned.id], fut.result())
+
+    def _submit(self, planned: PlannedRun, key: str, inputs: str) -> None:
+        """Build one run: in a worker once the pool runs, else here (see `_dispatch`)."""
+        sched = self.sched
         baseline = sched.baseline_digest_path(planned)
         frozen = sched.baseline_digest_path(planned, planned.frozen) if planned.frozen else None
         pair = sched.recipes.get(planned.id)
         recipe = pair.judge() if pair is not None else None
-        if cluster is not None:
-            fut = cluster.submit(planned, baseline, inputs, frozen, recipe)
-        elif pool is not None:
-            fut = pool.submit(worker.process, planned, baseline, inputs, frozen, recipe)
+        if sched.tree.cfg.gates:  # the key says which summaries the gate strip reads: those handed over now
+            key = sched.key_for(planned)[0]
+        others = sched.gate_others(planned)
+        fut: Future[RunResult]
+        if self.cluster is not None:
+            fut = self.cluster.submit(planned, baseline, inputs, frozen, recipe, others)
+        elif self.pool is not None:
+            fut = self.pool.submit(worker.process, planned, baseline, inputs, frozen, recipe, others)
         else:
-            finish(planned, key, worker.process(planned, baseline, inputs, frozen, recipe))
+            self._finish(planned, key, worker.process(planned, baseline, inputs, frozen, recipe, others))
             return
-        running[fut] = planned
-        keys[planned.id] = key
+        self.running[fut] = planned
+        self.keys[planned.id] = key
 
-    def finish(planned: PlannedRun, key: str, res: RunResult) -> None:
-        for rel, data in res.payload:  # a Dask worker's files, written here
-            staging.write(rel, data)
+    def _finish(self, planned: PlannedRun, key: str, res: RunResult) -> None:
+        """Take in a built run: its files (a Dask worker's are written here), its digest and cache entry."""
+        sched = self.sched
+        for rel, data in res.payload:
+            self.staging.write(rel, data)
         summary = exact_bytes(res.summary)  # an inline run's summary is orjson's oversized buffer
         digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
@@ -566,76 +714,24 @@ def _build_runs(
             digest_hash,
             [d.as_dict() for d in res.diagnostics],
         )
-        result.built += 1
+        self.result.built += 1
         sched.how[planned.id] = "built"
-        result.complete = result.complete and res.complete
-        done.add(planned.id)
-        progress.step(planned.id)
+        self.result.complete = self.result.complete and res.complete
+        self._done(planned)
 
-    current = os.fspath(sched.out)
-
-    def reuse(planned: PlannedRun, entry: RunEntry) -> None:
+    def _reuse(self, planned: PlannedRun, entry: RunEntry) -> None:
+        """Link a run's files from the current site and keep its cache entry."""
         for rel in entry.files:
-            staging.link(rel, f"{current}/{rel}")
-        sched.entries[planned.id] = entry
-        sched.digest_hashes[planned.id] = entry.digest_hash
-        result.reused += 1
-        sched.how[planned.id] = "reused"
-        done.add(planned.id)
-        progress.step(planned.id)
+            self.staging.link(rel, f"{self.current}/{rel}")
+        self.sched.entries[planned.id] = entry
+        self.sched.digest_hashes[planned.id] = entry.digest_hash
+        self.result.reused += 1
+        self.sched.how[planned.id] = "reused"
+        self._done(planned)
 
-    failed = True
-    try:
-        while pending or running:
-            ready = [p for p in pending if all(dep not in in_plan or dep in done for dep in p.needs)]
-            # Worker processes start once enough runs wait to be built at the same time (the ready runs not
-            # reusable, and those building): one changed run, and each run downstream of it on its ladder
-            # (waiting for the one before), is built in this process, since starting workers costs each a
-            # new interpreter's imports, more than the run itself.
-            waiting: list[tuple[PlannedRun, str, str]] = []
-            for planned in ready:
-                pending.remove(planned)
-                key, inputs = sched.key_for(planned)
-                entry = sched.reusable(planned, key)
-                if entry is not None:
-                    reuse(planned, entry)
-                    continue
-                waiting.append((planned, key, inputs))
-                if opts.dask and cluster is None:  # connected only once a run needs building
-                    from obs.cluster import DaskPool
-
-                    cluster = DaskPool(opts.dask, opts.jobs, tree, opts.bucket)
-                elif cluster is None and pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
-                    pool = _start_pool(jobs, ctx, opts.start_method)
-                # submitted as found: workers start while the next runs are hashed
-                if pool is not None or cluster is not None:
-                    for item in waiting:
-                        submit(*item)
-                    waiting.clear()
-            for item in waiting:
-                submit(*item)
-            if (pool is not None or cluster is not None) and not warmed:
-                _warm_up(ctx, bool(tree.found.campaigns))  # the workers have a batch of runs to build meanwhile
-                warmed = True
-            if running:
-                from concurrent.futures import FIRST_COMPLETED, wait  # imported with the pool already
-
-                finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    planned = running.pop(fut)
-                    finish(planned, keys[planned.id], fut.result())
-            elif pending and not ready:
-                raise RuntimeError("build plan has a dependency that can never be satisfied")
-        failed = False
-    finally:
-        if pool is not None:
-            _stop_pool(pool, failed=failed)
-        if cluster is not None:
-            cluster.close(failed=failed)
-        worker.start(None)
-        progress.close()
-    if only is None:
-        result.pages += len(plan.runs)
+    def _done(self, planned: PlannedRun) -> None:
+        self.done.add(planned.id)
+        self.progress.step(planned.id)
 
 
 def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sections: Any = None) -> str:
@@ -655,6 +751,7 @@ def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sect
             [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],
             tree.cfg.title,
             tree.found.unread_rel(),
+            tree.found.hidden_rel(),
             learning_inputs(tree),
             sections,
         ]
@@ -774,7 +871,14 @@ def _site_pages(
 
         render_site_pages(
             result.summaries,
-            SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout, tuple(tree.found.unread_rel())),
+            SitePages(
+                tree.cfg,
+                tree.found.specs,
+                tree.found.campaigns,
+                tree.layout,
+                tuple(tree.found.unread_rel()),
+                tuple(tree.found.hidden_rel()),
+            ),
             renderer,
             memo,
             pages=pages,
