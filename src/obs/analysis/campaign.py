@@ -68,6 +68,7 @@ __all__ = [
     "Litmus",
     "PooledCounts",
     "RunFinal",
+    "Units",
     "campaign_stats",
     "finals_from_summaries",
     "metric_is_rate",
