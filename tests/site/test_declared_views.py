@@ -165,3 +165,5 @@ def test_efficiency_page_of_runs_in_no_campaign(demo_site: Path, demo_source: Pa
     assert 'id="chart-sample-efficiency"' in page or "sample-efficiency" in page
     assert f"{100 * lines['lora']['points'][0]['mean']:.1f}%" in page  # the table's cell, a rate in percent
     assert "needs three" not in page and "coloured by condition" not in page  # no condition to colour by
+    # eval/accuracy is logged 6 times, fewer than twice the window: the page says its final is its last value
+    assert page.count("or its last value when it has fewer than twice that many") == 2
