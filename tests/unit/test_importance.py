@@ -11,7 +11,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from obs.analysis.held_constant import flatten
-from obs.analysis.importance import MIN_RUNS, RESAMPLES, importance, key_importance, resamples_for
+from obs.analysis.importance import CI_MIN_RUNS, MIN_RUNS, RESAMPLES, importance, key_importance, resamples_for
 from obs.analysis.sweeps import build_sweep, run_value
 from obs.config import DEFAULT_SWEEPS
 from summaries import make_summary
@@ -49,6 +49,7 @@ def test_a_numeric_key_is_spearman_with_scipys_exact_permutation_p(n: int) -> No
     )
     assert abs(stats.spearmanr(x, y).statistic) == pytest.approx(abs_rho(y)(np.array(x)))
     assert k.p == pytest.approx(exact.pvalue, abs=1e-12)
+    assert (k.ci is None) == (n < CI_MIN_RUNS)  # below 8 runs the interval did not hold 95% (simulated)
 
 
 def test_the_interval_is_fisher_z_with_bonett_wrights_error() -> None:
