@@ -605,15 +605,27 @@
     Array.prototype.forEach.call(document.querySelectorAll("[data-later]"), function (h) { drawLater(h, wire !== false); });
   }
   function wireLater() {
-    var holders = document.querySelectorAll("[data-later]");
+    var holders = document.querySelectorAll("[data-later]"), held = document.documentElement.hasAttribute("data-obs-hold");
+    document.documentElement.removeAttribute("data-obs-hold");
     if (!holders.length) return;
-    if (location.hash.length > 1 || typeof IntersectionObserver !== "function") { drawAllLater(false); return; }
+    if (location.hash.length > 1 || typeof IntersectionObserver !== "function") {
+      drawAllLater(false);
+      var target = null;
+      try { target = document.getElementById(decodeURIComponent(location.hash.slice(1))); } catch (err) { target = null; }
+      if (held && target) target.scrollIntoView();  // where the link says, now that everything above it is drawn
+      return;
+    }
     laterWatch = new IntersectionObserver(function (entries) {
       entries.forEach(function (e) { if (e.isIntersecting) drawLater(e.target); });
     }, { rootMargin: "150% 0px 150% 0px" });
     Array.prototype.forEach.call(holders, function (h) { laterWatch.observe(h); });
     window.addEventListener("hashchange", function () { drawAllLater(); });
     window.addEventListener("beforeprint", function () { drawAllLater(); });
+    // a link inside the page: everything drawn before the browser scrolls to where it leads
+    document.addEventListener("click", function (e) {
+      var a = e.target.closest ? e.target.closest("a[href^='#']") : null;
+      if (a) drawAllLater();
+    }, true);
     document.addEventListener("keydown", function (e) {
       if (e.key === "Tab" || ((e.ctrlKey || e.metaKey) && (e.key === "f" || e.key === "F" || e.key === "g"))) drawAllLater();
     }, true);

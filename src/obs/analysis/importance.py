@@ -1,8 +1,9 @@
 """Parameter importance on the sweeps page: how strongly each setting goes with the outcome across runs.
 
 W&B fits a random forest to the runs (settings in, the metric out) and shows its feature importances.
-obs does not: scikit-learn is not a dependency (~0.5 s to import and ~40 MB installed, for one table),
-and at the sizes a sweep has here (5-60 runs) a forest's importances move with its random seed, favour
+obs does not: scikit-learn is not a dependency (1.9.1 with joblib and threadpoolctl: 54 MB installed;
+importing `sklearn.ensemble` and `sklearn.inspection`, which import scipy, took 6-10 s on a shared 2-core
+machine at load 15, for one table on a page a one-run rebuild makes), and at the sizes a sweep has here (5-60 runs) a forest's importances move with its random seed, favour
 keys with many distinct values and come with no statement of how sure they are. Instead each key gets a
 rank statistic that needs no model, with its uncertainty and a test that holds its level at any n:
 
