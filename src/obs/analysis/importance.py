@@ -3,9 +3,10 @@
 W&B fits a random forest to the runs (settings in, the metric out) and shows its feature importances.
 obs does not: scikit-learn is not a dependency (1.9.1 with joblib and threadpoolctl: 54 MB installed;
 importing `sklearn.ensemble` and `sklearn.inspection`, which import scipy, took 6-10 s on a shared 2-core
-machine at load 15, for one table on a page a one-run rebuild makes), and at the sizes a sweep has here (5-60 runs) a forest's importances move with its random seed, favour
-keys with many distinct values and come with no statement of how sure they are. Instead each key gets a
-rank statistic that needs no model, with its uncertainty and a test that holds its level at any n:
+machine at load 15, for one table on a page a one-run rebuild makes), and at the sizes a sweep has here
+(5-60 runs) a forest's importances move with its random seed, favour keys with many distinct values
+and come with no statement of how sure they are. Instead each key gets a rank statistic that needs no
+model, with its uncertainty and a test that holds its level at any n:
 
 - **a number** (lr, batch size): Spearman's ρ between the key and the outcome over the runs that have
   both, with a 95% interval from Fisher's z and Bonett-Wright's standard error
