@@ -44,7 +44,7 @@ def main() -> None:
     rng = np.random.default_rng(5)
     for grid in (False, True):
         for rho in (0.0, 0.5, 0.8):
-            for n in (5, 6, 7, 8, 12, 20, 40):
+            for n in (5, 6, 7, 8, 9, 10, 12, 20, 40):
                 population, cover = coverage(rng, n, rho, grid, args.reps)
                 kind = "grid of 3" if grid else "continuous"
                 print(f"{kind}  rho {rho}  Spearman {population:.3f}  n {n:>2}  coverage {cover:.3f}")
