@@ -1,10 +1,12 @@
-"""Rewrite the field tables of docs/contract.md from their declarations in src/obs/schema.py.
+"""Rewrite what is written from the declarations of src/obs/schema.py: the field tables of docs/contract.md,
+and the model's attributes and typed mappings of each YAML file (obs.model_code: in obs/model.py, obs/config.py,
+obs/adapters/native.py).
 
-    python scripts/contract_tables.py          # rewrite the tables in place
-    python scripts/contract_tables.py --check  # exit 1 when the docs differ from the declarations
+    python scripts/contract_tables.py          # rewrite the tables and the code in place
+    python scripts/contract_tables.py --check  # exit 1 when the docs or the code differ from the declarations
 
-tests/unit/test_schema.py runs the same check, so a field changed in the code without its docs fails
-the test suite.
+tests/unit/test_schema.py and tests/unit/test_declared_fields.py run the same checks, so a field changed in the
+declarations without its docs or its attributes fails the test suite.
 """
 
 from __future__ import annotations
@@ -13,26 +15,32 @@ import argparse
 import sys
 from pathlib import Path
 
+from obs.model_code import FILES, fill_code_blocks
 from obs.schema import fill_doc_tables
 
-CONTRACT = Path(__file__).resolve().parents[1] / "docs" / "contract.md"
+REPO = Path(__file__).resolve().parents[1]
+CONTRACT = REPO / "docs" / "contract.md"
+SRC = REPO / "src"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="only say whether the tables are up to date")
+    parser.add_argument("--check", action="store_true", help="only say whether the tables and code are up to date")
     args = parser.parse_args(argv)
-    text = CONTRACT.read_text(encoding="utf-8")
-    filled = fill_doc_tables(text)
-    if filled == text:
-        print(f"{CONTRACT}: tables up to date")
-        return 0
-    if args.check:
-        print(f"{CONTRACT}: tables differ from src/obs/schema.py; run scripts/contract_tables.py", file=sys.stderr)
-        return 1
-    CONTRACT.write_text(filled, encoding="utf-8")
-    print(f"{CONTRACT}: tables rewritten")
-    return 0
+    targets = [(CONTRACT, fill_doc_tables)] + [(SRC / name, fill_code_blocks) for name in FILES]
+    stale = 0
+    for path, fill in targets:
+        text = path.read_text(encoding="utf-8")
+        filled = fill(text)
+        if filled == text:
+            print(f"{path}: up to date")
+        elif args.check:
+            print(f"{path}: differs from src/obs/schema.py; run scripts/contract_tables.py", file=sys.stderr)
+            stale += 1
+        else:
+            path.write_text(filled, encoding="utf-8")
+            print(f"{path}: rewritten")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -78,6 +78,7 @@ class BuildResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     summaries: list[RunSummary] = field(default_factory=list)
     unread: list[str] = field(default_factory=list)  # files of the source no format read (relative to it)
+    hidden: list[str] = field(default_factory=list)  # what was read and not shown on purpose (a deleted run), why
 
     @property
     def errors(self) -> int:
@@ -298,6 +299,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
     tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
     result.unread = tree.found.unread_rel()
+    result.hidden = tree.found.hidden_rel()
     for plugin in plugins:
         plugin.on_tree(tree)
     sections = {k: v for p in plugins for k, v in p.manifest_sections().items()}  # index.json beyond the runs
@@ -369,6 +371,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             errors=result.errors,
             warnings=result.warnings,
             not_read=result.unread,
+            hidden=result.hidden,
             seed_levels=_seed_levels(staging),
             sections=sections,
         )
@@ -438,6 +441,7 @@ def _remember(
             "runs": result.runs,
             "diagnostics": [d.as_dict() for d in result.diagnostics],
             "unread": result.unread,
+            "hidden": result.hidden,
         },
     )
 
@@ -512,42 +516,140 @@ def _build_runs(
     opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging, only: list[PlannedRun] | None = None
 ) -> None:
     """Reuse or build every run of the plan, baselines first (`only`: these runs again, every other one done)."""
-    tree = sched.tree
-    plan = tree.plan
-    ctx = worker.WorkerContext(
-        tree=tree, staging=staging.path, template_cache=sched.cache.folder / "templates", parent_pid=os.getpid()
-    )
-    worker.start(ctx)  # the inline path (small builds) runs in this process
-    progress = Progress(len(plan.runs if only is None else only), opts.progress and not opts.quiet)
-    jobs = opts.jobs or os.cpu_count() or 1
-    pool: ProcessPoolExecutor | None = None
-    cluster: DaskPool | None = None  # --dask: every run that is not reused is built on the cluster
-    warmed = False
-    running: dict[Future[RunResult], PlannedRun] = {}
-    keys: dict[str, str] = {}
-    pending = list(plan.runs if only is None else only)
-    done: set[str] = set() if only is None else {p.id for p in plan.runs} - {p.id for p in only}
-    in_plan = set(plan.slugs)
+    _RunPass(opts, result, sched, staging, only).run()
+    if only is None:
+        result.pages += len(sched.tree.plan.runs)
 
-    def submit(planned: PlannedRun, key: str, inputs: str) -> None:
-        """Build one run: in a worker once the pool runs, else here (see the loop below)."""
+
+class _RunPass:
+    """One pass over the plan's runs: each run whose baseline is done is reused from the current site or built,
+    in this process, in worker processes once enough runs wait, or on a Dask cluster (`--dask`).
+
+    A class rather than one function with closures because its steps (take the ready runs, start the workers,
+    submit, collect, stop) share the pass's state: what is pending, running and done, and the pool."""
+
+    def __init__(
+        self,
+        opts: BuildOptions,
+        result: BuildResult,
+        sched: _Scheduler,
+        staging: Staging,
+        only: list[PlannedRun] | None,
+    ) -> None:
+        self.opts, self.result, self.sched, self.staging = opts, result, sched, staging
+        plan = sched.tree.plan
+        self.ctx = worker.WorkerContext(
+            tree=sched.tree,
+            staging=staging.path,
+            template_cache=sched.cache.folder / "templates",
+            parent_pid=os.getpid(),
+        )
+        self.progress = Progress(len(plan.runs if only is None else only), opts.progress and not opts.quiet)
+        self.jobs = opts.jobs or os.cpu_count() or 1
+        self.pool: ProcessPoolExecutor | None = None
+        self.cluster: DaskPool | None = None  # --dask: every run that is not reused is built on the cluster
+        self.warmed = False
+        self.running: dict[Future[RunResult], PlannedRun] = {}
+        self.keys: dict[str, str] = {}
+        self.pending = list(plan.runs if only is None else only)
+        self.done: set[str] = set() if only is None else {p.id for p in plan.runs} - {p.id for p in only}
+        self.in_plan = set(plan.slugs)
+        self.current = os.fspath(sched.out)
+
+    @property
+    def offloaded(self) -> bool:
+        """Whether runs are built away from this process (a worker pool or a cluster is running)."""
+        return self.pool is not None or self.cluster is not None
+
+    def run(self) -> None:
+        """Until every run is done: dispatch the ready runs, then wait for one being built to finish."""
+        worker.start(self.ctx)  # the inline path (small builds) runs in this process
+        failed = True
+        try:
+            while self.pending or self.running:
+                ready = [p for p in self.pending if all(dep not in self.in_plan or dep in self.done for dep in p.needs)]
+                self._dispatch(ready)
+                if self.offloaded and not self.warmed:
+                    _warm_up(self.ctx, bool(self.sched.tree.found.campaigns))  # the workers build meanwhile
+                    self.warmed = True
+                if self.running:
+                    self._collect()
+                elif self.pending and not ready:
+                    raise RuntimeError("build plan has a dependency that can never be satisfied")
+            failed = False
+        finally:
+            if self.pool is not None:
+                _stop_pool(self.pool, failed=failed)
+            if self.cluster is not None:
+                self.cluster.close(failed=failed)
+            worker.start(None)
+            self.progress.close()
+
+    def _dispatch(self, ready: list[PlannedRun]) -> None:
+        """Reuse each ready run that can be, and build the others.
+
+        Worker processes start once enough runs wait to be built at the same time (the ready runs not
+        reusable, and those building): one changed run, and each run downstream of it on its ladder (waiting
+        for the one before), is built in this process, since starting workers costs each a new interpreter's
+        imports, more than the run itself."""
+        waiting: list[tuple[PlannedRun, str, str]] = []
+        for planned in ready:
+            self.pending.remove(planned)
+            key, inputs = self.sched.key_for(planned)
+            entry = self.sched.reusable(planned, key)
+            if entry is not None:
+                self._reuse(planned, entry)
+                continue
+            waiting.append((planned, key, inputs))
+            self._start_workers(len(waiting))
+            if self.offloaded:  # submitted as found: workers start while the next runs are hashed
+                for item in waiting:
+                    self._submit(*item)
+                waiting.clear()
+        for item in waiting:
+            self._submit(*item)
+
+    def _start_workers(self, waiting: int) -> None:
+        """Connect to the cluster once a run needs building (`--dask`), or start the pool once enough wait."""
+        if self.opts.dask and self.cluster is None:
+            from obs.cluster import DaskPool
+
+            self.cluster = DaskPool(self.opts.dask, self.opts.jobs, self.sched.tree, self.opts.bucket)
+        elif not self.offloaded and self.jobs > 1 and waiting + len(self.running) >= PARALLEL_MIN_RUNS:
+            self.pool = _start_pool(self.jobs, self.ctx, self.opts.start_method)
+
+    def _collect(self) -> None:
+        """Wait for at least one run being built, and take in each one finished."""
+        from concurrent.futures import FIRST_COMPLETED, wait  # imported with the pool already
+
+        finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
+        for fut in finished:
+            planned = self.running.pop(fut)
+            self._finish(planned, self.keys[planned.id], fut.result())
+
+    def _submit(self, planned: PlannedRun, key: str, inputs: str) -> None:
+        """Build one run: in a worker once the pool runs, else here (see `_dispatch`)."""
+        sched = self.sched
         baseline = sched.baseline_digest_path(planned)
         frozen = sched.baseline_digest_path(planned, planned.frozen) if planned.frozen else None
         pair = sched.recipes.get(planned.id)
         recipe = pair.judge() if pair is not None else None
-        if cluster is not None:
-            fut = cluster.submit(planned, baseline, inputs, frozen, recipe)
-        elif pool is not None:
-            fut = pool.submit(worker.process, planned, baseline, inputs, frozen, recipe)
+        fut: Future[RunResult]
+        if self.cluster is not None:
+            fut = self.cluster.submit(planned, baseline, inputs, frozen, recipe)
+        elif self.pool is not None:
+            fut = self.pool.submit(worker.process, planned, baseline, inputs, frozen, recipe)
         else:
-            finish(planned, key, worker.process(planned, baseline, inputs, frozen, recipe))
+            self._finish(planned, key, worker.process(planned, baseline, inputs, frozen, recipe))
             return
-        running[fut] = planned
-        keys[planned.id] = key
+        self.running[fut] = planned
+        self.keys[planned.id] = key
 
-    def finish(planned: PlannedRun, key: str, res: RunResult) -> None:
-        for rel, data in res.payload:  # a Dask worker's files, written here
-            staging.write(rel, data)
+    def _finish(self, planned: PlannedRun, key: str, res: RunResult) -> None:
+        """Take in a built run: its files (a Dask worker's are written here), its digest and cache entry."""
+        sched = self.sched
+        for rel, data in res.payload:
+            self.staging.write(rel, data)
         summary = bytes(res.summary)
         digest_hash = hashlib.sha256(res.digest).hexdigest()
         path = sched.cache.fresh_digest_path(planned.slug)
@@ -564,76 +666,24 @@ def _build_runs(
             digest_hash,
             [d.as_dict() for d in res.diagnostics],
         )
-        result.built += 1
+        self.result.built += 1
         sched.how[planned.id] = "built"
-        result.complete = result.complete and res.complete
-        done.add(planned.id)
-        progress.step(planned.id)
+        self.result.complete = self.result.complete and res.complete
+        self._done(planned)
 
-    current = os.fspath(sched.out)
-
-    def reuse(planned: PlannedRun, entry: RunEntry) -> None:
+    def _reuse(self, planned: PlannedRun, entry: RunEntry) -> None:
+        """Link a run's files from the current site and keep its cache entry."""
         for rel in entry.files:
-            staging.link(rel, f"{current}/{rel}")
-        sched.entries[planned.id] = entry
-        sched.digest_hashes[planned.id] = entry.digest_hash
-        result.reused += 1
-        sched.how[planned.id] = "reused"
-        done.add(planned.id)
-        progress.step(planned.id)
+            self.staging.link(rel, f"{self.current}/{rel}")
+        self.sched.entries[planned.id] = entry
+        self.sched.digest_hashes[planned.id] = entry.digest_hash
+        self.result.reused += 1
+        self.sched.how[planned.id] = "reused"
+        self._done(planned)
 
-    failed = True
-    try:
-        while pending or running:
-            ready = [p for p in pending if all(dep not in in_plan or dep in done for dep in p.needs)]
-            # Worker processes start once enough runs wait to be built at the same time (the ready runs not
-            # reusable, and those building): one changed run, and each run downstream of it on its ladder
-            # (waiting for the one before), is built in this process, since starting workers costs each a
-            # new interpreter's imports, more than the run itself.
-            waiting: list[tuple[PlannedRun, str, str]] = []
-            for planned in ready:
-                pending.remove(planned)
-                key, inputs = sched.key_for(planned)
-                entry = sched.reusable(planned, key)
-                if entry is not None:
-                    reuse(planned, entry)
-                    continue
-                waiting.append((planned, key, inputs))
-                if opts.dask and cluster is None:  # connected only once a run needs building
-                    from obs.cluster import DaskPool
-
-                    cluster = DaskPool(opts.dask, opts.jobs, tree, opts.bucket)
-                elif cluster is None and pool is None and jobs > 1 and len(waiting) + len(running) >= PARALLEL_MIN_RUNS:
-                    pool = _start_pool(jobs, ctx, opts.start_method)
-                # submitted as found: workers start while the next runs are hashed
-                if pool is not None or cluster is not None:
-                    for item in waiting:
-                        submit(*item)
-                    waiting.clear()
-            for item in waiting:
-                submit(*item)
-            if (pool is not None or cluster is not None) and not warmed:
-                _warm_up(ctx, bool(tree.found.campaigns))  # the workers have a batch of runs to build meanwhile
-                warmed = True
-            if running:
-                from concurrent.futures import FIRST_COMPLETED, wait  # imported with the pool already
-
-                finished, _ = wait(list(running), return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    planned = running.pop(fut)
-                    finish(planned, keys[planned.id], fut.result())
-            elif pending and not ready:
-                raise RuntimeError("build plan has a dependency that can never be satisfied")
-        failed = False
-    finally:
-        if pool is not None:
-            _stop_pool(pool, failed=failed)
-        if cluster is not None:
-            cluster.close(failed=failed)
-        worker.start(None)
-        progress.close()
-    if only is None:
-        result.pages += len(plan.runs)
+    def _done(self, planned: PlannedRun) -> None:
+        self.done.add(planned.id)
+        self.progress.step(planned.id)
 
 
 def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sections: Any = None) -> str:
@@ -650,6 +700,7 @@ def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sect
             [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],
             tree.cfg.title,
             tree.found.unread_rel(),
+            tree.found.hidden_rel(),
             learning_inputs(tree),
             sections,
         ]
@@ -769,7 +820,14 @@ def _site_pages(
 
         render_site_pages(
             result.summaries,
-            SitePages(tree.cfg, tree.found.specs, tree.found.campaigns, tree.layout, tuple(tree.found.unread_rel())),
+            SitePages(
+                tree.cfg,
+                tree.found.specs,
+                tree.found.campaigns,
+                tree.layout,
+                tuple(tree.found.unread_rel()),
+                tuple(tree.found.hidden_rel()),
+            ),
             renderer,
             memo,
             pages=pages,

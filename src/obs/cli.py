@@ -42,6 +42,13 @@ def _print_diagnostics(items: list[Diagnostic], quiet: bool, shown: Callable[[st
         print((replace(d, path=shown(d.path)) if shown else d).format(), file=sys.stderr)
 
 
+def _print_hidden(hidden: list[str], quiet: bool) -> None:
+    """What was read and not shown on purpose (a deleted MLflow run): said once, never counted as unread."""
+    if hidden and not quiet:
+        shown = "; ".join(visible(h) for h in hidden[:3]) + (f"; +{len(hidden) - 3} more" if len(hidden) > 3 else "")
+        print(f"obs build: not shown on purpose: {shown}", file=sys.stderr)
+
+
 def unread_line(command: str, unread: list[str], shown: int = 5) -> str | None:
     """One line naming the files no adapter read (the site lists them all), or None when every file was read."""
     if not unread:
@@ -86,6 +93,7 @@ def _replay_if_unchanged(source: Path, out: Path, args: argparse.Namespace, take
     line = unread_line("build", previous["result"].get("unread", []))
     if line:
         print(line, file=sys.stderr)
+    _print_hidden(previous["result"].get("hidden", []), args.quiet)
     errors, warnings = _counts(diagnostics)
     runs = previous["result"]["runs"]
     counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
@@ -192,6 +200,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     line = unread_line("build", result.unread)
     if line:
         print(line + " (listed on the site's index page)", file=sys.stderr)
+    _print_hidden(result.hidden, args.quiet)
     what = (
         f"{plural(result.runs, 'run')} ({result.built} built, {result.reused} reused), "
         f"{plural(result.pages, 'page')} written"

@@ -12,7 +12,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from obs.diagnostics import Diagnostics
 from obs.fields import YamlFields
@@ -43,31 +43,37 @@ def _default(name: str) -> Any:
 class SiteConfig:
     """Everything `obs.yaml` can set (declared in obs.schema). Unknown keys are reported, never silently ignored."""
 
-    title: str = field(default_factory=lambda: _default("title"))
-    base_url: str = field(default_factory=lambda: _default("base_url"))
-    primary_metric: str = field(default_factory=lambda: _default("primary_metric"))
-    min_effect: float = field(default_factory=lambda: _default("min_effect"))
-    negative_checks: list[str] = field(default_factory=lambda: _default("negative_checks"))
-    max_points: int = field(default_factory=lambda: _default("max_points"))
-    final_window: int = field(default_factory=lambda: _default("final_window"))
+    # attributes of obs.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+    title: str = "Run observatory"
+    base_url: str = ""
+    primary_metric: str = "exact"
+    min_effect: float = 0.0
+    negative_checks: list[str] = field(default_factory=list)
+    max_points: int = 2000
+    final_window: int = 10
     axes: dict[str, list[str]] = field(default_factory=lambda: _default("axes"))
     thresholds: dict[str, float] = field(default_factory=lambda: _default("thresholds"))
-    higher_is_better: dict[str, bool] = field(default_factory=lambda: _default("higher_is_better"))
-    metrics: dict[str, dict[str, Any]] = field(default_factory=lambda: _default("metrics"))
-    x_axes: dict[str, list[str]] = field(default_factory=lambda: _default("x_axes"))
-    same_step: str = field(default_factory=lambda: _default("same_step"))
-    restarts: str = field(default_factory=lambda: _default("restarts"))
-    gates: list[dict[str, str]] = field(default_factory=list)  # name, label, expr (obs.analysis.gates)
+    higher_is_better: dict[str, bool] = field(default_factory=dict)
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)
+    x_axes: dict[str, list[str]] = field(default_factory=dict)
+    same_step: str = "mean"
+    restarts: str = "last"
+    # name, label, expr (obs.analysis.gates)
+    gates: list[dict[str, str]] = field(default_factory=list)
     sweeps: dict[str, Any] = field(default_factory=lambda: _default("sweeps"))
     trends: dict[str, int] = field(default_factory=lambda: _default("trends"))
     arms: dict[str, Any] = field(default_factory=lambda: _default("arms"))
-    provenance_facets: list[str] | None = None  # provenance keys the leaderboard filters by; None: automatic
-    leaderboard_rows: int = field(default_factory=lambda: _default("leaderboard_rows"))
-    seed_keys: list[str] = field(default_factory=lambda: _default("seed_keys"))
+    # the leaderboard's filters; None: automatic
+    provenance_facets: list[str] | None = None
+    leaderboard_rows: int = 500
+    seed_keys: list[str] = field(default_factory=list)
     # size_key | series, metric, group_by, label (analysis.sample_efficiency); None: the view is off
     sample_efficiency: dict[str, Any] | None = None
-    coupling: list[dict[str, str]] = field(default_factory=list)  # proxy, downstream, label (analysis.coupling)
-    reward_components: dict[str, float] = field(default_factory=dict)  # component -> weight (analysis.reward)
+    # proxy, downstream, label (analysis.coupling)
+    coupling: list[dict[str, str]] = field(default_factory=list)
+    # component -> weight (analysis.reward)
+    reward_components: dict[str, float] = field(default_factory=dict)
+    # end of the attributes of obs.yaml
     extra: dict[str, Any] = field(default_factory=dict)
 
     def is_negative_check(self, name: str) -> bool:
@@ -109,10 +115,71 @@ def load_config(source: Path, diags: Diagnostics) -> SiteConfig:
     if doc is None:
         return cfg
     reading = OBS_YAML.read(YamlFields(doc, path, diags))
-    for name, value in reading.values.items():
-        if isinstance(value, Reading):  # thresholds, sweeps, trends, arms: each setting given replaces its default
-            getattr(cfg, name).update(value.values)
-        else:
-            setattr(cfg, name, value)
+    lay_obs_yaml_values(cfg, cast(ObsYamlValues, reading.values))
     cfg.extra = reading.unknown
     return cfg
+
+
+# values of obs.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class ObsYamlValues(TypedDict, total=False):
+    """The valid values an obs.yaml gave (`Reading.values` of its declaration), typed."""
+
+    title: str
+    base_url: str
+    primary_metric: str
+    min_effect: float
+    negative_checks: list[str]
+    max_points: int
+    final_window: int
+    axes: dict[str, list[str]]
+    thresholds: Reading
+    higher_is_better: dict[str, bool]
+    metrics: dict[str, dict[str, Any]]
+    x_axes: dict[str, list[str]]
+    same_step: str
+    restarts: str
+    gates: list[dict[str, str]]
+    sweeps: Reading
+    trends: Reading
+    arms: Reading
+    provenance_facets: list[str]
+    leaderboard_rows: int
+    seed_keys: list[str]
+    sample_efficiency: dict[str, Any]
+    coupling: list[dict[str, str]]
+    reward_components: dict[str, float]
+
+
+def lay_obs_yaml_values(cfg: SiteConfig, given: ObsYamlValues) -> None:
+    """Each value an obs.yaml gave replaces the SiteConfig's."""
+    cfg.title = given.get("title", cfg.title)
+    cfg.base_url = given.get("base_url", cfg.base_url)
+    cfg.primary_metric = given.get("primary_metric", cfg.primary_metric)
+    cfg.min_effect = given.get("min_effect", cfg.min_effect)
+    cfg.negative_checks = given.get("negative_checks", cfg.negative_checks)
+    cfg.max_points = given.get("max_points", cfg.max_points)
+    cfg.final_window = given.get("final_window", cfg.final_window)
+    cfg.axes = given.get("axes", cfg.axes)
+    if "thresholds" in given:
+        cfg.thresholds.update(given["thresholds"].values)
+    cfg.higher_is_better = given.get("higher_is_better", cfg.higher_is_better)
+    cfg.metrics = given.get("metrics", cfg.metrics)
+    cfg.x_axes = given.get("x_axes", cfg.x_axes)
+    cfg.same_step = given.get("same_step", cfg.same_step)
+    cfg.restarts = given.get("restarts", cfg.restarts)
+    cfg.gates = given.get("gates", cfg.gates)
+    if "sweeps" in given:
+        cfg.sweeps.update(given["sweeps"].values)
+    if "trends" in given:
+        cfg.trends.update(given["trends"].values)
+    if "arms" in given:
+        cfg.arms.update(given["arms"].values)
+    cfg.provenance_facets = given.get("provenance_facets", cfg.provenance_facets)
+    cfg.leaderboard_rows = given.get("leaderboard_rows", cfg.leaderboard_rows)
+    cfg.seed_keys = given.get("seed_keys", cfg.seed_keys)
+    cfg.sample_efficiency = given.get("sample_efficiency", cfg.sample_efficiency)
+    cfg.coupling = given.get("coupling", cfg.coupling)
+    cfg.reward_components = given.get("reward_components", cfg.reward_components)
+
+
+# end of the values of obs.yaml

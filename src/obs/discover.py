@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from obs.adapters import ADAPTERS, LEARNING
 from obs.adapters.base import Claim, RunSource
@@ -24,6 +24,7 @@ from obs.fields import YamlFields
 from obs.layout import infer_campaigns
 from obs.ledger import ARCHIVE_DIR
 from obs.model import Campaign, Condition, ItemResults, MetricDecl, PairedSpec, Spec
+from obs.numbers import plural
 from obs.safepaths import (
     Listing,
     is_inside,
@@ -64,6 +65,11 @@ class Discovery:
     files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths)
     unread: list[Path] = field(default_factory=list)  # ... that no run, spec, campaign or setting reads
     learning: list[Path] = field(default_factory=list)  # agent-learning exports (obs.adapters.agent_sessions)
+    hidden: list[tuple[str, tuple[Path, ...]]] = field(default_factory=list)  # read, not shown on purpose (why)
+
+    def hidden_rel(self) -> list[str]:
+        """What was read and deliberately not shown, a line each: where, why and how many files."""
+        return [f"{why} ({plural(len(files), 'file')})" for why, files in self.hidden]
 
     def unread_rel(self) -> list[str]:
         """The files no adapter read, relative to the source root, for `obs check`, `obs build` and the site."""
@@ -92,6 +98,7 @@ def not_read(found: Discovery) -> list[Path]:
     settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
     read = {real(f) for source in found.runs for f in files_read(source, found.root)}
     read.update(real(f) for f in found.learning)
+    read.update(real(f) for _, files in found.hidden for f in files)
     for source in found.runs:
         if source.base is not None:
             read.update(real(f) for f in source.base.files)
@@ -203,6 +210,7 @@ class _Walk:
             for source in claim.runs:
                 self.found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
             self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
+            self.found.hidden.extend(claim.hidden)
             self.seen.update(real(owned) for owned in claim.owned_dirs if owned != folder)
             return folder in claim.owned_dirs
         return False
@@ -282,16 +290,9 @@ def read_spec(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> 
     f = _read(folder / SPEC_FILE, root or folder, SPEC_YAML, diags)
     if f is None:
         return None
-    return Spec(
-        id=f.get("id") or folder.name,
-        source_dir=folder,
-        title=f.get("title"),
-        question=f.get("question"),
-        contract=f.get("contract"),
-        baseline=f.get("baseline"),
-        primary_metric=f.get("primary_metric"),
-        min_effect=f.get("min_effect"),
-    )
+    spec = Spec(id=f.get("id") or folder.name, source_dir=folder)
+    lay_spec_yaml_values(spec, cast(SpecYamlValues, f.values))
+    return spec
 
 
 def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None) -> Campaign | None:
@@ -300,31 +301,39 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
     f = _read(path, root or folder, CAMPAIGN_YAML, diags)
     if f is None:
         return None
+    given = cast(CampaignYamlValues, f.values)
     campaign = Campaign(
         id=f.get("id") or folder.name,
         source_dir=folder,
-        title=f.get("title"),
-        question=f.get("question"),
-        conditions=[Condition(**c) for c in f.get("conditions")],
-        baseline_condition=f.get("baseline_condition"),
-        primary_metric=f.get("primary_metric"),
-        higher_is_better=f.get("higher_is_better"),
-        seeds=f.get("seeds"),
-        final_window=f.get("final_window"),
-        alpha=f.get("alpha"),
-        min_effect=f.get("min_effect"),
+        conditions=[Condition(**c) for c in given.get("conditions", [])],
         evidence=_given(f, "evidence"),
         litmus=_given(f, "litmus"),
-        expected_order=f.get("expected_order"),
         extra=f.unknown,
     )
-    if "metrics" in f.values:
-        campaign.metrics_from = CAMPAIGN_FILE
-        campaign.metrics, said = reconcile_primary(f.get("metrics"), campaign.primary_metric)
-        if said:
-            diags.warning(path, said, f.line("metrics"))
-        if campaign.primary_metric is None:
-            campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
+    lay_campaign_yaml_values(campaign, given)
+    if "metrics" in given:
+        _read_tiers(campaign, given["metrics"], f, diags)
+    _check_conditions(campaign, f, diags)
+    campaign.sample_efficiency = given.get("sample_efficiency") or None  # the declared views' own declaration
+    campaign.coupling = given.get("coupling") or None
+    if "paired" in given:
+        campaign.paired = _read_paired(folder, given["paired"], path, f.line("paired"), diags)
+    return campaign
+
+
+def _read_tiers(campaign: Campaign, decls: list[MetricDecl], f: Reading, diags: Diagnostics) -> None:
+    """campaign.yaml's `metrics:`, reconciled with its `primary_metric` (which names the primary when unset)."""
+    campaign.metrics_from = CAMPAIGN_FILE
+    campaign.metrics, said = reconcile_primary(decls, campaign.primary_metric)
+    if said:
+        diags.warning(f.at.path, said, f.line("metrics"))
+    if campaign.primary_metric is None:
+        campaign.primary_metric = next((d.name for d in campaign.metrics if d.tier == "primary"), None)
+
+
+def _check_conditions(campaign: Campaign, f: Reading, diags: Diagnostics) -> None:
+    """`expected_order` and `baseline_condition` name declared conditions: an unknown name is said and left out."""
+    path = f.at.path
     names = {c.name for c in campaign.conditions}
     unknown = [n for n in campaign.expected_order if names and n not in names]
     if unknown:
@@ -343,11 +352,79 @@ def read_campaign(folder: Path, diags: Diagnostics, *, root: Path | None = None)
             f"baseline_condition '{campaign.baseline_condition}' is not one of the conditions",
             f.line("baseline_condition"),
         )
-    campaign.sample_efficiency = f.values.get("sample_efficiency") or None  # the declared views' own declaration
-    campaign.coupling = f.values.get("coupling") or None
-    if "paired" in f.values:
-        campaign.paired = _read_paired(folder, f.values["paired"], path, f.line("paired"), diags)
-    return campaign
+
+
+# values of spec.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class SpecYamlValues(TypedDict, total=False):
+    """The valid values a spec.yaml gave (`Reading.values` of its declaration), typed."""
+
+    id: str
+    title: str
+    question: str
+    contract: dict[str, Any]
+    baseline: str
+    primary_metric: str
+    min_effect: float
+
+
+def lay_spec_yaml_values(spec: Spec, given: SpecYamlValues) -> None:
+    """Each value a spec.yaml gave replaces the Spec's.
+
+    Set by the reader itself: id.
+    """
+    spec.title = given.get("title", spec.title)
+    spec.question = given.get("question", spec.question)
+    spec.contract = given.get("contract", spec.contract)
+    spec.baseline = given.get("baseline", spec.baseline)
+    spec.primary_metric = given.get("primary_metric", spec.primary_metric)
+    spec.min_effect = given.get("min_effect", spec.min_effect)
+
+
+# end of the values of spec.yaml
+
+
+# values of campaign.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class CampaignYamlValues(TypedDict, total=False):
+    """The valid values a campaign.yaml gave (`Reading.values` of its declaration), typed."""
+
+    id: str
+    title: str
+    question: str
+    conditions: list[dict[str, str]]
+    baseline_condition: str
+    primary_metric: str
+    higher_is_better: bool
+    seeds: list[int]
+    final_window: int
+    alpha: float
+    evidence: Reading
+    min_effect: float
+    litmus: Reading
+    metrics: list[MetricDecl]
+    expected_order: list[str]
+    paired: list[Any]
+    sample_efficiency: dict[str, Any]
+    coupling: list[dict[str, str]]
+
+
+def lay_campaign_yaml_values(campaign: Campaign, given: CampaignYamlValues) -> None:
+    """Each value a campaign.yaml gave replaces the Campaign's.
+
+    Set by the reader itself: id, conditions, evidence, litmus, metrics, paired, sample_efficiency, coupling.
+    """
+    campaign.title = given.get("title", campaign.title)
+    campaign.question = given.get("question", campaign.question)
+    campaign.baseline_condition = given.get("baseline_condition", campaign.baseline_condition)
+    campaign.primary_metric = given.get("primary_metric", campaign.primary_metric)
+    campaign.higher_is_better = given.get("higher_is_better", campaign.higher_is_better)
+    campaign.seeds = given.get("seeds", campaign.seeds)
+    campaign.final_window = given.get("final_window", campaign.final_window)
+    campaign.alpha = given.get("alpha", campaign.alpha)
+    campaign.min_effect = given.get("min_effect", campaign.min_effect)
+    campaign.expected_order = given.get("expected_order", campaign.expected_order)
+
+
+# end of the values of campaign.yaml
 
 
 def reconcile_primary(decls: list[MetricDecl], primary_metric: str | None) -> tuple[list[MetricDecl], str | None]:

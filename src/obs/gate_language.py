@@ -207,18 +207,13 @@ def _number(tok: str) -> tuple[float, bool] | None:
 
 
 def _clause(tokens: list[str], name: str, label: str) -> GateSpec:
+    """One comparison or named condition of a gate (the parser splits and/or and parentheses off first)."""
     text = " ".join(tokens)
-    low = [t.lower() for t in tokens]
-    if low[:1] == ["diagnosis"]:
-        low, tokens = low[1:], tokens[1:]
-    if low[:1] == ["rule"] and len(low) in (3, 4) and low[-1] == "fired" and (len(low) == 3 or low[2] == "not"):
-        return GateSpec(name, label, text, "rule", rule=tokens[1], fired_ok=len(low) == 3)
-    if low in (["gate.json", "passed"], ["gate", "passed"], ["compiler", "gate", "passed"]):
-        return GateSpec(name, label, text, "gate")
-    if low in (["held", "constant", "clean"], ["held_constant", "clean"]):
-        return GateSpec(name, label, text, "held")
-    if low[:1] == ["check"] and len(tokens) == 2:
-        return GateSpec(name, label, text, "check", check=tokens[1])
+    if tokens[:1] and tokens[0].lower() == "diagnosis":  # 'diagnosis rule X not fired' reads as 'rule X not fired'
+        tokens = tokens[1:]
+    named = _named_clause(tokens, name, label, text)
+    if named is not None:
+        return named
     ops = [k for k, t in enumerate(tokens) if t in _OPS]
     if len(ops) != 1:
         raise GateError(
@@ -227,7 +222,43 @@ def _clause(tokens: list[str], name: str, label: str) -> GateSpec:
             "or 'check <gate name>'"
         )
     k = ops[0]
-    left, op, right = tokens[:k], tokens[k], tokens[k + 1 :]
+    op = tokens[k]
+    ref, agg, scope, func = _left_side(tokens[:k], text)
+    value, is_pct, rhs_ref = _right_side(tokens[k + 1 :], text)
+    return GateSpec(
+        name,
+        label,
+        text,
+        "compare",
+        ref=ref,
+        agg=agg,
+        scope=scope,
+        op="==" if op == "=" else op,
+        value=value,
+        is_percent=is_pct,
+        func=func,
+        rhs_ref=rhs_ref,
+    )
+
+
+def _named_clause(tokens: list[str], name: str, label: str, text: str) -> GateSpec | None:
+    """A clause that is a named condition rather than a comparison: 'rule X (not) fired', 'gate.json passed',
+    'held constant clean', 'check <gate name>'; None for anything else."""
+    low = [t.lower() for t in tokens]
+    if low[:1] == ["rule"] and len(low) in (3, 4) and low[-1] == "fired" and (len(low) == 3 or low[2] == "not"):
+        return GateSpec(name, label, text, "rule", rule=tokens[1], fired_ok=len(low) == 3)
+    if low in (["gate.json", "passed"], ["gate", "passed"], ["compiler", "gate", "passed"]):
+        return GateSpec(name, label, text, "gate")
+    if low in (["held", "constant", "clean"], ["held_constant", "clean"]):
+        return GateSpec(name, label, text, "held")
+    if low[:1] == ["check"] and len(tokens) == 2:
+        return GateSpec(name, label, text, "check", check=tokens[1])
+    return None
+
+
+def _left_side(left: list[str], text: str) -> tuple[str, str | None, str | None, str | None]:
+    """The reference a comparison reads, with its aggregate over a scope ('min family exact') or its interval
+    bound ('ci_low(delta)'): (reference, aggregate, scope, function)."""
     agg = scope = func = None
     if len(left) == 2 and left[0].lower() in ("min", "max", "mean") and "." in left[1]:
         head, _, rest = left[1].partition(".")  # "min family.exact"
@@ -247,39 +278,28 @@ def _clause(tokens: list[str], name: str, label: str) -> GateSpec:
     ref = left[0] if scope else check_ref(left[0])
     if scope and "." in ref:
         raise GateError(f"'{text}': 'min {scope}' takes a check name, not '{ref}'")
-    value, is_pct, rhs_ref = 0.0, False, None
+    return ref, agg, scope, func
+
+
+def _right_side(right: list[str], text: str) -> tuple[float, bool, str | None]:
+    """What a comparison compares with: a number (0.7, 70%), or another run's value (baseline.<name>,
+    frozen.<name>, run:ID.<name>) plus or minus a number: (number, given in percent, reference)."""
     if len(right) == 1 and (n := _number(right[0])) is not None:
-        value, is_pct = n
-    elif len(right) in (1, 3) and _number(right[0]) is None:
-        if not right[0].lower().startswith(("baseline.", "frozen.", "run:")) or right[0].lower() == "frozen.delta":
-            raise GateError(
-                f"cannot read the right side of '{text}': expected a number (0.7, 70%) or a reference to another "
-                "run: baseline.<name>, frozen.<name> or run:ID.<name> (+ or - a number)"
-            )
-        rhs_ref = check_ref(right[0])
-        if len(right) == 3:
-            n = _number(right[2])
-            if right[1] not in ("+", "-") or n is None:
-                raise GateError(
-                    f"cannot read the right side of '{text}': expected <reference> + <number> or - <number>"
-                )
-            value, is_pct = (n[0] if right[1] == "+" else -n[0]), n[1]
-    else:
+        return n[0], n[1], None
+    if not (len(right) in (1, 3) and _number(right[0]) is None):
         raise GateError(f"cannot read the right side of '{text}': expected a number (0.7, 70%) or a reference")
-    return GateSpec(
-        name,
-        label,
-        text,
-        "compare",
-        ref=ref,
-        agg=agg,
-        scope=scope,
-        op="==" if op == "=" else op,
-        value=value,
-        is_percent=is_pct,
-        func=func,
-        rhs_ref=rhs_ref,
-    )
+    if not right[0].lower().startswith(("baseline.", "frozen.", "run:")) or right[0].lower() == "frozen.delta":
+        raise GateError(
+            f"cannot read the right side of '{text}': expected a number (0.7, 70%) or a reference to another "
+            "run: baseline.<name>, frozen.<name> or run:ID.<name> (+ or - a number)"
+        )
+    rhs_ref = check_ref(right[0])
+    if len(right) == 1:
+        return 0.0, False, rhs_ref
+    n = _number(right[2])
+    if right[1] not in ("+", "-") or n is None:
+        raise GateError(f"cannot read the right side of '{text}': expected <reference> + <number> or - <number>")
+    return (n[0] if right[1] == "+" else -n[0]), n[1], rhs_ref
 
 
 def _build(node: Any, name: str, label: str, text: str) -> GateSpec:

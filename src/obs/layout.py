@@ -8,7 +8,11 @@ is read cheaply at discovery (no log is read whole), from, in this order of prec
 1. its run.yaml (`condition:`, `seed:`),
 2. the first record of its log (`condition`, `seed` fields),
 3. a W&B run's config (`condition`, `seed` keys; the group where a config names it),
-4. its folder's name, `<condition>_s<seed>` (also `-s`, `_seed`, `-seed-`): with the condition names
+4. a W&B run's own record in its binary `run-<id>.wandb` (`wandb.init(group=..., tags=[...])`, read with the
+   SDK's reader, `adapters/wandb_binary.run_info`): a tag `condition:<name>` (or `condition=<name>`), else the
+   run's group, is its condition; a tag `seed:<n>` (`seed=<n>`, `seed-<n>`, `seed_<n>`) its seed. Any other tag
+   says nothing of a place (`baseline`, `debug`, `v2` are not conditions),
+5. its folder's name, `<condition>_s<seed>` (also `-s`, `_seed`, `-seed-`): with the condition names
    of a campaign.yaml, the longest declared name that the folder starts with.
 
 Run folders side by side (the folder above `runs/` when they sit in one), in no spec and no campaign
@@ -42,6 +46,8 @@ SEED_SUFFIX = re.compile(r"^(?P<condition>.+?)[_.-](?:s|seed)[_-]?(?P<seed>\d{1,
 HEAD_BYTES = 64 * 1024  # of a log, for its first record
 MIN_CONDITIONS = 2  # an inferred campaign compares conditions: one condition's seeds are replicates (recipes.py)
 IDENTIFIERS = frozenset({"condition", "seed"})
+CONDITION_TAG = re.compile(r"^condition[:=](?P<value>.+)$", re.IGNORECASE)
+SEED_TAG = re.compile(r"^seed[:=_-](?P<value>\d{1,18})$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -154,42 +160,107 @@ def _wandb_config(source: RunSource) -> dict[str, Any]:
     return unwrapped
 
 
+def _wandb_summary(source: RunSource) -> dict[str, Any]:
+    """A W&B run's `wandb-summary.json` (its first 64 KB, as a log's first record is read), else {}."""
+    summary = next((f for f in source.files if f.name == "wandb-summary.json"), None)
+    if summary is None:
+        return {}
+    try:
+        with open(summary, "rb") as fh:
+            value = orjson.loads(fh.read(HEAD_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return {}  # larger or damaged: the W&B reader names it when the run is read
+    return value if isinstance(value, dict) else {}
+
+
+def _wandb_record_place(source: RunSource) -> Place:
+    """A W&B run's condition and seed from the run record of its binary file: a `condition:` tag, else the group;
+    a `seed:` tag. Nothing when the run has no binary file or the SDK (the extra obs[wandb]) is not installed."""
+    binary = next((f for f in source.files if f.suffix == ".wandb"), None)
+    if binary is None:
+        return Place()
+    from obs.adapters.wandb_binary import ReaderMissing, run_info  # the SDK: only for a run that needs it
+
+    try:
+        info = run_info(binary)
+    except ReaderMissing:
+        return Place()
+    if info is None:
+        return Place()
+    cond = cond_from = ""
+    for tag in info.tags:
+        m = CONDITION_TAG.match(tag.strip())
+        if m and _condition(m.group("value")):
+            cond, cond_from = _condition(m.group("value")) or "", "W&B tags (condition:)"
+            break
+    if not cond and _condition(info.group):
+        cond, cond_from = _condition(info.group) or "", "W&B group"
+    seeds = [_seed(m.group("value")) for m in (SEED_TAG.match(t.strip()) for t in info.tags) if m]
+    seed = next((s for s in seeds if s is not None), None)
+    return Place(cond or None, seed, cond_from, "W&B tags (seed:)" if seed is not None else "")
+
+
+class _Pick:
+    """The condition and seed as sources are offered in precedence order: the first source that has one wins."""
+
+    def __init__(self) -> None:
+        self.condition: str | None = None
+        self.seed: int | None = None
+        self.condition_from = ""
+        self.seed_from = ""
+
+    def offer(self, condition: str | None, seed: int | None, where: str, seed_where: str = "") -> None:
+        if self.condition is None and condition:
+            self.condition, self.condition_from = condition, where
+        if self.seed is None and seed is not None:
+            self.seed, self.seed_from = seed, seed_where or where
+
+    @property
+    def complete(self) -> bool:
+        return self.condition is not None and self.seed is not None
+
+
 def place_of(source: RunSource, root: Path, declared: tuple[str, ...] = ()) -> Place:
     """Where a run sits in a campaign, by the precedence of the module docstring."""
-    cond: str | None = None
-    seed: int | None = None
-    cond_from = seed_from = ""
+    pick = _Pick()
     doc = _run_yaml(source, root)
-    if _condition(doc.get("condition")):
-        cond, cond_from = _condition(doc.get("condition")), "run.yaml"
-    if _seed(doc.get("seed")) is not None:
-        seed, seed_from = _seed(doc.get("seed")), "run.yaml"
+    pick.offer(_condition(doc.get("condition")), _seed(doc.get("seed")), "run.yaml")
     log = _log_of(source)
     record = first_record(log) if log is not None else {}
-    if cond is None and _condition(record.get("condition")):
-        cond, cond_from = _condition(record.get("condition")), "records"
-    if seed is None and _seed(record.get("seed")) is not None:
-        seed, seed_from = _seed(record.get("seed")), "records"
+    pick.offer(_condition(record.get("condition")), _seed(record.get("seed")), "records")
     if source.adapter == "wandb":
-        config = _wandb_config(source)
-        for key in ("condition", "group"):
-            if cond is None and _condition(config.get(key)):
-                cond, cond_from = _condition(config.get(key)), f"W&B config ({key})"
-        if seed is None and _seed(config.get("seed")) is not None:
-            seed, seed_from = _seed(config.get("seed")), "W&B config (seed)"
+        _offer_wandb(pick, source)
     parsed = parse_folder_name(shown_name(source.path.name), declared)
     if parsed is not None:
-        if cond is None:
-            cond, cond_from = parsed[0], "folder name"
-        if seed is None:
-            seed, seed_from = parsed[1], "folder name"
+        pick.offer(parsed[0], parsed[1], "folder name")
+    if not record and source.adapter == "wandb":  # no log: the summary's final values name what the run logged
+        record = {k: v for k, v in _wandb_summary(source).items() if not k.startswith("_")}  # _step, _runtime
     metrics = tuple(
         k
         for k, v in record.items()
         if isinstance(v, int | float) and not isinstance(v, bool) and k not in IDENTIFIERS and not is_bookkeeping(k)
     )
     own = _condition(doc.get("campaign"))
-    return Place(cond, seed, cond_from, seed_from, campaign=own, metrics=metrics, arm=doc.get("arm") is not None)
+    return Place(
+        pick.condition,
+        pick.seed,
+        pick.condition_from,
+        pick.seed_from,
+        campaign=own,
+        metrics=metrics,
+        arm=doc.get("arm") is not None,
+    )
+
+
+def _offer_wandb(pick: _Pick, source: RunSource) -> None:
+    """A W&B run's config (condition, group, seed), then its run record's group and tags (the .wandb file)."""
+    config = _wandb_config(source)
+    for key in ("condition", "group"):
+        pick.offer(_condition(config.get(key)), None, f"W&B config ({key})")
+    pick.offer(None, _seed(config.get("seed")), "", "W&B config (seed)")
+    if not pick.complete:
+        found = _wandb_record_place(source)
+        pick.offer(found.condition, found.seed, found.condition_from, found.seed_from)
 
 
 def _campaign_folder(run_folder: Path) -> Path:
@@ -222,7 +293,13 @@ def _primary(members: list[Place], preferred: str | None) -> tuple[str | None, s
 
 def _how(places: list[Place]) -> str:
     sources = sorted({p.condition_from for p in places} | {p.seed_from for p in places})
-    words = {"folder name": "folder names <condition>_s<seed>", "records": "the records' condition and seed fields"}
+    words = {
+        "folder name": "folder names <condition>_s<seed>",
+        "records": "the records' condition and seed fields",
+        "W&B group": "the W&B runs' group (wandb.init(group=...), from their run-*.wandb files)",
+        "W&B tags (condition:)": "the W&B runs' tags condition:<name> (from their run-*.wandb files)",
+        "W&B tags (seed:)": "the W&B runs' tags seed:<n> (from their run-*.wandb files)",
+    }
     return ", ".join(words.get(s, s) for s in sources)
 
 

@@ -57,34 +57,6 @@ def record_json(s: RunSummary, seed_level: dict[str, Any] | None = None) -> dict
     return data
 
 
-def manifest(
-    summaries: list[RunSummary],
-    *,
-    title: str,
-    specs: Iterable[str],
-    campaigns: Iterable[str],
-    errors: int,
-    warnings: int,
-    not_read: Iterable[str] = (),
-    seed_levels: Mapping[str, dict[str, Any]] | None = None,
-    sections: dict[str, Any] | None = None,
-) -> bytes:
-    """index.json of a site whose runs fit in it (see `manifest_files`)."""
-    files = manifest_files(
-        summaries,
-        title=title,
-        specs=specs,
-        campaigns=campaigns,
-        errors=errors,
-        warnings=warnings,
-        not_read=not_read,
-        seed_levels=seed_levels,
-        sections=sections,
-        shard_runs=max(SHARD_RUNS, len(summaries)),
-    )
-    return files[MANIFEST]
-
-
 def manifest_files(
     summaries: list[RunSummary],
     *,
@@ -94,6 +66,7 @@ def manifest_files(
     errors: int,
     warnings: int,
     not_read: Iterable[str] = (),
+    hidden: Iterable[str] = (),
     seed_levels: Mapping[str, dict[str, Any]] | None = None,
     sections: dict[str, Any] | None = None,
     shard_runs: int = SHARD_RUNS,
@@ -129,6 +102,9 @@ def manifest_files(
             "not_read": list(not_read),  # files of the source that no format read (relative to the source)
         }
     )
+    hidden_lines = list(hidden)
+    if hidden_lines:  # read and not shown on purpose (a deleted MLflow run), with why; absent when none
+        doc["hidden"] = hidden_lines
     for name, value in (sections or {}).items():
         doc.setdefault(name, value)
     files[MANIFEST] = dumps(doc)

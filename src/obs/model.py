@@ -7,6 +7,7 @@ numeric series are numpy arrays so long curves stay cheap.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -215,11 +216,15 @@ class Gate:
 
 @dataclass
 class Decision:
-    verdict: str | None
+    """run.yaml's `decision:` (or the ledger's entry for the run, which wins)."""
+
+    # attributes of decision: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+    verdict: str | None = None
     rationale: str = ""
     next: str = ""
     by: str = ""
     date: str = ""
+    # end of the attributes of decision
 
 
 @dataclass
@@ -240,7 +245,7 @@ class Run:
 
     id: str
     source_dir: Path
-    adapter: str = "native"
+    # attributes of run.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
     title: str = ""
     spec: str | None = None
     campaign: str | None = None
@@ -249,11 +254,9 @@ class Run:
     status: str = UNKNOWN
     baseline: str | None = None
     primary_axis: str | None = None
-    target_failure_class: str | None = None  # the failure class this rung targets (analysis.ladder.target_class)
-    primary_metric: str | None = None  # declared in run.yaml
-    # the outcome a reader found to be a per-item file's own (its accuracy): a preference below every declared one
-    reader_metric: str | None = None
-    reader_metric_from: str | None = None  # which file said so, for the headline's reason
+    # the failure class this rung targets (analysis.ladder.target_class)
+    target_failure_class: str | None = None
+    primary_metric: str | None = None
     hypothesis: str = ""
     success_criteria: str = ""
     held_constant: list[str] = field(default_factory=list)
@@ -267,9 +270,14 @@ class Run:
     arm: str | None = None
     tags: list[str] = field(default_factory=list)
     lessons: str = ""
-    notes: str = ""
     decision: Decision | None = None
-    other_fields: dict[str, Any] = field(default_factory=dict)
+    # end of the attributes of run.yaml
+    adapter: str = "native"
+    # the outcome a reader found to be a per-item file's own (its accuracy): a preference below every declared one
+    reader_metric: str | None = None
+    reader_metric_from: str | None = None  # which file said so, for the headline's reason
+    notes: str = ""
+    other_fields: dict[str, Any] = field(default_factory=dict)  # run.yaml's keys that are not declared
     metrics: Metrics | None = None
     probe: Probe | None = None
     probe_repaired: Probe | None = None
@@ -297,12 +305,14 @@ class Spec:
 
     id: str
     source_dir: Path
+    # attributes of spec.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
     title: str = ""
     question: str = ""
     contract: dict[str, Any] = field(default_factory=dict)
     baseline: str | None = None
     primary_metric: str | None = None
     min_effect: float | None = None
+    # end of the attributes of spec.yaml
 
 
 @dataclass
@@ -352,6 +362,7 @@ class Campaign:
 
     id: str
     source_dir: Path
+    # attributes of campaign.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
     title: str = ""
     question: str = ""
     conditions: list[Condition] = field(default_factory=list)
@@ -361,20 +372,31 @@ class Campaign:
     seeds: list[int] = field(default_factory=list)
     final_window: int = 10
     alpha: float = 0.05
-    min_effect: float | None = None
     evidence: dict[str, float] = field(default_factory=dict)
+    min_effect: float | None = None
     litmus: dict[str, float] = field(default_factory=dict)
     metrics: list[MetricDecl] = field(default_factory=list)
-    metrics_from: str = ""  # "campaign.yaml", "obs.yaml", or "" when no `metrics:` was declared
     expected_order: list[str] = field(default_factory=list)
-    # the `paired:` entries, each with its two result files read (a changed file changes the campaign, so its
-    # cached pages are made again)
+    # each with its two result files read: a changed file changes the campaign and its pages
     paired: list[PairedSpec] = field(default_factory=list)
-    # the declared views of its runs (analysis/sample_efficiency.py, analysis/coupling.py); None: obs.yaml's apply
+    # analysis/sample_efficiency.py; None: obs.yaml's applies
     sample_efficiency: dict[str, Any] | None = None
-    coupling: list[Any] | None = None
+    # analysis/coupling.py; None: obs.yaml's applies
+    coupling: list[dict[str, str]] | None = None
+    # end of the attributes of campaign.yaml
+    metrics_from: str = ""  # "campaign.yaml", "obs.yaml", or "" when no `metrics:` was declared
     extra: dict[str, Any] = field(default_factory=dict)
     inferred: str = ""  # how discovery formed a campaign that no campaign.yaml declares (obs.layout), else ""
+
+    def condition_order(self, present: Iterable[str | None] = ()) -> list[str]:
+        """The one order of the conditions on the campaign's page, in its analysis.json and in `obs summary
+        --campaign`: the baseline condition first (the reference), then the others in campaign.yaml's order (a
+        campaign that names none: its runs' conditions `present`, sorted). Within a pair the later one is named
+        first and the difference is later minus earlier, so a pair with the baseline reads candidate − baseline
+        in the cards and in the matrix alike."""
+        names = [c.name for c in self.conditions] or sorted({p for p in present if p})
+        base = self.baseline_condition
+        return ([base] if base in names else []) + [n for n in names if n != base]
 
 
 @dataclass(frozen=True)

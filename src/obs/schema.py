@@ -1,14 +1,17 @@
 """The input contract as data: one declaration per file (run.yaml, spec.yaml, campaign.yaml, obs.yaml).
 
 Every field is declared once, with its kind (what it accepts), its default and a one-line doc.
-Three things come from the declarations, so they can no longer disagree:
+Four things come from the declarations, so they can no longer disagree:
 
 * validation (`Schema.read`): a wrong field is a warning on its line saying what was expected,
   and the default is used; the rest of the file is kept; unknown keys are reported;
 * the defaults the readers start from (`Schema.defaults`, and `DEFAULT_THRESHOLDS` & co. for
   `obs.config`);
 * the tables of docs/contract.md (`markdown_table`, rewritten by scripts/contract_tables.py and
-  compared with the file by tests/unit/test_schema.py).
+  compared with the file by tests/unit/test_schema.py);
+* the model's attributes for each file (`Run`, `Decision`, `Spec`, `Campaign`, `SiteConfig`) and the
+  typed mappings that lay a file's values over them (obs.model_code, written by the same script and
+  compared by tests/unit/test_declared_fields.py): a field's type there is its kind's `py_type`.
 
 Plain Python: a validation library would add its import to every command for some eighty
 fields, and none of them gives line numbers from our YAML reader.
@@ -69,6 +72,7 @@ class Kind:
 
     expected = "a value"
     type_doc = "any"
+    py_type = "Any"  # the Python type of what `parse` returns: the model's attribute is generated with it
 
     def __init__(self, *, expected: str | None = None, type_doc: str | None = None) -> None:
         if expected is not None:
@@ -90,6 +94,7 @@ class Text(Kind):
 
     expected = "a string"
     type_doc = "string"
+    py_type = "str"
 
     def __init__(self, *, numbers: bool = True, expected: str | None = None) -> None:
         super().__init__(expected=expected)
@@ -125,6 +130,7 @@ class Markdown(Kind):
 
     expected = "Markdown text or a list of strings"
     type_doc = "Markdown or list of strings"
+    py_type = "str"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if isinstance(value, str):
@@ -144,6 +150,7 @@ class Integer(Kind):
 
     expected = "an integer"
     type_doc = "int"
+    py_type = "int"
 
     def __init__(
         self,
@@ -173,6 +180,7 @@ class Number(Kind):
 
     expected = "a number"
     type_doc = "number"
+    py_type = "float"
 
     def __init__(
         self,
@@ -204,6 +212,7 @@ class Number(Kind):
 class Boolean(Kind):
     expected = "true or false"
     type_doc = "true/false"
+    py_type = "bool"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, bool):
@@ -213,6 +222,8 @@ class Boolean(Kind):
 
 class Choice(Kind):
     """One of `options`; `fold_case` accepts `Finished`; `keep_unknown` keeps another value (with a warning)."""
+
+    py_type = "str"
 
     def __init__(self, options: tuple[str, ...], *, fold_case: bool = True, keep_unknown: bool = False) -> None:
         super().__init__(expected=f"one of {', '.join(options)}", type_doc=" ".join(f"`{o}`" for o in options))
@@ -241,6 +252,7 @@ class Mapping_(Kind):
     def __init__(self, *, values: Kind | None = None, expected: str | None = None, type_doc: str | None = None) -> None:
         super().__init__(expected=expected, type_doc=type_doc)
         self.values = values
+        self.py_type = f"dict[str, {values.py_type if values else 'Any'}]"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, dict):
@@ -255,6 +267,7 @@ class Strings(Kind):
 
     expected = "a list of strings"
     type_doc = "list of strings"
+    py_type = "list[str]"
 
     def __init__(self, *, single: bool = True, numbers: bool = True, expected: str | None = None) -> None:
         super().__init__(expected=expected)
@@ -275,12 +288,19 @@ class Items(Kind):
 
     expected = "a list"
     type_doc = "list"
+    py_type = "list[Any]"
 
     def __init__(
-        self, *, item: Callable[[Any, YamlFields, str], Any] | None = None, expected: str | None = None
+        self,
+        *,
+        item: Callable[[Any, YamlFields, str], Any] | None = None,
+        expected: str | None = None,
+        py_type: str | None = None,
     ) -> None:
         super().__init__(expected=expected or None)
         self.item = item
+        if py_type is not None:
+            self.py_type = py_type
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, list):
@@ -299,6 +319,7 @@ class Nested(Kind):
     """A mapping with declared keys of its own (`decision:`, `sweeps:`): each one checked as a field."""
 
     expected = "a mapping"
+    py_type = "Reading"
 
     def __init__(self, schema: Schema, *, expected: str | None = None) -> None:
         super().__init__(expected=expected)
@@ -318,6 +339,7 @@ class Gates(Kind):
 
     expected = "a list of gates (a string, or a mapping with expr, name, label)"
     type_doc = "list of gates"
+    py_type = "list[dict[str, str]]"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, list):
@@ -447,6 +469,7 @@ class MetricTiers(Kind):
 
     expected = "a list of metric names or a mapping of metric name to {tier, direction, window, unit}"
     type_doc = "list of names, or mapping of name → `{tier, direction, window, unit, min_effect}`"
+    py_type = "list[MetricDecl]"
 
     default_tier = "secondary"
 
@@ -504,6 +527,7 @@ class MetricSettings(MetricTiers):
 
     expected = "a list of metric names or a mapping of metric name to {better, tier, direction, window, unit}"
     type_doc = "list of names, or mapping of name → `{better, tier, window, unit, min_effect}`"
+    py_type = "dict[str, dict[str, Any]]"
     default_tier = ""
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
@@ -542,6 +566,12 @@ class Field:
     `default_doc` is how the docs (and messages) show a default that is not a plain value ("the
     folder name"); `type_doc` overrides the kind's type column; `outcome_doc` what a wrong value
     leads to when it is not the file's usual consequence.
+
+    The model's attribute of the same name (Run, Spec, Campaign, SiteConfig) is generated from the field
+    (obs.model_code): its type is the kind's `py_type` (or `attr_type`, when the reader turns the value into
+    a model object), `| None` when there is no default, and its default the declared one (or the Python
+    expression `model_default`), with `model_note` as a comment above it (what reads it, what None means).
+    `held=False`: the reader uses the value itself and no attribute holds it.
     """
 
     name: str
@@ -551,6 +581,10 @@ class Field:
     default_doc: str = ""
     type_doc: str = ""
     outcome_doc: str = ""
+    held: bool = True
+    attr_type: str = ""
+    model_default: str = ""
+    model_note: str = ""
 
     def default_value(self) -> Any:
         return copy.deepcopy(self.default)
@@ -721,9 +755,17 @@ CONTRACT = Field(
     ContractVersion(),
     "contract version; another number than one this obs reads is an error, and the file is read as version 1",
     default=1,
+    held=False,
 )
 _MARKDOWN = Markdown()
 _TEXT = Text()
+_FREE_MAPPING = Mapping_()  # free and nested (`config:`, `data:`, ...)
+
+
+def _names(expected: str | None = None) -> Strings:
+    """A list of names or keys (never one string for a list of one, never numbers): obs.yaml's lists."""
+    return Strings(single=False, numbers=False, expected=expected)
+
 
 DECISION = Schema(
     "decision",
@@ -761,6 +803,8 @@ RUN_YAML = Schema(
             "lifecycle; without it the run's format decides when its files say (an MLflow status, a trainer "
             "state that reached `max_steps`), else the status is `unknown`",
             default_doc="`unknown`",
+            attr_type="str",
+            model_default="UNKNOWN",
         ),
         Field("baseline", _TEXT, "id of the run this one is compared with"),
         Field(
@@ -774,6 +818,7 @@ RUN_YAML = Schema(
             _TEXT,
             "the one failure class this rung sets out to fix (a probe `failure_class` label): its case count in "
             "the baseline and in this run is shown on the run page and the spec ladder",
+            model_note="the failure class this rung targets (analysis.ladder.target_class)",
         ),
         Field(
             "primary_metric",
@@ -789,17 +834,17 @@ RUN_YAML = Schema(
             default=[],
             type_doc="list of axis names",
         ),
-        Field("model", Mapping_(), "model configuration (name, params, layers, d_model, context, ...)", default={}),
+        Field("model", _FREE_MAPPING, "model configuration (name, params, layers, d_model, context, ...)", default={}),
         Field(
             "config",
-            Mapping_(),
+            _FREE_MAPPING,
             "training configuration; diffed against the baseline's",
             default={},
             type_doc="mapping (free, nested)",
         ),
         Field(
             "contract",
-            Mapping_(),
+            _FREE_MAPPING,
             "versions of the contracts the run trained against: `dsl`, `compiler`, `tokenizer`, `probe`, ...; "
             "when one of those four differs from the baseline's or the spec's, the two are not one measurement: "
             "no significance claim, no promote",
@@ -807,14 +852,14 @@ RUN_YAML = Schema(
         ),
         Field(
             "data",
-            Mapping_(),
+            _FREE_MAPPING,
             "`dataset_version`, `rows`, `packed_tokens`, `effective_epochs`, `tokenizer_size`, `reserved_tokens`, "
             "`context`, `p95_prompt_tokens`, `p95_output_tokens`, `decode_budget`",
             default={},
         ),
         Field(
             "provenance",
-            Mapping_(),
+            _FREE_MAPPING,
             "where data and code came from: `corpus_hash`, `dataset_version`, `ontology_catalog`, `code_commit`, "
             "`tokenizer`, `chat_template`, adapter hashes, ...; shown on the run card, diffed against the baseline, "
             "and the leaderboard filters and groups runs by it",
@@ -830,12 +875,13 @@ RUN_YAML = Schema(
         ),
         Field("tags", Strings(), "free labels", default=[]),
         Field("lessons", _MARKDOWN, "what was learned", default=""),
-        Field("decision", Nested(DECISION), "the recorded decision"),
-        Field("step_key", _TEXT, "for a generic metrics log: the key that holds the step"),
+        Field("decision", Nested(DECISION), "the recorded decision", attr_type="Decision"),
+        Field("step_key", _TEXT, "for a generic metrics log: the key that holds the step", held=False),
         Field(
             "metrics_file",
             _TEXT,
             "a metrics log with another name than `metrics.jsonl` (relative, inside the run folder)",
+            held=False,
         ),
     ),
     unknown="unknown field '{name}' (not in contract v1); shown under other fields",
@@ -845,19 +891,27 @@ RUN_YAML = Schema(
 # ---------------------------------------------------------------------------------------------------------------
 # spec.yaml and campaign.yaml
 
-_TITLE = Field("title", _TEXT, "title", default="")
 _MIN_EFFECT = Number(minimum=0.0, expected="a number >= 0", type_doc="number ≥ 0")
+
+
+def _folder_head(what: str, question: str) -> tuple[Field, ...]:
+    """The fields a spec.yaml and a campaign.yaml begin with: contract version, id (by default the folder's
+    name), title and the question the folder's runs answer."""
+    return (
+        CONTRACT,
+        Field("id", _TEXT, f"{what} id", default_doc="the folder name"),
+        Field("title", _TEXT, "title", default=""),
+        Field("question", _MARKDOWN, question, default="", type_doc="Markdown"),
+    )
+
 
 SPEC_YAML = Schema(
     "spec.yaml",
     (
-        CONTRACT,
-        Field("id", _TEXT, "spec id", default_doc="the folder name"),
-        _TITLE,
-        Field("question", _MARKDOWN, "what this spec line is trying to prove", default="", type_doc="Markdown"),
+        *_folder_head("spec", "what this spec line is trying to prove"),
         Field(
             "contract",
-            Mapping_(),
+            _FREE_MAPPING,
             "the frozen contract versions of the line; a rung whose `dsl`, `compiler`, `tokenizer` or `probe` "
             "differs is not one measurement with the line (no significance claim, no promote)",
             default={},
@@ -904,10 +958,24 @@ LITMUS = Schema(
     extra=Number(),
 )
 
+
+def _settings(title: str, fields: tuple[Field, ...], *, one: str = "", uses_defaults: bool = True) -> Schema:
+    """A nested mapping of obs.yaml settings (`thresholds:`, `sweeps:`, ...): an unknown key is a warning naming
+    the known ones (`one`: what a key is called, by default "<title> setting"); a wrong value falls back to its
+    declared default when `uses_defaults`."""
+    return Schema(
+        title,
+        fields,
+        unknown=f"unknown {one or title + ' setting'} '{{key}}' (known: {{known}})",
+        unknown_severity="warning",
+        uses_defaults=uses_defaults,
+    )
+
+
 # The views across runs and within a run that read declared series (analysis/sample_efficiency.py,
 # analysis/coupling.py, analysis/reward.py's weighted components).
 
-SAMPLE_EFFICIENCY = Schema(
+SAMPLE_EFFICIENCY = _settings(
     "sample_efficiency",
     (
         Field(
@@ -937,13 +1005,14 @@ SAMPLE_EFFICIENCY = Schema(
         ),
         Field("label", Text(numbers=False), "the x axis' name", default_doc="the key's or series' name"),
     ),
-    unknown="unknown sample_efficiency setting '{key}' (known: {known})",
-    unknown_severity="warning",
+    uses_defaults=False,
 )
 
 
 class SampleEfficiencyKind(Nested):
     """obs.yaml `sample_efficiency:`: exactly one of `size_key` and `series`, else the view is off and said."""
+
+    py_type = "dict[str, Any]"
 
     def __init__(self) -> None:
         super().__init__(SAMPLE_EFFICIENCY, expected="a mapping with size_key or series (and metric, group_by)")
@@ -963,6 +1032,7 @@ class Couplings(Kind):
 
     expected = "a list of {proxy, downstream} mappings"
     type_doc = "list of `{proxy, downstream, label}`"
+    py_type = "list[dict[str, str]]"
     KNOWN = ("proxy", "downstream", "label")
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
@@ -1002,6 +1072,7 @@ class Weights(Kind):
 
     expected = "a mapping of reward component name to its weight"
     type_doc = "mapping of component → weight"
+    py_type = "dict[str, float]"
 
     def parse(self, value: Any, at: YamlFields, key: str) -> Any:
         if not isinstance(value, dict):
@@ -1022,24 +1093,26 @@ class Weights(Kind):
 CAMPAIGN_YAML = Schema(
     "campaign.yaml",
     (
-        CONTRACT,
-        Field("id", _TEXT, "campaign id", default_doc="the folder name"),
-        _TITLE,
-        Field("question", _MARKDOWN, "what the campaign is trying to show", default="", type_doc="Markdown"),
+        *_folder_head("campaign", "what the campaign is trying to show"),
         Field(
             "conditions",
-            Items(expected="a list of condition names or {name, label, description} mappings", item=_condition),
+            Items(
+                expected="a list of condition names or {name, label, description} mappings",
+                item=_condition,
+                py_type="list[dict[str, str]]",
+            ),
             "the conditions compared",
             default=[],
             outcome_doc="ignored",
             type_doc="list of names, or of mappings `{name, label, description}`",
+            attr_type="list[Condition]",
         ),
         Field("baseline_condition", _TEXT, "the condition the others are compared with"),
         Field("primary_metric", _TEXT, "metric compared across conditions (e.g. `correct_rate`)"),
         Field("higher_is_better", Boolean(), "`false` for losses", default=True),
         Field(
             "seeds",
-            Items(expected="a list of integers", item=_seed),
+            Items(expected="a list of integers", item=_seed, py_type="list[int]"),
             "the planned seeds (to show which are missing)",
             default=[],
             outcome_doc="ignored",
@@ -1062,6 +1135,7 @@ CAMPAIGN_YAML = Schema(
             Nested(EVIDENCE),
             "minimums for a litmus verdict, checked for each candidate and the baseline condition",
             default={},
+            attr_type="dict[str, float]",
         ),
         Field(
             "min_effect",
@@ -1070,7 +1144,7 @@ CAMPAIGN_YAML = Schema(
             "smaller than this is its own outcome and never CONFIRMED (`litmus.min_delta` is its older name)",
             default_doc="`litmus.min_delta`, else 0",
         ),
-        Field("litmus", Nested(LITMUS), "thresholds of the litmus verdict", default={}),
+        Field("litmus", Nested(LITMUS), "thresholds of the litmus verdict", default={}, attr_type="dict[str, float]"),
         Field(
             "metrics",
             MetricTiers(),
@@ -1097,11 +1171,14 @@ CAMPAIGN_YAML = Schema(
             default=[],
             outcome_doc="ignored",
             type_doc="list of `{a, b, ...}`",
+            attr_type="list[PairedSpec]",
+            model_note="each with its two result files read: a changed file changes the campaign and its pages",
         ),
         Field(
             "sample_efficiency",
             SampleEfficiencyKind(),
             "this campaign's sample-efficiency view; replaces obs.yaml's (see obs.yaml's `sample_efficiency`)",
+            model_note="analysis/sample_efficiency.py; None: obs.yaml's applies",
             outcome_doc="obs.yaml's declaration, if any, is used",
             default_doc="obs.yaml's",
         ),
@@ -1109,6 +1186,7 @@ CAMPAIGN_YAML = Schema(
             "coupling",
             Couplings(),
             "(proxy, downstream) pairs read across this campaign's runs; replaces obs.yaml's (see its `coupling`)",
+            model_note="analysis/coupling.py; None: obs.yaml's applies",
             outcome_doc="ignored",
             default_doc="obs.yaml's",
         ),
@@ -1147,7 +1225,7 @@ def _threshold(name: str, default: float, doc: str) -> Field:
 
 
 # docs/reading-a-report.md explains each diagnosis and promotion rule and the thresholds it reads.
-THRESHOLDS = Schema(
+THRESHOLDS = _settings(
     "thresholds",
     (
         _threshold("low_exact", 0.5, "headline probe rate below this is low"),
@@ -1197,20 +1275,18 @@ THRESHOLDS = Schema(
         _threshold("datums_drop", 0.5, "num_datums final-window mean below this share of its peak: a drop"),
         _threshold("uniform_group_rate", 0.5, "reward_uniform/tie_group_rate final-window mean at or above this"),
     ),
-    unknown="unknown threshold '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
+    one="threshold",
 )
 
 SWEEP_GROUPINGS = ("metric", "spec", "campaign", "all")
 _POSITIVE = Integer(minimum=1, text=False, expected="a positive whole number", type_doc="int > 0")
 
-SWEEPS = Schema(
+SWEEPS = _settings(
     "sweeps",
     (
         Field(
             "keys",
-            Strings(single=False, numbers=False, expected="a list of dotted keys"),
+            _names("a list of dotted keys"),
             "axes, as dotted keys: `config.train.lr`, `model.d_model`, `data.dataset_version`, "
             "`provenance.corpus_hash`, `run.arm`, `run.condition`. Automatic: every key set in at least half of the "
             "group's runs whose value varies, except seeds and text that differs in every run (hashes); keys that "
@@ -1219,7 +1295,7 @@ SWEEPS = Schema(
         ),
         Field(
             "metrics",
-            Strings(single=False, numbers=False, expected="a list of dotted keys"),
+            _names("a list of dotted keys"),
             "outcome axes: metric names, `rate.<check>`, `final.<metric>`",
             default_doc="the headline metric and two more probe rates the runs share",
         ),
@@ -1239,13 +1315,10 @@ SWEEPS = Schema(
         Field("highlight", _POSITIVE, "runs drawn strong", default=5),
         Field("min_runs", _POSITIVE, "smaller groups get no chart (listed as skipped)", default=3),
     ),
-    unknown="unknown sweeps setting '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
 )
 
 _AT_LEAST_ZERO = Integer(minimum=0, text=False, expected="a whole number >= 0", type_doc="int ≥ 0")
-TRENDS = Schema(
+TRENDS = _settings(
     "trends",
     (
         Field("recent_runs", _AT_LEAST_ZERO, "spec ladders: the last runs by date in the recent window", default=5),
@@ -1261,12 +1334,9 @@ TRENDS = Schema(
         Field("recent_sessions", _POSITIVE, "agent learning keys: the last sessions in the recent window", default=10),
         Field("baseline_sessions", _POSITIVE, "agent learning keys: the sessions before them", default=50),
     ),
-    unknown="unknown trends setting '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
 )
 
-ARMS = Schema(
+ARMS = _settings(
     "arms",
     (
         Field(
@@ -1282,10 +1352,26 @@ ARMS = Schema(
             default_doc="`full` (or `all`, `baseline`, `control`) when present, else the first arm",
         ),
     ),
-    unknown="unknown arms setting '{key}' (known: {known})",
-    unknown_severity="warning",
-    uses_defaults=True,
 )
+
+_POSITIVE_INTEGER = Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0")
+
+
+def _settings_field(
+    schema: Schema, doc: str, attr_type: str, *, expected: str | None = None, type_doc: str = "", default_doc: str = ""
+) -> Field:
+    """obs.yaml's field holding the nested settings `schema` (`sweeps:`): each setting given replaces its default,
+    the others keep theirs; documented in a table of its own ("below")."""
+    return Field(
+        schema.title,
+        Nested(schema, expected=expected),
+        doc,
+        default=schema.defaults(),
+        type_doc=type_doc,
+        default_doc=default_doc or "below",
+        attr_type=attr_type,
+    )
+
 
 OBS_YAML = Schema(
     "obs.yaml",
@@ -1302,26 +1388,26 @@ OBS_YAML = Schema(
         ),
         Field(
             "negative_checks",
-            Strings(single=False, numbers=False, expected="a list of check names"),
+            _names("a list of check names"),
             "checks whose `true` is a failure, beside the names that say so (`truncat`, `leak`, `error`, ...)",
             default=[],
         ),
         Field(
             "max_points",
-            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            _POSITIVE_INTEGER,
             "points per curve after decimation",
             default=2000,
         ),
         Field(
             "final_window",
-            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            _POSITIVE_INTEGER,
             "final logged points averaged into a run's final value (a campaign's own `final_window` wins)",
             default=10,
         ),
         Field(
             "axes",
             Mapping_(
-                values=Strings(single=False, numbers=False),
+                values=_names(),
                 expected="a mapping of axis name to a list of dotted keys",
                 type_doc="mapping of axis → list of dotted keys",
             ),
@@ -1329,11 +1415,11 @@ OBS_YAML = Schema(
             default=DEFAULT_AXES,
             default_doc="`dsl`, `compiler`, `tokenizer`, `probe`, `data`, `budget`, `capacity`, `optimizer`, `repair`",
         ),
-        Field(
-            "thresholds",
-            Nested(THRESHOLDS, expected="a mapping of threshold name to number"),
+        _settings_field(
+            THRESHOLDS,
             "diagnosis and promotion thresholds, each one separately: see docs/reading-a-report.md",
-            default=THRESHOLDS.defaults(),
+            "dict[str, float]",
+            expected="a mapping of threshold name to number",
             type_doc="mapping of name → number",
             default_doc="docs/reading-a-report.md",
         ),
@@ -1385,34 +1471,32 @@ OBS_YAML = Schema(
             "gates",
             Gates(),
             "pass/fail marks per run on the leaderboard (below)",
+            model_note="name, label, expr (obs.analysis.gates)",
             default=[],
             outcome_doc="no gate is checked",
         ),
-        Field("sweeps", Nested(SWEEPS), "the sweeps page (below)", default=SWEEPS.defaults(), default_doc="below"),
-        Field(
-            "trends",
-            Nested(TRENDS),
-            "momentum windows on spec, campaign and agent learning pages (below)",
-            default=TRENDS.defaults(),
-            default_doc="below",
+        _settings_field(SWEEPS, "the sweeps page (below)", "dict[str, Any]"),
+        _settings_field(
+            TRENDS, "momentum windows on spec, campaign and agent learning pages (below)", "dict[str, int]"
         ),
-        Field("arms", Nested(ARMS), "ablation-arm pages (below)", default=ARMS.defaults(), default_doc="below"),
+        _settings_field(ARMS, "ablation-arm pages (below)", "dict[str, Any]"),
         Field(
             "provenance_facets",
-            Strings(single=False, numbers=False, expected="a list of provenance keys (e.g. corpus_hash)"),
+            _names("a list of provenance keys (e.g. corpus_hash)"),
             "provenance keys the leaderboard filters by (below)",
+            model_note="the leaderboard's filters; None: automatic",
             default_doc="automatic",
         ),
         Field(
             "leaderboard_rows",
-            Integer(minimum=1, text=False, expected="a positive integer", type_doc="int > 0"),
+            _POSITIVE_INTEGER,
             "runs written into the leaderboard's page; with more, the page lists the newest and its script "
             "shows every run a page at a time from `leaderboard.js`",
             default=500,
         ),
         Field(
             "seed_keys",
-            Strings(single=False, numbers=False, expected="a list of dotted config keys"),
+            _names("a list of dotted config keys"),
             "config keys that hold a run's seed (`training.seed`), beside a declared `seed:` and any key named "
             "`seed`: runs that differ only by them are replicates of one recipe (docs/statistics.md)",
             default=[],
@@ -1421,6 +1505,7 @@ OBS_YAML = Schema(
             "sample_efficiency",
             SampleEfficiencyKind(),
             "a campaign's metric against the data each run trained on, by condition, with intervals over seeds (below)",
+            model_note="size_key | series, metric, group_by, label (analysis.sample_efficiency); None: the view is off",
             outcome_doc="no sample-efficiency view",
             default_doc="off",
         ),
@@ -1429,6 +1514,7 @@ OBS_YAML = Schema(
             Couplings(),
             "(proxy, downstream) series pairs: windows where the proxy rose while the downstream fell within a run, "
             "and their final values' rank correlation across a campaign's runs",
+            model_note="proxy, downstream, label (analysis.coupling)",
             default=[],
             outcome_doc="ignored",
         ),
@@ -1437,6 +1523,7 @@ OBS_YAML = Schema(
             Weights(),
             "reward component name → weight (`{format: 0.2, correctness: 0.8}`): the weighted decomposition of the "
             "reward on the run page, checked against the logged total",
+            model_note="component -> weight (analysis.reward)",
             default={},
         ),
     ),

@@ -43,3 +43,25 @@ def test_check_and_build_name_the_files_no_format_read(tmp_path: Path, capsys) -
     assert listed == ["dpo/checkpoint-30/optimizer.pt", "lm/predictions.txt"]
     assert main(["build", str(src), "-o", str(site), "-q"]) == 0  # nothing changed: the replay says it too
     assert "2 files not read by any format" in capsys.readouterr().err
+
+
+def test_a_deleted_mlflow_run_is_named_as_hidden_on_purpose_not_as_unread(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The deleted run's meta.yaml was read (that is how it is known to be deleted): its files are one line with
+    the reason on the index page, in index.json and in the build's output, and none is in `not_read`."""
+    src = tmp_path / "src"
+    shutil.copytree(DATA / "mlflow" / "1010sb__ImageClass", src / "img")
+    site = tmp_path / "site"
+    assert main(["build", str(src), "-o", str(site)]) == 0
+    err = capsys.readouterr().err
+    why = (
+        "img/mlruns/586757370402886605/3a9af4bdab714eb69a4ed7582c387268: MLflow run 'mysterious-goose-781' "
+        "marked deleted (lifecycle_stage) (11 files)"
+    )
+    assert f"obs build: not shown on purpose: {why}" in err
+    assert "not read by any format" not in err
+    manifest = json.loads((site / "index.json").read_text())
+    assert manifest["not_read"] == []
+    assert manifest["hidden"] == [why]
+    assert [r["id"] for r in manifest["runs"]] == ["img/mlruns/586757370402886605/6cb9a32fd38a464f8402979dbdd3191f"]
+    page = BeautifulSoup((site / "index.html").read_text(), "html.parser")
+    assert [li.get_text() for li in page.select("#not-read ul.hidden-inputs li")] == [why]

@@ -53,6 +53,24 @@ def test_deleted_run_hidden_and_counted() -> None:
     assert not diags.items
 
 
+def test_deleted_run_files_are_hidden_with_why_not_listed_as_unread() -> None:
+    """A deleted run's 11 files were read (its meta.yaml says deleted): the site names them apart, with the
+    reason, instead of listing each as a file no format reads."""
+    root = CORPUS / "1010sb__ImageClass"
+    found = discover(root)
+    deleted = root / "mlruns/586757370402886605/3a9af4bdab714eb69a4ed7582c387268"
+    on_disk = sorted(p for p in deleted.rglob("*") if p.is_file())
+    assert len(on_disk) == 11
+    assert not [u for u in found.unread if deleted in u.parents]
+    assert found.hidden_rel() == [
+        "mlruns/586757370402886605/3a9af4bdab714eb69a4ed7582c387268: MLflow run 'mysterious-goose-781' "
+        "marked deleted (lifecycle_stage) (11 files)"
+    ]
+    empty = discover(CORPUS / "10-Academy-Batch-4-Week-4__Swahili-Speech-To-Text")
+    assert empty.hidden_rel() == ["mlruns/0: an MLflow experiment with no runs (1 file)"]
+    assert not [u for u in empty.unread if u.name == "meta.yaml"]
+
+
 def test_keras_autolog_params_typed_and_experiment_without_meta() -> None:
     root = CORPUS / "10-Academy-Batch-4-Week-4__Swahili-Speech-To-Text"
     found = discover(root)

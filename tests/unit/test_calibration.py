@@ -117,7 +117,7 @@ def test_the_promotion_rule_does_not_promote_one_of_two_identical_recipes(bench:
     it, promotes the "new" recipe at most ~5 % of the time; the paired test of one checkpoint alone would
     promote it far more often (issue 28: 28-55 % at 1,500 items)."""
     from obs.analysis.compare import _probe_delta
-    from obs.analysis.recipes import recipe_levels
+    from obs.analysis.recipes import recipe_levels, recipe_pairs
     from summaries import make_summary
 
     rng = bench.rng_for("unit", "recipe promotion")
@@ -137,9 +137,8 @@ def test_the_promotion_rule_does_not_promote_one_of_two_identical_recipes(bench:
             for name, seeds in (("new", new), ("base", base))
             for k in range(3)
         ]
-        level = recipe_levels(
-            runs, [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={}
-        )["new-s0"]
+        pairs = recipe_pairs(runs, [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={})
+        level = recipe_levels(pairs)["new-s0"]
         # the run's checkpoint against the baseline's, paired over the items (the run page's headline delta)
         (pc,) = S.paired_comparisons([(new[0], base[0])])
         delta = _probe_delta(pc, "base-s0", negative=False)

@@ -147,7 +147,7 @@ def test_planning_uses_the_minimum_effect_when_set() -> None:
     sd = math.sqrt((np.var(BASE, ddof=1) + np.var(FLAT, ddof=1)) / 2)
     need = TTestIndPower().solve_power(effect_size=0.02 / sd, alpha=0.05, power=0.8, ratio=1.0)
     assert k.seeds_needed == max(2, math.ceil(need - 1e-9))
-    assert k.power_for.startswith("the minimum effect of interest (0.02")
+    assert k.power_for.startswith("the minimum effect of interest (2.0 pp")  # correct_rate: a rate, in pp
 
 
 # --------------------------------------------------------------------------- litmus
@@ -191,7 +191,7 @@ def test_litmus_confirmed_and_failed() -> None:
     # litmus.min_delta is the older name of min_effect: a 0.06 gain, significant, is below 0.1
     assert [c.key for c in lit.thresholds if not c.met] == ["min_effect", "significance"]
     assert big.candidates[0].recommendation == NEGLIGIBLE
-    assert "smaller than the minimum effect of interest (0.1)" in big.candidates[0].sentence
+    assert "smaller than the minimum effect of interest (10.0 pp)" in big.candidates[0].sentence
     same = campaign_stats(_campaign(["base", "cand"], evidence=evidence, min_effect=0.1), runs)
     assert same.candidates[0].recommendation == NEGLIGIBLE and same.min_effect == 0.1
     # Enough seeds but no significant difference: FAILED on the significance threshold.

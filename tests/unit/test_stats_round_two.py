@@ -251,10 +251,12 @@ def _recipe_runs(values: dict[str, list[float]], seed_in_config: bool = False) -
 
 
 def _levels(runs: list, seed_keys: list[str] | None = None) -> dict:  # type: ignore[type-arg]
-    from obs.analysis.recipes import recipe_levels
+    from obs.analysis.recipes import recipe_levels, recipe_pairs
 
     return recipe_levels(
-        runs, seed_keys or [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={}
+        recipe_pairs(
+            runs, seed_keys or [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={}
+        )
     )
 
 

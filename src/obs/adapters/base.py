@@ -23,12 +23,14 @@ class Claim:
     """What an adapter found in a folder.
 
     `runs` are the runs to load; `owned_dirs` are folders the adapter consumed (discovery does not
-    descend into them); `skipped` counts things deliberately not shown (e.g. deleted MLflow runs).
+    descend into them); `hidden` are files read and deliberately not shown, each group with why (a deleted
+    MLflow run): the site names them apart from the files no format reads, never as "not read".
     """
 
     runs: tuple[RunSource, ...]
     owned_dirs: tuple[Path, ...] = ()
     notes: tuple[str, ...] = ()
+    hidden: tuple[tuple[str, tuple[Path, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from obs.diagnostics import Diagnostics
 from obs.jsonl import bounded_lines
 from obs.jsontypes import NUMBER, TEXT, TypedReader
 from obs.model import Run
-from obs.safepaths import safe_input, walk_files
+from obs.safepaths import safe_input, shown_name, walk_files
 from obs.safeyaml import YamlError, load_yaml_file
-from obs.sanitize import CLEANED, clean_text, has_unsafe_text
+from obs.sanitize import CLEANED, clean_text, has_unsafe_text, visible
 from obs.series_builder import SeriesBuilder
 
 META = "meta.yaml"
@@ -55,54 +55,93 @@ class MlflowAdapter:
         experiments = _experiment_dirs(folder, root)
         if not experiments and folder.name != "mlruns":
             return None
-        runs: list[RunSource] = []
-        notes: list[str] = []
-        deleted: list[str] = []
-        empty: list[str] = []
-        unread: list[Path] = []
+        scan = _StoreScan(self.name, root)
         for exp in experiments:
-            exp_meta = _read_meta(exp / META, root)
-            exp_deleted = exp_meta.get("lifecycle_stage") == "deleted"
-            run_dirs = [d for d in _subdirs(exp) if _is_run_dir(d)]
-            for other in _subdirs(exp):
-                if other not in run_dirs:
-                    unread += visible_files(other, root, recursive=True)
-            if not run_dirs:
-                empty.append(f"{exp.name}/ ({exp_meta['name']})" if exp_meta.get("name") else f"{exp.name}/")
-            for run_dir in run_dirs:
-                meta = _read_meta(run_dir / META, root)
-                if exp_deleted or meta.get("lifecycle_stage") == "deleted":
-                    label = meta.get("run_name") or ""
-                    deleted.append(f"{run_dir.name}/ ({label})" if label else f"{run_dir.name}/")
-                    continue
-                files = tuple(f for f in visible_files(run_dir, root, recursive=True) if _is_run_file(f, run_dir))
-                exp_files = (exp / META,) if safe_input(exp / META, root) else ()
-                runs.append(
-                    RunSource(
-                        self.name, run_dir, exp_files + files, key=run_dir.name, default_id=folder_id(run_dir, root)
-                    )
-                )
-                unread += [f for f in visible_files(run_dir, root, recursive=True) if f not in files]
-            unread += [f for f in visible_files(exp, root) if f.name != META]
-        unread += visible_files(folder, root)
+            scan.experiment(exp)
+        scan.unread += visible_files(folder, root)
         for other in _subdirs(folder):
             if other not in experiments:
-                unread += visible_files(other, root, recursive=True)
-        trash = folder / ".trash"
-        trashed = _subdirs(trash) if trash.is_dir() else []
-        if deleted:
-            notes.append(f"{len(deleted)} deleted run(s) hidden: {', '.join(sorted(deleted)[:6])}")
-        if trashed:
-            notes.append(f"{len(trashed)} deleted item(s) in .trash hidden")
-        if empty:
-            notes.append(f"experiment(s) with no runs: {', '.join(sorted(empty))}")
-        note = unread_note(unread, folder, "artifacts and files outside the run layout")
-        if note:
-            notes.append(note)
-        return Claim(runs=tuple(runs), owned_dirs=(folder,), notes=tuple(notes))
+                scan.unread += visible_files(other, root, recursive=True)
+        return Claim(runs=tuple(scan.runs), owned_dirs=(folder,), notes=scan.notes(folder), hidden=tuple(scan.hidden))
 
     def load(self, source: RunSource, ctx: LoadContext) -> Run:
         return load_mlflow_run(source, ctx)
+
+
+class _StoreScan:
+    """One mlruns folder's experiments, run by run: the runs to load, what is hidden on purpose (deleted runs,
+    experiments with no runs; `Claim.hidden`) and the files outside the run layout, for the claim's notes."""
+
+    def __init__(self, adapter: str, root: Path) -> None:
+        self.adapter = adapter
+        self.root = root
+        self.runs: list[RunSource] = []
+        self.deleted: list[str] = []
+        self.empty: list[str] = []
+        self.unread: list[Path] = []
+        self.hidden: list[tuple[str, tuple[Path, ...]]] = []
+
+    def experiment(self, exp: Path) -> None:
+        root = self.root
+        exp_meta = _read_meta(exp / META, root)
+        run_dirs = [d for d in _subdirs(exp) if _is_run_dir(d)]
+        for other in _subdirs(exp):
+            if other not in run_dirs:
+                self.unread += visible_files(other, root, recursive=True)
+        if not run_dirs:
+            self.empty.append(f"{exp.name}/ ({exp_meta['name']})" if exp_meta.get("name") else f"{exp.name}/")
+            if safe_input(exp / META, root):
+                self.hidden.append((f"{_rel(exp, root)}: an MLflow experiment with no runs", (exp / META,)))
+        exp_files = (exp / META,) if safe_input(exp / META, root) else ()
+        for run_dir in run_dirs:
+            meta = _read_meta(run_dir / META, root)
+            run_deleted = meta.get("lifecycle_stage") == "deleted"
+            if run_deleted or exp_meta.get("lifecycle_stage") == "deleted":
+                self.hide_deleted(run_dir, str(meta.get("run_name") or ""), run_deleted)
+                continue
+            every = visible_files(run_dir, root, recursive=True)
+            files = tuple(f for f in every if _is_run_file(f, run_dir))
+            self.runs.append(
+                RunSource(
+                    self.adapter, run_dir, exp_files + files, key=run_dir.name, default_id=folder_id(run_dir, root)
+                )
+            )
+            self.unread += [f for f in every if f not in files]
+        self.unread += [f for f in visible_files(exp, root) if f.name != META]
+
+    def hide_deleted(self, run_dir: Path, label: str, run_deleted: bool) -> None:
+        """A run MLflow marks deleted (itself or its experiment): counted in the notes, its files hidden with why."""
+        self.deleted.append(f"{run_dir.name}/ ({label})" if label else f"{run_dir.name}/")
+        whose = "" if run_deleted else " whose experiment is"
+        name = f" '{visible(label)[:200]}'" if label else ""
+        self.hidden.append(
+            (
+                f"{_rel(run_dir, self.root)}: MLflow run{name}{whose} marked deleted (lifecycle_stage)",
+                tuple(visible_files(run_dir, self.root, recursive=True)),
+            )
+        )
+
+    def notes(self, folder: Path) -> tuple[str, ...]:
+        notes = []
+        trash = folder / ".trash"
+        trashed = _subdirs(trash) if trash.is_dir() else []
+        if self.deleted:
+            notes.append(f"{len(self.deleted)} deleted run(s) hidden: {', '.join(sorted(self.deleted)[:6])}")
+        if trashed:
+            notes.append(f"{len(trashed)} deleted item(s) in .trash hidden")
+        if self.empty:
+            notes.append(f"experiment(s) with no runs: {', '.join(sorted(self.empty))}")
+        note = unread_note(self.unread, folder, "artifacts and files outside the run layout")
+        if note:
+            notes.append(note)
+        return tuple(notes)
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return shown_name(path.relative_to(root).as_posix())
+    except ValueError:
+        return shown_name(path.as_posix())
 
 
 def _subdirs(folder: Path) -> list[Path]:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict, cast
 
 from obs.adapters.base import Claim, Holds, LoadContext, RunSource, list_files
 from obs.adapters.shared.ids import folder_id, new_run
@@ -121,10 +121,6 @@ class NativeAdapter:
         return run
 
 
-# Fields of run.yaml that are attributes of the same name on Run, laid over what the run had.
-RUN_ATTRIBUTES = tuple(f.name for f in RUN_YAML.fields if f.name in Run.__dataclass_fields__ and f.name != "decision")
-
-
 def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Reading:
     """Lay a run.yaml over `run` (a new native run, or what another format read): what it gives wins.
 
@@ -133,10 +129,7 @@ def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Re
     attributes (`step_key`, `metrics_file`).
     """
     reading = RUN_YAML.read(YamlFields(doc, path, diags))
-    for name in RUN_ATTRIBUTES:
-        value = reading.values.get(name)
-        if value is not None and value not in ("", [], {}):
-            setattr(run, name, value)
+    lay_run_yaml_values(run, cast(RunYamlValues, reading.values))
     if "decision" in doc.data:  # written, even empty or wrong: it replaces the run's decision
         nested = reading.values.get("decision")
         run.decision = _decision(nested) if nested is not None and doc.data["decision"] else None
@@ -144,14 +137,99 @@ def apply_run_yaml(run: Run, doc: YamlDoc, path: Path, diags: Diagnostics) -> Re
     return reading
 
 
+# values of run.yaml: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class RunYamlValues(TypedDict, total=False):
+    """The valid values a run.yaml gave (`Reading.values` of its declaration), typed."""
+
+    id: str
+    title: str
+    spec: str
+    campaign: str
+    revision: str
+    date: str
+    status: str
+    baseline: str
+    primary_axis: str
+    target_failure_class: str
+    primary_metric: str
+    hypothesis: str
+    success_criteria: str
+    held_constant: list[str]
+    model: dict[str, Any]
+    config: dict[str, Any]
+    contract: dict[str, Any]
+    data: dict[str, Any]
+    provenance: dict[str, Any]
+    condition: str
+    seed: int
+    arm: str
+    tags: list[str]
+    lessons: str
+    decision: Reading
+
+
+def lay_run_yaml_values(run: Run, given: RunYamlValues) -> None:
+    """Each value a run.yaml gave replaces the Run's (an empty one, `""`, `[]` or `{}`, leaves it).
+
+    Set by the reader itself: decision.
+    """
+    kept = cast(RunYamlValues, {k: v for k, v in given.items() if v not in ("", [], {})})
+    run.id = kept.get("id", run.id)
+    run.title = kept.get("title", run.title)
+    run.spec = kept.get("spec", run.spec)
+    run.campaign = kept.get("campaign", run.campaign)
+    run.revision = kept.get("revision", run.revision)
+    run.date = kept.get("date", run.date)
+    run.status = kept.get("status", run.status)
+    run.baseline = kept.get("baseline", run.baseline)
+    run.primary_axis = kept.get("primary_axis", run.primary_axis)
+    run.target_failure_class = kept.get("target_failure_class", run.target_failure_class)
+    run.primary_metric = kept.get("primary_metric", run.primary_metric)
+    run.hypothesis = kept.get("hypothesis", run.hypothesis)
+    run.success_criteria = kept.get("success_criteria", run.success_criteria)
+    run.held_constant = kept.get("held_constant", run.held_constant)
+    run.model = kept.get("model", run.model)
+    run.config = kept.get("config", run.config)
+    run.contract = kept.get("contract", run.contract)
+    run.data = kept.get("data", run.data)
+    run.provenance = kept.get("provenance", run.provenance)
+    run.condition = kept.get("condition", run.condition)
+    run.seed = kept.get("seed", run.seed)
+    run.arm = kept.get("arm", run.arm)
+    run.tags = kept.get("tags", run.tags)
+    run.lessons = kept.get("lessons", run.lessons)
+
+
+# end of the values of run.yaml
+
+
 def _decision(reading: Reading) -> Decision:
-    return Decision(
-        verdict=reading.get("verdict"),
-        rationale=reading.get("rationale"),
-        next=reading.get("next"),
-        by=reading.get("by"),
-        date=reading.get("date"),
-    )
+    decision = Decision()
+    lay_decision_values(decision, cast(DecisionValues, reading.values))
+    return decision
+
+
+# values of decision: generated from src/obs/schema.py by scripts/contract_tables.py; do not edit
+class DecisionValues(TypedDict, total=False):
+    """The valid values run.yaml's `decision:` gave (`Reading.values` of its declaration), typed."""
+
+    verdict: str
+    rationale: str
+    next: str
+    by: str
+    date: str
+
+
+def lay_decision_values(decision: Decision, given: DecisionValues) -> None:
+    """Each value run.yaml's `decision:` gave replaces the Decision's."""
+    decision.verdict = given.get("verdict", decision.verdict)
+    decision.rationale = given.get("rationale", decision.rationale)
+    decision.next = given.get("next", decision.next)
+    decision.by = given.get("by", decision.by)
+    decision.date = given.get("date", decision.date)
+
+
+# end of the values of decision
 
 
 MAX_RUN_YAML_SNIFF = 1 << 20

@@ -20,7 +20,7 @@ from obs.adapters.shared.ids import folder_id, new_run, unread_note
 from obs.adapters.shared.json_docs import read_json_object
 from obs.adapters.shared.log_records import RecordCleaner
 from obs.adapters.shared.values import is_number, numeric_leaves
-from obs.adapters.wandb_binary import ReaderMissing, history_rows
+from obs.adapters.wandb_binary import ReaderMissing, history_rows, run_info
 from obs.diagnostics import Diagnostics
 from obs.jsonl import iter_jsonl
 from obs.jsontypes import TEXT, TypedReader
@@ -166,6 +166,20 @@ def _read_binary_history(run: Run, folder: Path, ctx: LoadContext) -> None:
         return
     run.metrics = builder.finish()
     cleaner.report(run, ignore=[run.metrics.stage_key] if run.metrics.stage_key else ())
+    _read_run_record(run, path)
+
+
+def _read_run_record(run: Run, path: Path) -> None:
+    """The run record's tags (the run's own, beside any run.yaml gives), group and job type (provenance): what
+    `wandb.init(group=..., tags=[...])` said, and what obs.layout reads a campaign's conditions from."""
+    info = run_info(path)
+    if info is None:
+        return
+    run.tags = [*run.tags, *(t for t in info.tags if t and t not in run.tags)]
+    if info.group:
+        run.provenance["wandb_group"] = info.group
+    if info.job_type:
+        run.provenance["wandb_job_type"] = info.job_type
 
 
 def _read_config(run: Run, path: Path | None, diags: Diagnostics) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -25,6 +26,8 @@ from obs.diagnostics import Diagnostics
 
 EXTRA = "pip install 'obs[wandb]'"
 STEP = "_step"
+# the client writes the run record (group, tags, config) before any history; looking further is scanning history
+RUN_RECORD_SCAN = 64
 
 
 class ReaderMissing(Exception):
@@ -105,5 +108,45 @@ def history_rows(path: Path, diags: Diagnostics) -> Iterator[tuple[int, dict[str
                 continue
             if record.WhichOneof("record_type") == "history":
                 yield number, _row(record.history)
+    finally:
+        store._fp.close()
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the run record of a `.wandb` file says about the run's place: `wandb.init(group=..., tags=[...])`."""
+
+    group: str
+    tags: tuple[str, ...]
+    job_type: str
+
+
+def run_info(path: Path) -> RunInfo | None:
+    """The run record's group, tags and job type: the first `run` record among the file's first RUN_RECORD_SCAN
+    records (the client writes it first). None when there is none there or the file cannot be read: discovery
+    asks this of every run that says nothing else of its condition, and the history's reading names a damaged
+    file. Raises ReaderMissing when the SDK is not installed."""
+    store_type, record_type = _sdk()
+    try:
+        store = _open(store_type, path)
+    except Exception:  # a foreign or cut file: named when its history is read
+        return None
+    try:
+        for _ in range(RUN_RECORD_SCAN):
+            try:
+                data = store.scan_data()
+            except Exception:  # a damaged chunk
+                return None
+            if data is None:
+                return None
+            record = record_type()
+            try:
+                record.ParseFromString(data)
+            except Exception:
+                continue
+            if record.WhichOneof("record_type") == "run":
+                run = record.run
+                return RunInfo(str(run.run_group), tuple(str(t) for t in run.tags), str(run.job_type))
+        return None
     finally:
         store._fp.close()

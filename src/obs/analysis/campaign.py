@@ -53,7 +53,7 @@ from obs.analysis.stats import (
     welch,
 )
 from obs.model import Campaign, PairedSpec
-from obs.numbers import num, p_text, plural
+from obs.numbers import num, p_text, pct, plural, pp
 from obs.sitemodel import RunSummary
 
 __all__ = [
@@ -71,6 +71,7 @@ __all__ = [
     "campaign_stats",
     "finals_from_summaries",
     "metric_is_rate",
+    "reads_in_pp",
 ]
 
 Verdict = Literal["CONFIRMED", "FAILED", "INCONCLUSIVE"]
@@ -277,6 +278,7 @@ class CampaignStats:
     notes: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     paired_table: ConfigTable | None = None
+    in_pp: bool = False  # a rate: values read in %, differences in pp (reads_in_pp), on the page and in its sentences
 
     @property
     def computed(self) -> bool:
@@ -308,6 +310,38 @@ def _signed(x: float | None) -> str:
     return text if text.startswith(("\u2212", "n/a")) else "+" + text
 
 
+def reads_in_pp(metric: str | None, values: Sequence[float]) -> bool:
+    """Whether a metric's seed-level numbers read in percent and percentage points, as a run page shows a rate:
+    its name says it is a rate and every final value is a proportion. The one rule for the page's tables
+    (render.format.stats_in_pp) and this module's sentences."""
+    return bool(values) and metric_is_rate(metric) and all(0.0 <= v <= 1.0 for v in values)
+
+
+@dataclass(frozen=True)
+class Units:
+    """How the sentences of one metric write its numbers: a rate's values in %, its differences in pp (as the
+    tables beside them do), any other metric's as plain signed numbers."""
+
+    in_pp: bool = False
+
+    def value(self, x: float | None) -> str:
+        return pct(x, missing="n/a") if self.in_pp else num_na(x)
+
+    def diff(self, x: float | None) -> str:
+        """A signed difference: +0.1 pp, −0.04622."""
+        return pp(x, missing="n/a") if self.in_pp else _signed(x)
+
+    def size(self, x: float | None) -> str:
+        """An unsigned amount in the difference's unit (a minimum effect, an sd): 3.0 pp, 0.03."""
+        return f"{pp(x, False, missing='n/a')} pp" if self.in_pp and x is not None and not math.isnan(x) else num_na(x)
+
+    def interval(self, low: float, high: float) -> str:
+        """An interval's bounds, signed, its unit once: −6.1 to +6.3 pp."""
+        if self.in_pp:
+            return f"{pp(low, missing='n/a').removesuffix(' pp')} to {pp(high, missing='n/a')}"
+        return f"{_signed(low)} to {_signed(high)}"
+
+
 def _names(items: Sequence[str]) -> str:
     shown = ", ".join(items[:MAX_NAMED])
     return shown + (f" and {len(items) - MAX_NAMED} more" if len(items) > MAX_NAMED else "")
@@ -335,15 +369,24 @@ def _condition_finals(name: str, label: str, is_baseline: bool, runs: Sequence[R
 
 
 def _pooled(
-    metric: str | None, cand: Sequence[RunFinal], base: Sequence[RunFinal]
+    metric: str | None, cand: Sequence[RunFinal], base: Sequence[RunFinal], final_window: int
 ) -> tuple[PooledCounts | None, str | None]:
-    """Correct/total episodes pooled over seeds (described, not tested), or why there are none."""
+    """Correct/total episodes pooled over seeds (described, not tested), or why there are none: no completions
+    logged, or logged but not counted over this metric's window (summaries count them only in the primary metric's
+    final window: a step window's or another metric's episodes are not known)."""
     if not metric_is_rate(metric):
         return None, f"'{metric}' is not a proportion of episodes, so there are no correct/total counts to pool"
     used = [r for r in (*cand, *base) if r.final is not None]
-    missing = [r.run_id for r in used if r.completions_window is None]
-    if missing:
-        return None, f"no completions logged by {_names(missing)}"
+    unlogged = [r.run_id for r in used if r.completions_window is None and r.completions_total is None]
+    if unlogged:
+        return None, f"no completions logged by {_names(unlogged)}"
+    if any(r.completions_window is None for r in used):
+        # the runs did log completions: what is missing is their count over this metric's window
+        return None, (
+            "the runs logged completions, but obs counts the episodes only behind the campaign's primary metric over "
+            f"its final window (the last {final_window} logged values), not behind {metric} over its declared window, "
+            "so there are no pooled counts"
+        )
     outside = [r.run_id for r in used if r.final is not None and not 0.0 <= r.final <= 1.0]
     if outside:
         return None, f"final values outside [0, 1] in {_names(outside)}, so they are not rates"
@@ -438,11 +481,12 @@ def _completions_check(
     return Check(key, "completions per condition", required, observed, not short, detail)
 
 
-def _copies(cond: ConditionFinals) -> str | None:
+def _copies(cond: ConditionFinals, units: Units) -> str | None:
     """The zero-variance guard: seeds that all gave the same value are copies of one run."""
     if cond.n >= 2 and cond.sd == 0.0:
         return (
-            f"the seed changed nothing in {cond.label}: its {cond.n} seeds all gave {num_na(cond.mean)}, so they are "
+            f"the seed changed nothing in {cond.label}: its {cond.n} seeds all gave {units.value(cond.mean)}, so they "
+            "are "
             "copies of one run, not replicates (check that the seed reaches the data order, init and sampling)"
         )
     return None
@@ -456,7 +500,7 @@ def min_effect_of(campaign: Campaign) -> float:
     return float(legacy) if legacy is not None else 0.0
 
 
-def _thresholds(campaign: Campaign, c: CandidateStats) -> list[Check]:
+def _thresholds(campaign: Campaign, c: CandidateStats, units: Units) -> list[Check]:
     sign = 1.0 if campaign.higher_is_better else -1.0
     gain = sign * c.delta
     required = min_effect_of(campaign)
@@ -465,14 +509,15 @@ def _thresholds(campaign: Campaign, c: CandidateStats) -> list[Check]:
     # the size is judged on the interval: its bound nearer 0 must clear the minimum effect, not the estimate
     near = None if iv is None else min(sign * iv.low, sign * iv.high)
     met = bool(not math.isnan(gain) and gain > 0.0 and near is not None and near > 0.0 and near >= required)
-    bound = f"; the 95% CI's near bound is {_signed(near)}" if near is not None else "; no interval"
+    bound = f"; the 95% CI's near bound is {units.diff(near)}" if near is not None else "; no interval"
     detail = (
-        f"observed {word} {_signed(gain)}{bound} vs the minimum effect {num_na(required)} (the bound must clear it)"
+        f"observed {word} {units.diff(gain)}{bound} vs the minimum effect {units.size(required)} "
+        "(the bound must clear it)"
         if required
-        else f"observed {word} {_signed(gain)}; no minimum effect set (min_effect), so any {word} counts"
+        else f"observed {word} {units.diff(gain)}; no minimum effect set (min_effect), so any {word} counts"
     )
     checks = [Check("min_effect", f"{word}, 95% CI bound ≥ min_effect", required, near, met, detail)]
-    ci = f"95% CI {_signed(iv.low)} to {_signed(iv.high)}" if iv is not None else (c.welch.problem or "no interval")
+    ci = f"95% CI {units.interval(iv.low, iv.high)}" if iv is not None else (c.welch.problem or "no interval")
     checks.append(
         Check(
             "significance",
@@ -508,8 +553,10 @@ def _sentence(
     c: CandidateStats,
     n_tests: int,
     family_words: str = "",
+    units: Units = Units(),
 ) -> str:
-    """What the numbers say, in words made from those numbers (checked by tests/site/test_words_numbers.py)."""
+    """What the numbers say, in words made from those numbers (checked by tests/site/test_words_numbers.py), in
+    the units of the tables beside them (`units`: a rate's means in %, differences in pp)."""
     metric = campaign.primary_metric or "the primary metric"
     alpha = campaign.alpha
     w = c.welch
@@ -517,15 +564,15 @@ def _sentence(
         return f"{cand.label}: not compared, no run of it has a final value of {metric}."
     direction = "higher" if campaign.higher_is_better else "lower"
     text = (
-        f"{cand.label} averaged {num_na(c.mean)} {metric} over {plural(c.n, 'seed')}, against "
-        f"{num_na(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {_signed(c.delta)} "
+        f"{cand.label} averaged {units.value(c.mean)} {metric} over {plural(c.n, 'seed')}, against "
+        f"{units.value(c.mean_baseline)} for {base.label} over {c.n_baseline}: a difference of {units.diff(c.delta)} "
         f"({direction} is better"
     )
     if w.interval is None or w.p_value is None:
         return text + f"). {(w.problem or 'no test').capitalize()}: no test, no interval."
     iv = w.interval
     text += (
-        f"; 95% Welch CI {_signed(iv.low)} to {_signed(iv.high)}, Hedges' g = {num_na(c.hedges_g)}). "
+        f"; 95% Welch CI {units.interval(iv.low, iv.high)}, Hedges' g = {num_na(c.hedges_g)}). "
         f"Welch's t-test over seeds: t = {num_na(w.t)}, df = {num_na(w.df)}, {p_text(w.p_value)}"
     )
     family_words = family_words or f"{n_tests} candidates"
@@ -537,12 +584,12 @@ def _sentence(
     elif c.recommendation == NEGLIGIBLE:
         text += (
             f"Significant at α = {alpha:g}, but the whole 95% CI is smaller than the minimum effect of interest "
-            f"({num_na(min_effect_of(campaign))})."
+            f"({units.size(min_effect_of(campaign))})."
         )
     elif c.recommendation == SIZE_UNKNOWN:
         text += (
             f"Significant at α = {alpha:g}, but the size is not established: the 95% CI reaches below the minimum "
-            f"effect of interest ({num_na(min_effect_of(campaign))}) as well as above it."
+            f"effect of interest ({units.size(min_effect_of(campaign))}) as well as above it."
         )
     elif iv.excludes_zero():
         text += (
@@ -572,6 +619,32 @@ class Family:
     correction: str
 
 
+@dataclass(frozen=True)
+class SeedComparison:
+    """One condition's seeds against another's (x minus y): the difference of means, Welch's test and its interval,
+    Hedges' g. The one computation the candidate-vs-baseline comparisons and the candidate-vs-candidate matrix
+    (obs.analysis.tiers) share; p and g are NaN when there is no test (too few seeds, or copies of one run, whose
+    zero sd would inflate g)."""
+
+    delta: float
+    welch: WelchResult
+    p_value: float
+    hedges_g: float
+
+
+def compare_seeds(x: ConditionFinals, y: ConditionFinals) -> SeedComparison:
+    """`x` against `y`, seeds as the unit (see SeedComparison)."""
+    xs, ys = [v.value for v in x.values], [v.value for v in y.values]
+    w = welch(xs, ys, level=LEVEL)
+    tested = bool(xs and ys and w.interval is not None)
+    return SeedComparison(
+        delta=x.mean - y.mean if xs and ys else math.nan,
+        welch=w,
+        p_value=w.p_value if w.p_value is not None else math.nan,
+        hedges_g=hedges_g(xs, ys) if tested else math.nan,
+    )
+
+
 def campaign_stats(
     campaign: Campaign, runs: Sequence[RunFinal], *, paired: Sequence[PairedSpec] = (), family: Family | None = None
 ) -> CampaignStats:
@@ -584,28 +657,26 @@ def campaign_stats(
     family), each candidate's statistics, notes and methods.
     """
     labels = {c.name: (c.label or c.name) for c in campaign.conditions}
-    names = [c.name for c in campaign.conditions] or sorted({r.condition for r in runs if r.condition})
+    names = campaign.condition_order(r.condition for r in runs)
     base_name = campaign.baseline_condition
     base_label = labels.get(base_name or "", base_name or "")
     by_cond = {name: [r for r in runs if r.condition == name] for name in names}
     conditions = [_condition_finals(n, labels.get(n, n), n == base_name, by_cond[n]) for n in names]
     base = next((c for c in conditions if c.is_baseline), None)
     problems = _design_problems(campaign, base_name, by_cond, base)
+    units = Units(reads_in_pp(campaign.primary_metric, [v.value for c in conditions for v in c.values]))
 
     min_effect = min_effect_of(campaign)
-    tests: list[tuple[ConditionFinals, WelchResult]] = []
+    tests: list[tuple[ConditionFinals, SeedComparison]] = []
     if not problems and base is not None:
-        y = [v.value for v in base.values]
-        for cond in conditions:
-            if not cond.is_baseline:
-                tests.append((cond, welch([v.value for v in cond.values], y, level=LEVEL)))
-    raw = [w.p_value if w.p_value is not None else math.nan for _, w in tests]
-    adjusted, n_tests, family_words = _adjusted(tests, raw, family)
+        tests = [(cond, compare_seeds(cond, base)) for cond in conditions if not cond.is_baseline]
+    raw = [c.p_value for _, c in tests]
+    adjusted, n_tests, family_words = _adjusted([cond for cond, _ in tests], raw, family)
     alpha_used = campaign.alpha / max(1, n_tests)  # the first Holm step: what planning must reach
     candidates: list[CandidateStats] = []
-    for (cond, w), p_raw, p_adj in zip(tests, raw, adjusted, strict=True):
+    for (cond, compared), p_adj in zip(tests, adjusted, strict=True):
         assert base is not None  # tests is empty otherwise
-        tested = _Tested(w, p_raw, p_adj, n_tests, alpha_used, min_effect, family_words)
+        tested = _Tested(compared, p_adj, n_tests, alpha_used, min_effect, family_words, units)
         candidates.append(_candidate(campaign, cond, base, tested, by_cond))
 
     correction = _correction(family, n_tests)
@@ -625,13 +696,14 @@ def campaign_stats(
         paired=[compare_systems(p, alpha=campaign.alpha, level=LEVEL) for p in paired],
         paired_table=config_table(paired, LEVEL) if paired else None,
         methods=_methods(campaign, correction),
-        notes=_notes(campaign, conditions, candidates),
+        notes=_notes(campaign, conditions, candidates, units),
         problems=problems,
+        in_pp=units.in_pp,
     )
 
 
 def _adjusted(
-    tests: Sequence[tuple[ConditionFinals, WelchResult]], raw: list[float], family: Family | None
+    tested: Sequence[ConditionFinals], raw: list[float], family: Family | None
 ) -> tuple[list[float], int, str]:
     """Each candidate's adjusted p, the number of tests it was adjusted over and how the sentence says them:
     Holm over this metric's candidates, or the family's adjustment over every tested metric × candidate."""
@@ -639,7 +711,7 @@ def _adjusted(
     if family is not None and family.size > 1:
         adjusted = [
             family.adjusted.get(cond.name, math.nan) if not math.isnan(p) else math.nan
-            for (cond, _), p in zip(tests, raw, strict=True)
+            for cond, p in zip(tested, raw, strict=True)
         ]
         return adjusted, family.size, family.words
     return holm_adjust(raw), n_tests, f"{n_tests} candidates"
@@ -682,15 +754,15 @@ def _design_problems(
 
 @dataclass(frozen=True)
 class _Tested:
-    """One candidate's Welch test against the baseline, its p before and after Holm, and the family's size."""
+    """One candidate's comparison with the baseline, its p after Holm, and the family's size."""
 
-    welch: WelchResult
-    p_raw: float
+    compared: SeedComparison
     p_adjusted: float
     n_tests: int
     alpha_used: float  # the first Holm step's level, which planning must reach
     min_effect: float
     family_words: str  # what the adjusted p was adjusted over, as the sentence says it
+    units: Units = Units()
 
 
 def _candidate(
@@ -702,20 +774,22 @@ def _candidate(
 ) -> CandidateStats:
     """One candidate condition against the baseline: effect size, pooled episodes, recommendation, planning,
     the litmus verdict on the campaign's evidence minimums, and the sentence that says it."""
-    w, p_adj, min_effect = tested.welch, tested.p_adjusted, tested.min_effect
+    w, p_adj, min_effect = tested.compared.welch, tested.p_adjusted, tested.min_effect
     x = [v.value for v in cond.values]
     y = [v.value for v in base.values]
-    # no effect size without a test: copies of one run would pool a zero sd into it (an inflated g)
-    g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
-    pooled, pooled_absent = _pooled(campaign.primary_metric, by_cond[cond.name], by_cond[base.name])
+    g = tested.compared.hedges_g
+    pooled, pooled_absent = _pooled(
+        campaign.primary_metric, by_cond[cond.name], by_cond[base.name], campaign.final_window
+    )
     # no test (too few seeds, or seeds that are copies of one run): "not tested", never "not significant"
     rec = (
         recommendation(p_adj, w.estimate, w.interval, campaign.alpha, campaign.higher_is_better, min_effect)
         if w.interval is not None
         else NOT_TESTED
     )
-    seeds_needed, power_for = _planning(x, y, g, min_effect, tested.alpha_used)
-    warnings = [msg for msg in (_copies(base), _copies(cond)) if msg]
+    units = tested.units
+    seeds_needed, power_for = _planning(x, y, g, min_effect, tested.alpha_used, units)
+    warnings = [msg for msg in (_copies(base, units), _copies(cond, units)) if msg]
     stats = CandidateStats(
         condition=cond.name,
         label=cond.label,
@@ -723,9 +797,9 @@ def _candidate(
         n_baseline=len(y),
         mean=cond.mean,
         mean_baseline=base.mean,
-        delta=cond.mean - base.mean if x else math.nan,
+        delta=tested.compared.delta,
         welch=w,
-        p_value=tested.p_raw,
+        p_value=tested.compared.p_value,
         p_adjusted=p_adj,
         hedges_g=g,
         seeds_needed=seeds_needed,
@@ -739,18 +813,20 @@ def _candidate(
     )
     evidence = _evidence(campaign, cond, base, [*by_cond[cond.name], *by_cond[base.name]])
     unusable = [] if w.interval is not None else [w.problem or "no test"]
-    litmus = _litmus(evidence, _thresholds(campaign, stats), [*warnings, *unusable])
+    litmus = _litmus(evidence, _thresholds(campaign, stats, units), [*warnings, *unusable])
     stats = dataclasses.replace(stats, litmus=litmus)
-    sentence = _sentence(campaign, cond, base, stats, max(tested.n_tests, 1), tested.family_words)
+    sentence = _sentence(campaign, cond, base, stats, max(tested.n_tests, 1), tested.family_words, units)
     return dataclasses.replace(stats, sentence=sentence)
 
 
-def _notes(campaign: Campaign, conditions: list[ConditionFinals], candidates: list[CandidateStats]) -> list[str]:
+def _notes(
+    campaign: Campaign, conditions: list[ConditionFinals], candidates: list[CandidateStats], units: Units
+) -> list[str]:
     """What the page says below the table: conditions whose seeds are copies, pooled counts being descriptive,
     unknown keys of campaign.yaml."""
     notes: list[str] = []
     for cond in conditions:
-        if (msg := _copies(cond)) is not None:
+        if (msg := _copies(cond, units)) is not None:
             notes.append(msg[0].upper() + msg[1:] + ".")
     if any(c.pooled is not None for c in candidates):
         notes.append(
@@ -803,7 +879,7 @@ def _methods(campaign: Campaign, correction: str) -> dict[str, str]:
 
 
 def _planning(
-    x: Sequence[float], y: Sequence[float], g: float, min_effect: float, alpha: float
+    x: Sequence[float], y: Sequence[float], g: float, min_effect: float, alpha: float, units: Units
 ) -> tuple[int | None, str]:
     """Seeds per condition for 80% power at `alpha`: for the minimum effect when set, else the observed g."""
     if len(x) < 2 or len(y) < 2:
@@ -812,7 +888,7 @@ def _planning(
     sd = math.sqrt(ss / (len(x) + len(y) - 2))
     if min_effect > 0 and sd > 0:
         return sample_size_for_power(min_effect / sd, alpha=alpha, power=POWER), (
-            f"the minimum effect of interest ({num_na(min_effect)}, {num_na(min_effect / sd)} pooled sd)"
+            f"the minimum effect of interest ({units.size(min_effect)}, {num_na(min_effect / sd)} pooled sd)"
         )
     if math.isnan(g) or math.isinf(g) or g == 0:
         return None, ""

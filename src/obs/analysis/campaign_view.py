@@ -8,7 +8,7 @@ figure is drawn from it by `obs.render`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -95,8 +95,9 @@ class CampaignView:
 
 
 def condition_names(campaign: Campaign, runs: Sequence[RunSummary]) -> list[str]:
-    """The campaign's conditions in its order; a campaign that names none has its runs' conditions, sorted."""
-    return [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+    """The campaign's conditions in the one order of its outputs (`Campaign.condition_order`: the baseline first,
+    then campaign.yaml's order)."""
+    return campaign.condition_order(s.condition for s in runs)
 
 
 def campaign_view(
@@ -120,22 +121,7 @@ def campaign_view(
     curves: list[ConditionCurve] = []
     for name in names:
         members = [s for s in runs if s.condition == name]
-        by_seed = {s.seed: s for s in members}
-        finals = [value_of[s.id] for s in members if s.id in value_of]
-        cells = [by_seed.get(seed) for seed in seeds]
-        table.append(
-            ConditionRow(
-                name=name,
-                label=labels.get(name, name),
-                is_baseline=name == campaign.baseline_condition,
-                cells=cells,
-                values=[value_of.get(c.id) if c is not None else None for c in cells],
-                n=len(finals),
-                mean=float(np.mean(finals)) if finals else None,
-                sd=float(np.std(finals, ddof=1)) if len(finals) > 1 else None,
-                missing_seeds=[seed for seed in campaign.seeds if seed not in by_seed],
-            )
-        )
+        table.append(_row(campaign, name, labels.get(name, name), members, seeds, value_of))
         curve = condition_curve(name, labels.get(name, name), [s.campaign_curve for s in members if s.campaign_curve])
         if curve is not None:
             curves.append(curve)
@@ -144,10 +130,39 @@ def campaign_view(
         seeds=seeds,
         table=table,
         curves=curves,
-        runs=sorted(runs, key=lambda s: (s.condition or "", s.seed if s.seed is not None else -1)),
+        runs=sorted(runs, key=_by_condition_and_seed),
         unassigned=[s for s in runs if s.condition not in names],
         stats=stats,
         tiers=tiers,
+    )
+
+
+def _by_condition_and_seed(s: RunSummary) -> tuple[str, int]:
+    return (s.condition or "", s.seed if s.seed is not None else -1)
+
+
+def _row(
+    campaign: Campaign,
+    name: str,
+    label: str,
+    members: Sequence[RunSummary],
+    seeds: Sequence[int],
+    value_of: Mapping[str, float],
+) -> ConditionRow:
+    """One condition's row: a cell per seed, each cell's value of the primary metric, their mean and sd."""
+    by_seed = {s.seed: s for s in members}
+    finals = [value_of[s.id] for s in members if s.id in value_of]
+    cells = [by_seed.get(seed) for seed in seeds]
+    return ConditionRow(
+        name=name,
+        label=label,
+        is_baseline=name == campaign.baseline_condition,
+        cells=cells,
+        values=[value_of.get(c.id) if c is not None else None for c in cells],
+        n=len(finals),
+        mean=float(np.mean(finals)) if finals else None,
+        sd=float(np.std(finals, ddof=1)) if len(finals) > 1 else None,
+        missing_seeds=[seed for seed in campaign.seeds if seed not in by_seed],
     )
 
 

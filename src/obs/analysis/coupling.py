@@ -303,7 +303,10 @@ class AcrossRuns:
                 "correlation needs three."
             )
         rho = f"{self.rho:+.2f}".replace("-", MINUS)
-        if self.ci is None:
+        exact = self.ci is None and self.n >= MIN_RUNS  # ρ = ±1: every run in the same (or the reversed) order
+        if exact:
+            span = "no interval: Fisher's z is infinite at ±1"
+        elif self.ci is None:
             span = f"an interval needs {MIN_RUNS} runs"
         else:
             lo, hi = (f"{v:+.2f}".replace("-", MINUS) for v in self.ci)
@@ -315,6 +318,8 @@ class AcrossRuns:
             if self.ci is not None and self.ci[1] < 0
             else "the interval includes no association"
             if self.ci is not None
+            else ("every run in the same order on both" if self.rho > 0 else "every run in the reversed order")
+            if exact
             else "too few runs to say"
         )
         return (
@@ -368,7 +373,7 @@ def spearman_interval(rho: float, n: int, level: float = LEVEL) -> tuple[float, 
     if n < MIN_RUNS:
         return None
     if abs(rho) >= 1:
-        return (rho, rho)
+        return None  # the runs in exactly the same (or reversed) order: Fisher's z is infinite, no interval
     z = math.atanh(rho)
     se = math.sqrt((1 + rho * rho / 2) / (n - 3))
     q = Z975 if level == LEVEL else _normal_quantile(0.5 + level / 2)

@@ -225,7 +225,12 @@ def recipe_pairs(
     pages: Mapping[str, str],
     skip: frozenset[str] = frozenset(),
 ) -> dict[str, RecipePair]:
-    """run id -> its recipe and its baseline's recipe, when both have at least two seeds (see `recipe_levels`)."""
+    """run id -> its recipe and its baseline's recipe, when both have at least two seeds; `recipe_levels` judges them.
+
+    `skip`: runs whose seed group is already compared elsewhere (campaign conditions, ablation arms).
+    `pages`: run id -> its page from the site root (the leaderboard links the run page's recipe-level result).
+    `min_effect`: the run's minimum effect of interest (its spec's, else obs.yaml's), as its own page uses.
+    """
     from obs.analysis.stats import MIN_REPLICATES
 
     by_id = {s.id: s for s in summaries}
@@ -259,31 +264,8 @@ def recipe_pairs(
     return out
 
 
-def recipe_levels(
-    summaries: Sequence[RunSummary],
-    seed_keys: Sequence[str],
-    *,
-    alpha: float,
-    min_effect: Callable[[RunSummary], float],
-    higher_is_better: Mapping[str, bool],
-    pages: Mapping[str, str],
-    skip: frozenset[str] = frozenset(),
-) -> dict[str, RecipeLevel]:
-    """run id -> its recipe judged against its baseline's recipe, when both have at least two seeds.
-
-    `skip`: runs whose seed group is already compared elsewhere (campaign conditions, ablation arms).
-    `pages`: run id -> its page from the site root (the leaderboard links the run page's recipe-level result).
-    `min_effect`: the run's minimum effect of interest (its spec's, else obs.yaml's), as its own page uses.
-    """
-    pairs = recipe_pairs(
-        summaries,
-        seed_keys,
-        alpha=alpha,
-        min_effect=min_effect,
-        higher_is_better=higher_is_better,
-        pages=pages,
-        skip=skip,
-    )
+def recipe_levels(pairs: Mapping[str, RecipePair]) -> dict[str, RecipeLevel]:
+    """run id -> its recipe judged against its baseline's recipe (`recipe_pairs`, or `site_recipe_pairs`)."""
     return {run: pair.judge() for run, pair in pairs.items()}
 
 
@@ -337,14 +319,3 @@ def site_recipe_pairs(
             )
         )
     return out
-
-
-def site_recipe_levels(
-    summaries: Sequence[RunSummary],
-    cfg: SiteConfig,
-    specs: Mapping[str, Spec],
-    campaigns: Mapping[str, Campaign],
-    pages: Mapping[str, str],
-) -> dict[str, RecipeLevel]:
-    """Every run's recipe-level result (`site_recipe_pairs`, judged)."""
-    return {run: pair.judge() for run, pair in site_recipe_pairs(summaries, cfg, specs, campaigns, pages).items()}

@@ -19,6 +19,7 @@ Pure: summaries in, numbers out.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +84,16 @@ class SampleEfficiency:
     left_out: list[str]  # one sentence per run left out, saying why
     window: int = 1  # the logged values averaged into a run's final value (the campaign's final_window)
     level: float = LEVEL
+
+    @property
+    def in_pct(self) -> bool:
+        """A rate reads in percent in the table, as the campaign's statistics beside it (campaign.reads_in_pp): its
+        name says so and every run's value is a proportion."""
+        from obs.analysis.campaign import reads_in_pp
+
+        values = [v for line in self.lines for p in line.points for v in (p.mean, *(p.ci or ()))]
+        values += [float(v) for line in self.lines if line.curve is not None for v in line.curve.mean]
+        return reads_in_pp(self.metric, values)
 
     @property
     def drawn(self) -> bool:
@@ -165,6 +176,49 @@ def sample_efficiency(
         lines = [_series_line(g, members, str(series), metric, left_out) for g, members in groups.items()]
         mode = "series"
     return SampleEfficiency(metric, mode, source, label, group_by, lines, left_out, final_window)
+
+
+def outside_campaigns(
+    declared: Mapping[str, Any], runs: Sequence[RunSummary], seed_keys: Sequence[str], final_window: int
+) -> SampleEfficiency | None:
+    """The same view of the runs that form no campaign (the index's page of them), where nothing says which runs
+    are seeds of one another: a line is a *recipe without its size*, the runs identical but for their seed and
+    their data size (`recipes.recipe_key` with the size left out: same config, model, data, spec, condition,
+    headline metric), so the runs pooled at one size are seeds of one recipe and n counts seeds. A line is named
+    by `group_by`'s value when obs.yaml sets one, else by its condition or its first run; names that two recipes
+    share are numbered. `metric` is obs.yaml's `sample_efficiency.metric`, else its `primary_metric` (the caller's
+    `declared`); None when there is none or no run has the size (or counter)."""
+    from obs.analysis.recipes import recipe_key  # only when the index has such a page to make
+
+    metric = declared.get("metric")
+    size_key, series = declared.get("size_key"), declared.get("series")
+    if not metric or not any(_has_source(s, size_key, series) for s in runs):
+        return None
+    source = str(size_key or series)
+    group_by = str(declared.get("group_by") or "")
+    by_recipe: dict[str, list[RunSummary]] = {}
+    for s in sorted(runs, key=lambda r: r.id):
+        sizeless = dataclasses.replace(s, fields={k: v for k, v in s.fields.items() if k != size_key})
+        by_recipe.setdefault(recipe_key(sizeless, seed_keys), []).append(s)
+    named: dict[str, list[RunSummary]] = {}
+    for members in sorted(by_recipe.values(), key=lambda m: m[0].id):
+        first = members[0]
+        given = run_value(first, group_by) if group_by and group_by != "run.condition" else None
+        name = value_text(given) if given is not None else (first.condition or f"like {first.id}")
+        k = 2
+        label = name
+        while label in named:
+            label, k = f"{name} ({k})", k + 1
+        named[label] = members
+    left_out: list[str] = []
+    if size_key:
+        lines = [_size_line(g, m, str(size_key), metric, None, left_out) for g, m in named.items()]
+    else:
+        lines = [_series_line(g, m, str(series), metric, left_out) for g, m in named.items()]
+    label = str(declared.get("label") or source.rsplit(".", 1)[-1])
+    return SampleEfficiency(
+        metric, "size" if size_key else "series", source, label, "recipe", lines, left_out, final_window
+    )
 
 
 def _has_source(s: RunSummary, size_key: Any, series: Any) -> bool:

@@ -7,6 +7,7 @@ records, which is also what `index.json` publishes and what an incremental build
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -119,29 +120,11 @@ def summarize(
     campaign_metrics: Sequence[MetricDecl] = (),
     carried: tuple[str, ...] = (),
 ) -> RunSummary:
+    """The run's summary; `campaign_metric` (its campaign's primary metric) is summarised over the last
+    `campaign_window` logged points and carried as a curve, `campaign_metrics` over their declared windows."""
     run = report.run
     board = report.scoreboard
-    campaign_final = campaign_curve = campaign_tail = None
-    completions = completions_final = None
-    if campaign_metric and run.metrics:
-        series = run.metrics.get(campaign_metric)
-        if series is not None and len(series):
-            stat = window_stat(series.values, series.steps, campaign_window)
-            campaign_final = window_summary(stat) if stat else None
-            finite = np.isfinite(series.values)
-            campaign_curve = _decimated(series.steps[finite], series.values[finite], CURVE_POINTS)
-            campaign_tail = Curve(
-                tuple(float(x) for x in series.steps[finite][-TAIL_POINTS:]),
-                tuple(float(y) for y in series.values[finite][-TAIL_POINTS:]),
-            )
-        counts = run.metrics.get("completions")
-        if counts is not None and len(counts):
-            completions = float(np.nansum(counts.values))
-            # episodes behind the final-window value: the same last `campaign_window` logged points
-            if series is not None and len(series):
-                window_steps = series.steps[np.isfinite(series.values)][-max(1, campaign_window) :]
-                in_window = np.isin(counts.steps, window_steps)
-                completions_final = float(np.nansum(counts.values[in_window]))
+    campaign = _campaign_values(run.metrics, campaign_metric, campaign_window)
     return RunSummary(
         id=run.id,
         slug=slug,
@@ -186,11 +169,11 @@ def summarize(
         ),
         gate_passed=run.gate.passed if run.gate else None,
         curves=_carried_curves(report, campaign_metric, carried) if run.arm or run.campaign else None,
-        campaign_final=campaign_final,
-        campaign_curve=campaign_curve,
-        campaign_tail=campaign_tail,
-        completions=completions,
-        completions_final=completions_final,
+        campaign_final=campaign.final,
+        campaign_curve=campaign.curve,
+        campaign_tail=campaign.tail,
+        completions=campaign.completions,
+        completions_final=campaign.completions_final,
         comparable=comparable_set(report)[0],
         probe_key=comparable_set(report)[1],
         not_one_measurement=None if report.measurement.ok else report.measurement.text(),
@@ -203,6 +186,46 @@ def summarize(
         metric_windows=_metric_windows(run.metrics, campaign_metrics, campaign_window) if run.campaign else {},
         flags=_flags(run.metrics) if run.campaign or run.arm else (),
     )
+
+
+@dataclass(frozen=True)
+class _CampaignValues:
+    """What a campaign run's summary carries of its campaign's primary metric."""
+
+    final: WindowSummary | None = None  # the mean of the last `campaign_window` logged points
+    curve: Curve | None = None  # decimated, for the campaign page's chart
+    tail: Curve | None = None  # the exact last TAIL_POINTS points: trend windows within the run
+    completions: float | None = None  # the episodes logged (`completions`) over the run
+    completions_final: float | None = None  # and over the final window's steps
+
+
+def _campaign_values(metrics: Metrics | None, metric: str | None, window: int) -> _CampaignValues:
+    """The campaign metric's final window, curve and tail, and the completions behind it."""
+    if not metric or not metrics:
+        return _CampaignValues()
+    series = metrics.get(metric)
+    logged = series is not None and len(series) > 0
+    values = _CampaignValues()
+    if series is not None and logged:
+        stat = window_stat(series.values, series.steps, window)
+        finite = np.isfinite(series.values)
+        values = _CampaignValues(
+            final=window_summary(stat) if stat else None,
+            curve=_decimated(series.steps[finite], series.values[finite], CURVE_POINTS),
+            tail=Curve(
+                tuple(float(x) for x in series.steps[finite][-TAIL_POINTS:]),
+                tuple(float(y) for y in series.values[finite][-TAIL_POINTS:]),
+            ),
+        )
+    counts = metrics.get("completions")
+    if counts is None or not len(counts):
+        return values
+    completions_final = None
+    if series is not None and logged:
+        # episodes behind the final-window value: the same last `window` logged points
+        window_steps = series.steps[np.isfinite(series.values)][-max(1, window) :]
+        completions_final = float(np.nansum(counts.values[np.isin(counts.steps, window_steps)]))
+    return replace(values, completions=float(np.nansum(counts.values)), completions_final=completions_final)
 
 
 def headline_summary(h: Headline) -> HeadlineSummary:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -39,24 +39,24 @@ from typing import Any
 import numpy as np
 
 from obs.analysis.campaign import (
-    LEVEL,
     CampaignStats,
     CandidateStats,
     Family,
     RunFinal,
+    Units,
     campaign_stats,
+    compare_seeds,
     finals_from_summaries,
     min_effect_of,
     num_na,
 )
 from obs.analysis.stats import (
+    NOT_TESTED,
     SIZE_UNKNOWN,
     WelchResult,
-    hedges_g,
     holm_adjust,
     recommendation,
     sample_size_for_power,
-    welch,
 )
 from obs.model import Campaign, MetricDecl, MetricWindow, PairedSpec
 from obs.numbers import p_text, plural
@@ -79,7 +79,8 @@ DIRECTIONAL = (
 
 @dataclass(frozen=True)
 class PairCell:
-    """Condition `b` minus condition `a` on one metric (b later in the campaign's order)."""
+    """Condition `b` minus condition `a` on one metric (b later in `Campaign.condition_order`: the baseline first,
+    so a pair with the baseline is candidate − baseline, as in the comparisons with the baseline)."""
 
     a: str
     b: str
@@ -216,7 +217,17 @@ def _finals(runs: Sequence[RunSummary], metric: str, primary: str | None, window
         value = w.mean if w is not None else (s.finals.get(metric) if window.kind == "final" else None)
         if value is not None and not math.isfinite(value):
             value = None
-        out.append(RunFinal(run_id=s.id, condition=s.condition, seed=s.seed, final=value, last_step=s.last_step))
+        total = s.completions if s.completions is not None and math.isfinite(s.completions) else None
+        out.append(
+            RunFinal(
+                run_id=s.id,
+                condition=s.condition,
+                seed=s.seed,
+                final=value,
+                last_step=s.last_step,
+                completions_total=total,  # logged, but not counted over this window: see campaign._pooled
+            )
+        )
     return out
 
 
@@ -231,6 +242,145 @@ def _flags(runs: Sequence[RunSummary]) -> set[str]:
 # --------------------------------------------------------------------------- the analysis
 
 
+METHODS = {
+    "tiers": (
+        "primary and secondary metrics are tested (Welch over seeds vs the baseline condition, one Holm family "
+        "over every tested metric × candidate); diagnostics and undeclared metrics are described (mean ± sd "
+        "over seeds), never tested; identifiers and yes/no flags are not metrics"
+    ),
+    "window": (
+        "each run's one number per metric: the mean of its declared window (the last N logged values, or every "
+        "value logged at a step in the range, both ends included); the campaign's final window by default"
+    ),
+    "matrix": (
+        "every pair of conditions, later minus earlier in the page's order (the baseline first, then "
+        "campaign.yaml's order, so a pair with the baseline is candidate − baseline): Welch's t-test over seeds "
+        "and its 95% t interval (not widened for multiplicity), Hedges' g; the labels use p Holm-adjusted over "
+        "every pair of every tested metric"
+    ),
+    "order": (
+        "expected_order lists conditions worst to best in each metric's good direction; an adjacent pair holds "
+        "when the better-expected condition is significantly better after Holm (matrix), is reversed when it "
+        "is significantly worse, and is undetermined otherwise; the order holds when every pair holds"
+    ),
+    "planning": PLANNING_DEFINITION,
+    "directional": DIRECTIONAL,
+}
+
+
+def _declared(campaign: Campaign, runs: Sequence[RunSummary]) -> tuple[list[MetricDecl], str | None, str]:
+    """The metrics in their tiers, the primary metric, and where they came from in words: `metrics:` (led by
+    the runs' headline when it names no primary), else the primary metric alone."""
+    primary = campaign.primary_metric
+    if campaign.metrics:
+        decls = list(campaign.metrics)
+        words = f"tiers declared in {campaign.metrics_from or 'campaign.yaml'} (metrics:)"
+        if not any(d.tier == "primary" for d in decls):  # only secondaries and diagnostics: the headline leads
+            primary = primary or headline_metric(runs)
+            if primary:
+                decls = [MetricDecl(primary, "primary"), *(d for d in decls if d.name != primary)]
+                words += f"; none is primary, so the runs' headline ({primary}) is the primary metric"
+        return decls, primary, words
+    chosen = primary or headline_metric(runs)
+    if campaign.primary_metric:
+        how = f"the primary metric is campaign.yaml's primary_metric ({chosen})"
+    elif chosen:
+        how = (
+            f"no primary_metric in campaign.yaml: the primary metric is the runs' headline ({chosen}), "
+            "chosen by the headline rule"
+        )
+    else:
+        how = "no primary metric: none declared and the runs have no headline"
+    words = (
+        f"{how}; no metrics: declared, so only it is tested. Secondary metrics (tested with it, Holm over the "
+        "family) and diagnostics (shown, not tested) can be declared in campaign.yaml metrics:"
+    )
+    return ([MetricDecl(chosen, "primary")] if chosen else []), chosen, words
+
+
+def _not_metrics(runs: Sequence[RunSummary], declared: set[str]) -> tuple[list[str], list[str]]:
+    """The logged series that are no metric (identifiers, yes/no flags), each with why, and the logged metrics
+    that `metrics:` does not declare."""
+    flags = _flags(runs)
+    logged = _logged(runs)
+    not_metrics: list[str] = []
+    for name in logged:
+        if names_an_identifier(name):
+            not_metrics.append(f"{name} (an identifier of the records)")
+        elif name in flags:
+            not_metrics.append(f"{name} (a yes/no flag: every value 0 or 1)")
+    excluded = {n.split(" (", 1)[0] for n in not_metrics}
+    return not_metrics, [n for n in logged if n not in declared and n not in excluded]
+
+
+@dataclass(frozen=True)
+class _Metrics:
+    """One metric's campaign: the campaign with that metric as its primary, its direction and minimum effect."""
+
+    campaign: Campaign
+    primary: str | None
+    direction: Callable[[str], bool]
+
+    def higher(self, d: MetricDecl) -> bool:
+        if d.higher_is_better is not None:
+            return d.higher_is_better
+        return self.campaign.higher_is_better if d.name == self.primary else self.direction(d.name)
+
+    def of(self, d: MetricDecl) -> Campaign:
+        c = self.campaign
+        me = d.min_effect if d.min_effect is not None else (min_effect_of(c) if d.name == self.primary else 0.0)
+        return dataclasses.replace(
+            c,
+            primary_metric=d.name,
+            higher_is_better=self.higher(d),
+            min_effect=me,
+            litmus=c.litmus if d.name == self.primary else {},
+        )
+
+
+@dataclass(frozen=True)
+class _Family:
+    """The tested family: every tested metric × candidate's Holm-adjusted p, its size and how it is said."""
+
+    by_metric: dict[str, dict[str, float]]
+    m: int
+    n_metrics: int
+    words: str
+    correction: str
+
+    def of(self, metric: str) -> Family | None:
+        if self.n_metrics <= 1:
+            return None  # one tested metric: Holm over its candidates alone (campaign_stats)
+        return Family(self.by_metric.get(metric, {}), self.m, self.words, self.correction)
+
+    def said(self, first: str) -> str:
+        if self.m == 0:
+            return "no metric is tested"
+        if self.n_metrics == 1:
+            return f"one tested metric ({first}): its {plural(self.m, 'candidate')} vs the baseline condition" + (
+                ", Holm-adjusted over them" if self.m > 1 else ""
+            )
+        tested = plural(self.n_metrics, "tested metric")
+        return f"{tested}: Holm over {self.words}, so a label 'significant' holds for the family"
+
+
+def _family(first: Mapping[str, CampaignStats]) -> _Family:
+    """Pass 1's raw p of every tested metric × candidate, Holm-adjusted over them all."""
+    cells = [(name, c.condition, c.p_value) for name, stats in first.items() for c in stats.candidates if c.tested]
+    adjusted = holm_adjust([p for _, _, p in cells])
+    m = len(cells)
+    n_metrics = len({name for name, _, _ in cells})
+    words = f"the {m} metric × candidate tests ({plural(n_metrics, 'metric')})"
+    correction = (
+        f"Holm–Bonferroni over the {m} Welch tests of the {plural(n_metrics, 'tested metric')} × their candidates "
+        "(one family: primary and secondary metrics); the recommendation and the litmus use the adjusted p"
+    )
+    by_metric: dict[str, dict[str, float]] = {}
+    for (name, cond, _), p_adj in zip(cells, adjusted, strict=True):
+        by_metric.setdefault(name, {})[cond] = p_adj
+    return _Family(by_metric, m, n_metrics, words, correction)
+
+
 def campaign_tiers(
     campaign: Campaign,
     runs: Sequence[RunSummary],
@@ -238,159 +388,60 @@ def campaign_tiers(
     *,
     paired: Sequence[PairedSpec] = (),
 ) -> CampaignTiers:
-    """Every metric of the campaign in its tier, the tested ones as one Holm family (see the module)."""
+    """Every metric of the campaign in its tier, the tested ones as one Holm family (see the module): which metrics,
+    pass 1 (each tested metric's raw p), the family, pass 2 (each tested metric adjusted over the family), the
+    described ones, the matrix and the order."""
+    decls, primary, declared_words = _declared(campaign, runs)
+    not_metrics, undeclared = _not_metrics(runs, {d.name for d in decls})
     flags = _flags(runs)
-    logged = _logged(runs)
-    primary = campaign.primary_metric
-    declared_words: str
-    if campaign.metrics:
-        decls = list(campaign.metrics)
-        declared_words = f"tiers declared in {campaign.metrics_from or 'campaign.yaml'} (metrics:)"
-        if not any(d.tier == "primary" for d in decls):  # only secondaries and diagnostics: the headline leads
-            primary = primary or headline_metric(runs)
-            if primary:
-                decls = [MetricDecl(primary, "primary"), *(d for d in decls if d.name != primary)]
-                declared_words += f"; none is primary, so the runs' headline ({primary}) is the primary metric"
-    else:
-        chosen = primary or headline_metric(runs)
-        decls = [MetricDecl(chosen, "primary")] if chosen else []
-        primary = chosen
-        how = (
-            f"the primary metric is campaign.yaml's primary_metric ({chosen})"
-            if campaign.primary_metric
-            else f"no primary_metric in campaign.yaml: the primary metric is the runs' headline ({chosen}), "
-            "chosen by the headline rule"
-            if chosen
-            else "no primary metric: none declared and the runs have no headline"
-        )
-        declared_words = (
-            f"{how}; no metrics: declared, so only it is tested. Secondary metrics (tested with it, Holm over the "
-            "family) and diagnostics (shown, not tested) can be declared in campaign.yaml metrics:"
-        )
-    not_metrics: list[str] = []
-    names = {d.name for d in decls}
-    for name in logged:
-        if names_an_identifier(name):
-            not_metrics.append(f"{name} (an identifier of the records)")
-        elif name in flags:
-            not_metrics.append(f"{name} (a yes/no flag: every value 0 or 1)")
-    excluded = {n.split(" (", 1)[0] for n in not_metrics}
-    undeclared = [n for n in logged if n not in names and n not in excluded]
-
-    def hib(d: MetricDecl) -> bool:
-        if d.higher_is_better is not None:
-            return d.higher_is_better
-        return campaign.higher_is_better if d.name == primary else direction(d.name)
-
-    def per_metric(d: MetricDecl) -> Campaign:
-        me = d.min_effect if d.min_effect is not None else (min_effect_of(campaign) if d.name == primary else 0.0)
-        keep_litmus = d.name == primary
-        return dataclasses.replace(
-            campaign,
-            primary_metric=d.name,
-            higher_is_better=hib(d),
-            min_effect=me,
-            litmus=campaign.litmus if keep_litmus else {},
-        )
-
-    tested_decls: list[MetricDecl] = []
-    untested: list[tuple[MetricDecl, str]] = []
+    each = _Metrics(campaign, primary, direction)
+    tested = [d for d in decls if d.tier != "diagnostic" and d.name not in flags]
+    finals = {d.name: _finals(runs, d.name, primary, d.window) for d in decls}
+    family = _family({d.name: campaign_stats(each.of(d), finals[d.name]) for d in tested})
+    alpha_first = campaign.alpha / max(1, family.m)
+    metrics: list[TieredMetric] = []
+    for d in tested:
+        fam = family.of(d.name)
+        stats = campaign_stats(each.of(d), finals[d.name], paired=paired if d.name == primary else (), family=fam)
+        planning = [_planning(c, stats, alpha_first) for c in stats.candidates]
+        metrics.append(_tested(d, campaign.final_window, each.higher(d), stats, planning))
     for d in decls:
         if d.tier == "diagnostic":
-            untested.append((d, "a diagnostic: shown, not tested"))
+            why = "a diagnostic: shown, not tested"
         elif d.name in flags:
-            untested.append((d, "a yes/no flag (every value 0 or 1): not an outcome, not tested"))
+            why = "a yes/no flag (every value 0 or 1): not an outcome, not tested"
         else:
-            tested_decls.append(d)
-    finals = {d.name: _finals(runs, d.name, primary, d.window) for d in decls}
-    # pass 1: raw p of every tested metric x candidate; Holm over them all
-    first = {d.name: campaign_stats(per_metric(d), finals[d.name]) for d in tested_decls}
-    cells = [(d.name, c.condition, c.p_value) for d in tested_decls for c in first[d.name].candidates if c.tested]
-    adjusted = holm_adjust([p for _, _, p in cells])
-    m = len(cells)
-    n_metrics = len({name for name, _, _ in cells})
-    words = f"the {m} metric × candidate tests ({plural(n_metrics, 'metric')})"
-    family_text = (
-        f"Holm–Bonferroni over the {m} Welch tests of the {plural(n_metrics, 'tested metric')} × their candidates "
-        "(one family: primary and secondary metrics); the recommendation and the litmus use the adjusted p"
-        if n_metrics > 1
-        else ""
-    )
-    family_size = m if n_metrics > 1 else 0
-    by_metric: dict[str, dict[str, float]] = {}
-    for (name, cond, _), p_adj in zip(cells, adjusted, strict=True):
-        by_metric.setdefault(name, {})[cond] = p_adj
-    metrics: list[TieredMetric] = []
-    alpha_first = campaign.alpha / max(1, m)
-    for d in tested_decls:
-        fam = Family(by_metric.get(d.name, {}), family_size, words, family_text) if family_size else None
-        stats = campaign_stats(per_metric(d), finals[d.name], paired=paired if d.name == primary else (), family=fam)
-        metrics.append(
-            TieredMetric(
-                name=d.name,
-                tier=d.tier,
-                higher_is_better=hib(d),
-                window=d.window.text(campaign.final_window),
-                unit=d.unit,
-                min_effect=stats.min_effect,
-                tested=True,
-                why_not_tested="",
-                stats=stats,
-                planning=[_planning(c, stats, alpha_first) for c in stats.candidates],
-            )
-        )
-    for d, why in untested:
-        metrics.append(_described(d, why, per_metric(d), finals[d.name], campaign.final_window, hib(d)))
+            continue
+        metrics.append(_described(d, why, each.of(d), finals[d.name], campaign.final_window, each.higher(d)))
     for name in undeclared:
         d = MetricDecl(name, "logged")
         why = "logged, not declared in metrics:, shown, not tested"
-        metrics.append(
-            _described(
-                d, why, per_metric(d), _finals(runs, name, primary, d.window), campaign.final_window, direction(name)
-            )
-        )
+        named = _finals(runs, name, primary, d.window)
+        metrics.append(_described(d, why, each.of(d), named, campaign.final_window, direction(name)))
     metrics.sort(key=lambda t: ("primary", "secondary", "diagnostic", "logged").index(t.tier))
     matrix_family = _with_matrix(metrics, campaign)
-    if m == 0:
-        family = "no metric is tested"
-    elif n_metrics == 1:
-        family = f"one tested metric ({metrics[0].name}): its {plural(m, 'candidate')} vs the baseline condition" + (
-            ", Holm-adjusted over them" if m > 1 else ""
-        )
-    else:
-        family = (
-            f"{plural(n_metrics, 'tested metric')}: Holm over {words}, so a label 'significant' holds for the family"
-        )
-    methods = {
-        "tiers": (
-            "primary and secondary metrics are tested (Welch over seeds vs the baseline condition, one Holm family "
-            "over every tested metric × candidate); diagnostics and undeclared metrics are described (mean ± sd "
-            "over seeds), never tested; identifiers and yes/no flags are not metrics"
-        ),
-        "window": (
-            "each run's one number per metric: the mean of its declared window (the last N logged values, or every "
-            "value logged at a step in the range, both ends included); the campaign's final window by default"
-        ),
-        "matrix": (
-            "every pair of conditions, later minus earlier in the campaign's order: Welch's t-test over seeds and "
-            "its 95% t interval (not widened for multiplicity), Hedges' g; the labels use p Holm-adjusted over "
-            "every pair of every tested metric"
-        ),
-        "order": (
-            "expected_order lists conditions worst to best in each metric's good direction; an adjacent pair holds "
-            "when the better-expected condition is significantly better after Holm (matrix), is reversed when it "
-            "is significantly worse, and is undetermined otherwise; the order holds when every pair holds"
-        ),
-        "planning": PLANNING_DEFINITION,
-        "directional": DIRECTIONAL,
-    }
     return CampaignTiers(
         metrics=metrics,
         declared=declared_words,
-        family=family,
+        family=family.said(metrics[0].name if metrics else ""),
         matrix_family=matrix_family,
         not_metrics=not_metrics,
-        methods=methods,
+        methods=dict(METHODS),
+    )
+
+
+def _tested(d: MetricDecl, final_window: int, higher: bool, stats: CampaignStats, plan: list[Planning]) -> TieredMetric:
+    return TieredMetric(
+        name=d.name,
+        tier=d.tier,
+        higher_is_better=higher,
+        window=d.window.text(final_window),
+        unit=d.unit,
+        min_effect=stats.min_effect,
+        tested=True,
+        why_not_tested="",
+        stats=stats,
+        planning=plan,
     )
 
 
@@ -423,12 +474,10 @@ def _with_matrix(metrics: list[TieredMetric], campaign: Campaign) -> str:
         if not t.tested or len(t.stats.conditions) < 2:
             continue
         for a, b in combinations(t.stats.conditions, 2):
-            x, y = [v.value for v in b.values], [v.value for v in a.values]
-            w = welch(x, y, level=LEVEL)
-            g = hedges_g(x, y) if x and y and w.interval is not None else math.nan
-            p = w.p_value if w.p_value is not None else math.nan
-            delta = b.mean - a.mean if x and y else math.nan
-            raw.append((i, PairCell(a.name, b.name, a.n, b.n, delta, w, p, math.nan, g, "not_tested")))
+            c = compare_seeds(b, a)  # the comparisons with the baseline's computation: later minus earlier
+            raw.append(
+                (i, PairCell(a.name, b.name, a.n, b.n, c.delta, c.welch, c.p_value, math.nan, c.hedges_g, NOT_TESTED))
+            )
     adjusted = holm_adjust([c.p_value for _, c in raw])
     size = sum(1 for _, c in raw if not math.isnan(c.p_value))
     for (i, cell), p_adj in zip(raw, adjusted, strict=True):
@@ -466,6 +515,7 @@ def _cell(t: TieredMetric, lower: str, upper: str) -> tuple[PairCell | None, flo
 
 def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
     labels = {c.name: c.label for c in t.stats.conditions}
+    units = Units(t.stats.in_pp)
     steps: list[OrderStep] = []
     alpha = campaign.alpha
     for lower, upper in zip(campaign.expected_order, campaign.expected_order[1:], strict=False):
@@ -489,7 +539,7 @@ def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
                 lower,
                 upper,
                 state,
-                f"{up_l} above {lo_l} {word}: difference {_signed(sign * cell.delta)} "
+                f"{up_l} above {lo_l} {word}: difference {units.diff(sign * cell.delta)} "
                 f"({'higher' if t.higher_is_better else 'lower'} is better), Holm-adjusted {p} at α = {alpha:g}",
             )
         )
@@ -510,11 +560,6 @@ def _order(t: TieredMetric, campaign: Campaign) -> OrderCheck:
     return OrderCheck(t.name, list(campaign.expected_order), steps, verdict, sentence)
 
 
-def _signed(x: float) -> str:
-    text = num_na(x)
-    return text if text.startswith(("\u2212", "n/a", "-")) else "+" + text
-
-
 # --------------------------------------------------------------------------- planning
 
 
@@ -532,7 +577,8 @@ def _planning(c: CandidateStats, stats: CampaignStats, alpha: float) -> Planning
         sd = math.sqrt(ss / (x.size + y.size - 2))
         if stats.min_effect > 0 and sd > 0:
             d = stats.min_effect / sd
-            effect = f"the minimum effect {num_na(stats.min_effect)} ({num_na(d)} pooled sd of {num_na(sd)})"
+            units = Units(stats.in_pp)
+            effect = f"the minimum effect {units.size(stats.min_effect)} ({num_na(d)} pooled sd of {units.size(sd)})"
         elif math.isfinite(c.hedges_g) and c.hedges_g != 0:
             d = c.hedges_g
             effect = f"the observed effect (Hedges' g = {num_na(d)}; no minimum effect set)"

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import numpy as np
 
 from obs import __version__, urls
-from obs.analysis.campaign import CampaignStats
+from obs.analysis.campaign import CampaignStats, CandidateStats, ConditionFinals
 from obs.analysis.campaign_gate import GateResult, campaign_gate
 from obs.analysis.campaign_view import campaign_view
 from obs.analysis.compare import Headline
@@ -596,86 +596,95 @@ def campaign_summary(
 ) -> str:
     """`stats` from obs.analysis.campaign; `curves` is each condition's mean curve (for sparklines); `tiers`
     every tested metric (obs.analysis.tiers) and `gate` the campaign's PASS/FAIL (obs.analysis.campaign_gate)."""
-    head_lines = [
-        f"## obs · campaign {md_code(stats.campaign_id, in_table=False)}"
-        + (f": {md_text(title, 160)}" if title else "")
-    ]
-    if question:
-        head_lines += ["", md_text(question, 400)]
+    head_lines = _campaign_title(stats, title, question)
     if not stats.conditions and stats.paired:
         head_lines += _paired_head(stats)
         if gate is not None:
             head_lines += ["", _gate_text(gate)]
-        link = report_link(base_url, urls.campaign_page(slug))
-        foot = (
-            f"**[Full campaign page →](<{link}>)**"
-            if link
-            else f"Full page: `{urls.campaign_page(slug)}` in the built site."
-        )
-        return assemble("\n".join(head_lines), [], foot + f"\n\n<sub>obs {__version__}</sub>", limit)
+        foot = _campaign_foot(base_url, slug, "")
+        return assemble("\n".join(head_lines), [], foot, limit)
+    head_lines += ["", _design_line(stats)]
+    for p in stats.problems:
+        head_lines += ["", f"> ⚠️ {md_obs(p, 300)}"]
+    head_lines += ["", _conditions_table(stats, curves)]
+    head = "\n".join(head_lines)
+    if gate is not None:
+        head += "\n\n" + _gate_text(gate)
+    foot = _campaign_foot(base_url, slug, " (set `base_url` in obs.yaml to link it here)")
+    return assemble(head, _campaign_sections(stats, tiers), foot, limit)
+
+
+def _campaign_title(stats: CampaignStats, title: str, question: str) -> list[str]:
+    """The comment's heading (the campaign's id and title) and its question."""
+    lines = [
+        f"## obs · campaign {md_code(stats.campaign_id, in_table=False)}"
+        + (f": {md_text(title, 160)}" if title else "")
+    ]
+    if question:
+        lines += ["", md_text(question, 400)]
+    return lines
+
+
+def _design_line(stats: CampaignStats) -> str:
+    """What the table below tests: the primary metric and its window, the unit, the baseline, α and correction."""
     metric = md_code(stats.primary_metric or "no primary metric", in_table=False)
     direction = "higher is better" if stats.higher_is_better else "lower is better"
     baseline = stats.baseline_label or stats.baseline_condition or "none"
-    head_lines += [
-        "",
+    return (
         f"Primary metric {metric} ({direction}), mean of the last {stats.final_window} logged points per run, "
         f"seeds as the unit; baseline condition **{md_text(baseline, 80)}**, "
-        f"α = {stats.alpha:g}, {md_obs(stats.correction, 300)}.",
-    ]
-    for p in stats.problems:
-        head_lines += ["", f"> ⚠️ {md_obs(p, 300)}"]
+        f"α = {stats.alpha:g}, {md_obs(stats.correction, 300)}."
+    )
+
+
+def _conditions_table(stats: CampaignStats, curves: dict[str, list[float]]) -> str:
+    """One row a condition: its seeds and mean, and for a candidate its test against the baseline."""
     by_name = {c.condition: c for c in stats.candidates}
-    rows = []
-    for cond in stats.conditions:
-        cand = by_name.get(cond.name)
-        mean = (f"{num(cond.mean)} ± {num(cond.sd)}" if cond.n > 1 else num(cond.mean)) if cond.n else "—"
-        if cand is None:
-            delta = "baseline" if cond.is_baseline else "—"
-            ci = p = litmus = "—"
-        else:
-            delta = _delta(cand.delta, False)
-            iv = cand.welch.interval
-            ci = (
-                f"[{signed_num(iv.low)}, {signed_num(iv.high)}]"
-                if iv
-                else md_obs(cand.welch.problem or "—", 80, in_table=True)
-            )
-            p = f"{pval(cand.p_value)} → {pval(cand.p_adjusted)}" if cand.tested else "—"
-            words = md_obs(verdict_words(cand.recommendation), 60, in_table=True)
-            litmus = f"{words} · **{md_text(cand.litmus.verdict, 20)}**"
-        rows.append(
-            [
-                md_text(cond.label or cond.name, 80),
-                str(cond.n),
-                mean,
-                delta,
-                ci,
-                p,
-                litmus,
-                f"`{sparkline(curves.get(cond.name, []), SPARK_WIDTH)}`" if curves.get(cond.name) else "—",
-            ]
+    rows = [_condition_row(cond, by_name.get(cond.name), curves.get(cond.name)) for cond in stats.conditions]
+    return table(
+        [
+            "Condition",
+            "Seeds",
+            "Mean ± sd",
+            "Δ vs baseline",
+            "95% CI",
+            "Welch p (raw → Holm)",
+            "Outcome · litmus",
+            "Mean curve",
+        ],
+        rows,
+        ["l", "r", "r", "r", "r", "r", "l", "l"],
+    )
+
+
+def _condition_row(cond: ConditionFinals, cand: CandidateStats | None, curve: list[float] | None) -> list[str]:
+    """A condition's row: label, seeds, mean ± sd, and (a candidate's) delta, Welch interval, p and litmus."""
+    mean = (f"{num(cond.mean)} ± {num(cond.sd)}" if cond.n > 1 else num(cond.mean)) if cond.n else "—"
+    if cand is None:
+        delta = "baseline" if cond.is_baseline else "—"
+        ci = p = litmus = "—"
+    else:
+        delta = _delta(cand.delta, False)
+        iv = cand.welch.interval
+        ci = (
+            f"[{signed_num(iv.low)}, {signed_num(iv.high)}]"
+            if iv
+            else md_obs(cand.welch.problem or "—", 80, in_table=True)
         )
-    head_lines += [
-        "",
-        table(
-            [
-                "Condition",
-                "Seeds",
-                "Mean ± sd",
-                "Δ vs baseline",
-                "95% CI",
-                "Welch p (raw → Holm)",
-                "Outcome · litmus",
-                "Mean curve",
-            ],
-            rows,
-            ["l", "r", "r", "r", "r", "r", "l", "l"],
-        ),
-    ]
-    head = "\n".join(head_lines)
+        p = f"{pval(cand.p_value)} → {pval(cand.p_adjusted)}" if cand.tested else "—"
+        words = md_obs(verdict_words(cand.recommendation), 60, in_table=True)
+        litmus = f"{words} · **{md_text(cand.litmus.verdict, 20)}**"
+    spark = f"`{sparkline(curve, SPARK_WIDTH)}`" if curve else "—"
+    return [md_text(cond.label or cond.name, 80), str(cond.n), mean, delta, ci, p, litmus, spark]
+
+
+def _campaign_sections(stats: CampaignStats, tiers: CampaignTiers | None) -> list[Section]:
+    """The comment's sections below the table, each with its priority when the comment must be cut.
+
+    Evidence minimums (seeds, steps, completions) stand apart from thresholds the evidence failed
+    (significance, the minimum effect) and from why a candidate was not tested: three different reasons,
+    three headings."""
     sentences = "\n".join(f"- {md_obs(c.sentence, 600)}" for c in stats.candidates)
-    # evidence minimums (seeds, steps, completions) apart from thresholds the evidence failed (significance,
-    # the minimum effect) and from why a candidate was not tested: three different reasons, three headings
     unmet = "\n".join(
         f"- {md_text(c.label, 80)}: {md_obs(e.detail, 200)}"
         for c in stats.candidates
@@ -695,9 +704,7 @@ def campaign_summary(
         if not c.tested and c.welch.problem
     )
     paired_rows = [[md_text(p.name, 120), md_obs(p.sentence, 400, in_table=True)] for p in stats.paired]
-    if gate is not None:
-        head += "\n\n" + _gate_text(gate)
-    sections = [
+    return [
         Section("Tested metrics", _tested_metrics(tiers) if tiers is not None else "", 75),
         Section("Reading", sentences, 70),
         Section("Unmet evidence minimums", unmet, 60),
@@ -706,14 +713,17 @@ def campaign_summary(
         Section("Paired systems", table(["Comparison", "Result"], paired_rows) if paired_rows else "", 50),
         Section("Notes", "\n".join(f"- {md_obs(n, 300)}" for n in stats.notes), 20),
     ]
+
+
+def _campaign_foot(base_url: str, slug: str, hint: str) -> str:
+    """The link to the campaign's page (or its path in the built site, with `hint`) and obs's version."""
     link = report_link(base_url, urls.campaign_page(slug))
     foot = (
         f"**[Full campaign page →](<{link}>)**"
         if link
-        else f"Full page: `{urls.campaign_page(slug)}` in the built site (set `base_url` in obs.yaml to link it here)."
+        else f"Full page: `{urls.campaign_page(slug)}` in the built site{hint}."
     )
-    foot += f"\n\n<sub>obs {__version__}</sub>"
-    return assemble(head, sections, foot, limit)
+    return foot + f"\n\n<sub>obs {__version__}</sub>"
 
 
 # --------------------------------------------------------------------------- entry points (read the tree)

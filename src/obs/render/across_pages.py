@@ -193,16 +193,16 @@ def _sweep_table_pages(sw: Any, rows: list[Any], back: str, renderer: Renderer, 
     n = max(1, -(-len(rows) // size))
     for k, chunk in enumerate(paging.chunks(rows, size), start=1):
         page = urls.sweep_table(sw.slug, k)
-        pages[page] = renderer.render(
+        pages[page] = renderer.page(
             "sweep_table.html",
-            root=urls.root_of(page),
+            page,
             nav="sweeps",
             sw=sw,
             rows=chunk,
             drawn=SWEEP_DRAWN,
             sweeps_page=back,
             pager=paging.pager(urls.sweep_table(sw.slug, 1), k, n, size, len(rows)),
-        ).encode()
+        )
 
 
 def _inputs(summaries: Sequence[RunSummary], keep: tuple[str, ...]) -> str:
@@ -277,7 +277,7 @@ def diff_pages_of(pairs: list[tuple[RunSummary, RunSummary]], cfg: SiteConfig, r
     for s, base in pairs:
         page = urls.run_diff(s.slug)
         ctx = diff_context(s, base, cfg)
-        pages[page] = renderer.render("diff.html", root=urls.root_of(page), **ctx).encode()
+        pages[page] = renderer.page("diff.html", page, **ctx)
     return pages
 
 
@@ -510,9 +510,9 @@ def arms_group_pages(
         pages[urls.arms_file(group.slug, urls.CURVES)] = chartdata.chart_file(data)
         charts = {"kind": "conditions", "key": key, "data": urls.CURVES}
     page = urls.arms_page(group.slug)
-    pages[page] = renderer.render(
+    pages[page] = renderer.page(
         "arms.html",
-        root=urls.root_of(page),
+        page,
         nav="arms",
         g=group,
         stats=stats,
@@ -521,7 +521,7 @@ def arms_group_pages(
         metric_views=[v for v in views if v.curves or v.primary],
         charts=charts,
         chart_metric=next((v.metric for v in views if v.curves), metric),
-    ).encode()
+    )
     return pages
 
 

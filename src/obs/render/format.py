@@ -234,11 +234,9 @@ def unit_text(unit: str | None, n: int | None) -> str:
 
 def stats_in_pp(stats: Any) -> bool:
     """Whether a campaign's (or an arms group's) statistics read in percent and percentage points, as a
-    run page shows a rate: the metric is named as a rate and every final value is a proportion."""
-    from obs.analysis.campaign import metric_is_rate  # only pages with seed-level statistics get here
-
-    values = [v.value for cond in stats.conditions for v in cond.values if _is_number(v.value)]
-    return bool(values) and metric_is_rate(stats.primary_metric) and all(0.0 <= v <= 1.0 for v in values)
+    run page shows a rate: the metric is named as a rate and every final value is a proportion
+    (`obs.analysis.campaign.reads_in_pp`, decided once with the statistics, so their sentences agree)."""
+    return bool(getattr(stats, "in_pp", False))
 
 
 def corr(x: Any) -> str:

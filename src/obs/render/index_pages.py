@@ -58,6 +58,7 @@ class SitePages:
     campaigns: dict[str, Campaign]
     layout: urls.SiteLayout
     not_read: tuple[str, ...] = ()  # files of the source no format read
+    hidden: tuple[str, ...] = ()  # what was read and not shown on purpose, a line each with why
 
 
 @dataclass
@@ -72,6 +73,7 @@ class SiteBuild:
     arm_results: list[tuple[ArmGroup, CampaignStats]] = field(default_factory=list)  # family "arms"
     campaign_stats: dict[str, dict[str, Any]] = field(default_factory=dict)  # family "campaigns"
     seed_levels: dict[str, Any] = field(default_factory=dict)  # family "seed levels"
+    efficiency: bool = False  # family "efficiency": whether the runs in no campaign got their page
     out: MutableMapping[str, bytes] = field(default_factory=dict)  # where the families of many pages write
 
     @functools.cached_property
@@ -117,6 +119,59 @@ def _seed_levels(b: SiteBuild) -> dict[str, bytes]:
     return {urls.SEED_LEVELS: dumps({run: _seed_level_json(level) for run, level in sorted(b.seed_levels.items())})}
 
 
+def _efficiency(b: SiteBuild) -> dict[str, bytes]:
+    """obs.yaml's sample-efficiency and coupling views of the runs that form no campaign, on a page of their own
+    (each campaign's page has its own views of its runs); no page when neither view has a run to show."""
+    cfg = b.site.cfg
+    if not (cfg.sample_efficiency or cfg.coupling):
+        return {}
+    runs = sorted((s for s in b.summaries if s.campaign is None), key=lambda s: s.id)
+    pages = b.memo(
+        "efficiency",
+        [[s.to_json() for s in runs], repr(b.renderer.meta), cfg.sample_efficiency, cfg.coupling, cfg.final_window],
+        functools.partial(efficiency_pages, runs, cfg, b.renderer),
+    )
+    b.efficiency = bool(pages)
+    return dict(pages)
+
+
+def efficiency_pages(runs: list[RunSummary], cfg: SiteConfig, renderer: Renderer) -> dict[str, bytes]:
+    """The page of `_efficiency`, and its numbers as JSON beside it (`efficiency.json`)."""
+    from obs.analysis.coupling import across_runs
+    from obs.analysis.sample_efficiency import outside_campaigns
+    from obs.render import campaign_views
+
+    declared = {**cfg.sample_efficiency} if cfg.sample_efficiency else {}
+    if declared and not declared.get("metric"):
+        declared["metric"] = cfg.primary_metric  # no campaign's primary metric here: obs.yaml's
+    se = outside_campaigns(declared, runs, cfg.seed_keys, cfg.final_window) if declared else None
+    pairs = [
+        across_runs(runs, pair)
+        for pair in cfg.coupling
+        if any(pair["proxy"] in s.finals or pair["downstream"] in s.finals for s in runs)
+    ]
+    if se is None and not pairs:
+        return {}
+    ctx = {
+        "n_runs": len(runs),
+        "final_window": cfg.final_window,
+        "size_source": str(declared.get("size_key") or declared.get("series") or ""),
+        "size_metric": declared.get("metric"),
+        "sample_efficiency": se,
+        "sample_efficiency_chart": campaign_views.efficiency_chart(se) if se is not None else None,
+        "coupling": [{"pair": p, "plot": campaign_views.scatter(p)} for p in pairs],
+    }
+    numbers = {
+        "runs": len(runs),
+        "sample_efficiency": se.as_dict() if se is not None else None,
+        "coupling": [p.as_dict() for p in pairs],
+    }
+    return {
+        urls.EFFICIENCY: renderer.render("efficiency.html", root="", e=ctx, nav="efficiency").encode(),
+        urls.EFFICIENCY_DATA: dumps(numbers),
+    }
+
+
 # The families of many pages write them into `SiteBuild.out` as they come (never all held) and return none.
 
 
@@ -139,11 +194,14 @@ FAMILIES: tuple[PageFamily, ...] = (
     PageFamily("arms", _arms),
     PageFamily("campaigns", _campaigns),
     PageFamily("seed levels", _seed_levels, reads=("arms", "campaigns")),
+    PageFamily("efficiency", _efficiency),
     PageFamily("across runs", _across),
     PageFamily(
         "index",
-        lambda b: _index_page(b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels),
-        reads=("arms", "seed levels"),
+        lambda b: _index_page(
+            b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels, efficiency=b.efficiency
+        ),
+        reads=("arms", "seed levels", "efficiency"),
     ),
     PageFamily(
         "specs",
@@ -250,6 +308,8 @@ def _index_page(
     specs: list[dict[str, Any]],
     arm_groups: list[ArmGroup],
     seed_levels: dict[str, Any],
+    *,
+    efficiency: bool = False,
 ) -> dict[str, bytes]:
     """The index: the leaderboard (its rows past `leaderboard_rows` as a data file), specs, campaigns,
     provenance groups, arm groups and the newest config diffs."""
@@ -304,6 +364,8 @@ def _index_page(
         n_diff_pairs=n_diff_pairs,
         seed_levels=seed_levels,
         not_read=site.not_read,
+        hidden=site.hidden,
+        efficiency=efficiency,
     ).encode()
     return pages
 
@@ -382,7 +444,7 @@ def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: 
             path = urls.spec_history(ctx["slug"])
             out[path] = chartdata.chart_file(data)
             ctx["charts"] = {"kind": "conditions", "key": key, "data": urls.relative(page, path), "xLabel": "rung"}
-    out[page] = renderer.render("spec.html", root=urls.root_of(page), spec=ctx, seed_levels=seed_levels).encode()
+    out[page] = renderer.page("spec.html", page, spec=ctx, seed_levels=seed_levels)
     return out
 
 
@@ -401,13 +463,12 @@ class SeedLevel:
 
 def recipe_results(summaries: Sequence[RunSummary], site: SitePages, skip: frozenset[str]) -> dict[str, RecipeLevel]:
     """Runs judged against their baseline at the seed level because both recipes have replicates (runs that
-    differ only by seed), beside the campaign and arms groups (`skip`): `analysis.recipes.site_recipe_levels`,
-    the same computation the build handed each run's page and promotion rule."""
-    from obs.analysis.recipes import site_recipe_levels
+    differ only by seed), beside the campaign and arms groups (`skip`): `analysis.recipes.site_recipe_pairs`
+    judged, the same computation the build handed each run's page and promotion rule."""
+    from obs.analysis.recipes import recipe_levels, site_recipe_pairs
 
-    levels = site_recipe_levels(
-        summaries, site.cfg, site.specs, site.campaigns, {s.id: urls.run_page(s.slug) for s in summaries}
-    )
+    pages = {s.id: urls.run_page(s.slug) for s in summaries}
+    levels = recipe_levels(site_recipe_pairs(summaries, site.cfg, site.specs, site.campaigns, pages))
     return {run: level for run, level in levels.items() if run not in skip}
 
 
@@ -481,7 +542,7 @@ def design_text(per_condition: Sequence[int]) -> str:
 def campaign_card(campaign: Campaign, summaries: list[RunSummary], layout: urls.SiteLayout) -> dict[str, Any]:
     """What the index shows of a campaign: cheap, no statistics."""
     runs = [s for s in summaries if s.campaign == campaign.id]
-    conditions = [c.name for c in campaign.conditions] or sorted({s.condition for s in runs if s.condition})
+    conditions = condition_names(campaign, runs)
     seeds = sorted({s.seed for s in runs if s.seed is not None} | set(campaign.seeds))
     return {
         "design": design_text([sum(1 for s in runs if s.condition == c) for c in conditions]),
@@ -538,7 +599,7 @@ def campaign_pages(view: CampaignView, slug: str, renderer: Renderer, cfg: SiteC
     ctx["paired_views"], paired_files = paired_views(paired, campaign.id)
     pages.update({urls.campaign_file(slug, name): data for name, data in paired_files.items()})
     page = urls.campaign_page(slug)
-    pages[page] = renderer.render("campaign.html", root=urls.root_of(page), c=ctx).encode()
+    pages[page] = renderer.page("campaign.html", page, c=ctx)
     return pages
 
 

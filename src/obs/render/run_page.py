@@ -143,7 +143,7 @@ def training_caption(report: RunReport, *, static: bool = False) -> str:
         + (", grad norm" if plan.grad else "")
         + (", learning rate" if plan.lr else "")
         + "."
-        + (_caption_notes(metrics, parts) if static else _chart_notes(metrics, parts))
+        + _series_notes(metrics, parts, static=static)
     )
     if plan.loss_not_drawn:
         caption += (
@@ -158,29 +158,30 @@ def band_caption(band: Band) -> str:
     return f"{band.label}: mean ± std ({band.mean} ± {band.std}){extra}."
 
 
-def _caption_notes(metrics: Metrics, names: list[str]) -> str:
-    """What the figure shows beyond the lines: bands of same-step values, markers of non-finite values."""
+# What a training caption says of series with several values at one step and of non-finite values: the static
+# figure shades the first and marks the second; the browser's chart draws finite values only, so it says so.
+_SERIES_NOTES = {
+    True: (
+        " Shaded: the min–max of several values logged at one step (the line is their mean).",
+        " Red markers at the edge: NaN (×) or infinite (▲ ▼) values at their step: {which}.",
+    ),
+    False: (
+        " Where several values were logged at one step, the line is their mean.",
+        " NaN or infinite values are not drawn (see the table below): {which}.",
+    ),
+}
+
+
+def _series_notes(metrics: Metrics, names: list[str], *, static: bool) -> str:
+    """What the figure (`static`) or the browser's chart shows of the named series beyond their lines."""
+    aggregated, nonfinite = _SERIES_NOTES[static]
     series = [metrics.series[n] for n in names if n in metrics.series]
     notes = ""
     if any(s.aggregated for s in series):
-        notes += " Shaded: the min–max of several values logged at one step (the line is their mean)."
+        notes += aggregated
     bad = [(n, len(s.nonfinite())) for n, s in zip(names, series, strict=False) if s.nonfinite()]
     if bad:
-        which = ", ".join(f"{n} ({k})" for n, k in bad)
-        notes += f" Red markers at the edge: NaN (×) or infinite (▲ ▼) values at their step: {which}."
-    return notes
-
-
-def _chart_notes(metrics: Metrics, names: list[str]) -> str:
-    """What the browser's chart leaves out of the lines it draws (it draws finite values only)."""
-    series = [metrics.series[n] for n in names if n in metrics.series]
-    notes = ""
-    if any(s.aggregated for s in series):
-        notes += " Where several values were logged at one step, the line is their mean."
-    bad = [(n, len(s.nonfinite())) for n, s in zip(names, series, strict=False) if s.nonfinite()]
-    if bad:
-        which = ", ".join(f"{n} ({k})" for n, k in bad)
-        notes += f" NaN or infinite values are not drawn (see the table below): {which}."
+        notes += nonfinite.format(which=", ".join(f"{n} ({k})" for n, k in bad))
     return notes
 
 
@@ -247,6 +248,39 @@ class RunCharts:
         }
 
 
+@dataclass
+class _ChartPanels:
+    """The panels of section 6 by group: training (with the mean ± std bands), reward health, reward components,
+    and one group a declared coupling pair."""
+
+    training: list[dict[str, Any]]
+    reward: list[dict[str, Any]]
+    components: list[dict[str, Any]]
+    coupling: list[list[dict[str, Any]]]
+
+    @classmethod
+    def of(cls, report: RunReport, metrics: Metrics) -> _ChartPanels:
+        plan, health = report.curves, report.reward
+        training = chartdata.training_panels(plan, metrics) if plan else []
+        training += chartdata.band_panels(plan, metrics, health) if plan else []
+        return cls(
+            training,
+            chartdata.reward_panels(health, metrics) if health else [],
+            chartdata.component_panels(health) if health else [],
+            [chartdata.coupling_panels(c) for c in report.coupling if not c.missing],
+        )
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every panel, in the order the data file lists them."""
+        return [*self.training, *self.reward, *self.components, *(p for c in self.coupling for p in c)]
+
+    def groups(self) -> dict[str, list[dict[str, Any]]]:
+        """The groups that have panels, by the name the page's script draws them under."""
+        named = [("training", self.training), ("reward", self.reward), ("components", self.components)]
+        named += [(f"coupling-{i}", panels) for i, panels in enumerate(self.coupling)]
+        return {name: panels for name, panels in named if panels}
+
+
 def make_charts(
     report: RunReport, slug: str, max_points: int, x_axes: Mapping[str, Sequence[str]] | None = None
 ) -> tuple[RunCharts, bytes] | None:
@@ -258,47 +292,42 @@ def make_charts(
     declared, faults = chartdata.declared_axes(metrics, x_axes or {})
     for fault in faults:
         report.run.diagnostics.warning(metrics.source_file or report.run.source_dir, fault)
-    plan = report.curves
-    training = chartdata.training_panels(plan, metrics) if plan else []
-    training += chartdata.band_panels(plan, metrics, report.reward) if plan else []
-    reward = chartdata.reward_panels(report.reward, metrics) if report.reward else []
-    components = chartdata.component_panels(report.reward) if report.reward else []
-    coupling = [chartdata.coupling_panels(c) for c in report.coupling if not c.missing]
-    in_reward = chartdata.reward_keys(report.reward)
-    bands = [b for b in (plan.bands if plan else []) if b.mean not in in_reward]
+    panels = _ChartPanels.of(report, metrics)
+    bands = _band_figures(report)
     bands += chartdata.reward_bands(report.reward) if report.reward else []
-    finals = {k: v.mean for k, v in report.digest.finals.items()}
+    points = min(max_points, chartdata.CHART_POINTS)
     data = chartdata.chart_data(
         metrics,
         run_id=report.run.id,
         slug=slug,
-        panels=[*training, *reward, *components, *(p for c in coupling for p in c)],
+        panels=panels.all(),
         bands=bands,
-        finals=finals,
-        points=min(max_points, chartdata.CHART_POINTS),
+        finals={k: v.mean for k, v in report.digest.finals.items()},
+        points=points,
         declared=declared,
     )
     derived = chartdata.derived_series(metrics, report.reward)
     if derived:  # beside the logged series, never among them: `series` holds only what the log holds
-        encoded = {n: chartdata.encode_series(d, min(max_points, chartdata.CHART_POINTS)) for n, d in derived.items()}
+        encoded = {n: chartdata.encode_series(d, points) for n, d in derived.items()}
         data["derived"] = {n: e for n, e in encoded.items() if e is not None}
-    for panel in (*training, *reward, *components, *(p for c in coupling for p in c)):
+    for panel in panels.all():
         panel["desc"] = "; ".join(name if name in derived else _describe(report, name) for name in panel["lines"])
-    named = [("training", training), ("reward", reward), ("components", components)]
-    named += [(f"coupling-{i}", panels) for i, panels in enumerate(coupling)]
-    groups = {name: panels for name, panels in named if panels}
     series = sorted(data["series"])
-    drawn = chartdata.panel_series([*training, *reward])
-    # the explorer opens on the headline curve (a member of a mean over eval sets), else the first series not drawn
-    lead = [report.headline.metric, *report.headline.members]
-    explore = next((n for n in lead if n in data["series"]), None)
-    explore = explore or next((n for n in series if n not in drawn), series[0] if series else "")
+    explore = _explore_series(report, series, chartdata.panel_series([*panels.training, *panels.reward]))
     captions = {
         "training": " ".join([training_caption(report), *(band_caption(b) for b in _band_figures(report))]).strip(),
         "reward": reward_caption(report),
     }
-    charts = RunCharts(groups, urls.CURVES, series, explore, captions)
+    charts = RunCharts(panels.groups(), urls.CURVES, series, explore, captions)
     return charts, chartdata.chart_file(data)
+
+
+def _explore_series(report: RunReport, series: list[str], drawn: set[str]) -> str:
+    """The series the explorer opens on: the headline curve (or a member of a mean over eval sets), else the
+    first series no panel draws, else the first series."""
+    lead = [report.headline.metric, *report.headline.members]
+    explore = next((n for n in lead if n in series), None)
+    return explore or next((n for n in series if n not in drawn), series[0] if series else "")
 
 
 def render_run(

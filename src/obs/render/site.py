@@ -84,3 +84,7 @@ class Renderer:
         """The page; with `standalone`, the variant of it that works as one file (obs.render.standalone)."""
         tpl = self.env.get_template(template)
         return tpl.render(site=self.meta, root=root, nav=nav, version=__version__, standalone=standalone, **context)
+
+    def page(self, template: str, path: str, *, nav: str = "", **context: Any) -> bytes:
+        """The page written at `path` (from the site root) as its bytes, its links relative to where it stands."""
+        return self.render(template, root=urls.root_of(path), nav=nav, **context).encode()

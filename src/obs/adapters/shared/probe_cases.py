@@ -61,24 +61,18 @@ def probe_case_from_record(
                 diags.tally("warning", path, f"'{key}' must be text, not {type_name(value)}", "ignored", line)
         else:
             extra[key] = value
-    render = texts.get("render")
+    render = texts.pop("render", None)
     if render is not None:
         render = checked_render(render, run_dir, root, path, line, diags)
     return ProbeCase(
         id=str(raw_id),
         checks=checks,
-        split=texts.get("split"),
-        family=texts.get("family"),
-        failure_class=texts.get("failure_class"),
-        prompt=texts.get("prompt"),
-        expected=texts.get("expected"),
-        actual=texts.get("actual"),
         render=render,
-        note=texts.get("note"),
         extra=extra,
         line=line,
         sample=sample,
         selected=selected if isinstance(selected, bool) else None,
+        **texts,  # the contract's other text fields (CASE_TEXT_FIELDS), each a field of ProbeCase
     )
 
 
