@@ -28,7 +28,7 @@ from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
 from obs.manifest import manifest_files
-from obs.pipeline import RunResult, SourceTree, recipe_pairs
+from obs.pipeline import RunResult, SourceTree, gate_refs, recipe_pairs
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.safepaths import remembered_locations
@@ -117,11 +117,13 @@ def run_key(
     layout: str,
     frozen_digest: str | None = None,
     recipe: str | None = None,
+    gates: str | None = None,
 ) -> str:
     """What a run's files depend on; `layout` is `layout_key(tree)`, made once a build; `frozen_digest` the
     digest hash of the spec's frozen baseline the rung is also tested against (`planned.frozen`); `recipe` the
     token of the run's recipe-level result (`recipe_token`): made from the summaries of its sibling seeds and its
-    baseline's, so a run's page is built again when one of them changes what it shows."""
+    baseline's, so a run's page is built again when one of them changes what it shows; `gates` the token of the
+    summaries its gate strip reads (`_Scheduler.gate_others`)."""
     found = tree.found
     spec = found.specs.get(planned.source.spec or "")
     campaign = found.campaigns.get(planned.source.campaign or "")
@@ -149,6 +151,7 @@ def run_key(
             [planned.frozen, frozen_digest, spec.contract] if planned.frozen and spec else None,
             ledger.entry_key(found.root, planned.id),  # a decision recorded with obs decide
             recipe,
+            gates,
         ]
     )
 
@@ -216,6 +219,27 @@ class _Scheduler:
     # the previous build's summaries predict it, then as this build's make it (`_rebuild_recipes`)
     recipes: dict[str, RecipePair] = field(default_factory=dict)
     how: dict[str, str] = field(default_factory=dict)  # run id -> "built" or "reused" (this build)
+    # run id -> the token of the summaries its gate strip was judged with (`gate_others`): this build's when the
+    # run it reads is done, else the previous build's; `_rebuild_gates` builds again the runs it then misjudged
+    gate_tokens: dict[str, str | None] = field(default_factory=dict)
+
+    def gate_others(self, planned: PlannedRun, final: bool = False) -> dict[str, bytes]:
+        """The summaries (JSON) of the runs obs.yaml's gates read for this run: this build's, else (not `final`)
+        the previous build's as a prediction; a run with neither is left out (its gates read n/a)."""
+        if not self.tree.cfg.gates:
+            return {}
+        out = {}
+        for rid in gate_refs(self.tree, planned.id, planned.baseline, planned.source.spec):
+            entry = self.entries.get(rid) or (None if final else self.cache.runs.get(rid))
+            if entry is not None:
+                out[rid] = bytes(entry.summary)
+        return out
+
+    def gate_token(self, planned: PlannedRun, final: bool = False) -> str | None:
+        others = self.gate_others(planned, final)
+        if not others:
+            return None
+        return hash_json(sorted((rid, hashlib.sha256(data).hexdigest()) for rid, data in others.items()))
 
     def baseline_digest_path(self, planned: PlannedRun, base: str | None = None) -> Path | None:
         """Where the baseline's digest is (or `base`'s: the frozen baseline's), made by this build or kept from
@@ -238,7 +262,9 @@ class _Scheduler:
         if self.layout is None:
             self.layout = layout_key(self.tree)
         recipe = recipe_token(self.recipes.get(planned.id))
-        return run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, frozen_hash, recipe), inputs
+        gates = self.gate_tokens[planned.id] = self.gate_token(planned)
+        key = run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, frozen_hash, recipe, gates)
+        return key, inputs
 
     def reusable(self, planned: PlannedRun, key: str) -> RunEntry | None:
         """The cached entry of a run whose key is unchanged and whose files are all in the current site.
@@ -346,6 +372,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     try:
         _build_runs(opts, result, sched, staging)
         _rebuild_recipes(opts, result, sched, staging)
+        _rebuild_gates(opts, result, sched, staging)
         all_diags: list[Diagnostic] = []
         summaries = []
         for planned in tree.plan.runs:
@@ -404,6 +431,22 @@ def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler,
         if p.id in sched.entries and recipe_token(final.get(p.id)) != recipe_token(sched.recipes.get(p.id))
     ]
     sched.recipes = final
+    _redo(opts, result, sched, staging, redo)
+
+
+def _rebuild_gates(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging) -> None:
+    """Build again the runs whose gate strip read a summary that is not this build's final one (a run named by
+    `run:ID.` built after it, or rebuilt for its recipe). A strip is not part of any summary: one pass settles it."""
+    redo = [
+        p
+        for p in sched.tree.plan.runs
+        if p.id in sched.entries and sched.gate_token(p, final=True) != sched.gate_tokens.get(p.id)
+    ]
+    _redo(opts, result, sched, staging, redo)
+
+
+def _redo(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging, redo: list[PlannedRun]) -> None:
+    """Build these runs again, their files from the first pass taken out of the staging folder first."""
     if not redo:
         return
     for planned in redo:
@@ -634,13 +677,16 @@ class _RunPass:
         frozen = sched.baseline_digest_path(planned, planned.frozen) if planned.frozen else None
         pair = sched.recipes.get(planned.id)
         recipe = pair.judge() if pair is not None else None
+        if sched.tree.cfg.gates:  # the key says which summaries the gate strip reads: those handed over now
+            key = sched.key_for(planned)[0]
+        others = sched.gate_others(planned)
         fut: Future[RunResult]
         if self.cluster is not None:
-            fut = self.cluster.submit(planned, baseline, inputs, frozen, recipe)
+            fut = self.cluster.submit(planned, baseline, inputs, frozen, recipe, others)
         elif self.pool is not None:
-            fut = self.pool.submit(worker.process, planned, baseline, inputs, frozen, recipe)
+            fut = self.pool.submit(worker.process, planned, baseline, inputs, frozen, recipe, others)
         else:
-            self._finish(planned, key, worker.process(planned, baseline, inputs, frozen, recipe))
+            self._finish(planned, key, worker.process(planned, baseline, inputs, frozen, recipe, others))
             return
         self.running[fut] = planned
         self.keys[planned.id] = key

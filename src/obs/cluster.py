@@ -26,6 +26,7 @@ import concurrent.futures as cf
 import os
 import threading
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ from obs.adapters.base import RunSource
 from obs.analysis.recipes import RecipeLevel
 from obs.cache import tree_hash
 from obs.ledger import LEDGER_FILE
-from obs.pipeline import RunResult, SourceTree, build_run, parse_digest
+from obs.pipeline import RunResult, SourceTree, build_run, parse_digest, summaries_of
 from obs.plan import PlannedRun
 from obs.render.site import Renderer
 from obs.resources import package_dir, templates_dir
@@ -136,6 +137,7 @@ def build_remote(
     input_hash: str,
     frozen: bytes | None = None,
     recipe: RecipeLevel | None = None,
+    gate_others: Mapping[str, bytes] | None = None,
 ) -> RunResult:
     """A Dask task: one run through the pipeline, its files returned with its result instead of written."""
     files: list[tuple[str, bytes]] = []
@@ -151,6 +153,7 @@ def build_remote(
         lambda rel, data: files.append((rel, data)),
         frozen=parse_digest(frozen),
         recipe=recipe,
+        gate_others=summaries_of(gate_others),
     )
     result.payload = files
     return result
@@ -229,6 +232,7 @@ class DaskPool:
         input_hash: str,
         frozen: Path | None = None,
         recipe: RecipeLevel | None = None,
+        gate_others: Mapping[str, bytes] | None = None,
     ) -> cf.Future[RunResult]:
         digest, frozen_digest = _read_bytes(baseline), _read_bytes(frozen)
         task = self.client.submit(
@@ -239,6 +243,7 @@ class DaskPool:
             input_hash,
             frozen_digest,
             recipe,
+            gate_others,
             key=f"obs-run-{planned.slug}-{self._token}",
             pure=False,
         )

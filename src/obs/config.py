@@ -71,6 +71,8 @@ class SiteConfig:
     sample_efficiency: dict[str, Any] | None = None
     # proxy, downstream, label (analysis.coupling)
     coupling: list[dict[str, str]] = field(default_factory=list)
+    # expected, predicted, name (analysis.confusion)
+    confusion: list[dict[str, str]] = field(default_factory=list)
     # component -> weight (analysis.reward)
     reward_components: dict[str, float] = field(default_factory=dict)
     # end of the attributes of obs.yaml
@@ -147,6 +149,7 @@ class ObsYamlValues(TypedDict, total=False):
     seed_keys: list[str]
     sample_efficiency: dict[str, Any]
     coupling: list[dict[str, str]]
+    confusion: list[dict[str, str]]
     reward_components: dict[str, float]
 
 
@@ -179,6 +182,7 @@ def lay_obs_yaml_values(cfg: SiteConfig, given: ObsYamlValues) -> None:
     cfg.seed_keys = given.get("seed_keys", cfg.seed_keys)
     cfg.sample_efficiency = given.get("sample_efficiency", cfg.sample_efficiency)
     cfg.coupling = given.get("coupling", cfg.coupling)
+    cfg.confusion = given.get("confusion", cfg.confusion)
     cfg.reward_components = given.get("reward_components", cfg.reward_components)
 
 

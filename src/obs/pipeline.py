@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -429,10 +429,14 @@ def links_for(tree: SourceTree, run: Run) -> RunPageLinks:
 
 
 def render_files(
-    tree: SourceTree, planned: PlannedRun, report: RunReport, renderer: Renderer
+    tree: SourceTree,
+    planned: PlannedRun,
+    report: RunReport,
+    renderer: Renderer,
+    gates: Sequence[GateResult] = (),
 ) -> Iterator[tuple[str, bytes]]:
     """The run's folder in the site: page, analysis.json, figures, renders and the case browser's data
-    (paths inside the folder), made one file at a time as they are written."""
+    (paths inside the folder), made one file at a time as they are written; `gates`: obs.yaml's gates on it."""
     output = render_run(
         report,
         renderer,
@@ -441,6 +445,7 @@ def render_files(
         max_points=tree.cfg.max_points,
         slug=planned.slug,
         x_axes=tree.cfg.x_axes,
+        gates=gates,
     )
     return output.all_files()
 
@@ -473,19 +478,22 @@ def build_run(
     write: Callable[[str, bytes], None],
     frozen: RunDigest | None = None,
     recipe: RecipeLevel | None = None,
+    gate_others: Mapping[str, RunSummary] | None = None,
 ) -> RunResult:
     """Load, analyse, render and write one run of a build; `write(site_path, data)` stores a file. `frozen` is
     the spec's frozen baseline's digest (`planned.frozen`), when the rung is tested against it too; `recipe`: the
-    run's recipe-level result, which the build makes from the summaries of every run (`recipe_pairs`)."""
+    run's recipe-level result, which the build makes from the summaries of every run (`recipe_pairs`);
+    `gate_others`: the summaries of the runs obs.yaml's gates read (`gate_refs`), for the page's gate strip."""
     fault_point("run")  # tests: the build has planned and hashed its inputs; the run is about to be read
     run = load_run(tree, planned)
     report = analyse(tree, run, baseline, frozen, recipe)
+    summary = summary_of(tree, planned, report, input_hash)
+    gates = judge_gates(tree, summary, gate_others or {})
     files = []
-    for rel, data in render_files(tree, planned, report, renderer):
+    for rel, data in render_files(tree, planned, report, renderer, gates):
         path = run_file(planned.slug, rel)
         write(path, data)
         files.append(path)
-    summary = summary_of(tree, planned, report, input_hash)
     return RunResult(
         planned.id,
         orjson.dumps(summary.to_json(), option=JSON_OPTIONS, default=jsonable),
@@ -613,30 +621,58 @@ def seed_of_run(run: Run, seed_keys: list[str]) -> object:
     return seed_in(run.seed, compact_fields(run_fields(run)), seed_keys)
 
 
-def gate_results(tree: SourceTree, loaded: LoadedRun) -> list[GateResult]:
-    """obs.yaml's gates on one run, judged as the leaderboard's gate strip judges them: the runs a gate names
-    (its baseline, the spec's frozen baseline, `run:ID.`) are analysed too, only when a gate names them.
-    What `obs gate` and the PR summary show."""
-    from obs.analysis.gates import GateContext, evaluate_gates, gate_specs_from
+def gate_refs(tree: SourceTree, run_id: str, baseline: str | None, spec: str | None) -> list[str]:
+    """The other runs obs.yaml's gates read for a run (`baseline.`, `frozen.` but `frozen.delta`, `run:ID.`), in
+    the tree: what a run's gate strip depends on beyond the run itself."""
+    from obs.analysis.gates import gate_specs_from
     from obs.gate_language import run_refs
+
+    specs = gate_specs_from(tree.cfg.gates)
+    wanted = {r for g in specs for r in run_refs(g)}
+    refs = [r.lower() for g in specs for r in g.refs()]
+    if baseline and any(r.startswith("baseline.") for r in refs):
+        wanted.add(baseline)
+    frozen_id = tree.found.specs[spec].baseline if spec and spec in tree.found.specs else None
+    if frozen_id and any(r.startswith("frozen.") and r != "frozen.delta" for r in refs):
+        wanted.add(frozen_id)
+    return sorted(r for r in wanted - {run_id} if r in tree.plan.slugs)
+
+
+def judge_gates(tree: SourceTree, s: RunSummary, others: Mapping[str, RunSummary]) -> list[GateResult]:
+    """obs.yaml's gates on one run summary, `others` the summaries of the runs they read (`gate_refs`): the one
+    judgement the run page's strip, the leaderboard's, `obs gate` and the PR summary show."""
+    from obs.analysis.gates import GateContext, evaluate_gates, gate_specs_from
 
     specs = gate_specs_from(tree.cfg.gates)
     if not specs:
         return []
-    s = loaded.summary
     frozen = {sid: spec.baseline for sid, spec in tree.found.specs.items()}
-    wanted = {r for spec in specs for r in run_refs(spec)}
-    refs = [r.lower() for spec in specs for r in spec.refs()]
-    if s.baseline and any(r.startswith("baseline.") for r in refs):
-        wanted.add(s.baseline)
-    frozen_id = frozen.get(s.spec) if s.spec else None
-    if frozen_id and any(r.startswith("frozen.") and r != "frozen.delta" for r in refs):
-        wanted.add(frozen_id)
-    runs = {s.id: s}
-    for rid in sorted(wanted - {s.id}):
-        if rid in tree.plan.slugs:
-            runs[rid] = load_report(tree, rid).summary
-    return evaluate_gates(specs, s, GateContext(runs, frozen))
+    return evaluate_gates(specs, s, GateContext({**others, s.id: s}, frozen))
+
+
+def summaries_of(raw: Mapping[str, bytes] | None) -> dict[str, RunSummary]:
+    """Summaries handed to a worker as JSON (run id -> bytes), read back; one that does not read is left out
+    (a gate reading it is then n/a, as for a run not in the build)."""
+    from obs.sitemodel import SummaryError
+
+    out = {}
+    for rid, data in (raw or {}).items():
+        try:
+            out[rid] = RunSummary.from_json(data)
+        except SummaryError:
+            continue
+    return out
+
+
+def gate_results(tree: SourceTree, loaded: LoadedRun) -> list[GateResult]:
+    """obs.yaml's gates on one run analysed on demand: the runs a gate names (its baseline, the spec's frozen
+    baseline, `run:ID.`) are analysed too, only when a gate names them. What `obs gate` and the PR summary
+    show, judged as the build judges them for the run page and the leaderboard."""
+    if not tree.cfg.gates:
+        return []
+    s = loaded.summary
+    others = {rid: load_report(tree, rid).summary for rid in gate_refs(tree, s.id, s.baseline, s.spec)}
+    return judge_gates(tree, s, others)
 
 
 @dataclass

@@ -1066,6 +1066,50 @@ class Couplings(Kind):
         return out
 
 
+class ConfusionPairs(Kind):
+    """obs.yaml `confusion:`: probe fields declared as an expected and a predicted class (analysis.confusion), for
+    names the name-pair rule does not find; a bad entry is named on its own line and skipped, the others kept."""
+
+    expected = "a list of {expected, predicted} mappings"
+    type_doc = "list of `{expected, predicted, name}`"
+    py_type = "list[dict[str, str]]"
+    KNOWN = ("expected", "predicted", "name")
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, list):
+            raise Invalid
+        out: list[dict[str, str]] = []
+        for i, entry in enumerate(value):
+            line = at.doc.line_of(f"{at.name(key)}.{i}") or at.line(key)
+
+            def say(message: str, line: int | None = line, number: int = i + 1) -> None:
+                at.diags.add("warning", at.path, f"'{at.name(key)}' entry {number}: {message}", line)
+
+            if not isinstance(entry, dict):
+                say(f"should be a mapping {{expected, predicted}}, got {entry!r:.40}; skipped")
+                continue
+            missing = [n for n in ("expected", "predicted") if not isinstance(entry.get(n), str) or not entry.get(n)]
+            if missing:
+                say(f"no {' and no '.join(missing)} probe field name; skipped")
+                continue
+            expected, predicted = str(entry["expected"]), str(entry["predicted"])
+            unknown = sorted(str(k) for k in entry if k not in self.KNOWN)
+            if unknown:
+                say(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(self.KNOWN)})")
+            if expected == predicted:
+                say(f"expected and predicted are the same field ({expected}); skipped")
+                continue
+            if any(p["expected"] == expected and p["predicted"] == predicted for p in out):
+                say(f"{expected} / {predicted} is declared twice; skipped")
+                continue
+            name = entry.get("name")
+            if name is not None and (not isinstance(name, str) or not name):
+                say(f"'name' should be a text, got {name!r:.40}; the field names are used")
+                name = None
+            out.append({"expected": expected, "predicted": predicted, "name": str(name or expected)})
+        return out
+
+
 class Weights(Kind):
     """obs.yaml `reward_components:`: component name -> weight (a finite number); a bad weight is named and
     skipped, the other components kept."""
@@ -1515,6 +1559,16 @@ OBS_YAML = Schema(
             "(proxy, downstream) series pairs: windows where the proxy rose while the downstream fell within a run, "
             "and their final values' rank correlation across a campaign's runs",
             model_note="proxy, downstream, label (analysis.coupling)",
+            default=[],
+            outcome_doc="ignored",
+        ),
+        Field(
+            "confusion",
+            ConfusionPairs(),
+            "probe fields holding an expected and a predicted class (`{expected: layout_gold, predicted: "
+            "layout_out, name: layout}`): a confusion matrix for each, beside the pairs found by name "
+            "(`expected_X` / `predicted_X`, `gold_X` / `pred_X`, `X_expected` / `X_predicted`)",
+            model_note="expected, predicted, name (analysis.confusion)",
             default=[],
             outcome_doc="ignored",
         ),

@@ -16,11 +16,12 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from obs.analysis.recipes import RecipeLevel
-from obs.pipeline import RunResult, SourceTree, build_run, read_digest
+from obs.pipeline import RunResult, SourceTree, build_run, read_digest, summaries_of
 from obs.plan import PlannedRun
 from obs.render.site import Renderer
 
@@ -70,9 +71,11 @@ def process(
     input_hash: str,
     frozen_path: Path | None = None,
     recipe: RecipeLevel | None = None,
+    gate_others: Mapping[str, bytes] | None = None,
 ) -> RunResult:
     """Build one run in this process (the pool's task); `frozen_path` is the spec's frozen baseline's digest,
-    `recipe` the run's recipe-level result (`obs.build`)."""
+    `recipe` the run's recipe-level result, `gate_others` the summaries (JSON) of the runs obs.yaml's gates read
+    (`obs.build`)."""
     ctx = _CONTEXT
     if ctx is None:
         raise RuntimeError("worker context not set")
@@ -85,6 +88,7 @@ def process(
         ctx.write,
         frozen=read_digest(frozen_path),
         recipe=recipe,
+        gate_others=summaries_of(gate_others),
     )
 
 

@@ -175,7 +175,7 @@ def test_a_build_without_dask_or_a_url_imports_neither_dask_nor_fsspec(demo_sour
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stderr
 
 
-def _explode(ctx, planned, baseline, input_hash, frozen=None, recipe=None):  # type: ignore[no-untyped-def]
+def _explode(ctx, planned, baseline, input_hash, frozen=None, recipe=None, gate_others=None):  # type: ignore[no-untyped-def]
     raise RuntimeError(f"a task failed on {planned.id}")
 
 

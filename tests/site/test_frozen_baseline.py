@@ -60,8 +60,8 @@ def test_the_ladder_shows_the_frozen_baseline_and_the_looks(demo_site: Path) -> 
     assert table is not None
     heads = [th.get_text(strip=True) for th in table.find_all("th")]
     assert "Δ vs its baseline" in heads and "Δ vs frozen baseline" in heads
-    rows = {
-        tr.find("td", attrs={"data-label": "Run"}).get_text(" ", strip=True).split()[0]: tr
+    rows = {  # a long id breaks at its separators on the page: "spec03- r3- s19"
+        tr.find("td", attrs={"data-label": "Run"}).find("a").get_text("", strip=True).replace(" ", ""): tr
         for tr in table.find_all("tr")
         if tr.find("td", attrs={"data-label": "Run"})
     }
@@ -71,18 +71,26 @@ def test_the_ladder_shows_the_frozen_baseline_and_the_looks(demo_site: Path) -> 
 
     assert cell("spec03-r1", "Δ vs frozen baseline") == "frozen baseline"
     r3 = cell("spec03-r3", "Δ vs frozen baseline")  # r3's parent is r1: its tested delta is this one
-    # seven runs are tested against r1 on its probe: r2, r3, r4 and the seed replicates r1-s18/s19, r3-s18/s19
-    assert "the same as Δ vs its baseline" in r3 and "Holm over 7" in r3
+    # three looks at r1's probe: r2, r3's recipe (r3 and its seeds 18 and 19, one look judged over seeds against
+    # r1's three seeds) and r4; r1's own seed replicates are its seeds, not rungs
+    assert "the same as Δ vs its baseline" in r3 and "Holm over 3" in r3
+    assert "judged as spec03-r3's recipe (3 v 3 seeds)" in r3 and "Welch" in r3
+    s19 = cell("spec03-r3-s19", "Δ vs frozen baseline")
+    assert "+13.8 pp" in s19 and "this seed; judged as spec03-r3's recipe (3 v 3 seeds)" in s19
+    assert "a seed of the frozen baseline's recipe: not a rung" in cell("spec03-r1-s18", "Δ vs frozen baseline")
     # r4 (parent r3) is tested against r1 by its own build, on the 50 cases both hold (paired), and the
-    # column's arrow is the Holm-adjusted one over the seven runs tested against r1
+    # column's arrow is the Holm-adjusted one over the three looks
     r4 = cell("spec03-r4", "Δ vs frozen baseline")
-    assert "+12.0 pp" in r4 and "n = 50 paired cases" in r4 and "Holm over 7" in r4
-    assert "▲" not in r4  # p = 0.031 alone, not after Holm over seven
+    assert "+12.0 pp" in r4 and "n = 50 paired cases" in r4 and "Holm over 3: p = 0.033" in r4 and "▲" in r4
     claim = page.find(id="ladder-claim")
     assert claim is not None
     text = claim.get_text(" ", strip=True)
-    # the best of them (r3's seed 19, +13.8 pp, p = 0.005 after Holm) with its simultaneous interval
-    assert "spec03-r3-s19" in text and "significant improvement" in text and "the best of 7" in text
+    # the best of them (r4, +12.0 pp): Holm's step-down finds it, its simultaneous interval reaches below zero
+    # (Holm controls the family-wise error: the gain is shown, its size is not established)
+    assert "spec03-r4" in text and "the best of 3" in text and "significant, size not established" in text
+    assert "not significant" not in text
+    assert "Holm's step-down finds it significant" in text and "its size is not established" in text
+    assert "significant improvements after Holm: spec03-r3's recipe (3 v 3 seeds), spec03-r4" in text
     # r2 and r3 were decided against a baseline on the frozen probe; r1 was compared with nothing
     looks = page.find(id="looks")
     assert looks is not None and "2 recorded decisions" in looks.get_text(" ", strip=True)

@@ -60,6 +60,7 @@ class Seen:
         self.outcomes: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.directions: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.suggested: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self.gates: dict[str, list[tuple[str, str]]] = defaultdict(list)  # "run|gate name" -> [(where, status)]
 
     def outcome(self, key: str, where: str, value: str) -> None:
         assert value in VERDICT_WORDS, (key, where, value)
@@ -71,8 +72,15 @@ class Seen:
     def verdict(self, run: str, where: str, value: str | None) -> None:
         self.suggested[run].append((where, value or "none"))
 
+    def gate(self, run: str, name: str, where: str, status: str) -> None:
+        assert status in ("pass", "fail", "na"), (run, name, where, status)
+        self.gates[f"{run}|{name}"].append((where, status))
+
     def disagreements(self) -> list[str]:
         bad = []
+        for key, seen in self.gates.items():
+            if len({v for _, v in seen}) > 1:
+                bad.append(f"gate {key}: {sorted(set(seen))}")
         for key, seen in self.outcomes.items():
             if len({v for _, v in seen}) > 1:
                 bad.append(f"{key}: {sorted(set(seen))}")
@@ -96,6 +104,14 @@ def read_pages(site: Path, seen: Seen) -> None:
         for el in soup.select("[data-suggested]"):
             verdict = el["data-suggested-verdict"]
             seen.verdict(el["data-suggested"].removeprefix("run:"), where, None if verdict == "none" else verdict)
+        # obs.yaml's gates: the run page's strip, and the leaderboard's strip in each row
+        tile = soup.select_one("#recorded-decision[data-suggested]")
+        for el in soup.select("#gates .gate-chips [data-gate]"):
+            assert tile is not None, where
+            seen.gate(tile["data-suggested"].removeprefix("run:"), el["data-gate"], where, el["data-gate-status"])
+        for cell in soup.select("td[data-gate-run]"):
+            for el in cell.select("[data-gate]"):
+                seen.gate(cell["data-gate-run"], el["data-gate"], f"{where} (leaderboard)", el["data-gate-status"])
 
 
 def read_json(site: Path, seen: Seen) -> None:
@@ -112,6 +128,8 @@ def read_json(site: Path, seen: Seen) -> None:
         if d and d["delta"] is not None:
             seen.outcome(f"run:{r['id']}", where, d["verdict"])
         seen.verdict(r["id"], where, doc["decision"]["suggested"]["verdict"])
+        for g in doc["gates"]:
+            seen.gate(r["id"], g["name"], where, g["status"])
         if doc["recipe_level"]:
             seen.outcome(doc["recipe_level"]["key"], where, doc["recipe_level"]["outcome"])
         cmp = doc["comparison"]
@@ -183,6 +201,7 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
                 seen.arrow(f"run:{rid}|all:all shared cases|{check}", "obs summary (against the baseline)", arrow)
         assert main(["gate", rid, str(source)]) in (0, 1)
         out = capsys.readouterr().out
+        read_gate_lines(rid, site / r["analysis"], md, out, seen)
         gate = re.search(r"suggested (\w+|nothing \(cannot judge\))", out)
         assert gate, out
         seen.verdict(rid, "obs gate", None if gate.group(1).startswith("nothing") else gate.group(1))
@@ -246,6 +265,35 @@ def read_summaries(source: Path, site: Path, seen: Seen, capsys: pytest.CaptureF
                 assert "Insufficient statistical evidence of a difference" in md
                 said = "insufficient_statistical_evidence"
             seen.outcome(f"paired:{doc['campaign_id']}|{p['name']}", "obs summary --campaign", said)
+
+
+GATE_WORDS = {"pass": "pass", "FAIL": "fail", "n/a": "na", "✅ pass": "pass", "❌ fail": "fail"}
+
+
+def read_gate_lines(rid: str, analysis: Path, md: str, out: str, seen: Seen) -> None:
+    """obs.yaml's gates as `obs gate` prints them and as the PR summary's table lists them (by label), and the
+    run page's evidence in `obs gate`'s own words, line by line."""
+    gates = json.loads(analysis.read_text())["gates"]
+    by_label = {g["label"]: g["name"] for g in gates}
+    lines = re.findall(r"^  \[(pass|FAIL|n/a)\] (.+)$", out.split("  gates (obs.yaml):", 1)[-1], re.M) if gates else []
+    assert len(lines) == len(gates), out
+    page = BeautifulSoup((analysis.parent / "index.html").read_text(encoding="utf-8"), "html.parser")
+    shown = [" ".join(li.get_text(" ").split()) for li in page.select("#gates .gate-evidence li")]
+    assert len(shown) == len(gates), (rid, shown)
+    for (mark, text), on_page, g in zip(lines, shown, gates, strict=True):
+        label = text.split(": ", 1)[0]
+        seen.gate(rid, by_label[label], "obs gate", GATE_WORDS[mark])
+        assert on_page == " ".join(f"[{mark}] {text}".split()), (rid, on_page, text)  # the same words
+        assert label == g["label"]
+    table = md.replace("\\", "").split("#### Gates (obs.yaml)", 1)
+    rows = (
+        re.findall(r"^\| (.+?) \| (✅ pass|❌ fail|n/a) \|", table[1].split("####", 1)[0], re.M)
+        if len(table) == 2
+        else []
+    )
+    assert len(rows) == len(gates), (rid, md[:300])
+    for label, mark in rows:
+        seen.gate(rid, by_label[label], "obs summary", GATE_WORDS[mark])
 
 
 def collect(source: Path, site: Path, capsys: pytest.CaptureFixture[str]) -> Seen:
@@ -322,6 +370,18 @@ def test_the_demo_gives_one_answer_per_comparison(
             assert {v for _, v in seen.suggested[f"onto-{arm}_s{seed}"]} == {"none"}
     assert {v for _, v in seen.outcomes["arms:onto-arms|no-schema"]} == {"significant_degradation"}
     assert len(seen.outcomes["arms:onto-arms|no-schema"]) >= 4  # arms page, analysis.json, leaderboard, spec
+    # obs.yaml's gates: one status per run and gate on the run page's strip, the leaderboard's, analysis.json, the
+    # PR summary and obs gate (the disagreements above); every run with a baseline is seen by all five
+    index = json.loads((demo_site / "index.json").read_text())
+    for r in index["runs"]:
+        if r["baseline"]:
+            for name in ("renderable", "families", "canary", "compiler", "ladder"):
+                where = {w.split(" (")[0].split("/")[0] for w, _ in seen.gates[f"{r['id']}|{name}"]}
+                assert {"runs", "index.html", "obs gate", "obs summary"} <= where, (r["id"], name, where)
+    # the composite gate as designed on the ladder: r2 regressed (fails it), the frozen baseline itself is n/a
+    assert {v for _, v in seen.gates["spec03-r2|ladder"]} == {"fail"}
+    assert {v for _, v in seen.gates["spec03-r2|compiler"]} == {"pass"}
+    assert {v for _, v in seen.gates["spec03-r2|renderable"]} == {"fail"}
 
 
 def test_the_check_catches_a_disagreement() -> None:

@@ -158,6 +158,17 @@ def test_the_ladder_claim_stays_quiet_over_ten_no_change_rungs(bench: ModuleType
     assert got["adjusted"] <= 0.05
 
 
+def test_a_recipe_is_one_look_and_the_ladder_claim_stays_quiet(bench: ModuleType) -> None:
+    """Issue 27: a recipe's seed replicates are one look at the frozen probe, judged over seeds (Welch) against the
+    frozen baseline recipe's. Ten no-change recipes of three seeds: the claim stays at or below 5 %, and the best
+    recipe's simultaneous interval covers its true change (0). Counting every seed as a rung tests checkpoints
+    (the seed-to-seed spread is not in a paired test) and claims far more often."""
+    got = bench.ladder_recipe_looks(200, 10, seed_name="unit-recipes")
+    assert got["adjusted"] <= 0.05
+    assert got["covered"] >= 0.95
+    assert got["per_seed"] > 0.1  # the problem the rule fixes is real in this simulation
+
+
 def test_the_best_of_eight_is_inflated_and_its_simultaneous_interval_covers_the_truth(bench: ModuleType) -> None:
     got = bench.ladder_looks(200, 8, seed_name="unit-best")
     assert got["best_mean"] > 0.02  # selection: the best of eight no-change rungs reads a gain

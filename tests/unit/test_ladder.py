@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from obs.analysis.ladder import frozen_delta, looks
@@ -187,3 +188,100 @@ def test_no_ladder_claim_without_a_test_against_the_frozen_baseline() -> None:
 
     assert ladder_claim([rung("r1", 0.7), rung("r2", 0.8, "r1")], SPEC) is None  # r2's delta is not tested
     assert ladder_claim([rung("r1", 0.7)], Spec("s1", Path("."), contract=CONTRACT, baseline=None)) is None
+
+
+# ----------------------------------------------------------------- a recipe's seed replicates: one look
+
+
+def _seed(run_id: str, value: float, seed: int, parent: str | None, recipe: str, **kw: Any) -> Any:
+    """A finished run of `recipe` (its config) at `seed`, tested against the frozen baseline r1 as one checkpoint."""
+    fields = {**FIELDS, "config.recipe": recipe}
+    if parent is None:
+        return rung(run_id, value, fields=fields, seed=seed, status="finished", **kw)
+    return _tested_seed(run_id, parent, value, seed, fields)
+
+
+def _tested_seed(run_id: str, parent: str, value: float, seed: int, fields: dict[str, Any]) -> Any:
+    d = {"baseline": "r1", "delta": value - 0.70, "p_value": 0.001, "n": 160, "pairs": [30, 8]}
+    d["ci"] = {"low": value - 0.75, "high": value - 0.65, "level": 0.95}
+    d["verdict"] = "statistically_significant_improvement"
+    return rung(run_id, value, parent, delta=d, fields=fields, seed=seed, status="finished")
+
+
+def test_a_recipe_with_seed_replicates_is_one_look_judged_over_its_seeds() -> None:
+    """Issue 27 item: three seeds of one recipe are not three rungs (the best of them is not a finding): the recipe
+    is one look, Welch's t of its seeds' headlines against the frozen baseline recipe's, Holm over the looks; the
+    frozen baseline's own seed replicates are its seeds, not rungs. Checked against scipy and statsmodels."""
+    from scipy.stats import ttest_ind
+    from statsmodels.stats.multitest import multipletests
+
+    from obs.analysis.ladder import ladder_claim
+
+    frozen = [
+        _seed("r1", 0.70, 17, None, "a"),
+        _seed("r1-s18", 0.67, 18, "r1", "a"),
+        _seed("r1-s19", 0.74, 19, "r1", "a"),
+    ]
+    recipe = [
+        _seed("r3", 0.80, 17, "r1", "b"),
+        _seed("r3-s18", 0.79, 18, "r1", "b"),
+        _seed("r3-s19", 0.84, 19, "r1", "b"),
+    ]
+    other = _tested("r2", "r1", 0.03, 0.20, (12, 7))
+    claim = ladder_claim([*frozen, other, *recipe], SPEC, seed_keys=())
+    assert claim is not None
+    assert claim.m == 2  # r2, and r3's recipe once; r1-s18 and r1-s19 are the frozen baseline's seeds
+    assert claim.frozen_seeds == ("r1", "r1-s18", "r1-s19")
+    rung_ = claim.rung("r3-s19")
+    assert rung_ is not None and rung_ is claim.rung("r3") and rung_.members == ("r3", "r3-s18", "r3-s19")
+    assert rung_.label == "r3's recipe (3 v 3 seeds)"
+    x, y = [0.80, 0.79, 0.84], [0.70, 0.67, 0.74]
+    t = ttest_ind(x, y, equal_var=False)
+    assert rung_.p_value == pytest.approx(t.pvalue) and rung_.delta == pytest.approx(sum(x) / 3 - sum(y) / 3)
+    _, adjusted, _, _ = multipletests([0.20, t.pvalue], method="holm")
+    assert [r.p_holm for r in claim.rungs] == pytest.approx(list(adjusted))
+    # the best is the recipe; its simultaneous interval is Welch's at level 1 - α/2 (scipy, equal sizes)
+    assert claim.best == "r3" and claim.best_label == "r3's recipe (3 v 3 seeds)"
+    ci = t.confidence_interval(1 - 0.05 / 2)
+    assert (claim.best_low, claim.best_high) == (pytest.approx(ci.low), pytest.approx(ci.high))
+
+
+def test_a_recipe_against_a_frozen_baseline_of_one_seed_is_said_not_claimed() -> None:
+    from obs.analysis.ladder import ladder_claim
+
+    frozen = _seed("r1", 0.70, 17, None, "a")
+    recipe = [_seed("r3", 0.80, 17, "r1", "b"), _seed("r3-s18", 0.79, 18, "r1", "b")]
+    other = _tested("r2", "r1", 0.03, 0.20, (12, 7))
+    claim = ladder_claim([frozen, other, *recipe], SPEC)
+    assert claim is not None and claim.m == 1 and [r.run for r in claim.rungs] == ["r2"]
+    ((label, why),) = claim.not_tested
+    assert label == "r3's recipe (2 v 1 seeds)" and "too few seeds" in why
+
+
+def test_holm_significant_best_rung_with_a_wide_simultaneous_interval_is_significant_size_not_established() -> None:
+    """Holm's step-down rejects the best rung (adjusted p = max(3 p1, 2 p2) < α), while its Bonferroni interval at
+    level 1 - α/3 (dual to Welch's p > α/3) reaches below zero: the claim is a gain whose size is not established,
+    never "not significant" beside a list of significant rungs (issue 27: the demo's ladder said both)."""
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    from obs.analysis.ladder import RungTest, claim_of
+
+    frozen = (0.58, 0.59, 0.60, 0.61, 0.62, 0.60)
+    wide = (0.601, 0.645, 0.70, 0.755, 0.799, 0.70)  # the largest gain, noisy: Welch p ~0.018
+    tight = (0.64, 0.65, 0.66, 0.645, 0.655, 0.65)  # a smaller gain, precise: p ~9e-5
+    same = (0.61, 0.59, 0.60, 0.60, 0.60, 0.60)
+    tests = []
+    for name, x in (("wide", wide), ("tight", tight), ("same", same)):
+        w = stats.ttest_ind(x, frozen, equal_var=False)
+        tests.append(RungTest(name, float(np.mean(x) - np.mean(frozen)), float(w.pvalue), None, None, (x, frozen)))
+    reject, adjusted, _, _ = multipletests([t.p_value for t in tests], alpha=0.05, method="holm")
+    assert list(reject) == [True, True, False]
+    claim = claim_of(tests, "r1")
+    assert claim is not None and claim.best == "wide"
+    assert [r.p_holm for r in claim.rungs] == pytest.approx(list(adjusted))
+    ci = stats.ttest_ind(wide, frozen, equal_var=False).confidence_interval(1 - 0.05 / 3)
+    assert (claim.best_low, claim.best_high) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    assert claim.best_low < 0.0 < claim.best_high
+    assert claim.verdict == "significant_size_not_established"
+    assert claim.significant == ("wide", "tight")

@@ -18,7 +18,7 @@ from obs.analysis.held_constant import HeldConstant, compare_held_constant, run_
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.cli import main
 from obs.config import SiteConfig
-from obs.model import Run
+from obs.model import Gate, GateCheck, Run
 
 CFG = SiteConfig()
 FAMILIES = ("cards", "lane", "poster", "table")
@@ -48,6 +48,7 @@ def judge(
     repaired: Probe | None = None,
     held: HeldConstant | None = None,
     status: str = "finished",
+    compiler: Gate | None = None,
 ) -> Suggestion:
     neg = CFG.is_negative_check
     comparison = compare_probes(here, base, "base", neg) if base is not None else None
@@ -69,6 +70,7 @@ def judge(
             repair_comparison=rc,
             held=held,
             headline_is_rate=True,
+            compiler_gate=compiler,
         )
     )
 
@@ -311,3 +313,60 @@ def test_gate_exits_2_for_an_unknown_run(gate_tree: Path, capsys: pytest.Capture
 
 def test_gate_exits_2_for_a_missing_source(tmp_path: Path) -> None:
     assert main(["gate", "good", str(tmp_path / "nowhere")]) == 2
+
+
+# --------------------------------------------------------------------------- the compiler gate (gate.json)
+
+
+def test_a_failed_compiler_gate_blocks_promotion() -> None:
+    """Seed 003: compiler fidelity is a gate, not a note. A significant gain measured through a compiler that
+    fails its own gold-asset gate is not promoted (repair: a compiler pass, then measure again)."""
+    better = probe(dict.fromkeys(FAMILIES, 32))
+    failed = Gate(False, 0.82, 0.9, [GateCheck("round_trip", True), GateCheck("parity", False)])
+    s = judge(better, compiler=failed)
+    assert s.verdict == "repair"
+    rule = check(s, "compiler gate passes (gate.json)")
+    assert rule.passed is False and rule.gate
+    assert rule.detail == (
+        "gate.json failed: gold-asset parity 82.0% (threshold 90.0%); 1 of 2 checks passed (failed: parity)"
+    )
+    assert any("the compiler gate failed (gate.json)" in r for r in s.reasons)
+    assert check(s, "headline improves").passed is True  # the gain itself is still shown as such
+    # the same run with a passing gate is promoted, and the rule says so
+    passed = judge(better, compiler=Gate(True, 0.96, 0.9))
+    assert passed.verdict == "promote"
+    assert check(passed, "compiler gate passes").passed is True
+    assert check(passed, "compiler gate passes").detail == "gate.json passed: gold-asset parity 96.0% (threshold 90.0%)"
+    # no gate.json: no such rule; a gate.json without an overall result: shown, not judged, not blocking
+    assert not [c for c in judge(better).checks if c.rule.startswith("compiler gate")]
+    unknown = judge(better, compiler=Gate(None))
+    assert unknown.verdict == "promote" and check(unknown, "compiler gate passes").passed is None
+
+
+def test_a_failed_compiler_gate_is_said_beside_any_verdict() -> None:
+    worse = judge(probe(dict.fromkeys(FAMILIES, 16)), compiler=Gate(False))
+    assert worse.verdict == "reject"
+    assert worse.reasons[-1].startswith("the compiler gate failed (gate.json)")
+
+
+def test_page_summary_and_gate_agree_on_a_failed_compiler_gate(
+    gate_tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bs4 import BeautifulSoup
+
+    from obs.publish.summary_md import summarize_run
+
+    (gate_tree / "good" / "gate.json").write_text(json.dumps({"passed": False, "parity_score": 0.8, "threshold": 0.9}))
+    assert main(["gate", "good", str(gate_tree)]) == 1
+    out = capsys.readouterr().out
+    assert "suggested repair" in out
+    assert "[FAIL] compiler gate passes (gate.json): gate.json failed: gold-asset parity 80.0% (threshold 90.0%)" in out
+    md = summarize_run(gate_tree, "good").replace("\\", "")
+    assert "| Suggested by the promotion rules | **repair**" in md
+    assert "compiler gate passes (gate.json)" in md
+    site = tmp_path / "site"
+    assert main(["build", str(gate_tree), "-o", str(site), "-q", "-j", "1"]) == 0
+    page = BeautifulSoup((site / "runs" / "good" / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert page.select_one("#recorded-decision")["data-suggested-verdict"] == "repair"
+    row = next(tr for tr in page.select("#decision tr") if "compiler gate passes (gate.json)" in tr.get_text())
+    assert "fail" in row.get_text(" ") and "parity 80.0% (threshold 90.0%)" in row.get_text(" ")

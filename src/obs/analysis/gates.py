@@ -66,6 +66,8 @@ class GateResult:
     status: str  # pass | fail | na
     value: float | None
     detail: str
+    shown: str = ""  # what the run has, as the strip shows it ("72.0%", "passed", "did not fire")
+    needs: str = ""  # what the gate asks for ("≥ 70.0%"); empty for a composite or a result without a threshold
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -73,6 +75,8 @@ class GateResult:
             "label": self.label,
             "status": self.status,
             "value": self.value,
+            "shown": self.shown,
+            "needs": self.needs,
             "detail": self.detail,
         }
 
@@ -198,7 +202,7 @@ def evaluate_gate(spec: GateSpec, s: RunSummary, ctx: GateContext | None = None)
         other = ctx.done.get(spec.check)
         if other is None:
             return _result(spec, NA, None, f"gate {spec.check} was not judged before this one")
-        return _result(spec, other.status, other.value, f"gate {spec.check}")
+        return _result(spec, other.status, other.value, f"gate {spec.check}", other.shown, other.needs)
     if spec.kind == "rule":
         return _rule_gate(spec, s)
     if spec.kind == "gate":
@@ -206,13 +210,14 @@ def evaluate_gate(spec: GateSpec, s: RunSummary, ctx: GateContext | None = None)
         if passed is None:
             detail = "no gate.json result" if not s.has.gate else "gate.json has no overall result"
             return _result(spec, NA, None, detail)
-        return _result(spec, PASS if passed else FAIL, None, "gate.json passed" if passed else "gate.json failed")
+        word = "passed" if passed else "failed"
+        return _result(spec, PASS if passed else FAIL, None, f"gate.json {word}", word)
     if spec.kind == "held":
         clean = s.held_constant_clean
         if clean is None:
             return _result(spec, NA, None, "no baseline to check against")
         detail = "only the primary axis changed" if clean else "more than one axis changed"
-        return _result(spec, PASS if clean else FAIL, None, detail)
+        return _result(spec, PASS if clean else FAIL, None, detail, "clean" if clean else "not clean")
     compared = _scope_value(spec, s) if spec.scope else _ref_value(spec, s, ctx)
     if isinstance(compared, GateResult):
         return compared
@@ -225,11 +230,13 @@ def evaluate_gate(spec: GateSpec, s: RunSummary, ctx: GateContext | None = None)
     shown = _fmt_value(value, is_rate or spec.is_percent)
     as_rate = spec.is_percent or (is_rate and (spec.rhs_ref is not None or abs(target_value) <= 1.0))
     needs = f"{OP_WORDS[spec.op]} {_fmt_value(target_value, as_rate)}{target_text}"
-    return _result(spec, PASS if ok else FAIL, value, f"{where} = {shown} (needs {needs})")
+    return _result(spec, PASS if ok else FAIL, value, f"{where} = {shown} (needs {needs})", shown, needs)
 
 
-def _result(spec: GateSpec, status: str, value: float | None, detail: str) -> GateResult:
-    return GateResult(spec.name, spec.label, status, value, detail)
+def _result(
+    spec: GateSpec, status: str, value: float | None, detail: str, shown: str = "", needs: str = ""
+) -> GateResult:
+    return GateResult(spec.name, spec.label, status, value, detail, shown, needs)
 
 
 def _rule_gate(spec: GateSpec, s: RunSummary) -> GateResult:
@@ -240,7 +247,8 @@ def _rule_gate(spec: GateSpec, s: RunSummary) -> GateResult:
     if need and not getattr(s.has, need, False) and not fired:
         return _result(spec, NA, None, f"not checked: the run has no {need} data for rule {spec.rule}")
     ok = fired if spec.fired_ok else not fired
-    return _result(spec, PASS if ok else FAIL, None, f"rule {spec.rule} {'fired' if fired else 'did not fire'}")
+    said = "fired" if fired else "did not fire"
+    return _result(spec, PASS if ok else FAIL, None, f"rule {spec.rule} {said}", said)
 
 
 def _scope_value(spec: GateSpec, s: RunSummary) -> tuple[float, bool, str] | GateResult:

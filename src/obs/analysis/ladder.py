@@ -17,7 +17,7 @@ bench/stats_calibration.py's ladder rows)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +29,7 @@ from obs.analysis.stats import (
     INSUFFICIENT,
     NOT_ONE_MEASUREMENT,
     NOT_TESTED,
+    SIZE_UNKNOWN,
     holm_adjust,
     paired_from_counts,
     recommendation,
@@ -212,6 +213,15 @@ class LadderRung:
     p_holm: float
     significant: bool  # a significant improvement after Holm's adjustment over the ladder's rungs
     verdict: str  # improvement / degradation when Holm's p < α on that side, else insufficient evidence
+    members: tuple[str, ...] = ()  # a recipe's seed replicates, one look: Welch over seeds, not a paired test
+    members_frozen: tuple[str, ...] = ()  # the frozen baseline's seeds it was tested against
+
+    @property
+    def label(self) -> str:
+        """How the claim names it: the run, or the recipe and its seeds."""
+        if not self.members:
+            return self.run
+        return f"{self.run}'s recipe ({len(self.members)} v {len(self.members_frozen)} seeds)"
 
 
 @dataclass(frozen=True)
@@ -239,13 +249,22 @@ class LadderClaim:
     level: float  # each rung's level in the simultaneous interval: 1 - alpha / m
     verdict: str  # stats.Recommendation of the best rung, from its Holm p and simultaneous interval
     higher_is_better: bool
+    # recipes with seeds that could not be judged at the seed level (label, why): no look, no paired test instead
+    not_tested: tuple[tuple[str, str], ...] = ()
+    frozen_seeds: tuple[str, ...] = ()  # the frozen baseline and its seed replicates: its seeds, not rungs
 
     @property
     def significant(self) -> tuple[str, ...]:
-        return tuple(r.run for r in self.rungs if r.significant)
+        return tuple(r.label for r in self.rungs if r.significant)
+
+    @property
+    def best_label(self) -> str:
+        found = self.rung(self.best)
+        return found.label if found else self.best
 
     def rung(self, run_id: str) -> LadderRung | None:
-        return next((r for r in self.rungs if r.run == run_id), None)
+        """The rung a run is judged in: its own, or its recipe's when it is one of its seeds."""
+        return next((r for r in self.rungs if r.run == run_id or run_id in r.members), None)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -255,11 +274,13 @@ class LadderClaim:
             "method": "Holm over the rungs' paired p-values; Bonferroni simultaneous Tango intervals",
             "rungs": [r.__dict__ for r in self.rungs],
             "best": self.best,
+            "best_label": self.best_label,
             "best_delta": self.best_delta,
             "best_interval": [self.best_low, self.best_high],
             "interval_level_each": self.level,
             "verdict": self.verdict,
             "significant": list(self.significant),
+            "recipes_not_tested": [list(t) for t in self.not_tested],
         }
 
 
@@ -272,24 +293,80 @@ class RungTest:
     p_value: float
     pairs: tuple[int, int] | None  # (right only in the rung, right only in the frozen baseline)
     n: int | None  # paired cases
+    # a recipe with seed replicates, one look: its seeds' headline values and the frozen baseline recipe's
+    # (Welch's t over seeds; its simultaneous interval is Welch's at level 1 - α/m)
+    seeds: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    members: tuple[str, ...] = ()
+    members_frozen: tuple[str, ...] = ()
+
+
+def _recipes(
+    runs: Sequence[RunSummary], frozen: str, seed_keys: Sequence[str]
+) -> tuple[dict[str, list[RunSummary]], list[RunSummary]]:
+    """Run id -> its recipe's seeds (only recipes of two or more seeds, the frozen baseline's excluded), and the
+    frozen baseline's recipe's seeds (itself alone when it has no replicates)."""
+    from obs.analysis.recipes import replicates
+
+    groups = [g for g in replicates(runs, seed_keys).values() if len(g) >= 2]
+    frozen_seeds = next((g for g in groups if any(s.id == frozen for s in g)), [])
+    of_run = {s.id: g for g in groups if g is not frozen_seeds for s in g}
+    return of_run, frozen_seeds or [s for s in runs if s.id == frozen]
 
 
 def ladder_claim(
-    runs: Sequence[RunSummary], spec: Spec, alpha: float = 0.05, min_effect: float = 0.0
+    runs: Sequence[RunSummary],
+    spec: Spec,
+    alpha: float = 0.05,
+    min_effect: float = 0.0,
+    seed_keys: Sequence[str] = (),
 ) -> LadderClaim | None:
     """The ladder-level claim: the best rung against the frozen baseline, adjusted for every rung tested on the
-    frozen probe (None: no rung has a paired test against the frozen baseline)."""
+    frozen probe (None: no rung has a test against the frozen baseline). A recipe with seed replicates is one
+    look, judged at the seed level (Welch's t of its seeds' headlines against the frozen baseline recipe's): its
+    seeds are not independent rungs, and the best of them is not a finding. The frozen baseline's own seed
+    replicates are its seeds, not rungs."""
     frozen = spec.baseline
     if not frozen:
         return None
-    tests = []
+    from obs.analysis.stats import welch
+
+    of_run, frozen_seeds = _recipes(runs, frozen, seed_keys)
+    frozen_ids = {s.id for s in frozen_seeds}
+    tests: list[RungTest] = []
+    skipped: list[tuple[str, str]] = []
+    done: set[str] = set()
     hib = True
     for s in runs:
-        d = tested_vs_frozen(s, frozen) if on_frozen_probe(s, spec) else None
+        if s.id in frozen_ids or s.id in done or not on_frozen_probe(s, spec):
+            continue
+        group = of_run.get(s.id)
+        if group is not None:
+            done.update(g.id for g in group)
+            if not all(on_frozen_probe(g, spec) for g in group):
+                continue
+            x = tuple(float(g.headline.value) for g in group if g.headline.value is not None)
+            y = tuple(float(f.headline.value) for f in frozen_seeds if f.headline.value is not None)
+            label = f"{s.id}'s recipe ({len(x)} v {len(y)} seeds)"
+            if not frozen_seeds or s.headline.metric != frozen_seeds[0].headline.metric:
+                why = "the frozen baseline is not in this build" if not frozen_seeds else "another headline metric"
+                skipped.append((label, why))
+                continue
+            w = welch(x, y)
+            if w.p_value is None:
+                skipped.append((label, w.problem or "no test"))
+                continue
+            members = tuple(g.id for g in group)
+            tests.append(RungTest(s.id, w.estimate, w.p_value, None, None, (x, y), members, tuple(frozen_ids)))
+            hib = s.headline.higher_is_better
+            continue
+        d = tested_vs_frozen(s, frozen)
         if d is not None and d.p_value is not None and d.delta is not None:
             tests.append(RungTest(s.id, d.delta, d.p_value, d.pairs, d.n))
             hib = s.headline.higher_is_better
-    return claim_of(tests, frozen, hib, alpha, min_effect)
+    claim = claim_of(tests, frozen, hib, alpha, min_effect)
+    if claim is None:
+        return None
+    return replace(claim, not_tested=tuple(skipped), frozen_seeds=tuple(sorted(frozen_ids)))
 
 
 def claim_of(
@@ -314,12 +391,20 @@ def claim_of(
             if signed < 0
             else INSUFFICIENT
         )
-        rungs.append(LadderRung(t.run, t.delta, t.p_value, p_adj, verdict == IMPROVEMENT, verdict))
+        rungs.append(
+            LadderRung(t.run, t.delta, t.p_value, p_adj, verdict == IMPROVEMENT, verdict, t.members, t.members_frozen)
+        )
     i = max(range(m), key=lambda k: (sign * rungs[k].delta, -rungs[k].p_value))
     best = tests[i]
     level = 1.0 - alpha / m
     low = high = None
-    if best.pairs is not None and best.n:  # the rung's own interval method (exact below 25 discordant pairs)
+    if best.seeds is not None:  # a recipe: Welch's t interval over seeds at the simultaneous level
+        from obs.analysis.stats import welch
+
+        iv = welch(best.seeds[0], best.seeds[1], level=level).interval
+        if iv is not None:
+            low, high = iv.low, iv.high
+    elif best.pairs is not None and best.n:  # the rung's own interval method (exact below 25 discordant pairs)
         (pc,) = paired_from_counts([(best.n, 0, best.pairs[0], best.pairs[1])], level=level, alpha=alpha)
         low, high = pc.interval.low, pc.interval.high
     claim_verdict = (
@@ -327,6 +412,10 @@ def claim_of(
         if low is not None and high is not None
         else rungs[i].verdict
     )
+    if rungs[i].significant and claim_verdict == INSUFFICIENT:
+        # Holm's step-down rejects (the family-wise error rate is controlled), while the Bonferroni interval, more
+        # conservative for all but the smallest p, still reaches past zero: the gain is shown, its size is not
+        claim_verdict = SIZE_UNKNOWN
     return LadderClaim(
         frozen, m, alpha, tuple(rungs), best.run, rungs[i].delta, low, high, level, claim_verdict, higher_is_better
     )

@@ -40,6 +40,7 @@ from obs.analysis.stats import (
     holm_adjust,
     score_tests,
 )
+from obs.model import Gate
 from obs.numbers import delta_text, num, p_text, pct, plural, pp
 
 if TYPE_CHECKING:
@@ -189,6 +190,8 @@ class PromotionInput:
     # the run's recipe against the baseline's recipe, seeds as the unit (analysis.recipes): when set, it is the
     # headline rule's evidence and the paired item test is shown as the checkpoint comparison, deciding nothing
     recipe: RecipeLevel | None = None
+    # the run's gate.json (the compiler / gold-asset gate): when it says passed or failed, a gate of the rules
+    compiler_gate: Gate | None = None
 
 
 def _count(items: Sized, noun: str) -> str:
@@ -477,6 +480,7 @@ class _Judging:
     share: tuple[float, int, int] | None = None
     limit: float = 0.0
     gains: list[str] = field(default_factory=list)
+    compiler_ok: bool | None = None  # gate.json's overall result (None: no gate.json, or no result in it)
 
     @property
     def verdict(self) -> str:
@@ -489,10 +493,11 @@ class _Judging:
         """Where the reasons say the change was judged."""
         return " at the recipe level (seeds as the unit)" if self.p.recipe is not None else ""
 
-    def done(self, verdict: str, *reasons: str) -> Suggestion:
-        return Suggestion(
-            verdict, [r for r in reasons if r], self.checks, self.regs, self.unjudged, self.m, self.missable
-        )
+    def done(self, verdict: str | None, *reasons: str) -> Suggestion:
+        said = [r for r in reasons if r]
+        if self.compiler_ok is False and not any(COMPILER_FAILED in r for r in said):
+            said.append(COMPILER_FAILED)  # whatever the verdict, a failed compiler gate is said with it
+        return Suggestion(verdict, said, self.checks, self.regs, self.unjudged, self.m, self.missable)
 
 
 def _add_rule_checks(j: _Judging) -> None:
@@ -528,6 +533,11 @@ def _add_rule_checks(j: _Judging) -> None:
     if p.held is not None and p.held.baseline_id is not None:
         j.held_ok = p.held.clean
         j.checks.append(RuleCheck("one axis changed", j.held_ok, p.held.verdict_text()))
+    if p.compiler_gate is not None:
+        j.compiler_ok = p.compiler_gate.passed
+        j.checks.append(
+            RuleCheck("compiler gate passes (gate.json)", j.compiler_ok, compiler_gate_text(p.compiler_gate))
+        )
     tolerance = p.threshold("regression_tolerance")
     if p.comparison is not None:
         j.missable = could_miss(p, j.m) if not regs else []
@@ -572,6 +582,30 @@ def _add_rule_checks(j: _Judging) -> None:
     j.gains = gained_families(p)
 
 
+COMPILER_FAILED = (
+    "the compiler gate failed (gate.json): the numbers pass through a compiler that fails its own gold-asset gate, "
+    "so a compiler fault and a model fault look alike here; do a compiler pass and measure again"
+)
+
+
+def compiler_gate_text(gate: Gate) -> str:
+    """gate.json's result in words: passed or failed, the gold-asset parity against its threshold, the checks
+    that failed; said of a gate.json without an overall result too."""
+    if gate.passed is None:
+        return "gate.json has no overall `passed`: not judged (give it one to make the compiler gate a rule)"
+    text = "gate.json passed" if gate.passed else "gate.json failed"
+    if gate.parity_score is not None:
+        text += f": gold-asset parity {pct(gate.parity_score)}"
+        if gate.threshold is not None:
+            text += f" (threshold {pct(gate.threshold)})"
+    failed = [c.name for c in gate.checks if c.passed is False]
+    if gate.checks:
+        text += f"; {len(gate.checks) - len(failed)} of {plural(len(gate.checks), 'check')} passed"
+        if failed:
+            text += f" (failed: {', '.join(failed[:5])}{', ...' if len(failed) > 5 else ''})"
+    return text
+
+
 def _decisive_verdict(j: _Judging) -> Suggestion | None:
     """The verdict when the axes are not clean or the headline's change is decisive (better, worse, of an
     unestablished size, negligible); None when it is inconclusive."""
@@ -582,10 +616,14 @@ def _decisive_verdict(j: _Judging) -> Suggestion | None:
             f"{p.held.verdict_text() if p.held else ''}: whatever the numbers say, they cannot be attributed",
             f"it did move {', '.join(gains)}: worth re-testing on one axis" if gains else "",
         )
-    if verdict == IMPROVEMENT and not regs:
+    if verdict == IMPROVEMENT and not regs and j.compiler_ok is not False:
         return j.done(
             "promote",
             f"{name} improved significantly{_effect(p)}{level} and no split or family regressed beyond tolerance",
+        )
+    if verdict == IMPROVEMENT and not regs:
+        return j.done(
+            "repair", f"{name} improved significantly{_effect(p)}{level}, but not promoted: {COMPILER_FAILED}"
         )
     if verdict == IMPROVEMENT:
         return j.done(
@@ -606,14 +644,8 @@ def _decisive_verdict(j: _Judging) -> Suggestion | None:
         )
         if regs:
             return j.done("reject", unknown, f"and {_count(regs, 'regression')} beyond tolerance")
-        return Suggestion(
-            None,
-            [unknown, "not promoted on an unestablished size: more cases (or seeds) would narrow the interval"],
-            j.checks,
-            regs,
-            j.unjudged,
-            j.m,
-            j.missable,
+        return j.done(
+            None, unknown, "not promoted on an unestablished size: more cases (or seeds) would narrow the interval"
         )
     if verdict == NEGLIGIBLE:
         small = (

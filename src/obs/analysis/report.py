@@ -36,6 +36,7 @@ from obs.analysis.measurement import (
     described_delta,
     one_measurement,
 )
+from obs.analysis.nesting import NestingErrors, nesting_errors
 from obs.analysis.promotion import PromotionInput, Suggestion, suggest_verdict
 from obs.analysis.reward import RewardHealth, reward_health
 from obs.analysis.scoreboard import Scoreboard, build_scoreboard
@@ -100,6 +101,7 @@ class RunReport:
     # the rung tested against the frozen baseline (None: no frozen baseline, or it is this run or its parent)
     frozen: FrozenComparison | None = None
     confusion: list[Confusion] = field(default_factory=list)  # expected vs predicted class pairs in the probe
+    nesting: NestingErrors | None = None  # nesting errors by block type, when the probe's cases carry them
     coupling: list[RunCoupling] = field(default_factory=list)  # obs.yaml `coupling:` pairs this run logged
 
     @property
@@ -134,6 +136,7 @@ class RunReport:
             "frozen_baseline": self.frozen_baseline,
             "vs_frozen_baseline": self.frozen.as_dict() if self.frozen else None,
             "confusion": [c.as_dict() for c in self.confusion],
+            "nesting_errors": self.nesting.as_dict() if self.nesting else None,
             "failures": [g.as_dict() for g in self.failures],
             "diagnosis": [f.as_dict() for f in self.findings],
             "seed_level": self.seed_level,
@@ -222,6 +225,7 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
             seed_level_hint=seed_level,
             measurement=measurement,
             recipe=recipe,
+            compiler_gate=run.gate,
         )
     )
     return RunReport(
@@ -252,7 +256,8 @@ def analyse_run(run: Run, ctx: RunContext, cfg: SiteConfig) -> RunReport:
         frozen_baseline=ctx.frozen_baseline if ctx.frozen_baseline != run.id else None,
         recipe=recipe,
         frozen=frozen,
-        confusion=confusions(run.probe),
+        confusion=confusions(run.probe, cfg.confusion),
+        nesting=nesting_errors(run.probe),
         coupling=coupling,
     )
 

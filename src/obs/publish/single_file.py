@@ -110,6 +110,7 @@ def link_base_for(base_url: str) -> str | None:
 
 def render_single_file(loaded: LoadedRun, opts: SingleFileOptions) -> bytes:
     """The run's page as the site would render it, in its variant that stands alone."""
+    from obs.pipeline import gate_results
     from obs.render.run_page import render_run
     from obs.render.site import Renderer
 
@@ -124,5 +125,6 @@ def render_single_file(loaded: LoadedRun, opts: SingleFileOptions) -> bytes:
         slug=loaded.slug,
         interactive=False,  # one file, no data files beside it: the curves are static SVG figures
         standalone=standalone(opts),
+        gates=gate_results(loaded.tree, loaded),
     )
     return output.files["index.html"]

@@ -15,7 +15,7 @@ from obs.analysis.compare import Headline
 from obs.analysis.headline import level_interval
 from obs.analysis.held_constant import flatten
 from obs.analysis.stats import OUTCOME_WORDS
-from obs.numbers import delta_text, num, p_text, pct, plural, pp, signed_num
+from obs.numbers import MINUS, delta_text, num, p_text, p_value, pct, plural, pp, signed_num
 from obs.numbers import is_number as _is_number
 from obs.sanitize import visible
 from obs.sitemodel import DeltaSummary, RunSummary
@@ -269,7 +269,14 @@ def stat_mean_sd(mean: Any, sd: Any, in_pp: bool = False) -> str:
     return f"{stat(mean)} ± {num(sd)}"
 
 
+def corr(x: Any) -> str:
+    """A correlation, signed, two decimals: +0.84, −0.12."""
+    return "—" if not _is_number(x) else f"{x:+.2f}".replace("-", MINUS)
+
+
 FILTERS = {
+    "corr": corr,
+    "p_cell": p_value,
     "summary_value": summary_value,
     "summary_delta": summary_delta,
     "summary_ci": summary_ci,

@@ -679,7 +679,7 @@ def spec_context(
                 "problem": s.frozen_problem,
             }
     looks = ladder.looks(runs, spec)
-    claim = ladder.ladder_claim(runs, spec, min_effect=spec.min_effect or 0.0)
+    claim = ladder.ladder_claim(runs, spec, min_effect=spec.min_effect or 0.0, seed_keys=seed_keys)
     return {
         "history": (history := ladder_history(runs, spec, seed_keys=seed_keys)),
         # the chart's metric picker reads `metric`, `primary` and `curves` (the campaign pages' MetricView)

@@ -19,6 +19,7 @@ import numpy as np
 
 from obs import urls
 from obs.analysis.curves import Band
+from obs.analysis.gates import GateResult
 from obs.analysis.report import RunReport
 from obs.diagnostics import sort_diagnostics
 from obs.jsonutil import dumps_compact
@@ -342,12 +343,14 @@ def render_run(
     interactive: bool = True,
     sections: Sequence[Section] = SECTIONS,
     standalone: Standalone | None = None,
+    gates: Sequence[GateResult] = (),
 ) -> RunOutput:
     """The run's files. `interactive` pages draw their curves in the browser from `curves.js`;
     otherwise (a page that must stand alone, without script) the curves are static SVG figures.
     `sections` are the page's sections in order (the registry, `obs.render.sections`). With
     `standalone` the page is the variant that works as one file (figures and renders as data: URIs;
-    obs.render.standalone), and `interactive` must be False. `x_axes`: obs.yaml's declared counters."""
+    obs.render.standalone), and `interactive` must be False. `x_axes`: obs.yaml's declared counters. `gates`:
+    obs.yaml's gates judged on this run (`pipeline.judge_gates`), shown as the page's gate strip."""
     run = report.run
     out = RunOutput()
     figures: list[FigureFile] = []
@@ -416,7 +419,8 @@ def render_run(
         ids_shown=cases.IDS_SHOWN,
         diagnostics=diagnostics,
         source_rel=source_rel,
+        gate_results=gates,
     )
     out.files[urls.INDEX] = html.encode("utf-8")
-    out.files[urls.ANALYSIS] = dumps_compact(report.as_dict())
+    out.files[urls.ANALYSIS] = dumps_compact({**report.as_dict(), "gates": [g.as_dict() for g in gates]})
     return out
