@@ -1873,7 +1873,7 @@ def site_settings() -> bytes:
                 "label": "reward-collapse canary not fired",
                 "expr": "rule reward_variance_collapse not fired",
             },
-            {"name": "compiler", "label": "compiler gate passed", "expr": "gate.json passed"},
+            {"name": "compiler", "label": "compiler gate (gate.json)", "expr": "gate.json passed"},
             {
                 "name": "ladder",
                 "label": "compiler clean and beats the frozen baseline",

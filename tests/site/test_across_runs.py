@@ -416,7 +416,7 @@ def test_gate_strip_matches_hand_computed_expectations(demo_site: Path, demo_sou
                 "renderable = 100%",
                 "no family below 50% exact",
                 "reward-collapse canary not fired",
-                "compiler gate passed",
+                "compiler gate (gate.json)",
                 "compiler clean and beats the frozen baseline",
             }
             word = {"✓": "passed", "✗": "failed", "–": "not applicable"}[m.get_text()]
