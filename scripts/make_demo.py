@@ -14,6 +14,8 @@ The tree follows the input contract v1 (``docs/contract.md``) and tells one smal
 * ``sepa-campaign/`` — three conditions x three seeds.
 * ``data-scaling/`` — two recipes at three training-set sizes, three seeds each (obs.yaml's
   ``sample_efficiency:`` reads ``config.data.train_examples``).
+* ``size-study/`` — ordinary runs in no campaign: two fine-tuning recipes at three training-set sizes, three
+  seeds each (the index's ``efficiency.html``: sample efficiency and coupling of the runs in no campaign).
 * ``retrain-demo/`` — a campaign in a campaign runner's own layout, ``runs/<condition>_s<seed>/``, with
   no run.yaml and the emergence logger's steps and generations, written by ``scripts/make_retrain_demo.py``.
 * ``agents/`` — an agent-learning export of two learning keys (300 sessions, a playbook of six
@@ -1702,6 +1704,43 @@ def scaling_campaign() -> dict[str, bytes]:
 
 
 # --------------------------------------------------------------------------------------------------
+# a size study in no campaign: two fine-tuning recipes at three training-set sizes, three seeds each. Nothing
+# declares conditions or seeds of a campaign (no campaign.yaml, no condition, folder names that say no seed),
+# so they stay ordinary runs: the index's efficiency.html draws them as recipes without their size, and
+# obs.yaml's coupling (reward_mean -> eval/accuracy) ranks them across runs.
+
+STUDY_METHODS = (("lora", 0.66, 1.6), ("full-ft", 0.72, 1.0))  # method, ceiling, examples needed (rel.)
+STUDY_SIZES = (1000, 4000, 16000)
+STUDY_SEEDS = (1, 2, 3)
+
+
+def size_study() -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    for method, ceiling, need in STUDY_METHODS:
+        for size in STUDY_SIZES:
+            for seed in STUDY_SEEDS:
+                name = f"{method}-{size // 1000}k-run{seed}"
+                run = {
+                    "obs_contract": 1,
+                    "id": f"size-{name}",
+                    "title": f"{method} on {size:,} training examples",
+                    "seed": seed,
+                    "status": "finished",
+                    "date": date(2026, 2, 24),
+                    "primary_metric": "eval/accuracy",
+                    "config": {
+                        "method": method,
+                        "data": {"train_examples": size, "order": "shuffled"},
+                        "train": {"lr": 1.0e-4 if method == "lora" else 2.0e-5, "max_steps": 60},
+                    },
+                    "tags": ["size-study"],
+                }
+                files[f"size-study/{name}/run.yaml"] = ydump(run)
+                files[f"size-study/{name}/metrics.jsonl"] = scaling_metrics(method, size, seed, ceiling, need)
+    return files
+
+
+# --------------------------------------------------------------------------------------------------
 # an ablation-arm set: the same recipe trained on three variants of the corpus, three seeds each
 
 ARMS = [  # arm, final relational F1, final general exact (non-degeneracy), ontology catalog
@@ -1834,7 +1873,7 @@ def site_settings() -> bytes:
                 "label": "reward-collapse canary not fired",
                 "expr": "rule reward_variance_collapse not fired",
             },
-            {"name": "compiler", "label": "compiler gate passed", "expr": "gate.json passed"},
+            {"name": "compiler", "label": "compiler gate (gate.json)", "expr": "gate.json passed"},
             {
                 "name": "ladder",
                 "label": "compiler clean and beats the frozen baseline",
@@ -1863,6 +1902,7 @@ def build_tree() -> dict[str, bytes]:
     files.update(rl_run())
     files.update(campaign())
     files.update(scaling_campaign())
+    files.update(size_study())
     files.update(ablation_arms())
     files.update(learning_demo().learning_tree())
     files.update(learning_demo("make_retrain_demo").retrain_tree())

@@ -514,11 +514,16 @@
     // to the browser's heading without the script; with it they become #cases?<filter>, so they can be
     // copied or opened in a new tab, and a plain click applies the filter even when the hash is already
     // that one (no hashchange then)
-    Array.prototype.forEach.call(document.querySelectorAll("a[data-cases]"), function (link) {
-      var params = new URLSearchParams(link.getAttribute("data-cases"));
-      Object.keys(NAMED).forEach(function (k) { if (params.has(k)) params.set(k, nameOfValue(spec, k, params.get(k))); });
-      link.setAttribute("href", "#cases?" + params.toString());
-    });
+    function linksIn(root) {
+      Array.prototype.forEach.call(root.querySelectorAll("a[data-cases]"), function (link) {
+        var params = new URLSearchParams(link.getAttribute("data-cases"));
+        Object.keys(NAMED).forEach(function (k) { if (params.has(k)) params.set(k, nameOfValue(spec, k, params.get(k))); });
+        link.setAttribute("href", "#cases?" + params.toString());
+      });
+    }
+    linksIn(document);
+    // a failure group drawn when the reader comes near it (obs.js `drawLater`)
+    document.addEventListener("obs:drawn", function (e) { linksIn(e.target); });
     document.addEventListener("click", function (e) {
       if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
       var link = e.target.closest ? e.target.closest("a[data-cases]") : null;

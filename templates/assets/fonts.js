@@ -4,6 +4,10 @@
    from disk the fonts arrive at once anyway. Runs before the stylesheet, from a file (strict CSP). */
 (function () {
   "use strict";
+  // A link into a run page (a fragment): the page stays invisible until obs.js has drawn the blocks it
+  // draws only near the window (`drawLater`), so it opens where the link says and nothing moves after
+  // (obs.css shows it after 2 s whatever happens).
+  if (location.hash.length > 1) document.documentElement.setAttribute("data-obs-hold", "");
   if (location.protocol !== "http:" && location.protocol !== "https:") return;
   var script = document.currentScript;
   if (!script || !script.src) return;

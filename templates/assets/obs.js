@@ -491,8 +491,12 @@
     var input = form.querySelector("input");
     var count = form.querySelector("[data-count]");
     if (!box || !input) return;
-    var rows = box.querySelectorAll("tbody tr");
+    var rows = null;
     function apply() {
+      if (!rows) {  // the keys are drawn when the reader comes near (`drawLater`), else now
+        Array.prototype.forEach.call(box.querySelectorAll("[data-later]"), function (h) { drawLater(h); });
+        rows = box.querySelectorAll("tbody tr");
+      }
       var text = input.value.trim().toLowerCase();
       var shown = 0;
       Array.prototype.forEach.call(rows, function (row) {
@@ -567,6 +571,65 @@
     measuredAll = true;
     markScrollable(true);
   }, true);
+
+  // ------------------------------------------------------------------ blocks drawn when they come near
+  // A long table or a failure group far down a run page is written inside <noscript> in a
+  // <div data-later> (macros.html `later`): a browser without JavaScript shows it where it is; with
+  // JavaScript it stays text, out of the page's first style and layout (on the demo's run page ~1,500
+  // of its ~3,500 elements, the load's longest task), until it comes within a screen and a half of the
+  // window. It is then parsed and put in its place: the page's own markup, the bytes a browser without
+  // JavaScript renders, parsed as the HTML parser would have (no run data becomes markup in a script).
+  // Every block is drawn at once when the reader goes for the page as a whole: a link into it (a
+  // fragment), Tab (focus moves through every element), find in page, printing.
+  var laterWatch = null;
+  function drawLater(holder, wire) {
+    if (!holder.parentNode) return;
+    if (laterWatch) laterWatch.unobserve(holder);
+    var markup = holder.querySelector("noscript");
+    var doc = new DOMParser().parseFromString("<!DOCTYPE html><body>" + (markup ? markup.textContent : ""), "text/html");
+    var parent = holder.parentNode, nodes = Array.prototype.slice.call(doc.body.childNodes);
+    nodes.forEach(function (n) { parent.insertBefore(document.adoptNode(n), holder); });
+    holder.remove();
+    nodes.forEach(function (n) {
+      if (n.nodeType !== 1) return;
+      var tables = n.matches("table") ? [n] : Array.prototype.slice.call(n.querySelectorAll("table"));
+      if (wire !== false) tables.forEach(function (t) {  // not when drawn before the page's tables are wired
+        if (t.matches("[data-export]")) wireExport(t);
+        if (t.matches("table.sortable:not([data-board])")) makeSortable(t);
+      });
+      n.dispatchEvent(new CustomEvent("obs:drawn", { bubbles: true }));  // cases.js wires its links in it
+    });
+    markSoon();
+  }
+  function drawAllLater(wire) {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-later]"), function (h) { drawLater(h, wire !== false); });
+  }
+  function wireLater() {
+    var holders = document.querySelectorAll("[data-later]"), held = document.documentElement.hasAttribute("data-obs-hold");
+    document.documentElement.removeAttribute("data-obs-hold");
+    if (!holders.length) return;
+    if (location.hash.length > 1 || typeof IntersectionObserver !== "function") {
+      drawAllLater(false);
+      var target = null;
+      try { target = document.getElementById(decodeURIComponent(location.hash.slice(1))); } catch (err) { target = null; }
+      if (held && target) target.scrollIntoView();  // where the link says, now that everything above it is drawn
+      return;
+    }
+    laterWatch = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) { if (e.isIntersecting) drawLater(e.target); });
+    }, { rootMargin: "150% 0px 150% 0px" });
+    Array.prototype.forEach.call(holders, function (h) { laterWatch.observe(h); });
+    window.addEventListener("hashchange", function () { drawAllLater(); });
+    window.addEventListener("beforeprint", function () { drawAllLater(); });
+    // a link inside the page: everything drawn before the browser scrolls to where it leads
+    document.addEventListener("click", function (e) {
+      var a = e.target.closest ? e.target.closest("a[href^='#']") : null;
+      if (a) drawAllLater();
+    }, true);
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Tab" || ((e.ctrlKey || e.metaKey) && (e.key === "f" || e.key === "F" || e.key === "g"))) drawAllLater();
+    }, true);
+  }
 
   // The leaderboard's pick boxes: the button opens compare.html with the picked runs overlaid. The
   // picks are kept by run (not read off the page): a paged leaderboard shows only some rows at a time
@@ -705,6 +768,7 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    wireLater();
     Array.prototype.forEach.call(document.querySelectorAll("table[data-export]"), wireExport);
     var go = document.querySelector("[data-overlay-go]");
     if (go) wirePicks(go);
@@ -725,7 +789,7 @@
   });
   window.addEventListener("load", markSoon);
   // the page's other scripts (cases.js, generations.js) build elements and read data files with these
-  window.obs = { el: el, inflate: inflate, DataFiles: DataFiles };
+  window.obs = { el: el, inflate: inflate, DataFiles: DataFiles, drawAllLater: drawAllLater };
   window.addEventListener("resize", remeasureAll);
   document.addEventListener("toggle", markSoon, true);
   // sections drawn only near the viewport (content-visibility: auto) have no size until then

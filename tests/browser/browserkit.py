@@ -179,9 +179,13 @@ def new_watched_context(
 
 
 def settle(page: Page) -> None:
-    """Wait until what a reader would see is final: loaded, images decoded, web fonts ready, and
-    the charts in view drawn (charts.js loads uPlot and chart data when a chart comes near)."""
+    """Wait until what a reader would see is final: loaded, images decoded, web fonts ready, the
+    charts in view drawn (charts.js loads uPlot and chart data when a chart comes near), and every
+    block a run page draws only when the reader comes near it (obs.js `drawAllLater`) drawn, as
+    after a reader went through the whole page: what the tests check is then all there.
+    test_run_page.py's test of those blocks opens pages without this."""
     page.wait_for_load_state("load")
+    page.evaluate("() => window.obs && window.obs.drawAllLater && window.obs.drawAllLater()")
     page.evaluate(
         """async () => {
              await Promise.all([...document.images].map(img => img.decode().catch(() => null)));

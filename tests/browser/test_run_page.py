@@ -5,10 +5,11 @@ links inside the page landing where they say, and long model outputs collapsed u
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from browserkit import PHONE, PageWatch, ServedSite, run_pages, settle
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from obs.render.format import TEXT_PREVIEW_CHARS, TEXT_PREVIEW_LINES
 from obs.render.sections import SECTIONS
@@ -221,3 +222,76 @@ def test_the_table_of_deltas_against_the_baseline_fits_a_laptop(
         "() => [...document.querySelectorAll('#probe table.deltas thead th')]"
         ".every(t => t.scrollWidth <= t.clientWidth + 1)"
     )
+
+
+LATER = "() => document.querySelectorAll('[data-later]').length"
+
+
+def test_blocks_far_down_are_drawn_as_the_reader_comes_near(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    """Issue 30 (Lighthouse mobile): the failure groups' tables and examples, the probe's tables, the held-constant
+    matrix and the configuration's keys stay out of the first layout of a page opened at its top (inside
+    <noscript>), are drawn when they come within a screen and a half, and all at once for Tab or printing."""
+    page.set_viewport_size(PHONE)
+    page.goto(served_demo.url(GALLERY_RUN))
+    page.wait_for_load_state("load")
+    waiting = page.evaluate(LATER)
+    assert waiting >= 10
+    assert page.locator("#failures table.patterns").count() == 0
+    assert page.locator("#probe table.deltas").count() == 0
+    before = page.evaluate("document.getElementsByTagName('*').length")
+    # the gallery's first group comes near: its table and example are drawn, its links lead into the browser
+    page.evaluate("document.getElementById('fail-1').scrollIntoView()")
+    page.wait_for_function("() => !document.querySelector('#fail-1 [data-later]')")
+    group = page.locator("#fail-1")
+    expect(group.locator("table.patterns")).to_be_visible()
+    expect(group.locator("details.example-wrap[open]")).to_have_count(1)
+    hrefs = group.locator("a[data-cases]").evaluate_all("els => els.map(a => a.getAttribute('href'))")
+    assert hrefs and all(h.startswith("#cases?") for h in hrefs), hrefs
+    assert 0 < page.evaluate(LATER) < waiting  # the config, far below, is still waiting
+    # the configuration's search draws its keys when used
+    page.locator("#config form.config-search input").fill("lr")
+    expect(page.locator("#config [data-count]")).to_contain_text(" of ")
+    # Tab (focus goes through every element) draws everything
+    page.evaluate("scrollTo(0, 0)")
+    page.keyboard.press("Tab")
+    page.wait_for_function(f"() => ({LATER})() === 0")
+    after = page.evaluate("document.getElementsByTagName('*').length")
+    assert after > before + 1000  # what the first layout went without
+    assert page.locator("#probe table.deltas td[data-cmp]").count() > 0
+    watch.assert_clean(GALLERY_RUN)
+
+
+def test_a_link_into_the_page_or_printing_draws_every_block(
+    page: Page, watch: PageWatch, served_demo: ServedSite
+) -> None:
+    page.goto(served_demo.url(GALLERY_RUN) + "#fail-3")
+    page.wait_for_load_state("load")
+    assert page.evaluate(LATER) == 0
+    page.wait_for_function(IN_VIEW, arg="fail-3")
+    page.goto(served_demo.url(GALLERY_RUN))
+    page.wait_for_load_state("load")
+    assert page.evaluate(LATER) > 0
+    page.evaluate("dispatchEvent(new Event('beforeprint'))")
+    assert page.evaluate(LATER) == 0
+    watch.assert_clean(GALLERY_RUN)
+
+
+def test_without_javascript_every_block_is_in_its_place(
+    browser: Browser, browser_context_args: dict[str, Any], served_demo: ServedSite
+) -> None:
+    context = browser.new_context(**browser_context_args, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(served_demo.url(GALLERY_RUN))
+        for sel in (
+            "#probe table.deltas",
+            "#held-constant table.matrix",
+            "#config-groups table",
+            "#fail-2 table.patterns",
+        ):
+            page.locator(sel).first.scroll_into_view_if_needed()
+            assert page.locator(sel).first.is_visible(), sel
+    finally:
+        context.close()

@@ -115,7 +115,7 @@ def test_200_runs_render_without_overlapping_labels(
         page.evaluate("() => document.fonts.ready")
         assert page.evaluate("() => document.fonts.check('11px \"JetBrains Mono\"')")
         assert page.locator("svg.pcp polyline title").count() == N_RUNS
-        assert page.locator("table.sortable tbody tr").count() == N_RUNS
+        assert page.locator("table[data-export^='sweep-'] tbody tr").count() == N_RUNS
         boxes = page.evaluate(LABEL_BOXES)
         svg = page.evaluate(SVG_BOX)
         # the first screen only: at 390 px the 200 reflowed table rows make a page too tall to capture whole

@@ -85,11 +85,11 @@ def test_sweeps_page_has_a_chart_and_a_table_per_metric_group(demo_site: Path, d
         svg = section.select_one("svg.pcp")
         assert svg is not None and svg.get("role") == "img"
         assert svg.find("desc") is not None and svg.find("title") is not None
-        rows = section.select("table.sortable tbody tr")
+        rows = section.select("table[data-export^='sweep-'] tbody tr")
         lines = svg.select("polyline title")
         assert len(rows) == len(lines) >= 3  # one line and one row per run
     exact = sections[names.index("exact · spec spec03")]
-    run_ids = [tr.select("td")[1].get_text(strip=True) for tr in exact.select("tbody tr")]
+    run_ids = [tr.select("td")[1].get_text(strip=True) for tr in exact.select("table[data-export^='sweep-'] tbody tr")]
     spec_runs = sorted(  # one measurement: spec03-r5 measured another probe (probe-v4), so it is not ranked here
         i
         for i in docs
@@ -107,10 +107,50 @@ def test_sweeps_page_has_a_chart_and_a_table_per_metric_group(demo_site: Path, d
         return sum(bool(r["exact"]) for r in recs) / len(recs)
 
     assert run_ids[0] == max(spec_runs, key=exact_rate)
-    headers = [th.get_text(" ", strip=True) for th in exact.select("thead th")]
+    headers = [th.get_text(" ", strip=True) for th in exact.select("table[data-export^='sweep-'] thead th")]
     assert any("config.train.lr" in h for h in headers)  # r2 changed lr: a varying setting
     assert not any("seed" in h for h in headers)
     assert soup.select_one('nav.topnav a[aria-current="page"]').get_text() == "Sweeps"
+
+
+def test_parameter_importance_matches_scipy_on_the_sweeps_own_table(demo_site: Path) -> None:
+    """Each sweep's importance table, recomputed with scipy from the values its runs table shows."""
+    from scipy import stats
+
+    soup = soup_of(demo_site / "sweeps.html")
+    checked = 0
+    for section in soup.select("main section.section"):
+        table = section.select_one("table[data-export^='sweep-']")
+        imp = section.select_one("table[data-export^='importance-']")
+        heads = [th.select_one("button").get_text(strip=True) for th in table.select("thead th")]
+        metric = section.find("h2").contents[0].strip().split(" · ")[0]
+        assert section.find("h3").get_text(strip=True) == f"Which settings go with {metric} (parameter importance)"
+        if imp is None:  # a sweep whose every key is unknown says so instead
+            assert "Unknown for every setting" in section.get_text(" ", strip=True)
+            continue
+        caption = imp.select_one("caption").get_text(" ", strip=True)
+        assert caption.startswith("An association across these ") and "not an effect" in caption
+        rows = [
+            [td.get("data-sort", td.get_text(strip=True)) for td in tr.select("td")] for tr in table.select("tbody tr")
+        ]
+        col = {h: [r[i] for r in rows] for i, h in enumerate(heads)}
+        for tr in imp.select("tbody tr"):
+            key = tr.select_one("td code").get_text(strip=True)
+            cells = {td["data-label"]: td for td in tr.select("td")}
+            if key not in col or "unknown" in cells["Share"].get_text():
+                continue  # a key past the chart's axes is not in its table
+            pairs = [(v, y) for v, y in zip(col[key], col[metric], strict=True) if v not in ("", "—") and y != ""]
+            y = [float(b) for _, b in pairs]
+            share = float(cells["Share"]["data-sort"])
+            if cells["Spearman ρ"].get("data-sort"):
+                assert share == pytest.approx(stats.spearmanr([float(a) for a, _ in pairs], y)[0] ** 2)
+            else:
+                names = sorted({a for a, _ in pairs})
+                groups = [[b for a, b in pairs if a == g] for g in names]
+                assert share == pytest.approx(stats.kruskal(*groups).statistic / (len(y) - 1))
+            assert int(cells["n"].get_text()) == len(y)
+            checked += 1
+    assert checked >= 3
 
 
 def test_relational_sweep_axes_are_the_ablation_settings(demo_site: Path) -> None:
@@ -376,7 +416,7 @@ def test_gate_strip_matches_hand_computed_expectations(demo_site: Path, demo_sou
                 "renderable = 100%",
                 "no family below 50% exact",
                 "reward-collapse canary not fired",
-                "compiler gate passed",
+                "compiler gate (gate.json)",
                 "compiler clean and beats the frozen baseline",
             }
             word = {"✓": "passed", "✗": "failed", "–": "not applicable"}[m.get_text()]

@@ -63,3 +63,54 @@ def test_a_metric_that_is_not_a_rate_keeps_its_units(demo_site: Path) -> None:
         block = soup.select_one(f'[data-metric-block="{metric}"]')
         shown = " ".join(text(td) for td in block.select("td"))
         assert " pp" not in shown and "%" not in shown, (metric, shown)
+
+
+def md_cells(md: str, header: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header row starts with `header`, each as its cells (unescaped)."""
+    lines = md.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header} |"))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip().replace("\\", "") for c in line.strip("|").split(" | ")])
+    return rows
+
+
+def test_the_pr_summary_says_the_pages_numbers(demo_site: Path, demo_source: Path) -> None:
+    """`obs summary --campaign` writes a rate's means, differences and intervals as the campaign page does (issue
+    33): the same decision (CampaignStats.in_pp) and the same helpers, so both say the scipy numbers, in % and pp;
+    a metric that is not a rate keeps its own units in both."""
+    from obs.publish.summary_md import summarize_campaign
+
+    md = summarize_campaign(demo_source, "sepa-campaign")
+    soup = BeautifulSoup((demo_site / PAGE).read_text(encoding="utf-8"), "html.parser")
+    base = finals(demo_source, "grpo+none", "correct_rate")
+    cand = finals(demo_source, "maxrl+gtpo_sepa", "correct_rate")
+    welch = stats.ttest_ind(cand, base, equal_var=False)
+    low, high = welch.confidence_interval(0.95)
+    delta = float(np.mean(cand) - np.mean(base))
+    rows = {r[0]: r for r in md_cells(md, "Condition")}
+    sepa = rows["MaxRL + GTPO + SEPA"]
+    assert sepa[3] == signed_pp(delta) and sepa[4] == f"[{plain_pp(low)}, {plain_pp(high)}] pp", sepa
+    baseline = rows["GRPO, no token transform"]
+    assert baseline[2] == f"{100 * np.mean(base):.1f}% ± {100 * np.std(base, ddof=1):.1f} pp", baseline
+    # every candidate's Δ and CI in the summary's two tables is the text of the page's cell for that metric
+    page_rows = {
+        text(tr.select_one("th")): text(tr.select_one('td[data-label="Δ mean"]'))
+        for tr in soup.select("#campaign-stats tbody tr")
+    }
+    for label, row in rows.items():
+        if row[3] not in ("baseline", "—"):
+            assert page_rows[label].lstrip("▲▼ ") == f"{row[3]} {row[4]}", (label, page_rows[label], row)
+    tested = md_cells(md, "Metric")
+    assert {r[0].strip("`") for r in tested} == {"correct_rate", "mean_reward"}
+    for metric, _tier, label, dm, ci, *_ in tested:
+        block = soup.select_one(f'[data-metric-block="{metric.strip("`")}"]')
+        cells = {
+            text(tr.select_one("th")): text(tr.select_one('td[data-label="Δ mean"]'))
+            for tr in block.select("tbody tr")
+            if tr.select_one('td[data-label="Δ mean"]')
+        }
+        assert any(shown.endswith(f"{dm} {ci}") for name, shown in cells.items() if label in name), (metric, cells)
+        assert (" pp" in dm) == (metric == "`correct_rate`"), (metric, dm)

@@ -124,3 +124,46 @@ def test_the_rl_run_checks_its_weighted_reward_components(demo_site: Path, demo_
 def test_runs_without_the_declared_series_show_none_of_it(demo_site: Path) -> None:
     page = (demo_site / "runs/spec03-r1/index.html").read_text(encoding="utf-8")
     assert 'id="coupling"' not in page and 'id="reward-components"' not in page
+
+
+def final(rows: list[dict[str, Any]], key: str, window: int = 10) -> float:
+    """A run in no campaign: the mean of its last `window` logged values (obs.yaml's final_window, 10) of a dense
+    series (at least twice that many points), else its last value (an eval logged 6 times: docs/contract.md)."""
+    values = [r[key] for r in rows if key in r]
+    return float(np.mean(values[-window:])) if len(values) >= 2 * window else float(values[-1])
+
+
+def test_efficiency_page_of_runs_in_no_campaign(demo_site: Path, demo_source: Path) -> None:
+    """The demo's size study (ordinary runs, no campaign): efficiency.html draws its two recipes at their three
+    sizes, each point the mean of three seeds with scipy's t interval, and the coupling is Spearman's ρ over
+    every run in no campaign with both final values (the size study and grpo-rl-07)."""
+    view = json.loads((demo_site / "efficiency.json").read_text(encoding="utf-8"))
+    se = view["sample_efficiency"]
+    assert se["group_by"] == "recipe" and se["unit"] == "seed" and se["final_window"] == 10
+    lines = {line["group"]: line for line in se["lines"] if line["points"]}
+    assert set(lines) == {"lora", "full-ft"}
+    study = []
+    for folder in sorted((demo_source / "size-study").iterdir()):
+        doc = yaml.safe_load((folder / "run.yaml").read_text(encoding="utf-8"))
+        rows = records(folder / "metrics.jsonl")
+        size = doc["config"]["data"]["train_examples"]
+        study.append((doc["config"]["method"], size, final(rows, "eval/accuracy"), final(rows, "reward_mean")))
+    assert len(study) == 18
+    for method, line in lines.items():
+        assert [p["size"] for p in line["points"]] == [1000, 4000, 16000]
+        for point in line["points"]:
+            values = [acc for m, size, acc, _ in study if m == method and size == point["size"]]
+            lo, hi = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
+            assert point["n"] == len(values) == 3
+            assert point["mean"] == pytest.approx(np.mean(values)) and point["ci"] == pytest.approx([lo, hi])
+    (pair,) = view["coupling"]
+    rl = records(demo_source / "grpo-rl-07" / "metrics.jsonl")
+    proxy = [r for _, _, _, r in study] + [final(rl, "reward_mean")]
+    downstream = [a for _, _, a, _ in study] + [final(rl, "eval/accuracy")]
+    assert pair["n"] == 19 and pair["rho"] == pytest.approx(stats.spearmanr(proxy, downstream).statistic)
+    page = (demo_site / "efficiency.html").read_text(encoding="utf-8")
+    assert 'id="chart-sample-efficiency"' in page or "sample-efficiency" in page
+    assert f"{100 * lines['lora']['points'][0]['mean']:.1f}%" in page  # the table's cell, a rate in percent
+    assert "needs three" not in page and "coloured by condition" not in page  # no condition to colour by
+    # eval/accuracy is logged 6 times, fewer than twice the window: the page says its final is its last value
+    assert page.count("or its last value when it has fewer than twice that many") == 2

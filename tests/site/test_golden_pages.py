@@ -46,7 +46,7 @@ def test_every_run_page_has_the_thirteen_sections_in_order(demo_site: Path) -> N
     pages = run_pages(demo_site)
     # 23, the 9 of retrain-demo and the 18 of data-scaling (issue 33), 4 seed replicates of spec03 (issue 28), the
     # probe-change rung spec03-r5 (issue 27)
-    assert len(pages) == 55
+    assert len(pages) == 73
     for page in pages:
         soup = soup_of(page)
         ids = [s["id"] for s in soup.select("main section.section")]
@@ -189,7 +189,7 @@ def test_index_pages_exist_and_link_to_runs(demo_site: Path, page: str) -> None:
 def test_leaderboard_lists_every_run_with_verdicts(demo_site: Path) -> None:
     soup = soup_of(demo_site / "index.html")
     rows = soup.select("#runs-table tbody tr")
-    assert len(rows) == 55
+    assert len(rows) == 73
     by_id = {r.find("td").find("a").get_text(): r for r in rows}
     assert by_id["spec03-r1"]["data-verdict"] == "promote"
     assert by_id["spec03-r2"]["data-verdict"] == "reject"
@@ -201,7 +201,7 @@ def test_manifest(demo_site: Path) -> None:
     assert manifest["schema_version"] == 2
     assert manifest["generator"] == "obs"
     ids = [r["id"] for r in manifest["runs"]]
-    assert ids == sorted(ids) and len(ids) == 55
+    assert ids == sorted(ids) and len(ids) == 73
     r2 = next(r for r in manifest["runs"] if r["id"] == "spec03-r2")
     assert r2["verdict"] == "reject"
     assert len(r2["input_hash"]) == 64

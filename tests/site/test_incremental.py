@@ -95,9 +95,9 @@ def test_a_template_change_rebuilds_every_page(
     monkeypatch.setattr("obs.render.site.templates_dir", lambda: templates)
     before = digests(out)
     after, result = rebuild(source, out)
-    assert result.built == 55  # type: ignore[attr-defined]
+    assert result.built == 73  # type: ignore[attr-defined]
     pages = {d for d in changed(before, after) if d.endswith("/index.html") and d.startswith("runs/")}
-    assert len(pages) == 55
+    assert len(pages) == 73
 
 
 def test_a_config_change_rebuilds_what_depends_on_it(workspace: tuple[Path, Path]) -> None:
@@ -105,7 +105,7 @@ def test_a_config_change_rebuilds_what_depends_on_it(workspace: tuple[Path, Path
     cfg = source / "obs.yaml"
     cfg.write_text(cfg.read_text().replace("title: ", "title: Renamed ", 1))
     _after, result = rebuild(source, out)
-    assert result.built == 55  # type: ignore[attr-defined]
+    assert result.built == 73  # type: ignore[attr-defined]
     assert "Renamed " in (out / "index.html").read_text()
 
 

@@ -49,7 +49,7 @@ def test_every_run_changed_fits_one_comment(tree: SourceTree) -> None:
     changed = changed_in(tree, every, tree.root.parent)
     text, errors = pr_comment(tree, changed)
     assert errors == []
-    assert text.startswith(MARKER + "\n# obs · 55 runs changed in this pull request")
+    assert text.startswith(MARKER + "\n# obs · 73 runs changed in this pull request")
     assert gh_length(text) <= COMMENT_LIMIT
     full = [p.id for p in tree.plan.runs][:MAX_FULL]
     for rid in full:

@@ -52,11 +52,9 @@ def test_a_rate_reads_in_pp_in_the_sentence_and_the_litmus() -> None:
     assert f"95% Welch CI {interval}" in k.sentence
     assert f"averaged {100 * np.mean(CAND):.1f}% eval/accuracy" in k.sentence
     details = " | ".join(t.detail for t in k.litmus.thresholds)
-    assert f"observed improvement {_pp(delta)} pp" in details
-    assert "the minimum effect 2.0 pp" in details
+    assert f"observed change {_pp(delta)} pp (higher is better: an improvement)" in details
+    assert f"the 95% CI's lower bound {_pp(ci.low)} pp is not at or above +2.0 pp, the minimum effect" in details
     assert f"95% CI {interval}" in details
-    near = min(ci.low, ci.high)
-    assert f"near bound is {_pp(near)} pp" in details
     for text in (k.sentence, details, k.power_for):
         assert "e−0" not in text and "e-0" not in text, text
 
@@ -99,3 +97,49 @@ def test_the_sample_efficiency_table_of_a_rate_reads_in_percent(demo_site: Path)
         for p in line["points"]:
             low, high = p["ci"]
             assert f"{100 * p['mean']:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%] n = {p['n']}" in table
+
+
+def _litmus_line(stats: object) -> str:
+    return next(t.detail for t in stats.candidates[0].litmus.thresholds if t.key == "min_effect")  # type: ignore[attr-defined]
+
+
+def test_the_litmus_line_follows_the_metrics_direction() -> None:
+    """ "observed improvement −48.7 pp" read backwards: the line prints the difference as it is (candidate −
+    baseline, as the tables do) and says from its sign and the metric's direction what it means, the interval's
+    bound on the worse side against the signed minimum effect. Numbers from scipy's Welch test."""
+    base, worse = [0.80, 0.82, 0.79], [0.31, 0.33, 0.35]  # the candidate loses about 48.7 pp of a rate
+    runs = [
+        RunFinal(run_id=f"{c}-{i}", condition=c, seed=i, final=v)
+        for c, vals in (("base", base), ("cand", worse))
+        for i, v in enumerate(vals)
+    ]
+    ref = sps.ttest_ind(worse, base, equal_var=False)
+    ci = ref.confidence_interval(0.95)
+    delta = float(np.mean(worse) - np.mean(base))
+    # higher is better: the drop is a worsening, the lower bound is far from the +1.0 pp it must reach
+    up = _litmus_line(campaign_stats(_campaign("eval/accuracy", min_effect=0.01), runs))
+    assert up == (
+        f"observed change {_pp(delta)} pp (higher is better: a worsening); the 95% CI's lower bound "
+        f"{_pp(ci.low)} pp is not at or above +1.0 pp, the minimum effect (the bound must reach it)"
+    ), up
+    # lower is better (an error rate): the same drop is an improvement, its upper bound below −1.0 pp meets it
+    down_stats = campaign_stats(_campaign("eval/error_rate", min_effect=0.01, higher_is_better=False), runs)
+    down = _litmus_line(down_stats)
+    assert down == (
+        f"observed change {_pp(delta)} pp (lower is better: an improvement); the 95% CI's upper bound "
+        f"{_pp(ci.high)} pp is at or below −1.0 pp, the minimum effect (the bound must reach it)"
+    ), down
+    assert next(t for t in down_stats.candidates[0].litmus.thresholds if t.key == "min_effect").met
+    assert "improvement −" not in up + down and "reduction" not in up + down
+    # no minimum effect: the bound need only be on the better side of 0
+    bare = _litmus_line(campaign_stats(_campaign("eval/error_rate", higher_is_better=False), runs))
+    assert bare.endswith(f"so the 95% CI's upper bound need only be below 0: it is {_pp(ci.high)} pp"), bare
+
+
+def test_change_words() -> None:
+    from obs.analysis.campaign import change_words
+
+    assert change_words(0.1, True) == "higher is better: an improvement"
+    assert change_words(0.1, False) == "lower is better: a worsening"
+    assert change_words(-0.1, False) == "lower is better: an improvement"
+    assert change_words(0.0, True) == "higher is better: no change"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from obs.analysis.ladder import frozen_delta, looks
@@ -255,3 +256,32 @@ def test_a_recipe_against_a_frozen_baseline_of_one_seed_is_said_not_claimed() ->
     assert claim is not None and claim.m == 1 and [r.run for r in claim.rungs] == ["r2"]
     ((label, why),) = claim.not_tested
     assert label == "r3's recipe (2 v 1 seeds)" and "too few seeds" in why
+
+
+def test_holm_significant_best_rung_with_a_wide_simultaneous_interval_is_significant_size_not_established() -> None:
+    """Holm's step-down rejects the best rung (adjusted p = max(3 p1, 2 p2) < α), while its Bonferroni interval at
+    level 1 - α/3 (dual to Welch's p > α/3) reaches below zero: the claim is a gain whose size is not established,
+    never "not significant" beside a list of significant rungs (issue 27: the demo's ladder said both)."""
+    from scipy import stats
+    from statsmodels.stats.multitest import multipletests
+
+    from obs.analysis.ladder import RungTest, claim_of
+
+    frozen = (0.58, 0.59, 0.60, 0.61, 0.62, 0.60)
+    wide = (0.601, 0.645, 0.70, 0.755, 0.799, 0.70)  # the largest gain, noisy: Welch p ~0.018
+    tight = (0.64, 0.65, 0.66, 0.645, 0.655, 0.65)  # a smaller gain, precise: p ~9e-5
+    same = (0.61, 0.59, 0.60, 0.60, 0.60, 0.60)
+    tests = []
+    for name, x in (("wide", wide), ("tight", tight), ("same", same)):
+        w = stats.ttest_ind(x, frozen, equal_var=False)
+        tests.append(RungTest(name, float(np.mean(x) - np.mean(frozen)), float(w.pvalue), None, None, (x, frozen)))
+    reject, adjusted, _, _ = multipletests([t.p_value for t in tests], alpha=0.05, method="holm")
+    assert list(reject) == [True, True, False]
+    claim = claim_of(tests, "r1")
+    assert claim is not None and claim.best == "wide"
+    assert [r.p_holm for r in claim.rungs] == pytest.approx(list(adjusted))
+    ci = stats.ttest_ind(wide, frozen, equal_var=False).confidence_interval(1 - 0.05 / 3)
+    assert (claim.best_low, claim.best_high) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    assert claim.best_low < 0.0 < claim.best_high
+    assert claim.verdict == "significant_size_not_established"
+    assert claim.significant == ("wide", "tight")

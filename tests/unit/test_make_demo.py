@@ -160,8 +160,8 @@ def test_probe_cases_follow_the_contract(tree: Path) -> None:
 
 def test_every_run_yaml_parses_and_has_its_fields(tree: Path) -> None:
     run_files = sorted(tree.rglob("run.yaml"))
-    # spec03 (5 rungs and 2 more seeds of r1 and of r3), the RL run, the campaigns, the ablation arms
-    assert len(run_files) == 5 + 4 + 1 + 9 + 18 + 9
+    # spec03 (5 rungs and 2 more seeds of r1 and of r3), the RL run, the campaigns, the ablation arms, the size study
+    assert len(run_files) == 5 + 4 + 1 + 9 + 18 + 9 + 18
     docs = {}
     for path in run_files:
         text = path.read_text(encoding="utf-8")

@@ -68,6 +68,7 @@ __all__ = [
     "Litmus",
     "PooledCounts",
     "RunFinal",
+    "Units",
     "campaign_stats",
     "finals_from_summaries",
     "metric_is_rate",
@@ -500,23 +501,47 @@ def min_effect_of(campaign: Campaign) -> float:
     return float(legacy) if legacy is not None else 0.0
 
 
+def change_words(delta: float | None, higher_is_better: bool) -> str:
+    """What a difference (candidate − baseline) means for the metric's direction, from its sign: "higher is
+    better: an improvement", "lower is better: a worsening", "no change"."""
+    direction = "higher is better" if higher_is_better else "lower is better"
+    if delta is None or math.isnan(delta):
+        return f"{direction}: no difference computed"
+    if delta == 0.0:
+        return f"{direction}: no change"
+    better = (delta > 0.0) == higher_is_better
+    return f"{direction}: {'an improvement' if better else 'a worsening'}"
+
+
 def _thresholds(campaign: Campaign, c: CandidateStats, units: Units) -> list[Check]:
-    sign = 1.0 if campaign.higher_is_better else -1.0
+    """The litmus thresholds: the minimum effect (judged on the interval's bound on the worse side, never on the
+    estimate) and significance. Their sentences print the difference as it is (candidate − baseline, signed, as
+    the tables beside them) and say from its sign and the metric's direction whether it is an improvement: an
+    "improvement of −48.7 pp" would read backwards."""
+    hib = campaign.higher_is_better
+    sign = 1.0 if hib else -1.0
     gain = sign * c.delta
     required = min_effect_of(campaign)
-    word = "improvement" if campaign.higher_is_better else "reduction"
     iv = c.welch.interval
     # the size is judged on the interval: its bound nearer 0 must clear the minimum effect, not the estimate
     near = None if iv is None else min(sign * iv.low, sign * iv.high)
     met = bool(not math.isnan(gain) and gain > 0.0 and near is not None and near > 0.0 and near >= required)
-    bound = f"; the 95% CI's near bound is {units.diff(near)}" if near is not None else "; no interval"
-    detail = (
-        f"observed {word} {units.diff(gain)}{bound} vs the minimum effect {units.size(required)} "
-        "(the bound must clear it)"
-        if required
-        else f"observed {word} {units.diff(gain)}; no minimum effect set (min_effect), so any {word} counts"
-    )
-    checks = [Check("min_effect", f"{word}, 95% CI bound ≥ min_effect", required, near, met, detail)]
+    observed = f"observed change {units.diff(c.delta)} ({change_words(c.delta, hib)})"
+    side = "lower" if hib else "upper"  # the bound on the worse side of the interval
+    if iv is None:
+        bound = "; no interval, so the minimum effect cannot be judged"
+    elif required:
+        need = "at or above" if hib else "at or below"
+        bound = (
+            f"; the 95% CI's {side} bound {units.diff(iv.low if hib else iv.high)} is {'' if met else 'not '}{need} "
+            f"{units.diff(sign * required)}, the minimum effect (the bound must reach it)"
+        )
+    else:
+        bound = (
+            f"; no minimum effect set (min_effect), so the 95% CI's {side} bound need only be "
+            f"{'above' if hib else 'below'} 0: it is {units.diff(iv.low if hib else iv.high)}"
+        )
+    checks = [Check("min_effect", "improvement, 95% CI bound ≥ min_effect", required, near, met, observed + bound)]
     ci = f"95% CI {units.interval(iv.low, iv.high)}" if iv is not None else (c.welch.problem or "no interval")
     checks.append(
         Check(

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from obs.analysis.campaign import num_na
+from obs.analysis.campaign import Units
 from obs.analysis.campaign_view import CampaignView
 from obs.analysis.stats import DEGRADATION, OUTCOME_WORDS
 from obs.numbers import p_text
@@ -100,8 +100,9 @@ def _conditions(view: CampaignView) -> list[GateLine]:
         for k in t.stats.candidates:
             worse = k.recommendation == DEGRADATION
             iv = k.welch.interval
+            units = Units(t.stats.in_pp)  # a rate in pp, as the page's table and the PR comment write it
             said = (
-                f"difference {_signed(k.delta)} (95% CI {_signed(iv.low)} to {_signed(iv.high)}), "
+                f"difference {units.diff(k.delta)} (95% CI {units.interval(iv.low, iv.high)}), "
                 f"Holm-adjusted {p_text(k.p_adjusted)}"
                 if iv is not None and k.tested
                 else f"not tested ({k.welch.problem or 'no test'})"
@@ -114,8 +115,3 @@ def _conditions(view: CampaignView) -> list[GateLine]:
                 )
             )
     return lines
-
-
-def _signed(x: float) -> str:
-    text = num_na(x)
-    return text if text.startswith(("\u2212", "n/a", "-")) else "+" + text

@@ -29,6 +29,7 @@ from obs.analysis.stats import (
     INSUFFICIENT,
     NOT_ONE_MEASUREMENT,
     NOT_TESTED,
+    SIZE_UNKNOWN,
     holm_adjust,
     paired_from_counts,
     recommendation,
@@ -411,6 +412,10 @@ def claim_of(
         if low is not None and high is not None
         else rungs[i].verdict
     )
+    if rungs[i].significant and claim_verdict == INSUFFICIENT:
+        # Holm's step-down rejects (the family-wise error rate is controlled), while the Bonferroni interval, more
+        # conservative for all but the smallest p, still reaches past zero: the gain is shown, its size is not
+        claim_verdict = SIZE_UNKNOWN
     return LadderClaim(
         frozen, m, alpha, tuple(rungs), best.run, rungs[i].delta, low, high, level, claim_verdict, higher_is_better
     )

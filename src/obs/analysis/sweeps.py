@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from obs.analysis.importance import Importance, importance
 from obs.analysis.ranking import rank_groups
 from obs.analysis.trends import metric_value
 from obs.numbers import plural
@@ -126,6 +127,7 @@ class Sweep:
     axes: list[SweepAxis]
     runs: list[SweepRun]
     notes: list[str] = field(default_factory=list)
+    importance: Importance | None = None  # every varying setting against the colour metric, over all runs
 
     @property
     def highlighted(self) -> list[SweepRun]:
@@ -365,7 +367,11 @@ def build_sweep(
     axes = _axes(runs, chosen, outcome_keys, higher_is_better)
     hib = higher_is_better(color) if color else True
     out_runs = _placed_runs(runs, axes, color, hib, int(settings.get("highlight") or 5))
-    return Sweep(name, slug, color, hib, axes, out_runs, notes)
+    imp = None
+    if color:  # every setting that varies, also those past max_axes; named ones when `keys` names them
+        keys = [(k, []) for k in settings["keys"]] if settings.get("keys") else varying_keys(runs, outcome_keys)
+        imp = importance(runs, [(k, also) for k, also in keys if k != color], color, hib, run_value)
+    return Sweep(name, slug, color, hib, axes, out_runs, notes, imp)
 
 
 def _outcome_keys(

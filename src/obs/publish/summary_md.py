@@ -31,7 +31,7 @@ from obs.numbers import delta_text, num, pct, plural, pp, signed_num
 from obs.numbers import p_text as pval
 from obs.pipeline import LoadedRun, SourceTree, campaign_summaries, gate_results, load_report
 from obs.publish.mdtext import COMMENT_LIMIT, gh_length, md_code, md_obs, md_text, sparkline, table
-from obs.render.format import frozen_line, unit_text, verdict_words
+from obs.render.format import frozen_line, stat_ci, stat_diff, stat_mean_sd, unit_text, verdict_words
 
 MAX_ROWS = 40
 MAX_FAILURE_CLASSES = 10
@@ -521,10 +521,8 @@ def _tested_metrics(tiers: CampaignTiers) -> str:
                     md_code(t.name),
                     t.tier,
                     md_text(k.label, 80),
-                    _delta(k.delta, False) if k.n else "—",
-                    f"[{signed_num(iv.low)}, {signed_num(iv.high)}]"
-                    if iv
-                    else md_obs(k.welch.problem or "—", 80, in_table=True),
+                    stat_diff(k.delta, t.stats.in_pp) if k.n else "—",
+                    stat_ci(iv, t.stats.in_pp) if iv else md_obs(k.welch.problem or "—", 80, in_table=True),
                     f"{pval(k.p_value)} → {pval(k.p_adjusted)}" if k.tested else "—",
                     md_obs(verdict_words(k.recommendation), 60, in_table=True),
                 ]
@@ -640,7 +638,9 @@ def _design_line(stats: CampaignStats) -> str:
 def _conditions_table(stats: CampaignStats, curves: dict[str, list[float]]) -> str:
     """One row a condition: its seeds and mean, and for a candidate its test against the baseline."""
     by_name = {c.condition: c for c in stats.candidates}
-    rows = [_condition_row(cond, by_name.get(cond.name), curves.get(cond.name)) for cond in stats.conditions]
+    rows = [
+        _condition_row(cond, by_name.get(cond.name), curves.get(cond.name), stats.in_pp) for cond in stats.conditions
+    ]
     return table(
         [
             "Condition",
@@ -657,20 +657,19 @@ def _conditions_table(stats: CampaignStats, curves: dict[str, list[float]]) -> s
     )
 
 
-def _condition_row(cond: ConditionFinals, cand: CandidateStats | None, curve: list[float] | None) -> list[str]:
-    """A condition's row: label, seeds, mean ± sd, and (a candidate's) delta, Welch interval, p and litmus."""
-    mean = (f"{num(cond.mean)} ± {num(cond.sd)}" if cond.n > 1 else num(cond.mean)) if cond.n else "—"
+def _condition_row(
+    cond: ConditionFinals, cand: CandidateStats | None, curve: list[float] | None, in_pp: bool
+) -> list[str]:
+    """A condition's row: label, seeds, mean ± sd, and (a candidate's) delta, Welch interval, p and litmus, in the
+    campaign page's units and words (`in_pp`: a rate, in % and pp, as `CampaignStats.in_pp` decided)."""
+    mean = stat_mean_sd(cond.mean, cond.sd if cond.n > 1 else None, in_pp) if cond.n else "—"
     if cand is None:
         delta = "baseline" if cond.is_baseline else "—"
         ci = p = litmus = "—"
     else:
-        delta = _delta(cand.delta, False)
+        delta = stat_diff(cand.delta, in_pp)
         iv = cand.welch.interval
-        ci = (
-            f"[{signed_num(iv.low)}, {signed_num(iv.high)}]"
-            if iv
-            else md_obs(cand.welch.problem or "—", 80, in_table=True)
-        )
+        ci = stat_ci(iv, in_pp) if iv else md_obs(cand.welch.problem or "—", 80, in_table=True)
         p = f"{pval(cand.p_value)} → {pval(cand.p_adjusted)}" if cand.tested else "—"
         words = md_obs(verdict_words(cand.recommendation), 60, in_table=True)
         litmus = f"{words} · **{md_text(cand.litmus.verdict, 20)}**"

@@ -22,6 +22,7 @@ from obs import urls
 from obs.analysis import arms as arms_mod
 from obs.analysis.config_diff import diff_fields, field_table, what_varies
 from obs.analysis.gates import GateContext, GateResult, evaluate_gates, gate_specs_from
+from obs.analysis.importance import CI_MIN_RUNS
 from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import build_sweeps
 from obs.analysis.trends import condition_momentum, series_trends
@@ -180,6 +181,7 @@ def sweeps_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer
             settings=cfg.sweeps,
             n_runs=len(summaries),
             pager=nav,
+            importance_ci_runs=CI_MIN_RUNS,
         ).encode()
     return pages
 

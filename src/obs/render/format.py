@@ -15,7 +15,7 @@ from obs.analysis.compare import Headline
 from obs.analysis.headline import level_interval
 from obs.analysis.held_constant import flatten
 from obs.analysis.stats import OUTCOME_WORDS
-from obs.numbers import delta_text, num, p_text, pct, plural, pp, signed_num
+from obs.numbers import MINUS, delta_text, num, p_text, p_value, pct, plural, pp, signed_num
 from obs.numbers import is_number as _is_number
 from obs.sanitize import visible
 from obs.sitemodel import DeltaSummary, RunSummary
@@ -239,7 +239,44 @@ def stats_in_pp(stats: Any) -> bool:
     return bool(getattr(stats, "in_pp", False))
 
 
+def stat_diff(x: Any, in_pp: bool = False) -> str:
+    """A campaign's difference of means, signed: `+4.6 pp` for a rate (`stats_in_pp`), `+0.04622` otherwise;
+    undefined reads `—`. The campaign page, `obs summary --campaign` and `obs gate --campaign` all print it."""
+    if in_pp:
+        return pp(x)
+    return ("+" if _is_number(x) and x > 0 else "") + stat(x)
+
+
+def stat_ci(interval: Any, in_pp: bool = False) -> str:
+    """A campaign's interval of a difference, bracketed: `[−0.6, +9.9] pp` for a rate, `[−0.006, +0.099]` otherwise."""
+    if in_pp:
+        return f"[{pp(interval.low, False)}, {pp(interval.high, False)}] pp"
+    return f"[{stat_diff(interval.low)}, {stat_diff(interval.high)}]"
+
+
+def stat_value(x: Any, in_pp: bool = False) -> str:
+    """A campaign's value (a mean, one seed's final): `82.5%` for a rate, `0.825` otherwise."""
+    return pct(x) if in_pp else stat(x)
+
+
+def stat_mean_sd(mean: Any, sd: Any, in_pp: bool = False) -> str:
+    """A condition's mean ± sd of its seeds: `82.5% ± 1.2 pp` for a rate, `0.825 ± 0.012` otherwise; no sd (one
+    seed), the mean alone."""
+    if sd is None or (_is_number(sd) and sd != sd):
+        return stat_value(mean, in_pp)
+    if in_pp:
+        return f"{pct(mean)} ± {pp(sd, False)} pp"
+    return f"{stat(mean)} ± {num(sd)}"
+
+
+def corr(x: Any) -> str:
+    """A correlation, signed, two decimals: +0.84, −0.12."""
+    return "—" if not _is_number(x) else f"{x:+.2f}".replace("-", MINUS)
+
+
 FILTERS = {
+    "corr": corr,
+    "p_cell": p_value,
     "summary_value": summary_value,
     "summary_delta": summary_delta,
     "summary_ci": summary_ci,
@@ -271,6 +308,10 @@ FILTERS = {
     "human_bytes": human_bytes,
     "plural": plural,
     "stats_in_pp": stats_in_pp,
+    "stat_diff": stat_diff,
+    "stat_ci": stat_ci,
+    "stat_value": stat_value,
+    "stat_mean_sd": stat_mean_sd,
 }
 
 
