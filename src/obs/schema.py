@@ -1026,88 +1026,76 @@ class SampleEfficiencyKind(Nested):
         return {f.name: reading.get(f.name) for f in SAMPLE_EFFICIENCY.fields}
 
 
-class Couplings(Kind):
-    """obs.yaml `coupling:`: a list of (proxy, downstream) pairs; a bad entry is named on its own line and
-    skipped, the others kept."""
+class _NamedPairs(Kind):
+    """A list of {first, second} mappings naming two series or fields (`coupling:`, `confusion:`): each bad entry
+    is named on its own line with its number and skipped, the others kept; a pair declared twice is kept once."""
+
+    FIRST = SECOND = EXTRA = NOUN = SAME = SEP = ""
+
+    @property
+    def known(self) -> tuple[str, str, str]:
+        return (self.FIRST, self.SECOND, self.EXTRA)
+
+    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
+        if not isinstance(value, list):
+            raise Invalid
+        out: list[dict[str, str]] = []
+        first, second = self.FIRST, self.SECOND
+        for i, entry in enumerate(value):
+            line = at.doc.line_of(f"{at.name(key)}.{i}") or at.line(key)
+
+            def say(message: str, line: int | None = line, number: int = i + 1) -> None:
+                at.diags.add("warning", at.path, f"'{at.name(key)}' entry {number}: {message}", line)
+
+            if not isinstance(entry, dict):
+                say(f"should be a mapping {{{first}, {second}}}, got {entry!r:.40}; skipped")
+                continue
+            missing = [n for n in (first, second) if not isinstance(entry.get(n), str) or not entry.get(n)]
+            if missing:
+                say(f"no {' and no '.join(missing)} {self.NOUN}; skipped")
+                continue
+            a, b = str(entry[first]), str(entry[second])
+            unknown = sorted(str(k) for k in entry if k not in self.known)
+            if unknown:
+                say(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(self.known)})")
+            if a == b:
+                say(f"{first} and {second} are the same {self.SAME} ({a}); skipped")
+                continue
+            if any(p[first] == a and p[second] == b for p in out):
+                say(f"{a}{self.SEP}{b} is declared twice; skipped")
+                continue
+            out.append({first: a, second: b, self.EXTRA: self.extra(a, entry.get(self.EXTRA), say)})
+        return out
+
+    def extra(self, first: str, value: Any, say: Callable[[str], None]) -> str:
+        """The entry's third, optional key as kept."""
+        return str(value or "")
+
+
+class Couplings(_NamedPairs):
+    """obs.yaml `coupling:`: a list of (proxy, downstream) pairs."""
 
     expected = "a list of {proxy, downstream} mappings"
     type_doc = "list of `{proxy, downstream, label}`"
     py_type = "list[dict[str, str]]"
-    KNOWN = ("proxy", "downstream", "label")
-
-    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        if not isinstance(value, list):
-            raise Invalid
-        out: list[dict[str, str]] = []
-        for i, entry in enumerate(value):
-            line = at.doc.line_of(f"{at.name(key)}.{i}") or at.line(key)
-
-            def say(message: str, line: int | None = line, number: int = i + 1) -> None:
-                at.diags.add("warning", at.path, f"'{at.name(key)}' entry {number}: {message}", line)
-
-            if not isinstance(entry, dict):
-                say(f"should be a mapping {{proxy, downstream}}, got {entry!r:.40}; skipped")
-                continue
-            missing = [n for n in ("proxy", "downstream") if not isinstance(entry.get(n), str) or not entry.get(n)]
-            if missing:
-                say(f"no {' and no '.join(missing)} series name; skipped")
-                continue
-            proxy, downstream = str(entry["proxy"]), str(entry["downstream"])
-            unknown = sorted(str(k) for k in entry if k not in self.KNOWN)
-            if unknown:
-                say(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(self.KNOWN)})")
-            if proxy == downstream:
-                say(f"proxy and downstream are the same series ({proxy}); skipped")
-                continue
-            if any(p["proxy"] == proxy and p["downstream"] == downstream for p in out):
-                say(f"{proxy} → {downstream} is declared twice; skipped")
-                continue
-            out.append({"proxy": proxy, "downstream": downstream, "label": str(entry.get("label") or "")})
-        return out
+    FIRST, SECOND, EXTRA, NOUN, SAME, SEP = "proxy", "downstream", "label", "series name", "series", " → "
 
 
-class ConfusionPairs(Kind):
+class ConfusionPairs(_NamedPairs):
     """obs.yaml `confusion:`: probe fields declared as an expected and a predicted class (analysis.confusion), for
-    names the name-pair rule does not find; a bad entry is named on its own line and skipped, the others kept."""
+    names the name-pair rule does not find."""
 
     expected = "a list of {expected, predicted} mappings"
     type_doc = "list of `{expected, predicted, name}`"
     py_type = "list[dict[str, str]]"
-    KNOWN = ("expected", "predicted", "name")
+    FIRST, SECOND, EXTRA, NOUN, SAME, SEP = "expected", "predicted", "name", "probe field name", "field", " / "
 
-    def parse(self, value: Any, at: YamlFields, key: str) -> Any:
-        if not isinstance(value, list):
-            raise Invalid
-        out: list[dict[str, str]] = []
-        for i, entry in enumerate(value):
-            line = at.doc.line_of(f"{at.name(key)}.{i}") or at.line(key)
-
-            def say(message: str, line: int | None = line, number: int = i + 1) -> None:
-                at.diags.add("warning", at.path, f"'{at.name(key)}' entry {number}: {message}", line)
-
-            if not isinstance(entry, dict):
-                say(f"should be a mapping {{expected, predicted}}, got {entry!r:.40}; skipped")
-                continue
-            missing = [n for n in ("expected", "predicted") if not isinstance(entry.get(n), str) or not entry.get(n)]
-            if missing:
-                say(f"no {' and no '.join(missing)} probe field name; skipped")
-                continue
-            expected, predicted = str(entry["expected"]), str(entry["predicted"])
-            unknown = sorted(str(k) for k in entry if k not in self.KNOWN)
-            if unknown:
-                say(f"unknown key(s) {', '.join(unknown)} (known: {', '.join(self.KNOWN)})")
-            if expected == predicted:
-                say(f"expected and predicted are the same field ({expected}); skipped")
-                continue
-            if any(p["expected"] == expected and p["predicted"] == predicted for p in out):
-                say(f"{expected} / {predicted} is declared twice; skipped")
-                continue
-            name = entry.get("name")
-            if name is not None and (not isinstance(name, str) or not name):
-                say(f"'name' should be a text, got {name!r:.40}; the field names are used")
-                name = None
-            out.append({"expected": expected, "predicted": predicted, "name": str(name or expected)})
-        return out
+    def extra(self, first: str, value: Any, say: Callable[[str], None]) -> str:
+        """The matrix's name; the expected field's name when none (or no text) is given."""
+        if value is not None and (not isinstance(value, str) or not value):
+            say(f"'name' should be a text, got {value!r:.40}; the field names are used")
+            value = None
+        return str(value or first)
 
 
 class Weights(Kind):
