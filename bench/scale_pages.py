@@ -6,9 +6,10 @@
 Building 100,000 runs takes hours on two cores; the pages over all runs are made from summaries only, so
 this renders them from the synthetic summaries of the scale tests (tests/synthetic_site.py: ladders of
 10, random configs and tags, a third decided): the index and its leaderboard files, compare.html and its
-data files, index.json and its shards, the ledger's and the sweeps' pages, with the site's assets (no run
-page, no spec page, no config diff). It prints each family's CPU seconds, the process's peak RSS and the
-largest file. A benchmark: it asserts nothing; run it by hand.
+data files, index.json and its shards, the ledger's and the sweeps' pages, with the site's assets; the
+index gets every spec ladder's context as the build passes it, so its spec tiles and the paged spec ladders
+list (specs.html, ...) are made too (no run page, no spec page, no config diff). It prints each family's
+CPU seconds, the process's peak RSS and the largest file. A benchmark: it asserts nothing; run it by hand.
 """
 
 from __future__ import annotations
@@ -70,7 +71,10 @@ def main() -> None:
             sizes[rel] = len(data)
 
     if "index" in families:
-        write(timed("index", lambda: index_pages._index_page(summaries, site, renderer, [], [], {})))
+        by_id = {s.id: s for s in summaries}
+        ladders = timed("spec ladders", lambda: index_pages._spec_contexts(summaries, site, by_id))
+        write(timed("index", lambda: index_pages._index_page(summaries, site, renderer, ladders, [], {})))
+        del ladders, by_id
     if "compare" in families:
         write(timed("compare", lambda: across.compare_page(summaries, cfg, renderer)))
     manifest = lambda: manifest_files(summaries, title="scale", specs=specs, campaigns=[], errors=0, warnings=0)  # noqa: E731

@@ -20,6 +20,7 @@ MAX_SLUG = 80
 
 INDEX = "index.html"
 LEDGER = "ledger.html"
+SPEC_LIST = "specs.html"  # every spec ladder's tile, paged, when the index shows only the most recently active
 SWEEPS = "sweeps.html"
 COMPARE = "compare.html"
 CHANGES = "changes.html"

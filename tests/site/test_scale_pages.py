@@ -1,8 +1,9 @@
 """The pages over all runs stay bounded at 100,000 runs (issue 32): no page or data file over 2 MB.
 
 Rendered from synthetic summaries (tests/synthetic_site.py), not built runs: these pages are made from
-summaries only. At 100,000 runs: the index and its leaderboard data files, compare.html and its data
-files, index.json and its shards, the ledger's pages. The sweeps page's cost is its table rows, so its
+summaries only. At 100,000 runs: the index (given its 10,000 spec ladders: 2.7 MB when it had a tile for
+each), its leaderboard data files and the paged spec ladders list, compare.html and its data files,
+index.json and its shards, the ledger's pages. The sweeps page's cost is its table rows, so its
 bound is checked at 5,000 runs in one group (its chart draws 300, the full table is paged).
 """
 
@@ -48,7 +49,11 @@ def _bounded(pages: dict[str, bytes]) -> None:
 
 
 def test_index_and_leaderboard_data_at_100000_runs(big: list, renderer: Renderer) -> None:
-    pages = index_pages._index_page(big, _site(big), renderer, [], [], {})
+    """With every spec ladder's context passed in, as the build does: 10,000 ladders of 10 runs."""
+    site = _site(big)
+    ladders = index_pages._spec_contexts(big, site, {s.id: s for s in big})
+    assert len(ladders) == 10_000
+    pages = index_pages._index_page(big, site, renderer, ladders, [], {})
     _bounded(pages)
     html = pages[urls.INDEX].decode()
     src = re.search(r'data-rows-src="([^"]+)"', html)
@@ -63,6 +68,21 @@ def test_index_and_leaderboard_data_at_100000_runs(big: list, renderer: Renderer
     assert len(ids) == len(set(ids)) == 100_000  # every run once, newest first as the page's rows
     # the page holds the newest `leaderboard_rows` runs and as many config diffs, not every run
     assert html.count("<tr") <= 2 * SiteConfig().leaderboard_rows + 10
+    # the index holds the most recently active spec ladders; every ladder is on the paged spec ladders list
+    shown = re.findall(r'<div class="label">spec</div><h3><a href="specs/([^"]+)\.html"', html)
+    assert len(shown) == index_pages.INDEX_SPECS
+    assert "<strong>10000</strong>spec ladders" in html and f'href="{urls.SPEC_LIST}"' in html
+    newest = {ctx["slug"]: max(s.date for s in ctx["runs"]) for ctx in ladders}
+    cut = newest[shown[-1]]
+    assert all(newest[slug] >= cut for slug in shown)
+    assert sum(1 for d in newest.values() if d > cut) <= len(shown)  # none newer left off
+    lists = [urls.numbered(urls.SPEC_LIST, k) for k in range(1, 21)]  # 10,000 ladders, 500 a page
+    assert sorted(rel for rel in pages if rel.startswith("specs")) == sorted(lists)
+    listed = [slug for rel in lists for slug in re.findall(r'<h3><a href="specs/([^"]+)\.html"', pages[rel].decode())]
+    assert listed == sorted(ctx["slug"] for ctx in ladders)  # every ladder once, by id
+    second = pages[lists[1]].decode()
+    assert 'href="specs.html" rel="prev"' in second and 'href="specs-3.html" rel="next"' in second
+    assert "spec ladders 501–1000 of 10000" in second
 
 
 def test_compare_page_at_100000_runs(big: list, renderer: Renderer) -> None:

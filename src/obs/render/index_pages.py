@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from obs.analysis.recipes import RecipeLevel
 
 LEADERBOARD_SHARD = 10_000  # runs a leaderboard data file holds (~0.8 MB; a site of 100,000 runs has 10)
+INDEX_SPECS = 200  # spec tiles the index holds (~0.2 KB each; 10,000 ladders put it over 2 MB); past that,
+# the most recently active, and every ladder on the paged spec ladders list (specs.html, specs-2.html, ...)
 
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
 
@@ -341,6 +343,10 @@ def _index_page(
             name = urls.numbered(urls.LEADERBOARD_DATA, k)
             pages[name] = leaderboard_data(records, k if len(shards) > 1 else None)
             rows_src.append(name)
+    shown_specs = specs
+    if len(specs) > INDEX_SPECS:
+        shown_specs = newest_specs(specs, INDEX_SPECS)
+        pages.update(spec_list_pages(specs, renderer))
     pages[urls.INDEX] = renderer.render(
         "index.html",
         root="",
@@ -348,7 +354,8 @@ def _index_page(
         rows=shown_rows,
         n_runs=len(rows),
         rows_src=" ".join(rows_src) or None,
-        specs=specs,
+        specs=shown_specs,
+        n_specs=len(specs),
         campaigns=campaigns,
         statuses=sorted({s.status for s in summaries}),
         verdicts=sorted({s.verdict for s in summaries if s.verdict}),
@@ -367,6 +374,32 @@ def _index_page(
         hidden=site.hidden,
         efficiency=efficiency,
     ).encode()
+    return pages
+
+
+def newest_specs(specs: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The `n` spec ladders whose newest run is newest (then by id), in that order: what the index shows of
+    a site with more ladders than it holds."""
+
+    def newest(ctx: dict[str, Any]) -> str:
+        return max((s.date or "" for s in ctx["runs"]), default="")
+
+    by_id = sorted(specs, key=lambda ctx: ctx["id"])
+    return sorted(by_id, key=newest, reverse=True)[:n]
+
+
+def spec_list_pages(specs: list[dict[str, Any]], renderer: Renderer) -> dict[str, bytes]:
+    """Every spec ladder's tile in the given order (by id), `paging.PAGE_ROWS` a page: specs.html,
+    specs-2.html, ... (~0.1 MB a page), each linking the others."""
+    size = paging.PAGE_ROWS
+    n = max(1, -(-len(specs) // size))
+    pages: dict[str, bytes] = {}
+    for k, chunk in enumerate(paging.chunks(specs, size), start=1):
+        page = urls.numbered(urls.SPEC_LIST, k)
+        nav = paging.pager(urls.SPEC_LIST, k, n, size, len(specs))
+        pages[page] = renderer.render(
+            "spec_list.html", root="", nav="index", specs=chunk, n_specs=len(specs), pager=nav
+        ).encode()
     return pages
 
 
