@@ -27,7 +27,9 @@ CHANGES = "changes.html"
 COHORTS = "cohorts.html"  # tag cohorts: each tag's runs against the runs without it
 EFFICIENCY = "efficiency.html"  # sample efficiency and coupling of the runs that form no campaign
 EFFICIENCY_DATA = "efficiency.json"  # ... its numbers
-COHORTS_DATA = "cohorts.json"  # ... their numbers per comparable set, reused by the next build when unchanged
+COHORTS_DATA = (
+    "cohorts.json"  # ... their numbers per comparable set (cohorts-2.json, ... past 1.5 MB), reused by the next build
+)
 NOT_FOUND = "404.html"
 SITEMAP = "sitemap.xml"
 MANIFEST = "index.json"

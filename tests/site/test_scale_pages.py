@@ -170,3 +170,32 @@ def test_tag_cohorts_are_paged(renderer: Renderer) -> None:
     assert sorted(pages) == sorted(urls.numbered(urls.COHORTS, k) for k in range(1, n + 1))
     rows = sum(pages[rel].decode().split("<tbody>")[1].count("<tr>") for rel in pages)
     assert rows == len(cohorts)
+
+
+def test_cohorts_data_is_paged_without_run_lists(tmp_path) -> None:
+    """cohorts.json was 7.3 MB at 10,000 runs: each cohort listed its runs with and without the tag. The sets'
+    statistics alone, cut into files of 1.5 MB (cohorts-2.json, ...), read back whole by the next build."""
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json
+    from obs.publish.extras import cohorts_data, read_cohorts_data
+
+    runs = synthetic_summaries(20_000, decided=0)
+    points = [RunPoint(s.id, s.tags, s.spec, s.headline.value, True) for s in runs]  # 2,000 sets
+    points += [RunPoint(f"one-{s.id}", s.tags, "one set", s.headline.value, True) for s in runs[:10_000]]
+    groups = cohorts_by_group(points, {})
+    files = cohorts_data(groups_json(groups))
+    _bounded(files)
+    assert len(files) > 1 and sorted(files) == sorted(
+        urls.numbered(urls.COHORTS_DATA, k) for k in range(1, len(files) + 1)
+    )
+    first = json.loads(files[urls.COHORTS_DATA])
+    assert first["parts"] == [urls.numbered(urls.COHORTS_DATA, k) for k in range(1, len(files) + 1)]
+    assert all(json.loads(data)["part"] == k for k, data in enumerate(files.values(), start=1))
+    assert not any(b"s00001-r1" in data for data in files.values())  # no run listed
+    for rel, data in files.items():
+        (tmp_path / rel).write_bytes(data)
+    stored = read_cohorts_data(tmp_path / urls.COHORTS_DATA)
+    assert set(stored) == set(groups)  # every set once, over all parts
+    known = groups_from_json(stored)
+    assert cohorts_by_group(points, known) == groups  # reused with their runs derived: as computed afresh
+    (tmp_path / urls.numbered(urls.COHORTS_DATA, 2)).write_bytes(b"{broken")
+    assert len(read_cohorts_data(tmp_path / urls.COHORTS_DATA)) < len(groups)  # one bad part loses its own sets

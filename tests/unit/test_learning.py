@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -217,10 +218,16 @@ def test_tag_cohorts_reuse_an_unchanged_set_and_recompute_a_changed_one() -> Non
 
     runs = [RunPoint(f"r{i}", ("t",) if i < 3 else (), "m · spec s", 0.1 * i, True) for i in range(6)]
     first = cohorts_by_group(runs)
-    known = groups_from_json(_json.loads(dumps(groups_json(first))))  # through cohorts.json and back
-    assert known == first
-    marker = (first["m · spec s"][0], [])  # a reused set is taken as it was stored, not tested again
-    assert cohorts_by_group(runs, {"m · spec s": marker})["m · spec s"] is marker
+    stored = _json.loads(dumps(groups_json(first)))  # through cohorts.json and back: no run listed in it
+    assert "r4" not in dumps(stored).decode() and stored["m · spec s"]["cohorts"][0]["diff"]["n_b"] == 3
+    known = groups_from_json(stored)
+    assert known["m · spec s"][1][0].with_ids == () and cohorts_by_group(runs, known) == first  # runs derived
+    key, (cohort,) = first["m · spec s"]
+    marker = {"m · spec s": (key, [replace(cohort, diff=replace(cohort.diff, delta=9.0))])}
+    reused = cohorts_by_group(runs, marker)["m · spec s"][1][0]  # a reused set is not tested again
+    assert (
+        reused.diff.delta == 9.0 and reused.with_ids == ("r0", "r1", "r2") and reused.without_ids == ("r3", "r4", "r5")
+    )
     moved = [*runs[:-1], RunPoint("r5", (), "m · spec s", 0.9, True)]
-    again = cohorts_by_group(moved, {"m · spec s": marker})["m · spec s"]
-    assert again is not marker and again[1][0].diff.mean_b == pytest.approx((0.3 + 0.4 + 0.9) / 3)
+    again = cohorts_by_group(moved, marker)["m · spec s"][1][0]
+    assert again.diff.delta != 9.0 and again.diff.mean_b == pytest.approx((0.3 + 0.4 + 0.9) / 3)

@@ -34,6 +34,7 @@ from obs.pipeline import SourceTree
 from obs.publish.changes import Changes, ManifestError, OldManifest, annotate, compare, read_manifest
 from obs.publish.learning import LearningFeature, read_old_learning, windows_of
 from obs.publish.single_file import SingleFileOptions, is_frozen_report, link_base_for, standalone
+from obs.render import paging
 from obs.render.site import Renderer
 from obs.sitemodel import LedgerView, LedgerViewEntry, RunSummary
 from obs.write import Staging
@@ -127,9 +128,8 @@ class PublishExtras:
             pages += self.learning.write(staging, renderer)
         if any(s.tags for s in summaries):
             cohort_pages, data = cohorts_page(summaries, Renderer(tree.meta), staging.out / urls.COHORTS_DATA)
-            for rel, page_bytes in cohort_pages.items():
+            for rel, page_bytes in {**cohort_pages, **data}.items():
                 staging.write(rel, page_bytes)
-            staging.write(urls.COHORTS_DATA, data)
             pages += len(cohort_pages)
         if self.changes is not None and renderer is not None:
             html = renderer.render(
@@ -153,8 +153,11 @@ class PublishExtras:
         return self.learning.section()
 
 
-def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path) -> tuple[dict[str, bytes], bytes]:
-    """cohorts.html (cohorts-2.html, ... past 500 cohorts) and cohorts.json: every tag's runs against the rest
+def cohorts_page(
+    summaries: list[RunSummary], renderer: Renderer, previous: Path
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """cohorts.html (cohorts-2.html, ... past 500 cohorts) and cohorts.json (cohorts-2.json, ... past 1.5 MB of
+    statistics: `cohorts_data`): every tag's runs against the rest
     of their comparable set. The sets whose runs did not change since the published build (`previous`, its
     cohorts.json) are reused, so a build where one run changed tests only that run's set (and imports no
     statistics when it has none)."""
@@ -172,10 +175,7 @@ def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path
         for s in summaries
         if s.headline.metric and s.headline.value is not None and math.isfinite(s.headline.value)
     ]
-    try:
-        known = groups_from_json(json.loads(previous.read_bytes()).get("groups"))
-    except (OSError, ValueError, AttributeError):
-        known = {}
+    known = groups_from_json(read_cohorts_data(previous))
     groups = cohorts_by_group(points, known)
     cohorts = ordered([c for _, cs in groups.values() for c in cs])
     tagged: dict[str, list[str]] = {}
@@ -183,7 +183,47 @@ def cohorts_page(summaries: list[RunSummary], renderer: Renderer, previous: Path
         for tag in s.tags:
             tagged.setdefault(tag, []).append(s.id)
     pages = render_cohort_pages(cohorts, {s.id: s.slug for s in summaries}, renderer, tagged)
-    return pages, dumps({"schema": 1, "groups": groups_json(groups)})
+    return pages, cohorts_data(groups_json(groups))
+
+
+COHORTS_PART = 1_500_000  # bytes of comparable sets a cohorts data file holds (a bigger set: a file of its own)
+
+
+def cohorts_data(groups: dict[str, Any]) -> dict[str, bytes]:
+    """cohorts.json, and cohorts-2.json, ... when the sets' statistics pass `COHORTS_PART` (a set is never cut:
+    without its runs it is ~0.6 KB a tag). The first file names every part (`parts`), each says its `part`."""
+    entries = [(name, entry, len(dumps(entry)) + len(name)) for name, entry in groups.items()]
+    cut = paging.cut_by_budget(entries, lambda e: e[2], COHORTS_PART)
+    names = [urls.numbered(urls.COHORTS_DATA, k) for k in range(1, len(cut) + 1)]
+    files: dict[str, bytes] = {}
+    for k, part in enumerate(cut, start=1):
+        doc: dict[str, Any] = {"schema": 2, "part": k, "groups": {name: entry for name, entry, _ in part}}
+        if k == 1:
+            doc["parts"] = names
+        files[names[k - 1]] = dumps(doc)
+    return files
+
+
+def read_cohorts_data(first: Path) -> dict[str, Any]:
+    """Every set of a published cohorts.json and the parts it names beside it (only names of the form
+    cohorts-<k>.json are read); an unreadable file gives nothing, an unreadable part only its own sets."""
+    try:
+        doc = json.loads(first.read_bytes())
+        groups = dict(doc["groups"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    parts = doc.get("parts") if isinstance(doc, dict) else None
+    allowed = (
+        {urls.numbered(urls.COHORTS_DATA, k) for k in range(2, len(parts) + 1)} if isinstance(parts, list) else set()
+    )
+    for name in parts if isinstance(parts, list) else []:
+        if name not in allowed:
+            continue
+        try:
+            groups.update(json.loads((first.parent / name).read_bytes())["groups"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return groups
 
 
 def check_archive(root: Path, rel: str) -> str | None:
