@@ -78,6 +78,7 @@ def test_sweeps_page_has_a_chart_and_a_table_per_metric_group(demo_site: Path, d
         "correct_rate · campaign retrain-demo",
         "correct_rate · campaign sepa-campaign",
         "eval/accuracy · campaign data-scaling",
+        "eval/accuracy · top level",
         "exact · spec spec03",
         "relational_f1 · spec onto-arms",
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import stat
 from pathlib import Path
@@ -90,7 +91,9 @@ def test_the_build_reads_the_ledger_and_archive_but_writes_neither(
     templates = tmp_path / "templates"
     shutil.copytree(Path(__file__).resolve().parents[2] / "templates", templates)
     base = templates / "base.html"
-    base.write_text(base.read_text().replace("<body>", "<body>\n<!-- newer template -->"))
+    newer, n = re.subn(r"(<body[^\n]*>)", r"\1\n<!-- newer template -->", base.read_text(), count=1)
+    assert n == 1, "base.html has a <body> line to mark"
+    base.write_text(newer)
     monkeypatch.setattr("obs.build.templates_dir", lambda: templates)
     monkeypatch.setattr("obs.render.site.templates_dir", lambda: templates)
     with (source / "spec03/r3/probe.jsonl").open("a") as fh:
