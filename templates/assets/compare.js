@@ -65,6 +65,7 @@
         rows.appendChild(tr);
       });
       body.replaceChildren(rows);
+      if (window.obs && window.obs.remeasure) window.obs.remeasure();  // a wider table may now scroll
       document.getElementById("compare-status").textContent =
         "Keys that differ: " + differ + " · the same: " + same;
       document.getElementById("compare-a-id").textContent = a.id;

@@ -789,7 +789,8 @@
   });
   window.addEventListener("load", markSoon);
   // the page's other scripts (cases.js, generations.js) build elements and read data files with these
-  window.obs = { el: el, inflate: inflate, DataFiles: DataFiles, drawAllLater: drawAllLater };
+  // remeasure: a script that rewrote a table after its data arrived (compare.js) asks for the scroll check again
+  window.obs = { el: el, inflate: inflate, DataFiles: DataFiles, drawAllLater: drawAllLater, remeasure: markSoon };
   window.addEventListener("resize", remeasureAll);
   document.addEventListener("toggle", markSoon, true);
   // sections drawn only near the viewport (content-visibility: auto) have no size until then
