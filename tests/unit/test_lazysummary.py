@@ -58,14 +58,17 @@ def test_replace_keeps_it_lazy_with_the_change() -> None:
 
 
 def test_decoded_summaries_are_not_all_kept() -> None:
-    many = lazy_summaries(_bytes(make_summary(id=f"r{i}")) for i in range(lazysummary.RECENT + 50))
+    many = lazy_summaries((_bytes(make_summary(id=f"r{i}")) for i in range(lazysummary.RECENT + 50)), eager_up_to=0)
+    assert all(isinstance(s, LazySummary) for s in many)
     assert [s.headline for s in many]  # every one decoded once
     assert len(lazysummary._recent) <= lazysummary.RECENT
 
 
 def test_pages_from_lazy_summaries_are_the_same_bytes() -> None:
     summaries = synthetic_summaries(300)
-    assert synthetic_pages(lazy_summaries(_bytes(s) for s in summaries)) == synthetic_pages(summaries)
+    lazy = lazy_summaries((_bytes(s) for s in summaries), eager_up_to=0)
+    assert all(isinstance(s, LazySummary) for s in lazy)
+    assert synthetic_pages(lazy) == synthetic_pages(summaries)
 
 
 def test_cached_summary_bytes_are_their_own_size() -> None:
@@ -96,3 +99,11 @@ def test_the_cache_reads_back_an_entry_a_line(tmp_path: Path) -> None:
     assert (back.file_hashes, back.peeks, back.pages) == (cache.file_hashes, cache.peeks, cache.pages)
     (tmp_path / "cache" / STATE_FILE).write_bytes(b"not json\n")
     assert BuildCache.open(tmp_path / "cache").runs == {}  # a damaged cache is ignored
+
+
+def test_few_summaries_are_held_decoded() -> None:
+    """Up to EAGER_UP_TO runs the summaries are plain objects (no lookup per field read), above it lazy."""
+    few = [_bytes(make_summary(id=f"r{i}")) for i in range(3)]
+    assert all(type(s) is RunSummary for s in lazy_summaries(few))
+    assert lazy_summaries(few) == [RunSummary.from_json(b) for b in few]
+    assert all(isinstance(s, LazySummary) for s in lazy_summaries(few, eager_up_to=2))
