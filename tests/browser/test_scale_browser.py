@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from browserkit import TIMEOUT_MS, PageWatch, ServedSite, serve
-from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import BrowserContext, Page, expect
 
 from obs import urls
 from synthetic_site import synthetic_summaries, write_site
@@ -58,12 +58,14 @@ def test_the_leaderboard_searches_sorts_and_pages_every_run(big: Page, served_bi
     assert big.locator("#runs-table tbody tr").count() >= 100  # the newest rows are there before any script
     big.wait_for_selector("#runs-table[data-ready]")
     counter = big.locator("form.filters [data-count]")
-    assert counter.inner_text() == f"{N} of {N} runs"
-    assert "page 1 of 30" in big.locator("nav.pager .pager-where").inner_text()
+    expect(counter).to_have_text(f"{N} of {N} runs")
+    expect(big.locator("nav.pager .pager-where")).to_contain_text("page 1 of 30")
     big.get_by_role("button", name="Headline", exact=True).click()
+    expect(big.locator("#runs-table th[aria-sort]")).to_contain_text("Headline")
     values = headline_values(big)
     assert len(values) == 100 and values == sorted(values)
     big.get_by_role("button", name="Older →").click()  # the next page continues the order over all runs
+    expect(big.locator("nav.pager .pager-where")).to_contain_text("page 2 of 30")
     later = headline_values(big)
     assert later[0] >= values[-1] and later == sorted(later)
     big.get_by_role("searchbox").fill("s00123-r4")  # a run far from the newest 500 the page holds
@@ -79,7 +81,8 @@ def test_compare_picks_runs_by_search_a_page_at_a_time(big: Page, served_big: Se
     runs = big.locator("[data-overlay-runs]")
     big.wait_for_selector("[data-overlay-runs] input[type=checkbox]", state="attached")
     assert runs.locator("input[type=checkbox]").count() <= 52  # 2 picked + a page of 50, not 3,000 boxes
-    assert big.locator("[data-overlay-count]").inner_text() == "2"  # the default pair
+    # the default pair (the count is written once the picked runs' curves are loaded: waited for, not raced)
+    expect(big.locator("[data-overlay-count]")).to_have_text("2")
     big.locator("summary", has_text="Runs:").click()
     big.locator("input[data-overlay-filter]").fill("s00042")
     big.wait_for_function(
@@ -92,9 +95,9 @@ def test_compare_picks_runs_by_search_a_page_at_a_time(big: Page, served_big: Se
     assert "runs=s00000-r0,s00000-r1,s00042-r3" in big.url
     big.locator("input[data-overlay-filter]").fill("")
     where = big.locator("[data-overlay-runs] li.pager .pager-where")
-    assert where.inner_text() == "page 1 of 60"  # 2,997 runs not picked, 50 a page
+    expect(where).to_have_text("page 1 of 60")  # 2,997 runs not picked, 50 a page
     big.locator("[data-overlay-runs] li.pager button", has_text="Next →").click()
-    assert where.inner_text() == "page 2 of 60"
+    expect(where).to_have_text("page 2 of 60")
 
 
 def test_compare_runs_table_pages_and_the_pair_is_typed_by_id(big: Page, served_big: ServedSite) -> None:
@@ -102,14 +105,14 @@ def test_compare_runs_table_pages_and_the_pair_is_typed_by_id(big: Page, served_
     big.wait_for_function(
         "() => (document.querySelector('[data-runs-status]') || {}).textContent.includes('of 3000 runs')"
     )
-    assert big.locator("table[data-runs-table] tbody tr").count() == 200
+    expect(big.locator("table[data-runs-table] tbody tr")).to_have_count(200)
     pager = big.locator("#runs-table nav.pager .pager-where")
-    assert pager.inner_text() == "runs 1–200 of 3000 · page 1 of 15"
+    expect(pager).to_have_text("runs 1–200 of 3000 · page 1 of 15")
     big.locator("#runs-table nav.pager button", has_text="Next →").click()
-    assert pager.inner_text() == "runs 201–400 of 3000 · page 2 of 15"
+    expect(pager).to_have_text("runs 201–400 of 3000 · page 2 of 15")
     big.locator("input[data-runs-where]").fill("s00042")
     big.wait_for_function("() => document.querySelector('[data-runs-status]').textContent.startsWith('10 of 3000')")
-    assert not big.locator("#runs-table nav.pager").is_visible()
+    expect(big.locator("#runs-table nav.pager")).to_be_hidden()
     b = big.locator("#compare-b")
     b.fill("s00042-r7")
     b.press("Enter")
@@ -117,7 +120,7 @@ def test_compare_runs_table_pages_and_the_pair_is_typed_by_id(big: Page, served_
     assert "b=s00042-r7" in big.url
     b.fill("no-such-run")
     b.press("Enter")
-    assert "No run of this site has the id “no-such-run”" in big.locator("#compare-status").inner_text()
+    expect(big.locator("#compare-status")).to_contain_text("No run of this site has the id “no-such-run”")
 
 
 def test_ledger_and_sweeps_are_paged(big: Page, served_big: ServedSite) -> None:
