@@ -864,6 +864,8 @@ def _site_pages(
             if known and known.get("key") == group_key and all((out / rel).is_file() for rel in known["files"]):
                 made = KeptPages(out, known["files"])
                 pages.kept.update(known["files"])
+                inner = f"{group}/"  # the groups made inside this one (a sweep's importance in "sweeps") go with it
+                groups.update((name, value) for name, value in cache.pages.items() if name.startswith(inner))
             else:
                 made = make()
             groups[group] = {"key": group_key, "files": sorted(made)}

@@ -112,6 +112,12 @@ def sweep_table(slug: str, k: int) -> str:
     return numbered(f"sweeps/{slug}/runs.html", k)
 
 
+def sweep_importance(slug: str) -> str:
+    """A sweep's parameter importance (obs.analysis.importance) as JSON: published for other tools, and read
+    back by the next build when the sweep's runs did not change (its permutation tests are not run again)."""
+    return f"sweeps/{slug}/importance.json"
+
+
 def run_dir(slug: str) -> str:
     return f"{RUNS}/{slug}/"
 

@@ -7,6 +7,7 @@ import hashlib
 import itertools
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -185,3 +186,33 @@ def test_a_run_outside_the_campaign_changed_leaves_its_statistics_alone(tmp_path
     index = (out / "index.html").read_text()
     # the seed-level results of the campaign's runs, still on the leaderboard
     assert "maxrl+gtpo_sepa vs GRPO, no token transform, 3 v 3 seeds" in index
+
+
+def test_a_changed_run_tests_the_importance_of_its_own_sweep_only(
+    workspace: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each sweep's parameter importance is a page group inside the sweeps page's (sweeps/<slug>/importance.json):
+    a rebuild runs the permutation tests of the sweeps whose runs changed only, and keeps the others' groups
+    even across a rebuild that kept the whole sweeps page (or the next change would test every sweep again)."""
+    from obs.analysis import sweeps
+
+    source, out = workspace
+    tested: list[set[str | None]] = []
+    real = sweeps.importance
+
+    def counted(runs: Any, *args: Any) -> Any:
+        tested.append({r.spec for r in runs})
+        return real(runs, *args)
+
+    monkeypatch.setattr(sweeps, "importance", counted)
+    notes = source / "spec03/r4/notes.md"
+    notes.write_bytes(notes.read_bytes() + b"!")  # read by no sweep: the sweeps page is kept
+    rebuild(source, out)
+    assert tested == []
+    run_yaml = source / "spec03/r2/run.yaml"  # in the sweep of spec03 (r4 and r5 are not)
+    run_yaml.write_text(run_yaml.read_text().replace("lr: 0.0006", "lr: 0.0005"))
+    after, _ = rebuild(source, out)
+    assert tested == [{"spec03"}]
+    assert len(list(out.glob("sweeps/*/importance.json"))) > 3
+    clean = build_published(BuildOptions(source=source, out=tmp_path / "clean", jobs=2))
+    assert clean.errors == 0 and digests(tmp_path / "clean") == after

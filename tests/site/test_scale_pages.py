@@ -132,7 +132,8 @@ def test_sweeps_bounded_with_a_paged_full_table(renderer: Renderer) -> None:
     html = pages[urls.SWEEPS].decode()
     assert "the 300 best-ranked of the group's 5000 runs" in html
     assert html.count('<tr>\n<td class="num" data-sort=') == 300
-    tables = sorted(rel for rel in pages if rel.startswith("sweeps/"))
+    tables = sorted(rel for rel in pages if rel.startswith("sweeps/") and rel.endswith(".html"))
+    assert "sweeps/exact/importance.json" in pages  # the group's parameter importance, published
     assert tables[0] == "sweeps/exact/runs-10.html" and len(tables) == 10  # 5,000 rows, 500 a page
     listed = [
         m for rel in tables for m in re.findall(r'<td data-sort="([^"]+)" data-label="Run">', pages[rel].decode())

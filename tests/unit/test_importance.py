@@ -6,12 +6,21 @@ import math
 from typing import Any
 
 import numpy as np
+import orjson
 import pytest
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from obs.analysis.held_constant import flatten
-from obs.analysis.importance import CI_MIN_RUNS, MIN_RUNS, RESAMPLES, importance, key_importance, resamples_for
+from obs.analysis.importance import (
+    CI_MIN_RUNS,
+    MIN_RUNS,
+    RESAMPLES,
+    Importance,
+    importance,
+    key_importance,
+    resamples_for,
+)
 from obs.analysis.sweeps import build_sweep, run_value
 from obs.config import DEFAULT_SWEEPS
 from summaries import make_summary
@@ -174,3 +183,22 @@ def test_resamples_shrink_only_for_very_large_sweeps() -> None:
     assert resamples_for(8) == 0  # every ordering
     assert resamples_for(9) == resamples_for(2000) == RESAMPLES
     assert 999 <= resamples_for(10_000) < RESAMPLES
+
+
+def test_a_published_importance_reads_back_as_computed() -> None:
+    """sweeps/<slug>/importance.json is read back by the next build instead of testing again: the round trip
+    through JSON gives the same object (exact, random and unknown keys alike)."""
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=12)
+    values = {
+        "lr": [1e-4 * (1 + i % 3) for i in range(12)],
+        "opt": ["adam" if i % 2 else "sgd" for i in range(12)],
+        "few": [1.0, 2.0, None, None, None, None, None, None, None, None, None, None],
+    }
+    runs = [make_summary(id=f"r{i}") for i in range(12)]
+    value = {(r.id, k): v[i] for i, r in enumerate(runs) for k, v in values.items()}
+    value.update({(r.id, "out"): float(y[i]) for i, r in enumerate(runs)})
+    imp = importance(runs, [("lr", []), ("opt", ["opt2"]), ("few", [])], "out", False, lambda r, k: value[(r.id, k)])
+    assert {k.why == "" for k in imp.keys} == {True, False}  # a key with a figure and one without
+    back = Importance.from_dict(orjson.loads(orjson.dumps(imp.as_dict())), False)
+    assert back == imp

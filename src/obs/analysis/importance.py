@@ -97,6 +97,27 @@ class KeyImportance:
             "why_unknown": self.why or None,
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> KeyImportance:
+        """The inverse of `as_dict` (JSON keeps every float exactly)."""
+        ci = d["ci"]
+        exact = d["permutations"] == "exact"
+        return cls(
+            d["key"],
+            d["kind"],
+            d["n"],
+            d["groups"],
+            d["rho"],
+            (float(ci[0]), float(ci[1])) if ci else None,
+            d["share"],
+            d["p"],
+            d["p_holm"],
+            exact,
+            0 if exact else int(d["permutations"]),
+            tuple(d["same_grouping_as"]),
+            d["why_unknown"] or "",
+        )
+
 
 @dataclass(frozen=True)
 class Importance:
@@ -118,6 +139,11 @@ class Importance:
             "method": "Spearman rho (numbers) or eta² of ranks (categories); permutation p, Holm over the keys",
             "keys": [k.as_dict() for k in self.keys],
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], higher_is_better: bool) -> Importance:
+        """The inverse of `as_dict` (which leaves out the outcome's direction: the sweep has it)."""
+        return cls(d["outcome"], higher_is_better, d["n_runs"], [KeyImportance.from_dict(k) for k in d["keys"]])
 
 
 def _number(v: Any) -> float | None:

@@ -344,6 +344,26 @@ def _shade(value: float | None, lo: float, hi: float, higher_is_better: bool) ->
     return t if higher_is_better else 1.0 - t
 
 
+# What computes a sweep's parameter importance: (slug, runs, keys with the keys folded into them, outcome, its
+# direction) -> Importance. The pages pass one that keeps each sweep's result from build to build.
+ImportanceOf = Callable[[str, Sequence[RunSummary], list[tuple[str, list[str]]], str, bool], Importance]
+
+
+def sweep_importance(
+    slug: str, runs: Sequence[RunSummary], keys: list[tuple[str, list[str]]], outcome: str, higher_is_better: bool
+) -> Importance:
+    """A sweep's parameter importance, computed (its permutation tests are most of a sweep's cost)."""
+    return importance(runs, keys, outcome, higher_is_better, run_value)
+
+
+def importance_inputs(
+    runs: Sequence[RunSummary], keys: list[tuple[str, list[str]]], outcome: str, higher_is_better: bool
+) -> list[Any]:
+    """Everything `sweep_importance` reads: the keys, the outcome and each run's values of them."""
+    names = [outcome, *(k for k, _ in keys)]
+    return [outcome, higher_is_better, keys, [[run_value(r, k) for k in names] for r in runs]]
+
+
 def build_sweep(
     name: str,
     slug: str,
@@ -351,6 +371,7 @@ def build_sweep(
     settings: Mapping[str, Any],
     higher_is_better: Callable[[str], bool],
     default_metric: str | None,
+    importance_of: ImportanceOf | None = None,
 ) -> Sweep | None:
     """One parallel-coordinates chart over `runs`, or None when nothing varies among them.
 
@@ -370,7 +391,8 @@ def build_sweep(
     imp = None
     if color:  # every setting that varies, also those past max_axes; named ones when `keys` names them
         keys = [(k, []) for k in settings["keys"]] if settings.get("keys") else varying_keys(runs, outcome_keys)
-        imp = importance(runs, [(k, also) for k, also in keys if k != color], color, hib, run_value)
+        tested = [(k, also) for k, also in keys if k != color]
+        imp = (importance_of or sweep_importance)(slug, runs, tested, color, hib)
     return Sweep(name, slug, color, hib, axes, out_runs, notes, imp)
 
 
@@ -500,8 +522,10 @@ def build_sweeps(
     settings: Mapping[str, Any],
     higher_is_better: Callable[[str], bool],
     slugify: Callable[[str], str],
+    importance_of: ImportanceOf | None = None,
 ) -> tuple[list[Sweep], list[str]]:
-    """Every chart of the sweeps page, and what was left out and why."""
+    """Every chart of the sweeps page, and what was left out and why. `importance_of` computes a sweep's
+    parameter importance (`sweep_importance`, unless the caller keeps them from build to build)."""
     group_by = str(settings.get("group_by") or "metric")
     min_runs = int(settings.get("min_runs") or 3)
     sweeps: list[Sweep] = []
@@ -517,7 +541,7 @@ def build_sweeps(
             if m:
                 counts[m] = counts.get(m, 0) + 1
         metric = max(sorted(counts), key=lambda m: counts[m]) if counts else None
-        sweep = build_sweep(label, slugify(label), runs, settings, higher_is_better, metric)
+        sweep = build_sweep(label, slugify(label), runs, settings, higher_is_better, metric, importance_of)
         if sweep is None:
             skipped.append(f"{label}: no setting varies across its {len(runs)} runs")
         else:
