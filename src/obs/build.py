@@ -171,7 +171,7 @@ def cached_summaries(cache: BuildCache, plan: BuildPlan) -> list[RunSummary]:
         if entry is None:
             continue
         try:
-            out.append(LazySummary(entry.summary))
+            out.append(LazySummary(entry.summary_source()))
         except SummaryError:
             continue
     return cast("list[RunSummary]", out)
@@ -357,7 +357,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             else:
                 sched.digest_hashes[planned.id] = entry.digest_hash
     if not unknown:
-        summaries = annotate(lazy_summaries(cache.runs[p.id].summary for p in tree.plan.runs))
+        summaries = annotate(lazy_summaries(cache.runs[p.id].summary_source() for p in tree.plan.runs))
         pages_key = site_pages_key(sched.env, summaries, tree, sections)
         cached_pages = cache.pages.get("site")
         if (
@@ -376,12 +376,12 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         _rebuild_recipes(opts, result, sched, staging)
         _rebuild_gates(opts, result, sched, staging)
         all_diags: list[Diagnostic] = []
-        held: list[bytes] = []  # each summary is read from its cache entry's JSON when a page asks for it
+        held: list[bytes | Callable[[], bytes]] = []  # each summary read from the cache when a page asks for it
         for planned in tree.plan.runs:
             entry = sched.entries.get(planned.id)
             if entry is None:
                 continue
-            held.append(entry.summary)
+            held.append(entry.summary_source())
             all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
         summaries = lazy_summaries(held)
         del held
@@ -425,7 +425,9 @@ def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler,
     """Build again the runs whose recipe-level result, made from this build's summaries, is not the one they
     were built with. A recipe's identity and its seeds' values do not depend on that result, so one pass settles
     it; a run's files from the first pass are taken out of the staging folder first."""
-    summaries = lazy_summaries(sched.entries[p.id].summary for p in sched.tree.plan.runs if p.id in sched.entries)
+    summaries = lazy_summaries(
+        sched.entries[p.id].summary_source() for p in sched.tree.plan.runs if p.id in sched.entries
+    )
     final = recipe_pairs(sched.tree, summaries)
     redo = [
         p
@@ -495,7 +497,7 @@ def _nothing_to_do(result: BuildResult, tree: SourceTree, cache: BuildCache, sta
     all_diags = list(tree.diags.items)
     for planned in tree.plan.runs:
         entry = cache.runs[planned.id]
-        result.summaries.append(cast("RunSummary", LazySummary(entry.summary)))
+        result.summaries.append(cast("RunSummary", LazySummary(entry.summary_source())))
         all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
     result.runs = result.reused = len(tree.plan.runs)
     result.pages = 0
@@ -706,14 +708,9 @@ class _RunPass:
         sched.digest_hashes[planned.id] = digest_hash
         # A run read without one of its files (it went away or lost its permissions mid-build) is published as
         # read, but not kept for reuse: its key says nothing of permissions, so the next build reads it again.
-        sched.entries[planned.id] = RunEntry(
-            key if res.complete else "",
-            planned.slug,
-            res.files,
-            summary,
-            digest_hash,
-            [d.as_dict() for d in res.diagnostics],
-        )
+        diagnostics = [d.as_dict() for d in res.diagnostics]
+        entry = RunEntry(key if res.complete else "", planned.slug, res.files, summary, digest_hash, diagnostics)
+        sched.entries[planned.id] = sched.cache.keep(planned.id, entry)  # its summary read back when asked for
         self.result.built += 1
         sched.how[planned.id] = "built"
         self.result.complete = self.result.complete and res.complete

@@ -14,10 +14,13 @@ only changed by the holder of the output's lock (obs.write.output_lock).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import sqlite3
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +31,18 @@ from obs import __version__
 from obs.safepaths import real
 from obs.write import OutputError, current_version, output_location
 
-CACHE_FORMAT = 2
-# One JSON document a line: a header, then each page group ("g"), file hash ("f"), run.yaml peek ("p") and
-# run entry ("r"), each parsed on its own. As one document (format 1) parsing took ~6 times the file's size
-# at once (orjson's parse arena: 41 MB for 2,000 runs, ~2 GB at 100,000); writing it held a second copy.
-STATE_FILE = "state.jsonl"
+CACHE_FORMAT = 3
+# A SQLite file (the standard library's): the header, each page group, file hash and run.yaml peek as a row of
+# `lines`, and each run's entry as a row of `runs` whose summary is read when asked for, never all held.
+# Format 1 was one JSON document (its parse took ~6 times the file's size at once: ~2 GB at 100,000 runs);
+# format 2 a JSON line each, every run's summary held from the start to the end of a build (~2.4 KB a run of
+# the ~20 KB a run the build process held at 10,000 runs, issue 32).
+STATE_FILE = "state.sqlite"
+_SCHEMA = (
+    "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)",
+    "CREATE TABLE lines (kind TEXT, key TEXT, value BLOB)",
+    "CREATE TABLE runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)",
+)
 
 
 def cache_dir_for(out: Path) -> Path:
@@ -88,32 +98,103 @@ def _bytes_escaped(value: Any) -> Any:
     return value
 
 
-@dataclass
+class SummaryStore:
+    """Run summaries (JSON bytes) in a SQLite table, by run id: the previous build's (its state file) or this
+    build's (a spill file beside it, until the state is saved). One connection, used from any thread under a
+    lock (a Dask build takes results in from its client's threads)."""
+
+    def __init__(self, path: Path, *, create: bool = False) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        if create:
+            self.con = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+            self.con.execute("PRAGMA journal_mode=OFF")
+            self.con.execute("PRAGMA synchronous=OFF")
+            self.con.execute("CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)")
+        else:
+            self.con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+
+    def summary(self, run_id: str) -> bytes:
+        with self.lock:
+            row = self.con.execute("SELECT summary FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise KeyError(run_id)
+        return bytes(row[0])
+
+    def put(self, run_id: str, summary: bytes) -> None:
+        with self.lock:
+            self.con.execute("INSERT OR REPLACE INTO runs (id, entry, summary) VALUES (?, NULL, ?)", (run_id, summary))
+
+    def reopen(self, path: Path) -> None:
+        """Read from `path` from now on (the saved state, which holds every run this one held)."""
+        with self.lock:
+            self.con.close()
+            self.path = path
+            self.con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+
+    def close(self) -> None:
+        with self.lock:
+            self.con.close()
+
+
 class RunEntry:
-    """What the cache remembers of one built run. Its summary is kept as its compact JSON bytes: a build
-    holds one entry per run, and at 10,000 runs the summaries as parsed dicts were as large again as
-    the `RunSummary` objects made from them (`RunSummary.from_json` reads the bytes)."""
+    """What the cache remembers of one built run. Its summary (compact JSON bytes) is either held or, for an
+    entry read from the cache or spilled by the build, read from its `SummaryStore` each time it is asked for:
+    at 100,000 runs the summaries held were ~240 MB of a build's memory (issue 32)."""
 
-    key: str
-    slug: str
-    files: list[str]
-    summary: bytes
-    digest_hash: str
-    diagnostics: list[dict[str, Any]]
+    __slots__ = ("_id", "_store", "_summary", "diagnostics", "digest_hash", "files", "key", "slug")
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.summary, bytes):  # read back from the cache file as JSON
-            self.summary = exact_bytes(orjson.dumps(self.summary))
+    def __init__(
+        self,
+        key: str,
+        slug: str,
+        files: list[str],
+        summary: bytes | dict[str, Any] | None,
+        digest_hash: str,
+        diagnostics: list[dict[str, Any]],
+        *,
+        store: SummaryStore | None = None,
+        run_id: str = "",
+    ) -> None:
+        self.key, self.slug, self.files = key, slug, files
+        self.digest_hash, self.diagnostics = digest_hash, diagnostics
+        if summary is not None and not isinstance(summary, bytes):  # a summary as JSON
+            summary = exact_bytes(orjson.dumps(summary))
+        self._summary, self._store, self._id = summary, store, run_id
 
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "slug": self.slug,
-            "files": self.files,
-            "summary": orjson.Fragment(self.summary),
-            "digest_hash": self.digest_hash,
-            "diagnostics": self.diagnostics,
-        }
+    @property
+    def summary(self) -> bytes:
+        if self._summary is not None:
+            return self._summary
+        assert self._store is not None
+        return self._store.summary(self._id)
+
+    def summary_source(self) -> bytes | Callable[[], bytes]:
+        """The summary's bytes when held, else what reads them (for `obs.lazysummary`, which then holds no bytes)."""
+        if self._summary is not None:
+            return self._summary
+        assert self._store is not None
+        return functools.partial(self._store.summary, self._id)
+
+    def spill(self, store: SummaryStore, run_id: str) -> None:
+        """Move the held summary into `store` (this build's spill file)."""
+        if self._summary is not None:
+            store.put(run_id, self._summary)
+            self._summary, self._store, self._id = None, store, run_id
+
+    def entry_json(self) -> bytes:
+        """Everything but the summary, as JSON."""
+        return orjson.dumps([self.key, self.slug, self.files, self.digest_hash, self.diagnostics])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunEntry):
+            return NotImplemented
+        return self.entry_json() == other.entry_json() and self.summary == other.summary
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RunEntry(key={self.key!r}, slug={self.slug!r}, files={len(self.files)})"
 
 
 @dataclass
@@ -125,6 +206,8 @@ class BuildCache:
     peeks: dict[str, list[Any]] = field(default_factory=dict)  # run.yaml -> [size, mtime_ns, ino, id, baseline]
     hits: int = 0
     site: Path | None = None  # the output this cache describes (None: not tied to one, as in tests)
+    previous: SummaryStore | None = None  # the summaries of the state file read (the previous build's)
+    spilled: SummaryStore | None = None  # the summaries this build made, until the state is saved
 
     @classmethod
     def open(cls, folder: Path, *, clean: bool = False, site: Path | None = None) -> BuildCache:
@@ -137,28 +220,43 @@ class BuildCache:
         cache = cls(folder, site=site)
         for stale in (folder / "digests").glob("*.json.new"):  # a killed build's (we hold the lock)
             stale.unlink(missing_ok=True)
-        if clean:
+        for stale in folder.glob(f".{STATE_FILE}.*"):
+            stale.unlink(missing_ok=True)
+        (folder / "state.jsonl").unlink(missing_ok=True)  # format 2's, never read again
+        if clean or not (folder / STATE_FILE).is_file():
             return cache
+        store = None
         try:
-            with (folder / STATE_FILE).open("rb") as fh:
-                state = orjson.loads(fh.readline())
-                if state.get("format") != CACHE_FORMAT or state.get("obs_version") != __version__:
-                    return cache
-                if site is not None and state.get("site_version") != current_version(site):
-                    return cache  # made for another version of the site: its build did not finish
-                for line in fh:
-                    kind, key, value = orjson.loads(line)
-                    if kind == "r":
-                        cache.runs[key] = RunEntry(**value)
-                    elif kind == "f":
-                        cache.file_hashes[key] = value
-                    elif kind == "p":
-                        cache.peeks[key] = value
-                    elif kind == "g":
-                        cache.pages[key] = value
-        except (OSError, ValueError, KeyError, TypeError):
+            store = SummaryStore(folder / STATE_FILE)
+            meta = dict(store.con.execute("SELECT name, value FROM meta").fetchall())
+            if meta.get("format") != str(CACHE_FORMAT) or meta.get("obs_version") != __version__:
+                store.close()
+                return cache
+            if site is not None and meta.get("site_version") != str(current_version(site)):
+                store.close()
+                return cache  # made for another version of the site: its build did not finish
+            kinds: dict[str, dict[str, Any]] = {"f": cache.file_hashes, "p": cache.peeks, "g": cache.pages}
+            for kind, key, value in store.con.execute("SELECT kind, key, value FROM lines"):
+                kinds[kind][key] = orjson.loads(value)
+            for run_id, entry in store.con.execute("SELECT id, entry FROM runs"):
+                key, slug, files, digest_hash, diagnostics = orjson.loads(entry)
+                cache.runs[run_id] = RunEntry(
+                    key, slug, files, None, digest_hash, diagnostics, store=store, run_id=run_id
+                )
+        except (sqlite3.Error, ValueError, KeyError, TypeError):
+            if store is not None:
+                store.close()
             return cls(folder, site=site)
+        cache.previous = store
         return cache
+
+    def keep(self, run_id: str, entry: RunEntry) -> RunEntry:
+        """`entry` with its summary moved to this build's spill file (read back when asked for)."""
+        if self.spilled is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self.spilled = SummaryStore(self.folder / f".{STATE_FILE}.{os.getpid()}.spill", create=True)
+        entry.spill(self.spilled, run_id)
+        return entry
 
     def file_sha(self, path: Path) -> str:
         """Content hash of a file, recomputed only when its size, mtime or inode changed."""
@@ -217,36 +315,52 @@ class BuildCache:
         return run_id, baseline
 
     def save(self, live_files: set[str]) -> None:
-        """Write the state atomically (a new file renamed over the old), an entry a line; forget hashes of
-        files that no longer exist."""
+        """Write the state atomically (a new file renamed over the old), a row per entry, each run's summary
+        copied from where it is (held, the previous state or this build's spill file) one at a time; forget
+        hashes of files that no longer exist. The summaries are read from the saved state afterwards."""
         self.file_hashes = {k: v for k, v in self.file_hashes.items() if k in live_files}
-        header = {
-            "format": CACHE_FORMAT,
-            "obs_version": __version__,
-            "site_version": current_version(self.site) if self.site is not None else None,
-        }
         self.folder.mkdir(parents=True, exist_ok=True)
         tmp = self.folder / f".{STATE_FILE}.{os.getpid()}"
-        with tmp.open("wb") as fh:
-            fh.write(orjson.dumps(header) + b"\n")
-            for group, made in self.pages.items():  # the site's group lists every page: ~100,000 names
-                fh.write(orjson.dumps(["g", group, made], option=orjson.OPT_NON_STR_KEYS) + b"\n")
-            for key, value in self.file_hashes.items():
-                fh.write(_line("f", key, value))
-            for key, value in self.peeks.items():
-                if key in live_files:
-                    fh.write(_line("p", key, value))
-            for run_id, entry in sorted(self.runs.items()):
-                fh.write(orjson.dumps(["r", run_id, entry.as_dict()]) + b"\n")
+        tmp.unlink(missing_ok=True)
+        con = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode=OFF")
+            con.execute("PRAGMA synchronous=OFF")
+            con.execute("BEGIN")
+            for statement in _SCHEMA:
+                con.execute(statement)
+            meta = {
+                "format": str(CACHE_FORMAT),
+                "obs_version": __version__,
+                "site_version": str(current_version(self.site)) if self.site is not None else "None",
+            }
+            con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+            con.executemany("INSERT INTO lines VALUES (?, ?, ?)", self._lines(live_files))
+            con.executemany(
+                "INSERT INTO runs VALUES (?, ?, ?)",
+                ((run_id, entry.entry_json(), entry.summary) for run_id, entry in sorted(self.runs.items())),
+            )
+            con.execute("COMMIT")
+        finally:
+            con.close()
         os.replace(tmp, self.folder / STATE_FILE)
+        for store in (self.previous, self.spilled):
+            if store is not None:  # every entry of this cache is in the saved state, by its id
+                spill = store is self.spilled
+                old = store.path
+                store.reopen(self.folder / STATE_FILE)
+                if spill:
+                    old.unlink(missing_ok=True)
 
-
-def _line(kind: str, key: str, value: Any) -> bytes:
-    """One remembered file's line; none for a path whose name is not UTF-8 (its file is hashed again next time)."""
-    try:
-        return orjson.dumps([kind, key, value]) + b"\n"
-    except TypeError:
-        return b""
+    def _lines(self, live_files: set[str]) -> Iterator[tuple[str, str, bytes]]:
+        for group, made in self.pages.items():  # the site's group lists every page: ~100,000 names
+            yield "g", group, orjson.dumps(made, option=orjson.OPT_NON_STR_KEYS)
+        for key, value in self.file_hashes.items():
+            if _text(key):  # a name that is not UTF-8 is not kept (its file is hashed again next time)
+                yield "f", key, orjson.dumps(value)
+        for key, value in self.peeks.items():
+            if key in live_files and _text(key):
+                yield "p", key, orjson.dumps(value)
 
 
 def _text(key: str) -> bool:

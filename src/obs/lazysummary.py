@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 from obs.sitemodel import RunSummary
@@ -51,7 +51,8 @@ class LazySummary:
     baseline: str | None
     revision: str | None
 
-    def __init__(self, data: bytes, over: dict[str, Any] | None = None) -> None:
+    def __init__(self, data: bytes | Callable[[], bytes], over: dict[str, Any] | None = None) -> None:
+        """`data`: the summary's JSON bytes, or what reads them (a cache entry whose summary is on disk)."""
         object.__setattr__(self, "_data", data)
         object.__setattr__(self, "_over", over or None)
         full = _decode(self)  # raises SummaryError for bytes that are not a summary of this version
@@ -95,7 +96,8 @@ def _decode(lazy: LazySummary) -> RunSummary:
     if found is not None:
         _recent.move_to_end(lazy)
         return found
-    summary = RunSummary.from_json(object.__getattribute__(lazy, "_data"))
+    data = object.__getattribute__(lazy, "_data")
+    summary = RunSummary.from_json(data() if callable(data) else data)
     over = object.__getattribute__(lazy, "_over")
     if over:
         summary = dataclasses.replace(summary, **over)
@@ -105,13 +107,13 @@ def _decode(lazy: LazySummary) -> RunSummary:
     return summary
 
 
-def lazy_summaries(data: Iterable[bytes], *, eager_up_to: int | None = None) -> list[RunSummary]:
+def lazy_summaries(data: Iterable[bytes | Callable[[], bytes]], *, eager_up_to: int | None = None) -> list[RunSummary]:
     """Each summary's JSON bytes as a `LazySummary`, typed as the `RunSummary` it stands for; decoded into
     plain `RunSummary` objects when there are at most `eager_up_to` of them (default `EAGER_UP_TO`). The
     pages are the same bytes either way (tests/unit/test_lazysummary.py, tests/site/test_lazy_site.py)."""
     held = list(data)
     if len(held) <= (EAGER_UP_TO if eager_up_to is None else eager_up_to):
-        return [RunSummary.from_json(d) for d in held]
+        return [RunSummary.from_json(d() if callable(d) else d) for d in held]
     return cast("list[RunSummary]", [LazySummary(d) for d in held])
 
 

@@ -84,8 +84,9 @@ def test_cached_summary_bytes_are_their_own_size() -> None:
     assert held < 3 * sys.getsizeof(entries[0].summary)
 
 
-def test_the_cache_reads_back_an_entry_a_line(tmp_path: Path) -> None:
-    """The cache file is parsed a line at a time (format 2): what was saved is what is read back."""
+def test_the_cache_reads_back_what_it_saved_and_holds_no_summary(tmp_path: Path) -> None:
+    """The cache is a SQLite file (format 3): what was saved is what is read back, and a run's summary is read
+    from the file when asked for, never held by the entry."""
     cache = BuildCache(tmp_path / "cache")
     s = make_summary(id="r1")
     cache.runs = {"r1": RunEntry("k", "r1", ["runs/r1/index.html"], _bytes(s), "d", [{"message": "m"}])}
@@ -96,8 +97,18 @@ def test_the_cache_reads_back_an_entry_a_line(tmp_path: Path) -> None:
     back = BuildCache.open(tmp_path / "cache")
     assert back.runs["r1"] == cache.runs["r1"]
     assert RunSummary.from_json(back.runs["r1"].summary) == s
+    assert back.runs["r1"]._summary is None and callable(back.runs["r1"].summary_source())  # read when asked
     assert (back.file_hashes, back.peeks, back.pages) == (cache.file_hashes, cache.peeks, cache.pages)
-    (tmp_path / "cache" / STATE_FILE).write_bytes(b"not json\n")
+    # a summary built this time is spilled to disk, and read from the saved state after the save
+    t = make_summary(id="r2")
+    back.runs["r2"] = back.keep("r2", RunEntry("k2", "r2", [], _bytes(t), "d2", []))
+    assert back.runs["r2"]._summary is None and RunSummary.from_json(back.runs["r2"].summary) == t
+    back.save({"/x/metrics.jsonl", "/x/run.yaml"})
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [STATE_FILE]  # no spill file left
+    assert RunSummary.from_json(back.runs["r2"].summary) == t and RunSummary.from_json(back.runs["r1"].summary) == s
+    again = BuildCache.open(tmp_path / "cache")
+    assert sorted(again.runs) == ["r1", "r2"] and again.runs["r2"] == back.runs["r2"]
+    (tmp_path / "cache" / STATE_FILE).write_bytes(b"not a database\n" * 100)
     assert BuildCache.open(tmp_path / "cache").runs == {}  # a damaged cache is ignored
 
 

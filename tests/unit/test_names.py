@@ -4,9 +4,8 @@ never lets it reach text output unescaped (hashes, the cache's JSON, ids, messag
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
-
-import orjson
 
 from obs.cache import STATE_FILE, BuildCache, hash_json
 from obs.safepaths import shown_name, valid_name
@@ -33,8 +32,9 @@ def test_the_cache_saves_without_them(tmp_path: Path) -> None:
     cache.file_hashes = {bad: [1, 2, 3, "a"], good: [1, 2, 3, "b"]}
     cache.peeks = {bad: [1, 2, 3, "id", None]}
     cache.save({bad, good})
-    lines = [orjson.loads(line) for line in (tmp_path / "cache" / STATE_FILE).read_bytes().splitlines()[1:]]
-    assert [key for kind, key, _ in lines if kind == "f"] == [good]
-    assert [key for kind, key, _ in lines if kind == "p"] == []
+    with sqlite3.connect(tmp_path / "cache" / STATE_FILE) as con:
+        lines = con.execute("SELECT kind, key FROM lines").fetchall()
+    assert [key for kind, key in lines if kind == "f"] == [good]
+    assert [key for kind, key in lines if kind == "p"] == []
     reopened = BuildCache.open(tmp_path / "cache")
     assert reopened.file_hashes == {good: [1, 2, 3, "b"]} and reopened.peeks == {}
