@@ -23,10 +23,10 @@ from typing import Any, cast
 from obs.sitemodel import RunSummary
 
 RECENT = 512  # decoded summaries kept (~4 MB): a row's fields read together decode it once
-# Up to this many runs the summaries are decoded once and held as `RunSummary` objects (~8 KB each: 16 MB at
-# 2,000). Held lazily, every field a page reads goes through a lookup of the recently decoded ones: on the
+# Up to this many runs the summaries are decoded once and held as `RunSummary` objects (~8 KB each: 8 MB at
+# 1,000). Held lazily, every field a page reads goes through a lookup of the recently decoded ones: on the
 # bench's 240 runs that was ~0.1 s of every rebuild, for memory that only counts at tens of thousands of runs.
-EAGER_UP_TO = 2_000
+EAGER_UP_TO = 1_000
 # What families filter, group and sort all runs by: kept on the record, so such a pass decodes nothing.
 HOT = ("id", "slug", "spec", "campaign", "condition", "seed", "arm", "date", "status", "baseline", "revision")
 
