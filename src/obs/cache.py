@@ -31,9 +31,10 @@ from obs import __version__
 from obs.safepaths import real
 from obs.write import OutputError, current_version, output_location
 
-CACHE_FORMAT = 3
-# A SQLite file (the standard library's): the header, each page group, file hash and run.yaml peek as a row of
-# `lines`, and each run's entry as a row of `runs` whose summary is read when asked for, never all held.
+CACHE_FORMAT = 4
+# A SQLite file (the standard library's): the header, each page group and run.yaml peek as a row of `lines`,
+# each input file's hash a row of `files` and each run's entry a row of `runs`; a file's hash and a run's summary
+# are read when asked for, never all held (format 3 held every file's hash: ~1.6 KB a run).
 # Format 1 was one JSON document (its parse took ~6 times the file's size at once: ~2 GB at 100,000 runs);
 # format 2 a JSON line each, every run's summary held from the start to the end of a build (~2.4 KB a run of
 # the ~20 KB a run the build process held at 10,000 runs, issue 32).
@@ -42,6 +43,7 @@ _SCHEMA = (
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT)",
     "CREATE TABLE lines (kind TEXT, key TEXT, value BLOB)",
     "CREATE TABLE runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)",
+    "CREATE TABLE files (path TEXT PRIMARY KEY, value BLOB)",
 )
 
 
@@ -111,6 +113,7 @@ class SummaryStore:
             self.con.execute("PRAGMA journal_mode=OFF")
             self.con.execute("PRAGMA synchronous=OFF")
             self.con.execute("CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)")
+            self.con.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, value BLOB)")
         else:
             self.con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
 
@@ -120,6 +123,22 @@ class SummaryStore:
         if row is None:
             raise KeyError(run_id)
         return bytes(row[0])
+
+    def file(self, path: str) -> list[Any] | None:
+        """A remembered file's [size, mtime_ns, inode, sha256], or None."""
+        with self.lock:
+            row = self.con.execute("SELECT value FROM files WHERE path = ?", (path,)).fetchone()
+        return None if row is None else list(orjson.loads(row[0]))
+
+    def put_file(self, path: str, value: list[Any]) -> None:
+        with self.lock:
+            self.con.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, orjson.dumps(value)))
+
+    def files(self) -> Iterator[tuple[str, bytes]]:
+        """Every remembered file's path and value (JSON), read a row at a time."""
+        with self.lock:
+            rows = self.con.execute("SELECT path, value FROM files")
+        yield from rows
 
     def put(self, run_id: str, summary: bytes) -> None:
         with self.lock:
@@ -200,14 +219,17 @@ class RunEntry:
 @dataclass
 class BuildCache:
     folder: Path
-    file_hashes: dict[str, list[Any]] = field(default_factory=dict)  # path -> [size, mtime_ns, ino, sha]
+    # path -> [size, mtime_ns, ino, sha] of a cache with no spill file (made in memory, as in tests, or a
+    # throwaway one); an opened cache keeps this build's in its spill file and reads the last build's by path
+    file_hashes: dict[str, list[Any]] = field(default_factory=dict)
     runs: dict[str, RunEntry] = field(default_factory=dict)
     pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> {key, files}
     peeks: dict[str, list[Any]] = field(default_factory=dict)  # run.yaml -> [size, mtime_ns, ino, id, baseline]
     hits: int = 0
     site: Path | None = None  # the output this cache describes (None: not tied to one, as in tests)
     previous: SummaryStore | None = None  # the summaries of the state file read (the previous build's)
-    spilled: SummaryStore | None = None  # the summaries this build made, until the state is saved
+    spilled: SummaryStore | None = None  # the summaries and file hashes this build made, until the state is saved
+    spills: bool = False  # opened from a folder (`open`): this build's summaries and file hashes go to disk
 
     @classmethod
     def open(cls, folder: Path, *, clean: bool = False, site: Path | None = None) -> BuildCache:
@@ -217,7 +239,7 @@ class BuildCache:
         a traceback at the end.
         """
         _check_writable(folder)
-        cache = cls(folder, site=site)
+        cache = cls(folder, site=site, spills=True)
         for stale in (folder / "digests").glob("*.json.new"):  # a killed build's (we hold the lock)
             stale.unlink(missing_ok=True)
         for stale in folder.glob(f".{STATE_FILE}.*"):
@@ -235,7 +257,7 @@ class BuildCache:
             if site is not None and meta.get("site_version") != str(current_version(site)):
                 store.close()
                 return cache  # made for another version of the site: its build did not finish
-            kinds: dict[str, dict[str, Any]] = {"f": cache.file_hashes, "p": cache.peeks, "g": cache.pages}
+            kinds: dict[str, dict[str, Any]] = {"p": cache.peeks, "g": cache.pages}
             for kind, key, value in store.con.execute("SELECT kind, key, value FROM lines"):
                 kinds[kind][key] = orjson.loads(value)
             for run_id, entry in store.con.execute("SELECT id, entry FROM runs"):
@@ -246,27 +268,47 @@ class BuildCache:
         except (sqlite3.Error, ValueError, KeyError, TypeError):
             if store is not None:
                 store.close()
-            return cls(folder, site=site)
+            return cls(folder, site=site, spills=True)
         cache.previous = store
         return cache
 
-    def keep(self, run_id: str, entry: RunEntry) -> RunEntry:
-        """`entry` with its summary moved to this build's spill file (read back when asked for)."""
+    def _spill(self) -> SummaryStore:
         if self.spilled is None:
             self.folder.mkdir(parents=True, exist_ok=True)
             self.spilled = SummaryStore(self.folder / f".{STATE_FILE}.{os.getpid()}.spill", create=True)
-        entry.spill(self.spilled, run_id)
+        return self.spilled
+
+    def keep(self, run_id: str, entry: RunEntry) -> RunEntry:
+        """`entry` with its summary moved to this build's spill file (read back when asked for)."""
+        if self.spills:
+            entry.spill(self._spill(), run_id)
         return entry
+
+    def known_file(self, key: str, matches: Callable[[list[Any]], bool] = lambda known: True) -> list[Any] | None:
+        """What is remembered of a file that `matches`: this build's hash, else the last build's (looked up in the
+        last build's table first: a file hashed again this build no longer matches the stat that table has)."""
+        known = self.file_hashes.get(key)
+        if known is not None or not _text(key):  # a name that is not UTF-8 is never in a table
+            return known if known is not None and matches(known) else None
+        for store in (self.previous, self.spilled):
+            known = store.file(key) if store is not None else None
+            if known is not None and matches(known):
+                return known
+        return None
 
     def file_sha(self, path: Path) -> str:
         """Content hash of a file, recomputed only when its size, mtime or inode changed."""
         st = path.stat()
         key = str(path)
-        known = self.file_hashes.get(key)
-        if known and known[0] == st.st_size and known[1] == st.st_mtime_ns and known[2] == st.st_ino:
+        known = self.known_file(key, lambda k: k[0] == st.st_size and k[1] == st.st_mtime_ns and k[2] == st.st_ino)
+        if known is not None:
             return str(known[3])
         sha = sha256_file(path)
-        self.file_hashes[key] = [st.st_size, st.st_mtime_ns, st.st_ino, sha]
+        value = [st.st_size, st.st_mtime_ns, st.st_ino, sha]
+        if self.spills and _text(key):
+            self._spill().put_file(key, value)
+        else:
+            self.file_hashes[key] = value
         return sha
 
     def input_hash(self, files: tuple[Path, ...], root: Path) -> str:
@@ -336,6 +378,17 @@ class BuildCache:
             }
             con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
             con.executemany("INSERT INTO lines VALUES (?, ?, ?)", self._lines(live_files))
+            # file hashes, this build's first: a file hashed again replaces what the last build knew of it
+            con.executemany(
+                "INSERT INTO files VALUES (?, ?)",
+                ((k, orjson.dumps(v)) for k, v in self.file_hashes.items() if _text(k)),
+            )
+            for store in (self.spilled, self.previous):
+                if store is not None:
+                    con.executemany(
+                        "INSERT OR IGNORE INTO files VALUES (?, ?)",
+                        ((k, v) for k, v in store.files() if k in live_files),
+                    )
             con.executemany(
                 "INSERT INTO runs VALUES (?, ?, ?)",
                 ((run_id, entry.entry_json(), entry.summary) for run_id, entry in sorted(self.runs.items())),
@@ -355,9 +408,6 @@ class BuildCache:
     def _lines(self, live_files: set[str]) -> Iterator[tuple[str, str, bytes]]:
         for group, made in self.pages.items():  # the site's group lists every page: ~100,000 names
             yield "g", group, orjson.dumps(made, option=orjson.OPT_NON_STR_KEYS)
-        for key, value in self.file_hashes.items():
-            if _text(key):  # a name that is not UTF-8 is not kept (its file is hashed again next time)
-                yield "f", key, orjson.dumps(value)
         for key, value in self.peeks.items():
             if key in live_files and _text(key):
                 yield "p", key, orjson.dumps(value)

@@ -98,7 +98,8 @@ def test_the_cache_reads_back_what_it_saved_and_holds_no_summary(tmp_path: Path)
     assert back.runs["r1"] == cache.runs["r1"]
     assert RunSummary.from_json(back.runs["r1"].summary) == s
     assert back.runs["r1"]._summary is None and callable(back.runs["r1"].summary_source())  # read when asked
-    assert (back.file_hashes, back.peeks, back.pages) == (cache.file_hashes, cache.peeks, cache.pages)
+    assert (back.peeks, back.pages) == (cache.peeks, cache.pages)
+    assert back.file_hashes == {} and back.known_file("/x/metrics.jsonl") == [1, 2, 3, "sha"]  # read by path
     # a summary built this time is spilled to disk, and read from the saved state after the save
     t = make_summary(id="r2")
     back.runs["r2"] = back.keep("r2", RunEntry("k2", "r2", [], _bytes(t), "d2", []))
@@ -118,3 +119,28 @@ def test_few_summaries_are_held_decoded() -> None:
     assert all(type(s) is RunSummary for s in lazy_summaries(few))
     assert lazy_summaries(few) == [RunSummary.from_json(b) for b in few]
     assert all(isinstance(s, LazySummary) for s in lazy_summaries(few, eager_up_to=2))
+
+
+def test_file_hashes_are_read_by_path_and_this_builds_spilled(tmp_path: Path) -> None:
+    """An opened cache holds no file's hash: the last build's are read by path, this build's go to its spill
+    file, and the saved state keeps a live file's newest hash (the last build's when it was not hashed again)
+    and drops a file that is gone."""
+    src = tmp_path / "src"
+    src.mkdir()
+    a, b, gone = src / "a.jsonl", src / "b.jsonl", src / "gone.jsonl"
+    for f in (a, b, gone):
+        f.write_text(f.name)
+    first = BuildCache.open(tmp_path / "cache")
+    shas = {f: first.file_sha(f) for f in (a, b, gone)}
+    assert first.file_hashes == {} and first.spilled is not None  # spilled, not held
+    first.save({str(a), str(b), str(gone)})
+    second = BuildCache.open(tmp_path / "cache")
+    assert second.file_hashes == {} and second.known_file(str(a))[3] == shas[a]  # type: ignore[index]
+    a.write_text("changed")
+    new_a = second.file_sha(a)
+    assert new_a != shas[a] and second.file_sha(b) == shas[b]
+    second.save({str(a), str(b)})  # gone.jsonl is no longer an input
+    third = BuildCache.open(tmp_path / "cache")
+    assert third.known_file(str(a))[3] == new_a and third.known_file(str(b))[3] == shas[b]  # type: ignore[index]
+    assert third.known_file(str(gone)) is None
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [STATE_FILE]  # the spill file went with the save
