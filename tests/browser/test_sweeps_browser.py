@@ -73,6 +73,7 @@ def sweeps_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cfg.sweeps = {**cfg.sweeps, "max_axes": 10, "metrics": ["exact", "renderable", "final.loss"]}
     pages = sweeps_page(synthetic_summaries(), cfg, Renderer(SiteMeta(title="Sweep test", source_name="synthetic")))
     for rel, data in pages.items():
+        (site / rel).parent.mkdir(parents=True, exist_ok=True)  # sweeps/<slug>/importance.json
         (site / rel).write_bytes(data)
     shutil.copytree(templates_dir() / "assets", site / "assets")
     return site
