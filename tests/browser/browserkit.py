@@ -220,6 +220,22 @@ def next_frame(page: Page) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
+def steady_box(page: Page, locator: Any, timeout_ms: int = TIMEOUT_MS) -> dict[str, float]:
+    """`locator`'s box once two measurements two frames apart agree: a pointer aimed at a box measured while
+    something above it was still being drawn (a chart whose data just loaded) lands elsewhere on a loaded
+    machine."""
+    last: dict[str, float] | None = None
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        box = locator.bounding_box()
+        if box is not None and box == last:
+            return box
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout_ms / 1000:.0f} s for {locator} to stop moving")
+        last = box
+        next_frame(page)
+
+
 def add_css_rule(page: Page, rule: str) -> None:
     """Serve the site's own obs.css with one more rule at its end (no inline style: the CSP holds)."""
 

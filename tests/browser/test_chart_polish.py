@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import PageWatch, ServedSite, run_pages, settle
+from browserkit import PageWatch, ServedSite, run_pages, settle, steady_box
 from PIL import Image
 from playwright.sync_api import Page
 
@@ -51,8 +51,7 @@ def ready(page: Page, group: str) -> None:
 
 def hover(page: Page, group: str, fraction: float) -> None:
     plot = page.locator(f"{group} .chart-plot").first
-    box = plot.bounding_box()
-    assert box is not None
+    box = steady_box(page, plot)  # aimed once nothing drawn above it moves it
     page.mouse.move(box["x"] + box["width"] * fraction, box["y"] + box["height"] * 0.5)
     page.wait_for_function("sel => document.querySelector(sel + ' .ro-item')", arg=group)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browserkit import PageWatch, ServedSite, new_watched_context, next_frame, run_pages, settle
+from browserkit import PageWatch, ServedSite, new_watched_context, next_frame, run_pages, settle, steady_box
 from playwright.sync_api import Browser, Page
 
 from obs.render.chartdata import PREFIX, SUFFIX
@@ -82,8 +82,7 @@ def ready(page: Page, group: str) -> None:
 def hover(page: Page, group: str, fraction: float, panel: int = 0) -> None:
     plot = page.locator(f"{group} .chart-plot").nth(panel)
     plot.scroll_into_view_if_needed()
-    box = plot.bounding_box()
-    assert box is not None
+    box = steady_box(page, plot)  # aimed once nothing drawn above it moves it
     page.mouse.move(box["x"] + box["width"] * fraction, box["y"] + box["height"] * 0.5)
     page.wait_for_function("sel => document.querySelector(sel + ' .ro-item')", arg=group)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from browserkit import PHONE, PageWatch, ServedSite
+from browserkit import PHONE, PageWatch, ServedSite, steady_box
 from playwright.sync_api import Page
 
 CAMPAIGN = "campaigns/data-scaling/index.html"
@@ -44,8 +44,7 @@ def test_sample_efficiency_readout_is_the_seed_means(
     legend = page.eval_on_selector_all("#chart-sample-efficiency .legend-item", "bs => bs.map(b => b.textContent)")
     assert legend == ["sft", "sft+curriculum"]
     plot = page.locator("#chart-sample-efficiency .chart-plot")
-    box = plot.bounding_box()
-    assert box is not None
+    box = steady_box(page, plot)  # aimed once nothing drawn above it moves it
     page.mouse.move(box["x"] + box["width"] * 0.1, box["y"] + box["height"] / 2)  # nearest: the smallest size
     page.wait_for_function("() => document.querySelector('#chart-sample-efficiency .ro-item')")
     items = page.evaluate(

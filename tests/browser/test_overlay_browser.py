@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browserkit import PHONE, PageWatch, ServedSite, new_watched_context, serve, settle
+from browserkit import PHONE, PageWatch, ServedSite, new_watched_context, serve, settle, steady_box
 from PIL import Image
 from playwright.sync_api import Browser, Page
 from scipy import stats
@@ -94,8 +94,7 @@ def query(url: str) -> dict[str, str]:
 def hover(page: Page, fraction: float, panel: int = 0) -> None:
     plot = page.locator(f"{OVERLAY} .chart-plot").nth(panel)
     plot.scroll_into_view_if_needed()
-    box = plot.bounding_box()
-    assert box is not None
+    box = steady_box(page, plot)  # aimed once nothing drawn above it moves it
     page.mouse.move(box["x"] + box["width"] * fraction, box["y"] + box["height"] * 0.5)
     page.wait_for_function("() => document.querySelector('#chart-overlay .ro-item')")
 

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browserkit import ServedSite, new_watched_context, serve, settle
+from browserkit import ServedSite, new_watched_context, serve, settle, steady_box
 from playwright.sync_api import Browser, BrowserContext, Page
 
 from obs.build import BuildOptions
@@ -104,8 +104,7 @@ def test_a_declared_counter_is_an_x_axis_of_the_run_page(tpage: Page, tokens_sit
     assert tpage.eval_on_selector("#chart-explore select[data-x]", "s => s.value") == "tokens"
     assert query(tpage.url)["x"] == "tokens"
     plot = tpage.locator("#chart-training .chart-plot").first
-    box = plot.bounding_box()
-    assert box is not None
+    box = steady_box(tpage, plot)  # aimed once nothing drawn above it moves it
     tpage.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
     tpage.wait_for_function("() => document.querySelector('#chart-training .ro-item')")
     item = tpage.eval_on_selector(

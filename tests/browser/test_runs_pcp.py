@@ -15,8 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
-from browserkit import PHONE, PageWatch, ServedSite, settle
-from playwright.sync_api import Page
+from browserkit import PHONE, PageWatch, ServedSite, settle, steady_box
+from playwright.sync_api import Page, expect
 
 URL = "compare.html?cols=spec,config.train.lr,config.train.max_steps,final%20loss"
 LR = "config.train.lr"
@@ -63,8 +63,7 @@ def test_brushing_an_axis_filters_the_table_and_survives_the_link(
     open_pcp(page, served_demo.url(URL))
     assert page.evaluate(AXES) == ["spec", LR, "config.train.max_steps", "final loss"]
     hit = page.locator(f'g.pcp-axis[data-col="{LR}"] rect.pcp-hit')
-    box = hit.bounding_box()
-    assert box is not None
+    box = steady_box(page, hit)
     x = box["x"] + box["width"] / 2
     page.mouse.move(x, box["y"] + 4)
     page.mouse.down()
@@ -93,12 +92,13 @@ def test_brushing_an_axis_filters_the_table_and_survives_the_link(
         "[data-overlay-runs] input:not([disabled])", "bs => bs.map(b => b.dataset.id)"
     )
     assert sorted(picked) == sorted(r for r in expected if r in with_curves)
-    # a click on the axis without dragging clears its brush
+    # a click on the axis without dragging clears its brush (aimed once the overlay's charts, drawn as their
+    # data loads, no longer move the page: under a CPU burner the click landed beside the axis)
+    settle(page)
     page.locator(".runs-pcp").scroll_into_view_if_needed()
-    box = hit.bounding_box()
-    assert box is not None
+    box = steady_box(page, hit)
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    assert page.input_value("input[data-runs-where]") == ""
+    expect(page.locator("input[data-runs-where]")).to_have_value("")
     assert len(page.evaluate(ROWS)) == len(
         page.evaluate("() => JSON.parse(document.getElementById('compare-data').textContent).runs")
     )
@@ -108,8 +108,7 @@ def test_axes_reorder_by_drag_and_the_table_follows(page: Page, watch: PageWatch
     open_pcp(page, served_demo.url(URL))
     name = page.locator('g.pcp-axis[data-col="final loss"] text.pcp-name')
     target = page.locator(f'g.pcp-axis[data-col="{LR}"] text.pcp-name')
-    a, b = name.bounding_box(), target.bounding_box()
-    assert a is not None and b is not None
+    a, b = steady_box(page, name), steady_box(page, target)
     page.mouse.move(a["x"] + a["width"] / 2, a["y"] + a["height"] / 2)
     page.mouse.down()
     page.mouse.move(b["x"] - 12, b["y"] + b["height"] / 2, steps=8)
