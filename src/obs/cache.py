@@ -101,21 +101,17 @@ def _bytes_escaped(value: Any) -> Any:
 
 
 class SummaryStore:
-    """Run summaries (JSON bytes) in a SQLite table, by run id: the previous build's (its state file) or this
-    build's (a spill file beside it, until the state is saved). One connection, used from any thread under a
-    lock (a Dask build takes results in from its client's threads)."""
+    """Run summaries (JSON bytes) and file hashes in a SQLite file, read by run id or path: the previous build's
+    state file. One connection, used from any thread under a lock (a Dask build takes results in from its
+    client's threads)."""
 
-    def __init__(self, path: Path, *, create: bool = False) -> None:
+    def __init__(self, path: Path) -> None:
         self.path = path
         self.lock = threading.Lock()
-        if create:
-            self.con = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            self.con.execute("PRAGMA journal_mode=OFF")
-            self.con.execute("PRAGMA synchronous=OFF")
-            self.con.execute("CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)")
-            self.con.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, value BLOB)")
-        else:
-            self.con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        self.con = self._connect(path)
+
+    def _connect(self, path: Path) -> sqlite3.Connection:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
 
     def summary(self, run_id: str) -> bytes:
         with self.lock:
@@ -130,30 +126,49 @@ class SummaryStore:
             row = self.con.execute("SELECT value FROM files WHERE path = ?", (path,)).fetchone()
         return None if row is None else list(orjson.loads(row[0]))
 
-    def put_file(self, path: str, value: list[Any]) -> None:
-        with self.lock:
-            self.con.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, orjson.dumps(value)))
-
     def files(self) -> Iterator[tuple[str, bytes]]:
         """Every remembered file's path and value (JSON), read a row at a time."""
         with self.lock:
             rows = self.con.execute("SELECT path, value FROM files")
         yield from rows
 
-    def put(self, run_id: str, summary: bytes) -> None:
-        with self.lock:
-            self.con.execute("INSERT OR REPLACE INTO runs (id, entry, summary) VALUES (?, NULL, ?)", (run_id, summary))
-
     def reopen(self, path: Path) -> None:
         """Read from `path` from now on (the saved state, which holds every run this one held)."""
         with self.lock:
             self.con.close()
             self.path = path
-            self.con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            self.con = SummaryStore._connect(self, path)
 
     def close(self) -> None:
         with self.lock:
             self.con.close()
+
+
+class SpillStore(SummaryStore):
+    """This build's summaries and file hashes, written to a file beside the state until the state is saved
+    (then read from the saved state, and the spill file deleted): a build holds none of them in memory."""
+
+    def _connect(self, path: Path) -> sqlite3.Connection:
+        con = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        con.execute("PRAGMA journal_mode=OFF")
+        con.execute("PRAGMA synchronous=OFF")
+        con.execute("CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)")
+        con.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, value BLOB)")
+        return con
+
+    def put(self, run_id: str, summary: bytes) -> None:
+        with self.lock:
+            self.con.execute("INSERT OR REPLACE INTO runs (id, entry, summary) VALUES (?, NULL, ?)", (run_id, summary))
+
+    def put_file(self, path: str, value: list[Any]) -> None:
+        with self.lock:
+            self.con.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, orjson.dumps(value)))
+
+    def settle(self, state: Path) -> None:
+        """The state is saved with every row this held: read from it from now on, and delete the spill file."""
+        spill = self.path
+        self.reopen(state)
+        spill.unlink(missing_ok=True)
 
 
 class RunEntry:
@@ -195,7 +210,7 @@ class RunEntry:
         assert self._store is not None
         return functools.partial(self._store.summary, self._id)
 
-    def spill(self, store: SummaryStore, run_id: str) -> None:
+    def spill(self, store: SpillStore, run_id: str) -> None:
         """Move the held summary into `store` (this build's spill file)."""
         if self._summary is not None:
             store.put(run_id, self._summary)
@@ -228,7 +243,7 @@ class BuildCache:
     hits: int = 0
     site: Path | None = None  # the output this cache describes (None: not tied to one, as in tests)
     previous: SummaryStore | None = None  # the summaries of the state file read (the previous build's)
-    spilled: SummaryStore | None = None  # the summaries and file hashes this build made, until the state is saved
+    spilled: SpillStore | None = None  # the summaries and file hashes this build made, until the state is saved
     spills: bool = False  # opened from a folder (`open`): this build's summaries and file hashes go to disk
 
     @classmethod
@@ -272,10 +287,10 @@ class BuildCache:
         cache.previous = store
         return cache
 
-    def _spill(self) -> SummaryStore:
+    def _spill(self) -> SpillStore:
         if self.spilled is None:
             self.folder.mkdir(parents=True, exist_ok=True)
-            self.spilled = SummaryStore(self.folder / f".{STATE_FILE}.{os.getpid()}.spill", create=True)
+            self.spilled = SpillStore(self.folder / f".{STATE_FILE}.{os.getpid()}.spill")
         return self.spilled
 
     def keep(self, run_id: str, entry: RunEntry) -> RunEntry:
@@ -397,13 +412,11 @@ class BuildCache:
         finally:
             con.close()
         os.replace(tmp, self.folder / STATE_FILE)
-        for store in (self.previous, self.spilled):
-            if store is not None:  # every entry of this cache is in the saved state, by its id
-                spill = store is self.spilled
-                old = store.path
-                store.reopen(self.folder / STATE_FILE)
-                if spill:
-                    old.unlink(missing_ok=True)
+        # every entry of this cache is in the saved state, by its id
+        if self.previous is not None:
+            self.previous.reopen(self.folder / STATE_FILE)
+        if self.spilled is not None:
+            self.spilled.settle(self.folder / STATE_FILE)
 
     def _lines(self, live_files: set[str]) -> Iterator[tuple[str, str, bytes]]:
         for group, made in self.pages.items():  # the site's group lists every page: ~100,000 names

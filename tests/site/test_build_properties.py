@@ -3,7 +3,6 @@ one bad run never taking the others down."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -14,14 +13,7 @@ from obs.build import BuildOptions
 from obs.cli import main
 from obs.publish.extras import build_published
 from obs.write import OutputError
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+from sitefiles import tree_digest
 
 
 def tree_stat(root: Path) -> dict[str, tuple[int, int]]:

@@ -3,7 +3,6 @@ built by a Dask task, and a one-line message for each way the cluster cannot be 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -16,20 +15,11 @@ from obs import cluster
 from obs.build import BuildOptions, BuildResult
 from obs.cli import main
 from obs.publish.extras import build_published
+from sitefiles import tree_digest
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (pip install 'obs[dask]')")
 
 SRC = Path(__file__).resolve().parents[2] / "src"
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    """Every file of a site (the link to its published version followed) and its bytes' hash."""
-    root = root.resolve()
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.fixture(scope="module")

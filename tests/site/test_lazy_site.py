@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_parallel import tree_digest
 
 from obs import lazysummary
 from obs.build import BuildOptions
 from obs.publish.extras import build_published
+from sitefiles import tree_digest
 
 
 def test_the_demo_from_lazy_summaries_is_the_same_bytes(

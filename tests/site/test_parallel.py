@@ -3,7 +3,6 @@ checked, and no worker outliving a killed build."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import multiprocessing
 import os
@@ -18,14 +17,7 @@ import pytest
 from obs.build import BuildOptions
 from obs.cli import main
 from obs.publish.extras import build_published
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+from sitefiles import tree_digest
 
 
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])

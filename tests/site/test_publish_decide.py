@@ -3,7 +3,6 @@ byte, never re-rendered; and obs build still never writes into the source tree."
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -20,16 +19,9 @@ from obs.plan import plan_build
 from obs.publish.decide import decide
 from obs.publish.extras import build_published
 from obs.publish.single_file import is_frozen_report
+from sitefiles import tree_digest
 
 REPORTS = Path(__file__).resolve().parents[2] / "reports"
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    return {
-        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
 
 
 @pytest.fixture

@@ -39,7 +39,8 @@ from obs.sitemodel import RunSummary
 PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
 
 
-def _no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
+def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
+    """Always make the pages. The build passes a memo that reuses a group whose inputs did not change."""
     return make()
 
 
@@ -169,7 +170,7 @@ def sweeps_page(
         slug: str, runs: Sequence[RunSummary], keys: list[tuple[str, list[str]]], outcome: str, hib: bool
     ) -> Importance:
         rel = urls.sweep_importance(slug)
-        made = (memo or _no_memo)(
+        made = (memo or no_memo)(
             f"sweeps/importance:{slug}",
             importance_inputs(runs, keys, outcome, hib),
             lambda: {rel: dumps(sweep_importance(slug, runs, keys, outcome, hib).as_dict())},

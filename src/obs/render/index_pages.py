@@ -42,12 +42,8 @@ LEADERBOARD_SHARD = 10_000  # runs a leaderboard data file holds (~0.8 MB; a sit
 INDEX_SPECS = 200  # spec tiles the index holds (~0.2 KB each; 10,000 ladders put it over 2 MB); past that,
 # the most recently active, and every ladder on the paged spec ladders list (specs.html, specs-2.html, ...)
 
-PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
-
-
-def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
-    """Always make the pages. The build passes a memo that reuses a group whose inputs did not change."""
-    return make()
+PageMemo = across.PageMemo
+no_memo = across.no_memo  # always make the pages; the build passes a memo that reuses unchanged groups
 
 
 @dataclass(frozen=True)
