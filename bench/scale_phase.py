@@ -3,6 +3,7 @@ build holds them (issue 32).
 
     python bench/scale_phase.py /tmp/phase100k --runs 100000            # summaries lazy, as obs build holds them
     python bench/scale_phase.py /tmp/phase30k --runs 30000 --objects    # every RunSummary held (before)
+    python bench/scale_phase.py /tmp/phase5k --runs 5000 --trace        # each family's own peak (tracemalloc)
 
 A cold build of 100,000 tiny runs spends hours on the runs themselves; the pages over all runs are made
 from summaries only. This makes N synthetic summaries (tests/synthetic_site.py), turns each into its
@@ -10,7 +11,9 @@ JSON bytes as the build cache holds it (`cache.exact_bytes`), then resets the pr
 (/proc/self/clear_refs) and runs what `build._site_pages` runs: every page family
 (`render_site_pages`: arms, campaigns, seed levels, sweeps, config diffs, compare, index and
 leaderboard files, spec pages, ledger) writing each page to disk as it comes, then index.json and its
-shards. It prints the phase's CPU and wall time and peak RSS (VmHWM since the reset). The synthetic
+shards. It prints the phase's CPU and wall time and peak RSS (VmHWM since the reset); with `--trace`, each
+family's peak of Python memory above what was held when it started, and what it left held (tracemalloc:
+the structures a family builds over all runs, which is what grows with the runs). The synthetic
 summaries are small (no curves, a 4-key config), so the figures are a lower bound for real summaries'
 decoding time. A benchmark: it asserts nothing; run it by hand.
 """
@@ -22,6 +25,7 @@ import json
 import shutil
 import sys
 import time
+import tracemalloc
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -74,6 +78,25 @@ class Written(MutableMapping[str, bytes]):
         return len(self.sizes)
 
 
+def family_peaks(
+    summaries: list[Any], site: index_pages.SitePages, renderer: Renderer, pages: Written
+) -> dict[str, dict[str, int]]:
+    """Render every family in order as `render_site_pages` does (one `SiteBuild`, so what a family leaves
+    for the next is counted where it is made), each family's peak and what it left, in bytes a run."""
+    n = max(1, len(summaries))
+    build = index_pages.SiteBuild(summaries, site, renderer, index_pages.no_memo, out=pages)
+    tracemalloc.start()
+    report = {}
+    for family in index_pages.FAMILIES:
+        start = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        pages.update(family.make(build))
+        now, peak = tracemalloc.get_traced_memory()
+        report[family.name] = {"peak_above_start": (peak - start) // n, "left_held": (now - start) // n}
+    tracemalloc.stop()
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", type=Path)
@@ -81,6 +104,7 @@ def main() -> None:
     parser.add_argument(
         "--objects", action="store_true", help="hold every RunSummary (the build before lazy summaries)"
     )
+    parser.add_argument("--trace", action="store_true", help="each family's own peak (tracemalloc; slower)")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     made = synthetic_summaries(args.runs)
@@ -102,7 +126,9 @@ def main() -> None:
     before = status_mb("VmRSS")
     Path("/proc/self/clear_refs").write_text("5")  # VmHWM := VmRSS: the peak from here on
     cpu, wall = time.process_time(), time.perf_counter()
-    index_pages.render_site_pages(summaries, site, renderer, pages=pages)
+    families = family_peaks(summaries, site, renderer, pages) if args.trace else None
+    if families is None:
+        index_pages.render_site_pages(summaries, site, renderer, pages=pages)
     files = manifest_files(summaries, title="scale", specs=specs, campaigns={}, errors=0, warnings=0)
     for rel, body in files.items():
         pages[rel] = body
@@ -118,6 +144,8 @@ def main() -> None:
         "largest": sorted(pages.sizes.items(), key=lambda kv: -kv[1])[:5],
         "over_2mb": [rel for rel, n in pages.sizes.items() if n > 2_000_000],
     }
+    if families is not None:
+        report["families_bytes_per_run"] = families
     print(json.dumps(report, indent=1))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -14,6 +14,7 @@ import hashlib
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,10 @@ if TYPE_CHECKING:
     from obs.cluster import DaskPool
 
 PARALLEL_MIN_RUNS = 3  # below this, starting worker processes costs more than it saves
+# Runs handed to the workers at a time, per worker: enough that none waits for its next run, few enough that
+# the pool's queue and the futures waited on stay small (every ready run was submitted at once: at 100,000 runs
+# each finished run made the build wait on ~10,000 futures and scan every pending run, issue 32).
+IN_FLIGHT_PER_WORKER = 4
 
 
 @dataclass
@@ -586,7 +591,7 @@ class _RunPass:
         self.opts, self.result, self.sched, self.staging = opts, result, sched, staging
         plan = sched.tree.plan
         self.ctx = worker.WorkerContext(
-            tree=sched.tree,
+            tree=sched.tree.for_workers(),
             staging=staging.path,
             template_cache=sched.cache.folder / "templates",
             parent_pid=os.getpid(),
@@ -598,9 +603,22 @@ class _RunPass:
         self.warmed = False
         self.running: dict[Future[RunResult], PlannedRun] = {}
         self.keys: dict[str, str] = {}
-        self.pending = list(plan.runs if only is None else only)
-        self.done: set[str] = set() if only is None else {p.id for p in plan.runs} - {p.id for p in only}
-        self.in_plan = set(plan.slugs)
+        todo = list(plan.runs if only is None else only)
+        self.total = len(todo)
+        done = set() if only is None else {p.id for p in plan.runs} - {p.id for p in only}
+        self.finished = 0
+        # each run waits for the runs it needs that are still to do; finishing one releases those that need it
+        self.ready: deque[PlannedRun] = deque()
+        self.unmet: dict[str, int] = {}
+        self.needed_by: dict[str, list[PlannedRun]] = {}
+        for planned in todo:
+            deps = {dep for dep in planned.needs if dep in plan.slugs and dep not in done}
+            for dep in deps:
+                self.needed_by.setdefault(dep, []).append(planned)
+            if deps:
+                self.unmet[planned.id] = len(deps)
+            else:
+                self.ready.append(planned)
         self.current = os.fspath(sched.out)
 
     @property
@@ -613,16 +631,15 @@ class _RunPass:
         worker.start(self.ctx)  # the inline path (small builds) runs in this process
         failed = True
         try:
-            while self.pending or self.running:
-                ready = [p for p in self.pending if all(dep not in self.in_plan or dep in self.done for dep in p.needs)]
-                self._dispatch(ready)
+            while self.ready or self.running:
+                self._dispatch()
                 if self.offloaded and not self.warmed:
                     _warm_up(self.ctx, bool(self.sched.tree.found.campaigns))  # the workers build meanwhile
                     self.warmed = True
                 if self.running:
                     self._collect()
-                elif self.pending and not ready:
-                    raise RuntimeError("build plan has a dependency that can never be satisfied")
+            if self.finished < self.total:
+                raise RuntimeError("build plan has a dependency that can never be satisfied")
             failed = False
         finally:
             if self.pool is not None:
@@ -632,16 +649,22 @@ class _RunPass:
             worker.start(None)
             self.progress.close()
 
-    def _dispatch(self, ready: list[PlannedRun]) -> None:
-        """Reuse each ready run that can be, and build the others.
+    @property
+    def capacity(self) -> int:
+        """Runs handed to the workers at a time (`IN_FLIGHT_PER_WORKER` each)."""
+        workers = self.cluster.slots if self.cluster is not None else self.jobs
+        return IN_FLIGHT_PER_WORKER * max(1, workers)
+
+    def _dispatch(self) -> None:
+        """Reuse each ready run that can be, and build the others, until the workers hold `capacity` runs.
 
         Worker processes start once enough runs wait to be built at the same time (the ready runs not
         reusable, and those building): one changed run, and each run downstream of it on its ladder (waiting
         for the one before), is built in this process, since starting workers costs each a new interpreter's
         imports, more than the run itself."""
         waiting: list[tuple[PlannedRun, str, str]] = []
-        for planned in ready:
-            self.pending.remove(planned)
+        while self.ready and not (self.offloaded and len(self.running) >= self.capacity):
+            planned = self.ready.popleft()
             key, inputs = self.sched.key_for(planned)
             entry = self.sched.reusable(planned, key)
             if entry is not None:
@@ -727,7 +750,13 @@ class _RunPass:
         self._done(planned)
 
     def _done(self, planned: PlannedRun) -> None:
-        self.done.add(planned.id)
+        """Count the run, and make ready each run that waited for it alone."""
+        self.finished += 1
+        for waiting in self.needed_by.pop(planned.id, ()):
+            self.unmet[waiting.id] -= 1
+            if not self.unmet[waiting.id]:
+                del self.unmet[waiting.id]
+                self.ready.append(waiting)
         self.progress.step(planned.id)
 
 
@@ -806,7 +835,11 @@ class StagedPages(MutableMapping[str, bytes]):
         self.written.add(rel)
 
     def update(self, other: Any = (), /, **kw: bytes) -> None:
-        """Like dict.update, without reading a kept page's bytes (it is linked)."""
+        """Like dict.update, without reading a kept page's bytes (it is linked) nor a page written here already."""
+        from obs.render.written import WrittenPages
+
+        if isinstance(other, WrittenPages) and other.written_to(self):
+            other = ()
         items = other.keys() if isinstance(other, Mapping) else [k for k, _ in other]
         values = other if isinstance(other, Mapping) else dict(other)
         for rel in items:
@@ -852,7 +885,7 @@ def _site_pages(
         current = os.fspath(out)
         pages = StagedPages(staging, current)
 
-        def memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
+        def memo(group: str, inputs: Any, make: Callable[[], Mapping[str, bytes]]) -> Mapping[str, bytes]:
             """Reuse a page group from the previous site when its inputs are unchanged: its files are linked
             into the new site, read only if a page made from summaries asks for their bytes."""
             group_key = hash_json([env, group, inputs])

@@ -185,6 +185,7 @@ class DaskPool:
         self.cluster: Any = None
         self._held: set[Any] = set()  # dask futures not yet done: a future nobody holds is cancelled
         self._lock = threading.Lock()
+        self._slots: int | None = None
         self._token = uuid.uuid4().hex[:12]  # task keys of two builds on one cluster never meet
         try:
             if address == LOCAL:
@@ -203,7 +204,7 @@ class DaskPool:
             raise ClusterError(f"--dask {address}: cannot reach a Dask scheduler there ({exc})") from exc
         try:
             self._check_workers(tree, needs_source=bucket is None)
-            self.context = self.client.scatter(RemoteContext(tree, bucket), broadcast=True, hash=False)
+            self.context = self.client.scatter(RemoteContext(tree.for_workers(), bucket), broadcast=True, hash=False)
         except BaseException:
             self.close()
             raise
@@ -224,6 +225,13 @@ class DaskPool:
                     f"--dask: worker {worker} cannot see the source folder {tree.root}: workers read the runs "
                     "themselves, so mount it at the same path on every worker"
                 )
+
+    @property
+    def slots(self) -> int:
+        """Runs the cluster builds at once: its workers' threads (asked once; a cluster may grow later)."""
+        if self._slots is None:
+            self._slots = max(1, sum(self.client.nthreads().values()))
+        return self._slots
 
     def submit(
         self,

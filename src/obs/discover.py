@@ -62,7 +62,8 @@ class Discovery:
     campaigns: dict[str, Campaign] = field(default_factory=dict)
     claims: list[FolderClaim] = field(default_factory=list)
     diags: Diagnostics = field(default_factory=Diagnostics)
-    files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths)
+    files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths), until
+    # `unread` is made from it at the walk's end
     unread: list[Path] = field(default_factory=list)  # ... that no run, spec, campaign or setting reads
     learning: list[Path] = field(default_factory=list)  # agent-learning exports (obs.adapters.agent_sessions)
     hidden: list[tuple[str, tuple[Path, ...]]] = field(default_factory=list)  # read, not shown on purpose (why)
@@ -124,6 +125,7 @@ def discover(root: Path, *, exclude: tuple[Path, ...] = (), preferred_metric: st
             found.runs, found.campaigns, root, found.diags, preferred_metric=preferred_metric
         )  # conditions x seeds that the layout names (obs.layout)
         found.unread = not_read(found)
+    found.files = set()  # only `unread` was made from it: ~1 KB a run of paths a build held to the end (issue 32)
     return found
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,12 +34,13 @@ from obs.render import chartdata, paging
 from obs.render.datafile import data_file
 from obs.render.format import show_value
 from obs.render.site import Renderer
+from obs.render.written import WrittenPages
 from obs.sitemodel import RunSummary
 
-PageMemo = Callable[[str, Any, Callable[[], dict[str, bytes]]], Mapping[str, bytes]]
+PageMemo = Callable[[str, Any, Callable[[], Mapping[str, bytes]]], Mapping[str, bytes]]
 
 
-def no_memo(group: str, inputs: Any, make: Callable[[], dict[str, bytes]]) -> Mapping[str, bytes]:
+def no_memo(group: str, inputs: Any, make: Callable[[], Mapping[str, bytes]]) -> Mapping[str, bytes]:
     """Always make the pages. The build passes a memo that reuses a group whose inputs did not change."""
     return make()
 
@@ -148,8 +149,12 @@ def _sweep_bytes(chart: dict[str, Any]) -> int:
 
 
 def sweeps_page(
-    summaries: list[RunSummary], cfg: SiteConfig, renderer: Renderer, memo: PageMemo | None = None
-) -> dict[str, bytes]:
+    summaries: list[RunSummary],
+    cfg: SiteConfig,
+    renderer: Renderer,
+    memo: PageMemo | None = None,
+    out: MutableMapping[str, bytes] | None = None,
+) -> Mapping[str, bytes]:
     """sweeps.html: one parallel-coordinates chart and table per group of runs.
 
     Bounded for a site of any size (at 10,000 runs one chart of every run was a 19.4 MB page): a chart
@@ -161,10 +166,14 @@ def sweeps_page(
     Each sweep's parameter importance is published as `sweeps/<slug>/importance.json`, a page group of its own
     inside "sweeps" (`memo`): a rebuild after one run changed runs the permutation tests of that run's sweep
     only, and reads the others back (they were ~0.1 s of every one-run rebuild of the bench's 240 runs).
+
+    With `out`, each page is written there as it is made and the mapping returned reads them back from it
+    (`WrittenPages`): at 10,000 runs the pages held together were ~50 MB, the page phase's largest item. A
+    chart's drawing is laid out for its page only, as the page is rendered.
     """
     from obs.render.pcp import layout
 
-    pages: dict[str, bytes] = {}
+    pages: MutableMapping[str, bytes] = {} if out is None else WrittenPages(out)
 
     def importance_of(
         slug: str, runs: Sequence[RunSummary], keys: list[tuple[str, list[str]]], outcome: str, hib: bool
@@ -188,7 +197,7 @@ def sweeps_page(
         if shown is not sw:
             full = {"href": urls.sweep_table(sw.slug, 1), "size": paging.PAGE_ROWS}
             full["pages"] = max(1, -(-len(rows) // paging.PAGE_ROWS))
-        charts.append({"sweep": shown, "pcp": layout(shown, hrefs), "total": len(rows), "full": full, "all": sw})
+        charts.append({"sweep": shown, "total": len(rows), "full": full, "all": sw})
     cut = paging.cut_by_budget(charts, _sweep_bytes, SWEEP_PAGE_BUDGET)
     first = 1
     for k, part in enumerate(cut, start=1):
@@ -196,6 +205,7 @@ def sweeps_page(
         nav = paging.pager_of(urls.SWEEPS, k, len(cut), first, first + len(part) - 1, len(charts))
         first += len(part)
         for ch in part:
+            ch["pcp"] = layout(ch["sweep"], hrefs)
             if ch["full"]:
                 _sweep_table_pages(ch["all"], ch["all"].table_rows, page, renderer, pages)
         pages[page] = renderer.render(
@@ -209,10 +219,14 @@ def sweeps_page(
             pager=nav,
             importance_ci_runs=CI_MIN_RUNS,
         ).encode()
+        for ch in part:
+            del ch["pcp"]  # drawn: the next page's charts are laid out when it is
     return pages
 
 
-def _sweep_table_pages(sw: Any, rows: list[Any], back: str, renderer: Renderer, pages: dict[str, bytes]) -> None:
+def _sweep_table_pages(
+    sw: Any, rows: list[Any], back: str, renderer: Renderer, pages: MutableMapping[str, bytes]
+) -> None:
     """The full table of a sweep whose chart draws only its best-ranked runs, `paging.PAGE_ROWS` a page;
     `back` is the sweeps page that draws its chart."""
     size = paging.PAGE_ROWS

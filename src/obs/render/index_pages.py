@@ -290,7 +290,11 @@ def _across_pages(
 ) -> None:
     """The sweeps pages, each run's config diff page (a thousand a group) and the compare page."""
     pages.update(
-        memo("sweeps", across.sweeps_inputs(summaries, cfg), lambda: across.sweeps_page(summaries, cfg, renderer, memo))
+        memo(
+            "sweeps",
+            across.sweeps_inputs(summaries, cfg),
+            lambda: across.sweeps_page(summaries, cfg, renderer, memo, out=pages),
+        )
     )
     for k, pairs in enumerate(across.diff_chunks(summaries), start=1):
         make = functools.partial(across.diff_pages_of, pairs, cfg, renderer)
