@@ -177,7 +177,7 @@ def test_cohorts_data_is_paged_without_run_lists(tmp_path) -> None:
     """cohorts.json was 7.3 MB at 10,000 runs: each cohort listed its runs with and without the tag. The sets'
     statistics alone, cut into files of 1.5 MB (cohorts-2.json, ...), read back whole by the next build."""
     from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json
-    from obs.publish.extras import cohorts_data, read_cohorts_data
+    from obs.publish.extras import COHORTS_PART, cohorts_data, read_cohorts_data
 
     runs = synthetic_summaries(20_000, decided=0)
     points = [RunPoint(s.id, s.tags, s.spec, s.headline.value, True) for s in runs]  # 2,000 sets
@@ -191,6 +191,9 @@ def test_cohorts_data_is_paged_without_run_lists(tmp_path) -> None:
     first = json.loads(files[urls.COHORTS_DATA])
     assert first["parts"] == [urls.numbered(urls.COHORTS_DATA, k) for k in range(1, len(files) + 1)]
     assert all(json.loads(data)["part"] == k for k, data in enumerate(files.values(), start=1))
+    # each part within the budget as written, or one set alone
+    assert all(len(data) <= COHORTS_PART or len(json.loads(data)["groups"]) == 1 for data in files.values())
+    assert max(len(data) for data in files.values()) > 0.9 * COHORTS_PART  # the budget is used, not undershot
     assert not any(b"s00001-r1" in data for data in files.values())  # no run listed
     for rel, data in files.items():
         (tmp_path / rel).write_bytes(data)
