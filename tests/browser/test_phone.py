@@ -48,7 +48,7 @@ def phone(browser: Browser, browser_context_args: dict[str, Any]) -> Iterator[Br
 
 # what a page must not do at 390 px; each entry is a list of problems (empty: fine)
 PHONE_FACTS = """() => {
-  const W = innerWidth, out = {sideways: [], boxes: [], broken: []};
+  const W = innerWidth, out = {sideways: [], boxes: [], broken: [], spills: []};
   const sw = document.scrollingElement.scrollWidth;
   if (sw > W) out.sideways.push('page is ' + sw + ' px wide');
   // a table's box may not scroll sideways (a chart may: it says so with .chart-scroll)
@@ -56,6 +56,16 @@ PHONE_FACTS = """() => {
     if (box.scrollWidth > box.clientWidth + 1) {
       out.boxes.push((box.querySelector('table') || box).id + ': ' + box.textContent.trim().slice(0, 40));
     }
+  }
+  // a leaderboard card's value stays in its column (an interval kept on one line ran under the verdict's text)
+  for (const td of document.querySelectorAll('#runs-table > tbody > tr:not([hidden]) > td')) {
+    const r = td.getBoundingClientRect();
+    if (!r.width) continue;
+    const over = [...td.querySelectorAll('*')].find(el => {
+      const e = el.getBoundingClientRect();
+      return e.width > 0 && e.right > r.right + 1;
+    });
+    if (over) out.spills.push((td.dataset.label || '') + ': ' + over.textContent.trim().slice(0, 40));
   }
   // an identifier breaks only after a separator or at a space; a date never breaks
   const SEP = '._/:=,|@+- ';
@@ -91,7 +101,7 @@ def check_page(page: Page, url: str) -> list[str]:
     page.goto(url)
     settle(page)
     facts = page.evaluate(PHONE_FACTS)
-    return [f"{kind}: {what}" for kind in ("sideways", "boxes", "broken") for what in facts[kind][:3]]
+    return [f"{kind}: {what}" for kind in ("sideways", "boxes", "broken", "spills") for what in facts[kind][:3]]
 
 
 @pytest.mark.parametrize("which", ["demo", "corpus"])
