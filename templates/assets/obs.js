@@ -114,6 +114,9 @@
     return promise;
   };
 
+  // a count as the pages write it (obs.numbers.num): thousands separated, "100,000"
+  function count(n) { return Number(n).toLocaleString("en-US"); }
+
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -395,7 +398,7 @@
       this.items.forEach(function (item) { if (!visible.has(item)) { item.tr.hidden = true; frag2.appendChild(item.tr); } });
       this.body.appendChild(frag2);
     }
-    if (this.count) this.count.textContent = shown.length + " of " + all + " runs";
+    if (this.count) this.count.textContent = count(shown.length) + " of " + count(all) + " runs";
     if (paged) this.renderPager(shown.length, pages);
   };
 
@@ -416,7 +419,7 @@
       self_.pager.appendChild(b);
     }
     go("← Newer", this.page - 1, this.page <= 1);
-    this.pager.appendChild(el("span", "pager-where", "runs " + first + "–" + last + " of " + n + " · page " + this.page + " of " + pages));
+    this.pager.appendChild(el("span", "pager-where", "runs " + count(first) + "–" + count(last) + " of " + count(n) + " · page " + count(this.page) + " of " + count(pages)));
     go("Older →", this.page + 1, this.page >= pages);
   };
 

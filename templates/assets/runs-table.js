@@ -26,6 +26,7 @@
     const sortSel = root.querySelector("select[data-runs-sort]");  // the order where the header is hidden (a phone)
     const groupSel = root.querySelector("select[data-runs-group]");
     const MINUS = "\u2212";
+    const count = (n) => Number(n).toLocaleString("en-US");  // as the pages write counts: "100,000"
 
     function el(tag, cls, text) {
       const e = document.createElement(tag);
@@ -199,7 +200,7 @@
         return b;
       };
       pager.replaceChildren(go("← Previous", rowsPage - 1, rowsPage === 0),
-        el("span", "pager-where", "runs " + (from + 1) + "–" + to + " of " + shown.length + " · page " + (rowsPage + 1) + " of " + pages),
+        el("span", "pager-where", "runs " + count(from + 1) + "–" + count(to) + " of " + count(shown.length) + " · page " + count(rowsPage + 1) + " of " + count(pages)),
         go("Next →", rowsPage + 1, rowsPage >= pages - 1));
     }
 
@@ -282,9 +283,9 @@
       pagerOf(pages, from, Math.min(to, shown.length));
       api.listeners.forEach(f => f());
       const sc = scatter.box ? drawScatter() : { drawn: 0, left: 0 };
-      status.textContent = shown.length + " of " + data.runs.length + " runs" + (clauses.length ? " match the filter" : "") + "." +
+      status.textContent = count(shown.length) + " of " + count(data.runs.length) + " runs" + (clauses.length ? " match the filter" : "") + "." +
         (sc.left ? " The scatter leaves out " + sc.left + " without a value of both its columns." : "");
-      overlayButton.textContent = "Overlay these " + shown.length + " runs";
+      overlayButton.textContent = "Overlay these " + count(shown.length) + " runs";
       overlayButton.disabled = !shown.length;
     }
 

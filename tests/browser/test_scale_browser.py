@@ -58,7 +58,7 @@ def test_the_leaderboard_searches_sorts_and_pages_every_run(big: Page, served_bi
     assert big.locator("#runs-table tbody tr").count() >= 100  # the newest rows are there before any script
     big.wait_for_selector("#runs-table[data-ready]")
     counter = big.locator("form.filters [data-count]")
-    expect(counter).to_have_text(f"{N} of {N} runs")
+    expect(counter).to_have_text(f"{N:,} of {N:,} runs")
     expect(big.locator("nav.pager .pager-where")).to_contain_text("page 1 of 30")
     big.get_by_role("button", name="Headline", exact=True).click()
     expect(big.locator("#runs-table th[aria-sort]")).to_contain_text("Headline")
@@ -103,15 +103,15 @@ def test_compare_picks_runs_by_search_a_page_at_a_time(big: Page, served_big: Se
 def test_compare_runs_table_pages_and_the_pair_is_typed_by_id(big: Page, served_big: ServedSite) -> None:
     big.goto(served_big.url("compare.html"))
     big.wait_for_function(
-        "() => (document.querySelector('[data-runs-status]') || {}).textContent.includes('of 3000 runs')"
+        "() => (document.querySelector('[data-runs-status]') || {}).textContent.includes('of 3,000 runs')"
     )
     expect(big.locator("table[data-runs-table] tbody tr")).to_have_count(200)
     pager = big.locator("#runs-table nav.pager .pager-where")
-    expect(pager).to_have_text("runs 1–200 of 3000 · page 1 of 15")
+    expect(pager).to_have_text("runs 1–200 of 3,000 · page 1 of 15")
     big.locator("#runs-table nav.pager button", has_text="Next →").click()
-    expect(pager).to_have_text("runs 201–400 of 3000 · page 2 of 15")
+    expect(pager).to_have_text("runs 201–400 of 3,000 · page 2 of 15")
     big.locator("input[data-runs-where]").fill("s00042")
-    big.wait_for_function("() => document.querySelector('[data-runs-status]').textContent.startsWith('10 of 3000')")
+    big.wait_for_function("() => document.querySelector('[data-runs-status]').textContent.startsWith('10 of 3,000')")
     expect(big.locator("#runs-table nav.pager")).to_be_hidden()
     b = big.locator("#compare-b")
     b.fill("s00042-r7")
@@ -137,4 +137,4 @@ def test_ledger_and_sweeps_are_paged(big: Page, served_big: ServedSite) -> None:
     big.locator("[data-sweep-cut] a").click()
     big.wait_for_url(re.compile(r"sweeps/exact/runs\.html$"))
     assert big.locator("table.sortable tbody tr").count() == 500
-    assert "runs 1–500 of 3000 · page 1 of 6" in big.locator("nav.static-pager").first.inner_text()
+    assert "runs 1–500 of 3,000 · page 1 of 6" in big.locator("nav.static-pager").first.inner_text()

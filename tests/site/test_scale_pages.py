@@ -71,7 +71,7 @@ def test_index_and_leaderboard_data_at_100000_runs(big: list, renderer: Renderer
     # the index holds the most recently active spec ladders; every ladder is on the paged spec ladders list
     shown = re.findall(r'<div class="label">spec</div><h3><a href="specs/([^"]+)\.html"', html)
     assert len(shown) == index_pages.INDEX_SPECS
-    assert "<strong>10000</strong>spec ladders" in html and f'href="{urls.SPEC_LIST}"' in html
+    assert "<strong>10,000</strong>spec ladders" in html and f'href="{urls.SPEC_LIST}"' in html
     newest = {ctx["slug"]: max(s.date for s in ctx["runs"]) for ctx in ladders}
     cut = newest[shown[-1]]
     assert all(newest[slug] >= cut for slug in shown)
@@ -82,7 +82,7 @@ def test_index_and_leaderboard_data_at_100000_runs(big: list, renderer: Renderer
     assert listed == sorted(ctx["slug"] for ctx in ladders)  # every ladder once, by id
     second = pages[lists[1]].decode()
     assert 'href="specs.html" rel="prev"' in second and 'href="specs-3.html" rel="next"' in second
-    assert "spec ladders 501–1000 of 10000" in second
+    assert "spec ladders 501–1,000 of 10,000" in second
 
 
 def test_compare_page_at_100000_runs(big: list, renderer: Renderer) -> None:
@@ -130,7 +130,7 @@ def test_sweeps_bounded_with_a_paged_full_table(renderer: Renderer) -> None:
     pages = across.sweeps_page(runs, SiteConfig(), renderer)
     _bounded(pages)
     html = pages[urls.SWEEPS].decode()
-    assert "the 300 best-ranked of the group's 5000 runs" in html
+    assert "the 300 best-ranked of the group's 5,000 runs" in html
     assert html.count('<tr>\n<td class="num" data-sort=') == 300
     tables = sorted(rel for rel in pages if rel.startswith("sweeps/") and rel.endswith(".html"))
     assert "sweeps/exact/importance.json" in pages  # the group's parameter importance, published
