@@ -695,7 +695,7 @@ class _RunPass:
         finished, _ = wait(list(self.running), return_when=FIRST_COMPLETED)
         for fut in finished:
             planned = self.running.pop(fut)
-            self._finish(planned, self.keys[planned.id], fut.result())
+            self._finish(planned, self.keys.pop(planned.id), fut.result())  # a key per run in flight, not per run
 
     def _submit(self, planned: PlannedRun, key: str, inputs: str) -> None:
         """Build one run: in a worker once the pool runs, else here (see `_dispatch`)."""

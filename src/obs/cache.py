@@ -137,7 +137,7 @@ class SummaryStore:
         with self.lock:
             self.con.close()
             self.path = path
-            self.con = SummaryStore._connect(self, path)
+            self.con = SummaryStore._connect(self, path)  # read-only, also for a spill store: the state is saved
 
     def close(self) -> None:
         with self.lock:

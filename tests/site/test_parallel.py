@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,6 +34,37 @@ def test_every_start_method_builds_the_same_bytes_as_fork(demo_source: Path, tmp
     first, *rest = sites.values()
     for other in rest:
         assert other == first
+
+
+def test_workers_hold_a_few_runs_each_and_get_the_tree_without_its_run_list(
+    demo_source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every ready run was handed to the pool at once, and each result waited for among all of them (at 100,000
+    runs, ~10,000 futures a result); the workers now hold `IN_FLIGHT_PER_WORKER` runs each. The tree they are
+    given has no run list: each task carries its run."""
+    from obs import build
+
+    seen: list[int] = []
+    contexts: list[Any] = []
+    collect, start = build._RunPass._collect, build._start_pool
+
+    def counting(self: Any) -> None:
+        seen.append(len(self.running))
+        collect(self)
+
+    def starting(jobs: int, ctx: Any, method: str | None) -> Any:
+        contexts.append(ctx)
+        return start(jobs, ctx, method)
+
+    monkeypatch.setattr(build._RunPass, "_collect", counting)
+    monkeypatch.setattr(build, "_start_pool", starting)
+    result = build_published(BuildOptions(source=demo_source, out=tmp_path / "site", quiet=True, jobs=2))
+    assert result.errors == 0 and result.built == result.runs > 3 * 2 * build.IN_FLIGHT_PER_WORKER
+    assert seen and max(seen) == 2 * build.IN_FLIGHT_PER_WORKER  # full, never more
+    assert contexts  # a pool per pass that builds (the recipe and gate passes build some runs again)
+    for ctx in contexts:
+        assert ctx.tree.plan.runs == [] and ctx.tree.found.runs == []
+        assert len(ctx.tree.plan.slugs) == result.runs  # every run's page name, for links
 
 
 @pytest.mark.parametrize("jobs", ["0", "-2", "two"])
