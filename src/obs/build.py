@@ -269,7 +269,11 @@ class _Scheduler:
         if self.layout is None:
             self.layout = layout_key(self.tree)
         recipe = recipe_token(self.recipes.get(planned.id))
-        gates = self.gate_tokens[planned.id] = self.gate_token(planned)
+        gates = self.gate_token(planned)
+        if gates is not None:  # most runs read no other run's summary: nothing kept for them
+            self.gate_tokens[planned.id] = gates
+        else:
+            self.gate_tokens.pop(planned.id, None)
         key = run_key(planned, self.env, inputs, base_hash, self.tree, self.layout, frozen_hash, recipe, gates)
         return key, inputs
 
@@ -347,21 +351,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             summaries = plugin.on_summaries(summaries)
         return summaries
 
-    # Decide what is reusable without building anything: a dependant's key needs its baseline's
-    # digest hash, which is only known up front when the baseline itself is reused.
-    unknown: set[str] = set()
-    with remembered_locations():  # every input's real location, found once for all the runs below a folder
-        for planned in tree.plan.runs:
-            if any(dep in unknown for dep in planned.needs):
-                unknown.add(planned.id)
-                continue
-            key, _ = sched.key_for(planned)
-            entry = sched.reusable(planned, key)
-            if entry is None:
-                unknown.add(planned.id)
-            else:
-                sched.digest_hashes[planned.id] = entry.digest_hash
-    if not unknown:
+    if _all_reusable(tree, sched):
         summaries = annotate(lazy_summaries(cache.runs[p.id].summary_source() for p in tree.plan.runs))
         pages_key = site_pages_key(sched.env, summaries, tree, sections)
         cached_pages = cache.pages.get("site")
@@ -424,6 +414,24 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     _remember(before, result, root, out, cache_dir, options)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _all_reusable(tree: SourceTree, sched: _Scheduler) -> bool:
+    """Whether every run is reusable, decided without building anything: a dependant's key needs its baseline's
+    digest hash, which is only known up front when the baseline itself is reused."""
+    unknown: set[str] = set()
+    with remembered_locations():  # every input's real location, found once for all the runs below a folder
+        for planned in tree.plan.runs:
+            if any(dep in unknown for dep in planned.needs):
+                unknown.add(planned.id)
+                continue
+            key, _ = sched.key_for(planned)
+            entry = sched.reusable(planned, key)
+            if entry is None:
+                unknown.add(planned.id)
+            else:
+                sched.digest_hashes[planned.id] = entry.digest_hash
+    return not unknown
 
 
 def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler, staging: Staging) -> None:
@@ -667,6 +675,7 @@ class _RunPass:
             planned = self.ready.popleft()
             key, inputs = self.sched.key_for(planned)
             entry = self.sched.reusable(planned, key)
+            self.sched.checked.pop((planned.id, key), None)  # asked for the last time (a run built again asks anew)
             if entry is not None:
                 self._reuse(planned, entry)
                 continue

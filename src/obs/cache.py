@@ -14,13 +14,12 @@ only changed by the holder of the output's lock (obs.write.output_lock).
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,12 +28,14 @@ import orjson
 
 from obs import __version__
 from obs.safepaths import real
+from obs.urls import run_dir
 from obs.write import OutputError, current_version, output_location
 
-CACHE_FORMAT = 4
-# A SQLite file (the standard library's): the header, each page group and run.yaml peek as a row of `lines`,
-# each input file's hash a row of `files` and each run's entry a row of `runs`; a file's hash and a run's summary
-# are read when asked for, never all held (format 3 held every file's hash: ~1.6 KB a run).
+CACHE_FORMAT = 5
+# A SQLite file (the standard library's): the header and each page group as a row of `lines`, each input file's
+# hash a row of `files`, each run.yaml's identity a row of `peeks` and each run's entry a row of `runs`; a file's
+# hash, a peek and a run's summary are read when asked for, never all held (format 3 held every file's hash: ~1.6 KB
+# a run; format 4 every run.yaml's peek, ~0.3 KB a run).
 # Format 1 was one JSON document (its parse took ~6 times the file's size at once: ~2 GB at 100,000 runs);
 # format 2 a JSON line each, every run's summary held from the start to the end of a build (~2.4 KB a run of
 # the ~20 KB a run the build process held at 10,000 runs, issue 32).
@@ -44,6 +45,7 @@ _SCHEMA = (
     "CREATE TABLE lines (kind TEXT, key TEXT, value BLOB)",
     "CREATE TABLE runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)",
     "CREATE TABLE files (path TEXT PRIMARY KEY, value BLOB)",
+    "CREATE TABLE peeks (path TEXT PRIMARY KEY, value BLOB)",
 )
 
 
@@ -120,16 +122,17 @@ class SummaryStore:
             raise KeyError(run_id)
         return bytes(row[0])
 
-    def file(self, path: str) -> list[Any] | None:
-        """A remembered file's [size, mtime_ns, inode, sha256], or None."""
+    def file(self, path: str, table: str = "files") -> list[Any] | None:
+        """A remembered file's [size, mtime_ns, inode, sha256] (`table` "files") or run.yaml's [size, mtime_ns,
+        inode, id, baseline] ("peeks"), or None."""
         with self.lock:
-            row = self.con.execute("SELECT value FROM files WHERE path = ?", (path,)).fetchone()
+            row = self.con.execute(f"SELECT value FROM {table} WHERE path = ?", (path,)).fetchone()
         return None if row is None else list(orjson.loads(row[0]))
 
-    def files(self) -> Iterator[tuple[str, bytes]]:
-        """Every remembered file's path and value (JSON), read a row at a time."""
+    def files(self, table: str = "files") -> Iterator[tuple[str, bytes]]:
+        """Every remembered file's path and value (JSON) in `table`, read a row at a time."""
         with self.lock:
-            rows = self.con.execute("SELECT path, value FROM files")
+            rows = self.con.execute(f"SELECT path, value FROM {table}")
         yield from rows
 
     def reopen(self, path: Path) -> None:
@@ -154,15 +157,16 @@ class SpillStore(SummaryStore):
         con.execute("PRAGMA synchronous=OFF")
         con.execute("CREATE TABLE IF NOT EXISTS runs (id TEXT PRIMARY KEY, entry BLOB, summary BLOB)")
         con.execute("CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, value BLOB)")
+        con.execute("CREATE TABLE IF NOT EXISTS peeks (path TEXT PRIMARY KEY, value BLOB)")
         return con
 
     def put(self, run_id: str, summary: bytes) -> None:
         with self.lock:
             self.con.execute("INSERT OR REPLACE INTO runs (id, entry, summary) VALUES (?, NULL, ?)", (run_id, summary))
 
-    def put_file(self, path: str, value: list[Any]) -> None:
+    def put_file(self, path: str, value: list[Any], table: str = "files") -> None:
         with self.lock:
-            self.con.execute("INSERT OR REPLACE INTO files VALUES (?, ?)", (path, orjson.dumps(value)))
+            self.con.execute(f"INSERT OR REPLACE INTO {table} VALUES (?, ?)", (path, orjson.dumps(value)))
 
     def settle(self, state: Path) -> None:
         """The state is saved with every row this held: read from it from now on, and delete the spill file."""
@@ -174,27 +178,36 @@ class SpillStore(SummaryStore):
 class RunEntry:
     """What the cache remembers of one built run. Its summary (compact JSON bytes) is either held or, for an
     entry read from the cache or spilled by the build, read from its `SummaryStore` each time it is asked for:
-    at 100,000 runs the summaries held were ~240 MB of a build's memory (issue 32)."""
+    at 100,000 runs the summaries held were ~240 MB of a build's memory (issue 32).
 
-    __slots__ = ("_id", "_store", "_summary", "diagnostics", "digest_hash", "files", "key", "slug")
+    A build holds an entry per run, so the rest is kept small too: the run's files as one string (their names
+    below `runs/<slug>/` when all are there, as a run's always are: ~120 bytes where a list of five paths was
+    ~470), no list for no diagnostics, and the entry itself is what reads its summary back (`__call__`)."""
+
+    __slots__ = ("_files", "_id", "_store", "_summary", "diagnostics", "digest_hash", "key", "slug")
 
     def __init__(
         self,
         key: str,
         slug: str,
-        files: list[str],
+        files: Sequence[str],
         summary: bytes | dict[str, Any] | None,
         digest_hash: str,
-        diagnostics: list[dict[str, Any]],
+        diagnostics: Sequence[dict[str, Any]],
         *,
         store: SummaryStore | None = None,
         run_id: str = "",
     ) -> None:
-        self.key, self.slug, self.files = key, slug, files
-        self.digest_hash, self.diagnostics = digest_hash, diagnostics
+        self.key, self.slug, self._files = key, slug, _pack(files, slug)
+        self.digest_hash, self.diagnostics = digest_hash, (diagnostics or ())
         if summary is not None and not isinstance(summary, bytes):  # a summary as JSON
             summary = exact_bytes(orjson.dumps(summary))
         self._summary, self._store, self._id = summary, store, run_id
+
+    @property
+    def files(self) -> list[str]:
+        """The run's files in the site (relative to its root), in the order the run's build listed them."""
+        return _unpack(self._files, self.slug)
 
     @property
     def summary(self) -> bytes:
@@ -203,12 +216,15 @@ class RunEntry:
         assert self._store is not None
         return self._store.summary(self._id)
 
+    def __call__(self) -> bytes:
+        return self.summary
+
     def summary_source(self) -> bytes | Callable[[], bytes]:
-        """The summary's bytes when held, else what reads them (for `obs.lazysummary`, which then holds no bytes)."""
+        """The summary's bytes when held, else what reads them: the entry itself (for `obs.lazysummary`, which
+        then holds no bytes; a `functools.partial` per run was ~250 bytes more at 100,000 runs)."""
         if self._summary is not None:
             return self._summary
-        assert self._store is not None
-        return functools.partial(self._store.summary, self._id)
+        return self
 
     def spill(self, store: SpillStore, run_id: str) -> None:
         """Move the held summary into `store` (this build's spill file)."""
@@ -231,6 +247,27 @@ class RunEntry:
         return f"RunEntry(key={self.key!r}, slug={self.slug!r}, files={len(self.files)})"
 
 
+_SEP = "\0"  # never in a file name
+_WHOLE = "\1"  # marks files packed with their whole names (some not below the run's folder)
+
+
+def _pack(files: Sequence[str], slug: str) -> str:
+    """A run's file names as one string: below its folder, the names there; else, marked, the whole names."""
+    head = run_dir(slug)
+    if all(len(f) > len(head) and f.startswith(head) for f in files):
+        return _SEP.join(f[len(head) :] for f in files)
+    return _WHOLE + _SEP.join(files)
+
+
+def _unpack(packed: str, slug: str) -> list[str]:
+    if packed.startswith(_WHOLE):
+        return packed[1:].split(_SEP) if len(packed) > 1 else []
+    if not packed:
+        return []
+    head = run_dir(slug)
+    return [head + name for name in packed.split(_SEP)]
+
+
 @dataclass
 class BuildCache:
     folder: Path
@@ -239,7 +276,9 @@ class BuildCache:
     file_hashes: dict[str, list[Any]] = field(default_factory=dict)
     runs: dict[str, RunEntry] = field(default_factory=dict)
     pages: dict[str, dict[str, Any]] = field(default_factory=dict)  # group -> {key, files}
-    peeks: dict[str, list[Any]] = field(default_factory=dict)  # run.yaml -> [size, mtime_ns, ino, id, baseline]
+    # run.yaml -> [size, mtime_ns, ino, id, baseline] of a cache with no spill file; an opened cache keeps this
+    # build's in its spill file and reads the last build's by path (as `file_hashes`)
+    peeks: dict[str, list[Any]] = field(default_factory=dict)
     hits: int = 0
     site: Path | None = None  # the output this cache describes (None: not tied to one, as in tests)
     previous: SummaryStore | None = None  # the summaries of the state file read (the previous build's)
@@ -272,9 +311,8 @@ class BuildCache:
             if site is not None and meta.get("site_version") != str(current_version(site)):
                 store.close()
                 return cache  # made for another version of the site: its build did not finish
-            kinds: dict[str, dict[str, Any]] = {"p": cache.peeks, "g": cache.pages}
-            for kind, key, value in store.con.execute("SELECT kind, key, value FROM lines"):
-                kinds[kind][key] = orjson.loads(value)
+            for _, key, value in store.con.execute("SELECT kind, key, value FROM lines WHERE kind = 'g'"):
+                cache.pages[key] = orjson.loads(value)
             for run_id, entry in store.con.execute("SELECT id, entry FROM runs"):
                 key, slug, files, digest_hash, diagnostics = orjson.loads(entry)
                 cache.runs[run_id] = RunEntry(
@@ -299,14 +337,17 @@ class BuildCache:
             entry.spill(self._spill(), run_id)
         return entry
 
-    def known_file(self, key: str, matches: Callable[[list[Any]], bool] = lambda known: True) -> list[Any] | None:
-        """What is remembered of a file that `matches`: this build's hash, else the last build's (looked up in the
-        last build's table first: a file hashed again this build no longer matches the stat that table has)."""
-        known = self.file_hashes.get(key)
+    def known_file(
+        self, key: str, matches: Callable[[list[Any]], bool] = lambda known: True, table: str = "files"
+    ) -> list[Any] | None:
+        """What is remembered of a file that `matches`: this build's hash (or, `table` "peeks", run.yaml's
+        identity), else the last build's (looked up in the last build's table first: a file read again this build
+        no longer matches the stat that table has)."""
+        known = (self.file_hashes if table == "files" else self.peeks).get(key)
         if known is not None or not _text(key):  # a name that is not UTF-8 is never in a table
             return known if known is not None and matches(known) else None
         for store in (self.previous, self.spilled):
-            known = store.file(key) if store is not None else None
+            known = store.file(key, table) if store is not None else None
             if known is not None and matches(known):
                 return known
         return None
@@ -364,11 +405,15 @@ class BuildCache:
         except OSError:
             return None, None
         key = str(run_yaml)
-        known = self.peeks.get(key)
-        if known and known[:3] == [st.st_size, st.st_mtime_ns, st.st_ino]:
+        stat = [st.st_size, st.st_mtime_ns, st.st_ino]
+        known = self.known_file(key, lambda k: k[:3] == stat, table="peeks")
+        if known is not None:
             return known[3], known[4]
         run_id, baseline = read(run_yaml)
-        self.peeks[key] = [st.st_size, st.st_mtime_ns, st.st_ino, run_id, baseline]
+        if self.spills and _text(key):
+            self._spill().put_file(key, [*stat, run_id, baseline], table="peeks")
+        else:
+            self.peeks[key] = [*stat, run_id, baseline]
         return run_id, baseline
 
     def save(self, live_files: set[str]) -> None:
@@ -392,18 +437,23 @@ class BuildCache:
                 "site_version": str(current_version(self.site)) if self.site is not None else "None",
             }
             con.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
-            con.executemany("INSERT INTO lines VALUES (?, ?, ?)", self._lines(live_files))
+            con.executemany("INSERT INTO lines VALUES (?, ?, ?)", self._lines())
             # file hashes, this build's first: a file hashed again replaces what the last build knew of it
             con.executemany(
                 "INSERT INTO files VALUES (?, ?)",
                 ((k, orjson.dumps(v)) for k, v in self.file_hashes.items() if _text(k)),
             )
-            for store in (self.spilled, self.previous):
-                if store is not None:
-                    con.executemany(
-                        "INSERT OR IGNORE INTO files VALUES (?, ?)",
-                        ((k, v) for k, v in store.files() if k in live_files),
-                    )
+            con.executemany(
+                "INSERT INTO peeks VALUES (?, ?)",
+                ((k, orjson.dumps(v)) for k, v in self.peeks.items() if k in live_files and _text(k)),
+            )
+            for table in ("files", "peeks"):
+                for store in (self.spilled, self.previous):
+                    if store is not None:
+                        con.executemany(
+                            f"INSERT OR IGNORE INTO {table} VALUES (?, ?)",
+                            ((k, v) for k, v in store.files(table) if k in live_files),
+                        )
             con.executemany(
                 "INSERT INTO runs VALUES (?, ?, ?)",
                 ((run_id, entry.entry_json(), entry.summary) for run_id, entry in sorted(self.runs.items())),
@@ -418,12 +468,9 @@ class BuildCache:
         if self.spilled is not None:
             self.spilled.settle(self.folder / STATE_FILE)
 
-    def _lines(self, live_files: set[str]) -> Iterator[tuple[str, str, bytes]]:
+    def _lines(self) -> Iterator[tuple[str, str, bytes]]:
         for group, made in self.pages.items():  # the site's group lists every page: ~100,000 names
             yield "g", group, orjson.dumps(made, option=orjson.OPT_NON_STR_KEYS)
-        for key, value in self.peeks.items():
-            if key in live_files and _text(key):
-                yield "p", key, orjson.dumps(value)
 
 
 def _text(key: str) -> bool:

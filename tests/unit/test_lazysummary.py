@@ -98,7 +98,8 @@ def test_the_cache_reads_back_what_it_saved_and_holds_no_summary(tmp_path: Path)
     assert back.runs["r1"] == cache.runs["r1"]
     assert RunSummary.from_json(back.runs["r1"].summary) == s
     assert back.runs["r1"]._summary is None and callable(back.runs["r1"].summary_source())  # read when asked
-    assert (back.peeks, back.pages) == (cache.peeks, cache.pages)
+    assert back.pages == cache.pages and back.peeks == {}  # a peek is read by path, as a file's hash
+    assert back.known_file("/x/run.yaml", table="peeks") == [1, 2, 3, "r1", None]
     assert back.file_hashes == {} and back.known_file("/x/metrics.jsonl") == [1, 2, 3, "sha"]  # read by path
     # a summary built this time is spilled to disk, and read from the saved state after the save
     t = make_summary(id="r2")

@@ -33,9 +33,10 @@ def test_the_cache_saves_without_them(tmp_path: Path) -> None:
     cache.peeks = {bad: [1, 2, 3, "id", None]}
     cache.save({bad, good})
     with sqlite3.connect(tmp_path / "cache" / STATE_FILE) as con:
-        lines = con.execute("SELECT kind, key FROM lines").fetchall()
+        peeks = con.execute("SELECT path FROM peeks").fetchall()
         files = con.execute("SELECT path FROM files").fetchall()
     assert files == [(good,)]
-    assert [key for kind, key in lines if kind == "p"] == []
+    assert peeks == []
     reopened = BuildCache.open(tmp_path / "cache")
-    assert reopened.known_file(good) == [1, 2, 3, "b"] and reopened.known_file(bad) is None and reopened.peeks == {}
+    assert reopened.known_file(good) == [1, 2, 3, "b"] and reopened.known_file(bad) is None
+    assert reopened.known_file(bad, table="peeks") is None

@@ -1,0 +1,148 @@
+"""What a build holds for each run until it ends, kept small (issue 32: the build process at 100,000 runs).
+
+A build holds a `RunSource` per run from discovery to the end, a cache entry per run from the run's build to
+the end, and (before) every run.yaml's peek: each is checked here to read back exactly what was given, and to
+hold a bounded number of bytes, measured with tracemalloc against what the previous forms held.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import pickle
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path, PurePath
+from typing import Any
+
+from obs.adapters import session_shape
+from obs.adapters.base import RunSource
+from obs.cache import STATE_FILE, BuildCache, RunEntry
+from obs.pipeline import SourceTree
+
+RUN_FILES = ("analysis.json", "curves.js", "index.html", "cases-rows-1.js", "cases-text-1.js")
+
+
+def held_each(make: Callable[[int], Any], n: int = 1000) -> float:
+    """Bytes held per object made by `make(i)`, i < n (tracemalloc: everything allocated and still alive)."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        made = [make(i) for i in range(n)]
+        held = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert len(made) == n
+    return held / n
+
+
+def test_a_run_entry_reads_back_its_files_in_order() -> None:
+    cases = [
+        ("s1", [f"runs/s1/{name}" for name in RUN_FILES]),
+        ("s1", []),
+        ("s1", ["runs/s1/index.html", "assets/shared.css"]),  # one outside the run's folder: whole names kept
+        ("s1", ["runs/s10/index.html"]),  # another run's folder whose name starts alike
+        ("s1", ["runs/s1/"]),  # the folder itself (no name below it)
+        ("a b", ["runs/a b/sub/deep.js", "runs/a b/index.html"]),
+    ]
+    for slug, files in cases:
+        entry = RunEntry("k", slug, files, None, "d", [])
+        assert entry.files == files, (slug, files)
+        assert entry.entry_json().startswith(b'["k",')  # the cache's format is unchanged: the whole list
+
+
+def test_a_run_entry_holds_its_files_as_one_string(tmp_path: Path) -> None:
+    """Five file names below the run's folder as a list of paths were ~720 bytes an entry; now ~280."""
+
+    def entry(i: int) -> RunEntry:
+        slug = f"s{i:05d}-r1"
+        return RunEntry("k" * 64, slug, [f"runs/{slug}/{name}" for name in RUN_FILES], None, "d" * 64, [])
+
+    assert held_each(entry) < 400
+    cache = BuildCache(tmp_path / "cache")
+    cache.runs = {"r1": entry(7)}
+    cache.runs["r1"]._summary = b'{"x": 1}'
+    cache.save(set())
+    back = BuildCache.open(tmp_path / "cache")
+    assert back.runs["r1"].files == entry(7).files and back.runs["r1"].diagnostics == ()
+
+
+def test_a_stored_entry_is_its_own_summary_source(tmp_path: Path) -> None:
+    """The summary a page reads is read through the entry itself, not a `functools.partial` made for each run."""
+    cache = BuildCache.open(tmp_path / "cache")
+    kept = cache.keep("r1", RunEntry("k", "r1", [], b'{"s": 1}', "d", []))
+    assert kept.summary_source() is kept and kept() == b'{"s": 1}'
+    cache.runs = {"r1": kept}
+    cache.save(set())
+    assert kept() == b'{"s": 1}'  # read from the saved state now
+
+
+def test_a_run_source_reads_back_its_files() -> None:
+    folder = Path("/data/s1/r0")
+    files = (folder / "metrics.jsonl", folder / "logs" / "probe.jsonl", folder / "run.yaml")
+    source = RunSource("native", folder, files, spec="s1")
+    assert source.files == files and all(type(f) is type(folder) for f in source.files)
+    assert pickle.loads(pickle.dumps(source)) == source
+    moved = dataclasses.replace(source, files=(Path("/elsewhere/a.json"), folder / "run.yaml"))
+    assert moved.files == (Path("/elsewhere/a.json"), folder / "run.yaml")
+    assert dataclasses.replace(moved, files=()).files == ()
+    assert RunSource("native", Path("/"), (Path("/x.json"),)).files == (Path("/x.json"),)
+    assert RunSource("native", Path("rel"), (Path("rel/x.json"), Path("other.json"))).files == (
+        Path("rel/x.json"),
+        Path("other.json"),
+    )
+    assert hash(source) == hash(pickle.loads(pickle.dumps(source)))
+
+
+def test_a_run_source_holds_its_files_as_one_string() -> None:
+    """Three files as `Path`s were ~1,110 bytes a source (with its folder's path); now ~750."""
+
+    def source(i: int) -> RunSource:
+        folder = Path(f"/data/runs/s{i // 10:05d}/r{i % 10}")
+        return RunSource("native", folder, tuple(folder / n for n in ("metrics.jsonl", "probe.jsonl", "run.yaml")))
+
+    assert held_each(source) < 900
+
+
+def test_discovery_holds_about_one_path_a_run(tmp_path: Path) -> None:
+    """After discovery and the plan, each run's folder is a `Path` (its files are not): ~4 a run before."""
+    n = 60
+    for i in range(n):
+        run = tmp_path / "src" / f"s{i // 6}" / f"r{i % 6}"
+        run.mkdir(parents=True)
+        (run / "run.yaml").write_text(f"id: s{i // 6}-r{i % 6}\n")
+        (run / "metrics.jsonl").write_text('{"step": 1, "loss": 1.0}\n')
+        (run / "probe.jsonl").write_text('{"id": "a", "passed": true}\n')
+    gc.collect()
+    before = sum(1 for o in gc.get_objects() if isinstance(o, PurePath))
+    tree = SourceTree.open(tmp_path / "src")
+    session_shape._kind.cache_clear()  # the last 4,096 logs looked at, by path: bounded, not a path a run
+    gc.collect()
+    held = sum(1 for o in gc.get_objects() if isinstance(o, PurePath)) - before
+    assert len(tree.plan.runs) == n
+    assert all(len(p.source.files) == 3 for p in tree.plan.runs)
+    assert held < 1.5 * n, held
+
+
+def test_a_peek_made_by_a_build_is_on_disk_not_held(tmp_path: Path) -> None:
+    """A run.yaml's identity is read back by path from the spill file, then from the saved state (as a file's
+    hash): a build of 100,000 runs held one list of five values for each (~0.3 KB)."""
+    run_yaml = tmp_path / "run.yaml"
+    run_yaml.write_text("id: r1\n")
+    reads: list[Path] = []
+
+    def read(path: Path) -> tuple[str | None, str | None]:
+        reads.append(path)
+        return "r1", "r0"
+
+    cache = BuildCache.open(tmp_path / "cache")
+    assert cache.peek_identity(run_yaml, read) == ("r1", "r0")
+    assert cache.peeks == {} and cache.peek_identity(run_yaml, read) == ("r1", "r0") and len(reads) == 1
+    cache.save({str(run_yaml)})
+    back = BuildCache.open(tmp_path / "cache")
+    assert back.peek_identity(run_yaml, read) == ("r1", "r0") and len(reads) == 1
+    run_yaml.write_text("id: r2\n")  # changed: read again, and the new identity saved over the old
+    assert back.peek_identity(run_yaml, lambda p: ("r2", None)) == ("r2", None)
+    back.save({str(run_yaml)})
+    assert BuildCache.open(tmp_path / "cache").peek_identity(run_yaml, read) == ("r2", None) and len(reads) == 1
+    assert (tmp_path / "cache" / STATE_FILE).is_file()
