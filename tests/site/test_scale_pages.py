@@ -203,3 +203,37 @@ def test_cohorts_data_is_paged_without_run_lists(tmp_path) -> None:
     assert cohorts_by_group(points, known) == groups  # reused with their runs derived: as computed afresh
     (tmp_path / urls.numbered(urls.COHORTS_DATA, 2)).write_bytes(b"{broken")
     assert len(read_cohorts_data(tmp_path / urls.COHORTS_DATA)) < len(groups)  # one bad part loses its own sets
+
+
+def test_sweeps_are_made_a_page_at_a_time(renderer: Renderer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run's place on its chart (`SweepRun`) lives while its page is made, never all runs' at once: holding
+    every sweep until the pages were cut was ~2.7 KB a run at 10,000 runs. Counted as the charts are laid out."""
+    from obs.analysis import sweeps as sweeps_mod
+    from obs.render import pcp
+
+    runs = synthetic_summaries(2_000, decided=0)
+    cfg = SiteConfig()
+    cfg.sweeps = {**cfg.sweeps, "group_by": "spec"}  # 200 charts of 10 runs, on several pages
+    live = [0]
+    most = [0]
+    made = sweeps_mod.SweepRun.__init__
+
+    def init(self: object, *args: object, **kw: object) -> None:
+        made(self, *args, **kw)
+        live[0] += 1
+
+    def gone(self: object) -> None:
+        live[0] -= 1
+
+    def layout(*args: object, **kw: object) -> object:
+        most[0] = max(most[0], live[0])
+        return real_layout(*args, **kw)
+
+    real_layout = pcp.layout
+    monkeypatch.setattr(sweeps_mod.SweepRun, "__init__", init)
+    monkeypatch.setattr(sweeps_mod.SweepRun, "__del__", gone, raising=False)
+    monkeypatch.setattr(pcp, "layout", layout)
+    pages = across.sweeps_page(runs, cfg, renderer)
+    n = sum(1 for rel in pages if re.fullmatch(r"sweeps(-\d+)?\.html", rel))
+    assert n >= 3 and most[0] > 0
+    assert most[0] <= 2 * len(runs) // n, (most[0], n)  # a page's charts (~1/n of the runs), not all 2,000

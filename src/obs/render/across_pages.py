@@ -25,7 +25,7 @@ from obs.analysis.config_diff import diff_fields, field_table, what_varies
 from obs.analysis.gates import GateContext, GateResult, evaluate_gates, gate_specs_from
 from obs.analysis.importance import CI_MIN_RUNS, Importance
 from obs.analysis.ranking import RankGroup, rank_groups
-from obs.analysis.sweeps import build_sweeps, importance_inputs, sweep_importance
+from obs.analysis.sweeps import each_sweep, group_sweep, importance_inputs, sweep_importance
 from obs.analysis.trends import condition_momentum, series_trends
 from obs.cache import hash_json
 from obs.config import SiteConfig
@@ -140,12 +140,12 @@ SWEEP_DRAWN = 300  # lines a sweep's chart draws (and rows its table on the swee
 SWEEP_PAGE_BUDGET = 1_200_000  # bytes a sweeps page's charts may take, by `_sweep_bytes`'s estimate
 
 
-def _sweep_bytes(chart: dict[str, Any]) -> int:
-    """What a chart adds to its page, estimated: ~12 KB of axes, ticks, caption and table head, and ~120
-    bytes a drawn run and axis (its polyline's points and its table cell). Measured on the 10,000-run
-    bench site: 173 charts of ~9 runs over 9 axes took 4.0 MB; on 300 runs over 6 axes, 0.27 MB."""
-    sweep = chart["sweep"]
-    return 12_000 + len(sweep.runs) * (len(sweep.axes) + 2) * 120
+def _sweep_bytes(drawn: int, axes: int) -> int:
+    """What a chart of `drawn` runs over `axes` axes adds to its page, estimated: ~12 KB of axes, ticks,
+    caption and table head, and ~120 bytes a drawn run and axis (its polyline's points and its table cell).
+    Measured on the 10,000-run bench site: 173 charts of ~9 runs over 9 axes took 4.0 MB; on 300 runs over 6
+    axes, 0.27 MB."""
+    return 12_000 + drawn * (axes + 2) * 120
 
 
 def sweeps_page(
@@ -171,8 +171,6 @@ def sweeps_page(
     (`WrittenPages`): at 10,000 runs the pages held together were ~50 MB, the page phase's largest item. A
     chart's drawing is laid out for its page only, as the page is rendered.
     """
-    from obs.render.pcp import layout
-
     pages: MutableMapping[str, bytes] = {} if out is None else WrittenPages(out)
 
     def importance_of(
@@ -187,41 +185,74 @@ def sweeps_page(
         pages[rel] = made[rel]
         return Importance.from_dict(orjson.loads(pages[rel]), hib)
 
-    sweeps, skipped = build_sweeps(summaries, cfg.sweeps, cfg.metric_higher_is_better, urls.slugify, importance_of)
-    hrefs = {s.id: urls.run_page(s.slug) for s in summaries}
-    charts: list[dict[str, Any]] = []
-    for sw in sweeps:
-        rows = sw.table_rows
-        shown = sw if len(rows) <= SWEEP_DRAWN else replace(sw, runs=rows[:SWEEP_DRAWN])
-        full = None
-        if shown is not sw:
-            full = {"href": urls.sweep_table(sw.slug, 1), "size": paging.PAGE_ROWS}
-            full["pages"] = max(1, -(-len(rows) // paging.PAGE_ROWS))
-        charts.append({"sweep": shown, "total": len(rows), "full": full, "all": sw})
-    cut = paging.cut_by_budget(charts, _sweep_bytes, SWEEP_PAGE_BUDGET)
+    # Two passes, so that no sweep is held past its page: the first makes each chart once to know its size
+    # (where the pages are cut, and how many there are, which every page's pager says) and its importance
+    # (kept: a few numbers a setting); the second makes each page's charts again, lays them out, writes the page
+    # and lets them go. Holding every sweep until the cut was ~2.7 KB a run at 10,000 runs (issue 32).
+    hib = cfg.metric_higher_is_better
+    skipped: list[str] = []
+    charts: list[_ChartPlace] = []
+    importances: dict[str, Importance] = {}  # a sweep without a colour metric has none
+    for label, runs, sw, why in each_sweep(summaries, cfg.sweeps, hib, urls.slugify, importance_of):
+        if sw is None:
+            skipped.append(why or label)
+            continue
+        if sw.importance is not None:
+            importances[sw.slug] = sw.importance
+        charts.append(_ChartPlace(label, runs, _sweep_bytes(min(len(sw.runs), SWEEP_DRAWN), len(sw.axes))))
+    cut = paging.cut_by_budget(charts, lambda place: place.cost, SWEEP_PAGE_BUDGET)
+
+    def known_importance(slug: str, *_: Any) -> Importance:
+        return importances[slug]
+
     first = 1
     for k, part in enumerate(cut, start=1):
         page = urls.numbered(urls.SWEEPS, k)
         nav = paging.pager_of(urls.SWEEPS, k, len(cut), first, first + len(part) - 1, len(charts))
         first += len(part)
-        for ch in part:
-            ch["pcp"] = layout(ch["sweep"], hrefs)
-            if ch["full"]:
-                _sweep_table_pages(ch["all"], ch["all"].table_rows, page, renderer, pages)
+        drawn = []
+        for place in part:
+            sw = group_sweep(place.label, place.runs, cfg.sweeps, hib, urls.slugify, known_importance)
+            assert sw is not None  # as in the first pass: the same runs and settings
+            drawn.append(_chart(sw, page, renderer, pages))
         pages[page] = renderer.render(
             "sweeps.html",
             root="",
             nav="sweeps",
-            charts=part,
+            charts=drawn,
             skipped=skipped,
             settings=cfg.sweeps,
             n_runs=len(summaries),
             pager=nav,
             importance_ci_runs=CI_MIN_RUNS,
         ).encode()
-        for ch in part:
-            del ch["pcp"]  # drawn: the next page's charts are laid out when it is
+        del drawn  # drawn: the next page's charts are made when it is
     return pages
+
+
+@dataclass
+class _ChartPlace:
+    """A sweep's chart as the first pass leaves it: its group and its estimated bytes on a page."""
+
+    label: str
+    runs: list[RunSummary]
+    cost: int
+
+
+def _chart(sw: Any, page: str, renderer: Renderer, pages: MutableMapping[str, bytes]) -> dict[str, Any]:
+    """One sweep's chart on `page`: at most `SWEEP_DRAWN` lines (the best-ranked) laid out, and the full table
+    as pages of its own when it has more runs."""
+    from obs.render.pcp import layout
+
+    rows = sw.table_rows
+    shown = sw if len(rows) <= SWEEP_DRAWN else replace(sw, runs=rows[:SWEEP_DRAWN])
+    full = None
+    if shown is not sw:
+        full = {"href": urls.sweep_table(sw.slug, 1), "size": paging.PAGE_ROWS}
+        full["pages"] = max(1, -(-len(rows) // paging.PAGE_ROWS))
+        _sweep_table_pages(sw, rows, page, renderer, pages)
+    hrefs = {r.summary.id: urls.run_page(r.summary.slug) for r in shown.runs}
+    return {"sweep": shown, "total": len(rows), "full": full, "all": sw, "pcp": layout(shown, hrefs)}
 
 
 def _sweep_table_pages(
