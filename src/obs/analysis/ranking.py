@@ -32,6 +32,7 @@ def rank_groups(summaries: Sequence[RunSummary]) -> dict[str, RankGroup]:
     for s in summaries:
         by_set.setdefault(s.comparable or (s.headline.metric or "no metric"), []).append(s)
     out: dict[str, RankGroup] = {}
+    made: dict[tuple[str, tuple[str, ...]], RankGroup] = {}  # one object a group, not one a run
     for name, members in by_set.items():
         done = [s for s in members if s.status not in NOT_FINISHED] or members
         probes = Counter(s.probe_key for s in done if s.probe_key)
@@ -44,5 +45,6 @@ def rank_groups(summaries: Sequence[RunSummary]) -> dict[str, RankGroup]:
             if s.status in NOT_FINISHED:
                 group += " · not finished"
                 marks.append(f"{s.status}: not ranked with finished runs")
-            out[s.id] = RankGroup(group, tuple(marks))
+            key = (group, tuple(marks))
+            out[s.id] = made.get(key) or made.setdefault(key, RankGroup(*key))
     return out

@@ -59,7 +59,7 @@ class IndexRow:
     """A leaderboard row: the run and its result on each gate of obs.yaml (empty when none are set)."""
 
     s: RunSummary
-    gates: list[GateResult]
+    gates: Sequence[GateResult]
     rank: RankGroup = field(default_factory=lambda: RankGroup(""))
 
 
@@ -70,6 +70,8 @@ def with_gates(
     a gate's `frozen.` reference reads), and every run is there for `baseline.` and `run:ID.`."""
     specs = gate_specs_from(cfg.gates)
     groups = rank_groups(summaries)
+    if not specs:  # no gates: no table of every run to read them from, no empty list a row
+        return [IndexRow(s, (), groups[s.id]) for s in summaries]
     ctx = GateContext({s.id: s for s in summaries}, frozen or {})
     return [IndexRow(s, evaluate_gates(specs, s, ctx), groups[s.id]) for s in summaries]
 

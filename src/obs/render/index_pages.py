@@ -197,7 +197,7 @@ FAMILIES: tuple[PageFamily, ...] = (
     PageFamily(
         "index",
         lambda b: _index_page(
-            b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels, efficiency=b.efficiency
+            b.summaries, b.site, b.renderer, b.specs, b.arm_groups, b.seed_levels, efficiency=b.efficiency, out=b.out
         ),
         reads=("arms", "seed levels", "efficiency"),
     ),
@@ -312,19 +312,22 @@ def _index_page(
     seed_levels: dict[str, Any],
     *,
     efficiency: bool = False,
+    out: MutableMapping[str, bytes] | None = None,
 ) -> dict[str, bytes]:
     """The index: the leaderboard (its rows past `leaderboard_rows` as a data file), specs, campaigns,
-    provenance groups, arm groups and the newest config diffs."""
+    provenance groups, arm groups and the newest config diffs. With `out`, each page and data file is written
+    there as it is made (at 100,000 runs the leaderboard's files held together were ~70 MB) and none returned."""
     cfg, layout = site.cfg, site.layout
-    pages: dict[str, bytes] = {}  # the index page and its data files: each shard under 2 MB
+    made: dict[str, bytes] = {}
+    pages: MutableMapping[str, bytes] = made if out is None else out  # each shard under 2 MB
     frozen = {sid: spec.baseline for sid, spec in site.specs.items()}
     rows = sorted(across.with_gates(summaries, cfg, frozen), key=lambda r: (r.s.date or "", r.s.id), reverse=True)
     campaigns = [campaign_card(c, summaries, layout) for c in sorted(site.campaigns.values(), key=lambda c: c.id)]
     provenance = across.provenance_groups(summaries)
     facets = across.provenance_facets(provenance, cfg)
     spec_links = {ident: urls.spec_page(slug) for ident, slug in layout.specs.items()}
-    prov_attrs = {s.id: across.provenance_attrs(s, facets) for s in summaries}
     shown_rows = rows[: cfg.leaderboard_rows]
+    prov_attrs = {r.s.id: across.provenance_attrs(r.s, facets) for r in shown_rows}  # the rest made a record each
     # the config diffs table lists the newest pairs, as many as the leaderboard's rows (at 10,000 runs all
     # 9,000 pairs were 3.3 MB of a 4.3 MB page, parsed in one ~1 s task); every run page links its own diff
     newest = {r.s.id: i for i, r in enumerate(rows)}
@@ -336,13 +339,19 @@ def _index_page(
         for k, chunk in enumerate(shards, start=1):
             records = [
                 run_record(
-                    r.s, r.gates if cfg.gates else None, spec_links, prov_attrs[r.s.id], r.rank, seed_levels.get(r.s.id)
+                    r.s,
+                    r.gates if cfg.gates else None,
+                    spec_links,
+                    across.provenance_attrs(r.s, facets),
+                    r.rank,
+                    seed_levels.get(r.s.id),
                 )
                 for r in chunk
             ]
             name = urls.numbered(urls.LEADERBOARD_DATA, k)
             pages[name] = leaderboard_data(records, k if len(shards) > 1 else None)
             rows_src.append(name)
+            del records
     shown_specs = specs
     if len(specs) > INDEX_SPECS:
         shown_specs = newest_specs(specs, INDEX_SPECS)
@@ -374,7 +383,7 @@ def _index_page(
         hidden=site.hidden,
         efficiency=efficiency,
     ).encode()
-    return pages
+    return made
 
 
 def newest_specs(specs: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:

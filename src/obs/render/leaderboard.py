@@ -10,6 +10,7 @@ page opened from disk can load and a strict policy allows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from obs import urls
@@ -22,7 +23,7 @@ from obs.sitemodel import RunSummary
 SCHEMA = "obs.leaderboard/1"
 
 
-def _gates(gates: list[GateResult]) -> tuple[list[list[str]], str, int]:
+def _gates(gates: Sequence[GateResult]) -> tuple[list[list[str]], str, int]:
     passed = sum(1 for g in gates if g.status == "pass")
     na = sum(1 for g in gates if g.status == "na")
     text = "none applies" if na == len(gates) else f"{passed}/{len(gates) - na} pass" + (f" · {na} n/a" if na else "")
@@ -31,7 +32,7 @@ def _gates(gates: list[GateResult]) -> tuple[list[list[str]], str, int]:
 
 def run_record(
     s: RunSummary,
-    gates: list[GateResult] | None,
+    gates: Sequence[GateResult] | None,
     spec_links: dict[str, str],
     prov: dict[str, str],
     rank: RankGroup | None = None,
