@@ -72,7 +72,7 @@ def main() -> None:
 
     if "index" in families:
         by_id = {s.id: s for s in summaries}
-        ladders = timed("spec ladders", lambda: index_pages._spec_contexts(summaries, site, by_id))
+        ladders = timed("spec ladders", lambda: index_pages._spec_tiles(summaries, site))
         write(timed("index", lambda: index_pages._index_page(summaries, site, renderer, ladders, [], {})))
         del ladders, by_id
     if "compare" in families:

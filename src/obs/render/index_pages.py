@@ -80,8 +80,8 @@ class SiteBuild:
 
     @functools.cached_property
     def specs(self) -> list[dict[str, Any]]:
-        """Each spec's ladder context (the index lists them, each has its page)."""
-        return _spec_contexts(self.summaries, self.site, self.by_id)
+        """Each spec's ladder as its tile (the index lists them); its page's context is made with the page."""
+        return _spec_tiles(self.summaries, self.site)
 
     @property
     def arm_groups(self) -> list[ArmGroup]:
@@ -232,24 +232,42 @@ def render_site_pages(
     return pages
 
 
-def _spec_contexts(summaries: list[RunSummary], site: SitePages, by_id: dict[str, RunSummary]) -> list[dict[str, Any]]:
-    """Each spec's ladder, with what varies along it and where its headline is heading."""
-    cfg = site.cfg
+def _spec_tiles(summaries: list[RunSummary], site: SitePages) -> list[dict[str, Any]]:
+    """Each spec's ladder as the index and the spec ladders list show it (`m.spec_tile`): its runs, newest rung
+    last, and what they promoted. The ladder's analyses (history, claim, looks, what varies, trends) are made
+    for its page only, as it is rendered (`_spec_pages`): held for every spec from the index to the last spec
+    page they were ~3.7 KB a run at 10,000 runs, the page phase's largest item (issue 32)."""
     by_spec: dict[str, list[RunSummary]] = {}  # one pass: filtering every run per spec was quadratic
     for s in summaries:
         if s.spec:
             by_spec.setdefault(s.spec, []).append(s)
-    specs = [
-        spec_context(spec, by_spec.get(spec.id, []), by_id, site.layout, cfg.seed_keys)
-        for spec in sorted(site.specs.values(), key=lambda s: s.id)
-    ]
-    all_ids = frozenset(by_id)  # one set for every spec (a set per spec was 0.5 MB each at 10,000 runs)
-    for ctx in specs:  # across runs: what varies along the ladder, and where the headline is heading
-        ctx["varies"] = across.varies(ctx["runs"])
-        ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
-        ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
-        ctx["run_ids_all"] = all_ids  # a baseline in the site has a diff page
-    return specs
+    tiles = []
+    for spec in sorted(site.specs.values(), key=lambda s: s.id):
+        runs = sorted(by_spec.get(spec.id, []), key=_rev_key)
+        tiles.append(
+            {
+                "id": spec.id,
+                "slug": site.layout.spec_slug(spec.id),
+                "title": spec.title,
+                "baseline": spec.baseline,
+                "runs": runs,
+                "promoted": [s.id for s in runs if s.verdict == "promote"],
+            }
+        )
+    return tiles
+
+
+def _spec_context(
+    tile: dict[str, Any], site: SitePages, by_id: dict[str, RunSummary], all_ids: frozenset[str]
+) -> dict[str, Any]:
+    """A spec page's context: its ladder, with what varies along it and where its headline is heading."""
+    cfg = site.cfg
+    ctx = spec_context(site.specs[tile["id"]], tile["runs"], by_id, site.layout, cfg.seed_keys)
+    ctx["varies"] = across.varies(ctx["runs"])
+    ctx["trends"] = across.spec_trends(ctx["runs"], ctx["primary_metric"], cfg)
+    ctx["trend_windows"] = (cfg.trends["recent_runs"], cfg.trends["baseline_runs"])
+    ctx["run_ids_all"] = all_ids  # a baseline in the site has a diff page
+    return ctx
 
 
 def _campaign_pages(
@@ -413,7 +431,7 @@ def spec_list_pages(specs: list[dict[str, Any]], renderer: Renderer) -> dict[str
 
 
 def _spec_pages(
-    specs: list[dict[str, Any]],
+    tiles: list[dict[str, Any]],
     site: SitePages,
     by_id: dict[str, RunSummary],
     arm_groups: list[ArmGroup],
@@ -422,26 +440,29 @@ def _spec_pages(
     memo: PageMemo,
     pages: MutableMapping[str, bytes],
 ) -> None:
-    """Each spec's ladder page into `pages`; a changed run re-renders its own ladder only."""
+    """Each spec's ladder page into `pages`, its context made (and let go) with it; a changed run re-renders its
+    own ladder only, and a ladder whose page is kept is not analysed again."""
     # what every spec page reads of the whole site, hashed once (hashing it per spec was quadratic in runs)
     site_wide = hash_json([sorted(by_id), repr(sorted(seed_levels.items()))])
-    for ctx in specs:
-        ctx["arm_groups"] = [g for g in arm_groups if g.key[0] == ctx["id"]]
-        page = urls.spec_page(ctx["slug"])
-        spec = site.specs[ctx["id"]]
-        members = [s.to_json() for s in ctx["runs"]]
-        baseline = ctx["baseline_summary"].to_json() if ctx["baseline_summary"] else None
-        inputs = [repr(spec), ctx["slug"], members, baseline, site_wide, [g.slug for g in ctx["arm_groups"]]]
+    all_ids = frozenset(by_id)  # one set for every spec (a set per spec was 0.5 MB each at 10,000 runs)
+    for tile in tiles:
+        groups = [g for g in arm_groups if g.key[0] == tile["id"]]
+        page = urls.spec_page(tile["slug"])
+        spec = site.specs[tile["id"]]
+        members = [s.to_json() for s in tile["runs"]]
+        base = by_id.get(spec.baseline) if spec.baseline else None
+        baseline = base.to_json() if base else None
+        inputs = [repr(spec), tile["slug"], members, baseline, site_wide, [g.slug for g in groups]]
         pages.update(
             memo(
-                f"spec:{ctx['id']}",
+                f"spec:{tile['id']}",
                 [
                     *inputs,
                     repr(renderer.meta),
                     site.cfg.trends,
                     site.cfg.fingerprint(),
                 ],
-                functools.partial(_spec_page, ctx, page, renderer, seed_levels),
+                functools.partial(_spec_page_of, tile, groups, site, by_id, all_ids, page, renderer, seed_levels),
             )
         )
 
@@ -472,6 +493,21 @@ def _ledger_page(
 
 def _ledger_one(page: str, entries: list[RunSummary], nav: paging.Pager, renderer: Renderer) -> dict[str, bytes]:
     return {page: renderer.render("ledger.html", root="", nav="ledger", entries=entries, pager=nav).encode()}
+
+
+def _spec_page_of(
+    tile: dict[str, Any],
+    arm_groups: list[ArmGroup],
+    site: SitePages,
+    by_id: dict[str, RunSummary],
+    all_ids: frozenset[str],
+    page: str,
+    renderer: Renderer,
+    seed_levels: dict[str, Any],
+) -> dict[str, bytes]:
+    ctx = _spec_context(tile, site, by_id, all_ids)
+    ctx["arm_groups"] = arm_groups
+    return _spec_page(ctx, page, renderer, seed_levels)
 
 
 def _spec_page(ctx: dict[str, Any], page: str, renderer: Renderer, seed_levels: dict[str, Any]) -> dict[str, bytes]:
