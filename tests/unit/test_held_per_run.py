@@ -146,3 +146,24 @@ def test_a_peek_made_by_a_build_is_on_disk_not_held(tmp_path: Path) -> None:
     back.save({str(run_yaml)})
     assert BuildCache.open(tmp_path / "cache").peek_identity(run_yaml, read) == ("r2", None) and len(reads) == 1
     assert (tmp_path / "cache" / STATE_FILE).is_file()
+
+
+def test_the_record_of_what_obs_wrote_is_a_sorted_list_written_in_chunks(tmp_path: Path) -> None:
+    """A site of 100,000 runs has ~600,000 files: their names are looked up by bisection in the sorted list the
+    walk made (no set beside it), and the record is written a few thousand names at a time, the same bytes as
+    `json.dumps(record, indent=0)`."""
+    import json
+
+    from obs.write import SortedNames, _json_chunks, _write_atomic
+
+    names = sorted(f"runs/s{i:05d}/{n}" for i in range(3000) for n in RUN_FILES)
+    held = SortedNames(list(names))
+    assert "runs/s00042/index.html" in held and "runs/s00042/nope.html" not in held and 7 not in held
+    held.add("index.json")
+    held.add("index.json")
+    assert held.names == sorted([*names, "index.json"]) and len(held) == len(names) + 1
+    record = {"written": held.names, "static": ["CNAME"]}
+    chunks = list(_json_chunks(record))
+    assert len(chunks) > 1 and b"".join(chunks) == json.dumps(record, indent=0).encode("utf-8")
+    _write_atomic(tmp_path / "v.files", iter(chunks))
+    assert json.loads((tmp_path / "v.files").read_bytes()) == record
