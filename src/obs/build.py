@@ -400,8 +400,9 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
             hidden=result.hidden,
             seed_levels=_seed_levels(staging),
             sections=sections,
+            write=staging.write,  # the shards as they are made; index.json below, last
         )
-        for rel in sorted(index_files, key=lambda rel: rel == MARKER):  # the shards first, index.json last
+        for rel in sorted(index_files, key=lambda rel: rel == MARKER):
             staging.write(rel, index_files.pop(rel))
         staging.commit(runs=result.runs, force=opts.force)
     except BaseException:

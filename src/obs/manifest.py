@@ -11,7 +11,7 @@ record would be ~80 MB): its runs go into shards of `SHARD_RUNS` records by id (
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -70,9 +70,12 @@ def manifest_files(
     seed_levels: Mapping[str, dict[str, Any]] | None = None,
     sections: dict[str, Any] | None = None,
     shard_runs: int = SHARD_RUNS,
+    write: Callable[[str, bytes], None] | None = None,
 ) -> dict[str, bytes]:
     """index.json, and its run shards when there are more than `shard_runs` runs; `sections` are what
-    build plugins add (the agent-learning keys: `learning`). Records are made a shard at a time."""
+    build plugins add (the agent-learning keys: `learning`). Records are made a shard at a time; with `write`,
+    each shard is written with it as it is made and only index.json is returned (for the caller to write
+    last): at 100,000 runs the shards held together were ~140 MB at the end of a build (issue 32)."""
     ordered = sorted(summaries, key=lambda s: s.id)
     levels = seed_levels or {}
     doc: dict[str, Any] = {
@@ -82,6 +85,7 @@ def manifest_files(
         "title": title,
     }
     files: dict[str, bytes] = {}
+    put = write or files.__setitem__
     if len(ordered) <= shard_runs:
         doc["runs"] = [record_json(s, levels.get(s.id)) for s in ordered]
     else:
@@ -91,7 +95,7 @@ def manifest_files(
         for k, start in enumerate(range(0, len(ordered), shard_runs), start=1):
             part = ordered[start : start + shard_runs]
             path = manifest_shard(k)
-            files[path] = dumps({"runs": [record_json(s, levels.get(s.id)) for s in part]})
+            put(path, dumps({"runs": [record_json(s, levels.get(s.id)) for s in part]}))
             shards.append({"path": path, "count": len(part), "first": part[0].id, "last": part[-1].id})
         doc["run_shards"] = shards
     doc.update(
