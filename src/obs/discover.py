@@ -7,6 +7,7 @@ of runs never sits in memory at once.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypedDict, cast
@@ -62,8 +63,8 @@ class Discovery:
     campaigns: dict[str, Campaign] = field(default_factory=dict)
     claims: list[FolderClaim] = field(default_factory=list)
     diags: Diagnostics = field(default_factory=Diagnostics)
-    files: set[Path] = field(default_factory=set)  # every readable file met by the walk (real paths), until
-    # `unread` is made from it at the walk's end
+    files: set[str] = field(default_factory=set)  # every readable file met by the walk (real paths, as text: a
+    # `Path` each was ~1 KB a run at the walk's peak), until `unread` is made from it at the walk's end
     unread: list[Path] = field(default_factory=list)  # ... that no run, spec, campaign or setting reads
     learning: list[Path] = field(default_factory=list)  # agent-learning exports (obs.adapters.agent_sessions)
     hidden: list[tuple[str, tuple[Path, ...]]] = field(default_factory=list)  # read, not shown on purpose (why)
@@ -97,18 +98,19 @@ def files_read(source: RunSource, root: Path) -> set[Path]:
 def not_read(found: Discovery) -> list[Path]:
     """Files of the tree that nothing reads: not a run's input, not a campaign's paired file, not obs' own
     settings (obs.yaml, spec.yaml, campaign.yaml, decisions.jsonl). Listed, never dropped silently."""
-    read = {real(f) for source in found.runs for f in files_read(source, found.root)}
-    read.update(real(f) for f in found.learning)
-    read.update(real(f) for _, files in found.hidden for f in files)
+    read = {os.fspath(real(f)) for source in found.runs for f in files_read(source, found.root)}
+    read.update(os.fspath(real(f)) for f in found.learning)
+    read.update(os.fspath(real(f)) for _, files in found.hidden for f in files)
     for source in found.runs:
         if source.base is not None:
-            read.update(real(f) for f in source.base.files)
+            read.update(os.fspath(real(f)) for f in source.base.files)
     for campaign in found.campaigns.values():
         for pair in campaign.paired:
             for rel in (pair.file_a, pair.file_b):
                 if rel:
-                    read.add(real(campaign.source_dir / rel))
-    return sorted(f for f in found.files if f not in read and f.name not in SITE_FILES)
+                    read.add(os.fspath(real(campaign.source_dir / rel)))
+    left = (f for f in found.files if f not in read and os.path.basename(f) not in SITE_FILES)
+    return sorted(Path(f) for f in left)
 
 
 def discover(root: Path, *, exclude: tuple[Path, ...] = (), preferred_metric: str | None = None) -> Discovery:
@@ -155,7 +157,7 @@ class _Walk:
                 f"the folder cannot be listed ({listing.unreadable}); what it holds may be skipped: "
                 "make it readable, then build again",
             )
-        self.found.files.update(real(f) for f in listing.files)
+        self.found.files.update(os.fspath(real(f)) for f in listing.files)
         return listing
 
     def folder(self, folder: Path, spec: str | None, campaign: str | None) -> None:
@@ -164,7 +166,7 @@ class _Walk:
             return
         if is_obs_site(folder, listing):
             self.found.diags.info(folder, "a site built by obs (its index.json says so): skipped, not read as runs")
-            self.found.files.difference_update(real(f) for f in listing.files)
+            self.found.files.difference_update(os.fspath(real(f)) for f in listing.files)
             return
         if SPEC_FILE in listing.names:
             spec = self.spec(folder) or spec
@@ -238,7 +240,7 @@ class _Walk:
                 continue
             found += files
             self.seen.add(real(side))
-            self.found.files.update(real(f) for f in files)
+            self.found.files.update(os.fspath(real(f)) for f in files)
         if not found:
             return claim
         known = set(source.files)

@@ -45,6 +45,26 @@ MAX_SITE_MARKER_BYTES = 64 * 1024 * 1024
 
 _walk = threading.local()  # while a walk of the tree runs: .known (path text -> real path text), .listings
 
+# What a walk remembers is bounded: a memo of every file met held ~3 KB a run at the walk's peak (every file's
+# real `Path`, its text twice and its folder's listing), ~500 MB at 100,000 runs (issue 32). The answers are
+# asked for again soon after they are found (a folder's listing by the format that claims it, a file's real
+# location by the check of what was read), so the most recent suffice; one found again costs one `lstat`.
+WALK_MEMO = 65_536  # locations remembered (each ~0.3 KB: its text, its real text, its Path)
+WALK_LISTINGS = 4_096  # folders' listings remembered
+
+
+class _Recent(dict[Any, Any]):
+    """A memo that starts again once it holds `limit` entries: bounded, O(1), and no order kept per lookup."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if len(self) >= self.limit:
+            self.clear()
+        super().__setitem__(key, value)
+
 
 @contextmanager
 def remembered_locations() -> Iterator[None]:
@@ -60,9 +80,9 @@ def remembered_locations() -> Iterator[None]:
     outer = getattr(_walk, "known", None)
     outer_paths = getattr(_walk, "paths", None)
     outer_listings = getattr(_walk, "listings", None)
-    _walk.known = {} if outer is None else outer
-    _walk.paths = {} if outer_paths is None else outer_paths
-    _walk.listings = {} if outer_listings is None else outer_listings
+    _walk.known = _Recent(WALK_MEMO) if outer is None else outer
+    _walk.paths = _Recent(WALK_MEMO) if outer_paths is None else outer_paths
+    _walk.listings = _Recent(WALK_LISTINGS) if outer_listings is None else outer_listings
     try:
         yield
     finally:

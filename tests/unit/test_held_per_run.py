@@ -167,3 +167,40 @@ def test_the_record_of_what_obs_wrote_is_a_sorted_list_written_in_chunks(tmp_pat
     assert len(chunks) > 1 and b"".join(chunks) == json.dumps(record, indent=0).encode("utf-8")
     _write_atomic(tmp_path / "v.files", iter(chunks))
     assert json.loads((tmp_path / "v.files").read_bytes()) == record
+
+
+def test_the_walk_remembers_a_bounded_number_of_locations(tmp_path: Path, monkeypatch: Any) -> None:
+    """The walk's memos (real locations, folder listings) start again past their limit: held for every file they
+    were ~3 KB a run at the walk's peak. With tiny limits the tree is found exactly as with the defaults."""
+    from obs import safepaths
+
+    for i in range(40):
+        run = tmp_path / "src" / f"s{i // 8}" / f"r{i % 8}"
+        run.mkdir(parents=True)
+        (run / "run.yaml").write_text(f"id: s{i // 8}-r{i % 8}\n")
+        (run / "metrics.jsonl").write_text('{"step": 1, "loss": 1.0}\n')
+        (run / "notes.bin").write_bytes(b"\0")  # read by no format: listed as not read
+    (tmp_path / "src" / "link").symlink_to(tmp_path / "src" / "s0")  # a link inside the tree: resolved
+
+    def found() -> tuple[list[str], list[str], list[str]]:
+        tree = SourceTree.open(tmp_path / "src")
+        return (
+            [p.id for p in tree.plan.runs],
+            tree.found.unread_rel(),
+            [str(f) for p in tree.plan.runs for f in p.source.files],
+        )
+
+    expected = found()
+    sizes: list[int] = []
+    real_setitem = safepaths._Recent.__setitem__
+
+    def setitem(self: Any, key: Any, value: Any) -> None:
+        real_setitem(self, key, value)
+        sizes.append(len(self))
+
+    monkeypatch.setattr(safepaths, "WALK_MEMO", 7)
+    monkeypatch.setattr(safepaths, "WALK_LISTINGS", 3)
+    monkeypatch.setattr(safepaths._Recent, "__setitem__", setitem)
+    assert found() == expected
+    assert sizes and max(sizes) <= 7
+    assert len(expected[1]) == 40 and all(rel.endswith("notes.bin") for rel in expected[1])
