@@ -60,8 +60,8 @@ def test_a_run_entry_holds_its_files_as_one_string(tmp_path: Path) -> None:
 
     assert held_each(entry) < 400
     cache = BuildCache(tmp_path / "cache")
-    cache.runs = {"r1": entry(7)}
-    cache.runs["r1"]._summary = b'{"x": 1}'
+    made = entry(7)
+    cache.runs = {"r1": RunEntry(made.key, made.slug, made.files, b'{"x": 1}', made.digest_hash, [])}
     cache.save(set())
     back = BuildCache.open(tmp_path / "cache")
     assert back.runs["r1"].files == entry(7).files and back.runs["r1"].diagnostics == ()
