@@ -24,7 +24,7 @@ import orjson
 
 from obs import __version__, ledger, quickcheck, worker
 from obs.analysis.recipes import RecipePair
-from obs.cache import BuildCache, RunEntry, cache_dir_for, exact_bytes, hash_json, tree_hash
+from obs.cache import BuildCache, LiveNames, RunEntry, cache_dir_for, exact_bytes, hash_json, tree_hash
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
@@ -410,7 +410,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         raise
     cache.runs = dict(sched.entries)
     cache.commit_fresh_digests()
-    cache.save({str(f) for p in tree.plan.runs for f in p.source.files})
+    cache.save(LiveNames(str(f) for p in tree.plan.runs for f in p.source.files))
     _prune_digests(cache, tree.plan)
     _remember(before, result, root, out, cache_dir, options)
     result.seconds = time.perf_counter() - started
@@ -517,7 +517,7 @@ def _nothing_to_do(result: BuildResult, tree: SourceTree, cache: BuildCache, sta
     result.pages = 0
     result.changed = False
     result.diagnostics = sort_diagnostics(all_diags)
-    cache.save({str(f) for p in tree.plan.runs for f in p.source.files})
+    cache.save(LiveNames(str(f) for p in tree.plan.runs for f in p.source.files))
     result.seconds = time.perf_counter() - started
     return result
 

@@ -41,7 +41,6 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -334,7 +333,7 @@ class Staging:
         self.version = f"{self.out.name}.{self.path.name.removeprefix('building-')}"
         self._root = os.fspath(self.path)
         self._folders: set[str] = {self._root}
-        self._record: dict[str, list[str]] | None = None  # the files obs wrote, sorted (set by finish())
+        self._record: tuple[SortedNames, list[str]] | None = None  # what obs wrote, what static/ gave (finish())
         self._published = False
         fault_point("staging")
 
@@ -410,11 +409,11 @@ class Staging:
         kept with the version, so the next build can tell the user's files from obs's.
         """
         diags: list[Diagnostic] = []
-        made = SortedNames(_entries_under(self.path))
+        made = SortedNames(sorted_entries(self.path))
         made.add(MARKER)
         static = self._copy_static(source_root, made, diags)
         self._carry_user_files(made, static, clean, diags)
-        self._record = {"written": made.names, "static": sorted(static)}
+        self._record = (made, sorted(static))
         return diags
 
     def _copy_static(self, source_root: Path, taken: SortedNames, diags: list[Diagnostic]) -> set[str]:
@@ -495,10 +494,10 @@ class Staging:
         if runs is not None and not force:
             check_not_emptying(self.out, self.given, runs)
         fault_point("staged")
-        record = self._record or {"written": _entries_under(self.path), "static": []}
+        written, static = self._record or (sorted_entries(self.path), [])
         version = self.version
         os.chmod(self.path, 0o755)
-        _write_atomic(self.versions / f"{version}.files", _json_chunks(record))
+        _write_atomic(self.versions / f"{version}.files", _record_chunks(written, static))
         fault_point("recorded")
         final = self.versions / version
         os.rename(self.path, final)
@@ -597,45 +596,100 @@ def check_not_emptying(loc: Path, given: Path, runs: int) -> None:
 
 
 class SortedNames:
-    """Relative names in sorted order, looked up by bisection: what a set does here, without a set's ~50 bytes an
-    entry over the sorted list the walk already made (a site of 100,000 runs has ~600,000 files, issue 32)."""
+    """Relative names in sorted order, looked up by bisection, held as text a few hundred names a string.
 
-    __slots__ = ("names",)
+    A site of 100,000 runs has ~600,000 files: as a list of strings their names were ~55 MB held from the walk
+    to the record's write at the end of a build (issue 32), as a set ~50 bytes a name more. Here each `CHUNK`
+    sorted names are one string joined by NUL (which no file name holds), ~30 bytes a name; a lookup bisects
+    the chunks' first names, then the one chunk's names."""
 
-    def __init__(self, names: list[str]) -> None:
-        self.names = names  # sorted
+    CHUNK = 512
+    __slots__ = ("_chunks", "_count", "_firsts")
+
+    def __init__(self, names: Iterable[str]) -> None:
+        """`names`: sorted, each once (read once, as they come: a walk's names need not be held together)."""
+        self._chunks: list[str] = []
+        self._firsts: list[str] = []  # each chunk's first name
+        self._count = 0
+        batch: list[str] = []
+        for name in names:
+            batch.append(name)
+            if len(batch) == self.CHUNK:
+                self._keep(batch)
+                batch = []
+        if batch:
+            self._keep(batch)
+
+    def _keep(self, batch: list[str]) -> None:
+        self._chunks.append("\0".join(batch))
+        self._firsts.append(batch[0])
+        self._count += len(batch)
+
+    def _chunk_for(self, rel: str) -> int:
+        """The chunk that holds `rel` if any does (-1: before the first name)."""
+        return bisect.bisect_right(self._firsts, rel) - 1
 
     def __contains__(self, rel: object) -> bool:
         if not isinstance(rel, str):
             return False
-        i = bisect.bisect_left(self.names, rel)
-        return i < len(self.names) and self.names[i] == rel
+        i = self._chunk_for(rel)
+        if i < 0:
+            return False
+        names = self._chunks[i].split("\0")
+        j = bisect.bisect_left(names, rel)
+        return j < len(names) and names[j] == rel
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
+        for chunk in self._chunks:
+            yield from chunk.split("\0")
 
     def __len__(self) -> int:
-        return len(self.names)
+        return self._count
 
     def add(self, rel: str) -> None:
-        if rel not in self:
-            bisect.insort(self.names, rel)
+        if rel in self:
+            return
+        if not self._chunks:
+            self._keep([rel])
+            return
+        i = max(self._chunk_for(rel), 0)
+        names = self._chunks[i].split("\0")
+        bisect.insort(names, rel)
+        self._chunks[i], self._firsts[i] = "\0".join(names), names[0]
+        self._count += 1
+
+
+def sorted_entries(root: Path) -> Iterator[str]:
+    """Relative paths of the files and links under `root` (links are listed, not followed), in sorted order, as
+    the walk comes to them: `sorted(_entries_under(root))` without holding the names to sort them.
+
+    In a folder, a file sorts by its name and a folder by its name and "/", which is where every path below it
+    sorts among the folder's other paths (no name holds "/"), so going into each folder in that order gives the
+    paths in order. Folders that cannot be read are passed over, as `os.walk` does."""
+
+    def listing(path: str) -> list[str]:
+        try:
+            with os.scandir(path) as it:
+                return sorted(e.name + "/" if e.is_dir(follow_symlinks=False) else e.name for e in it)
+        except OSError:
+            return []
+
+    def walk(path: str, prefix: str) -> Iterator[str]:
+        for key in listing(path):
+            if key.endswith("/"):
+                yield from walk(os.path.join(path, key[:-1]), prefix + key)
+            else:
+                yield prefix + key
+
+    yield from walk(os.fspath(root), "")
 
 
 def _entries_under(root: Path) -> list[str]:
-    """Relative paths of the files and links under `root` (links are listed, not followed).
+    """Relative paths of the files and links under `root` (links are listed, not followed), sorted.
 
     Plain strings, not Path objects: this walks every file of a site on every publish.
     """
-    out: list[str] = []
-    top = os.fspath(root)
-    cut = len(top) + 1
-    for dirpath, dirnames, filenames in os.walk(top):
-        rel = dirpath[cut:].replace(os.sep, "/")
-        prefix = f"{rel}/" if rel else ""
-        out.extend(prefix + name for name in dirnames if os.path.islink(os.path.join(dirpath, name)))
-        out.extend(prefix + name for name in filenames)
-    return sorted(out)
+    return list(sorted_entries(root))
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -666,11 +720,27 @@ def _write_atomic(path: Path, data: bytes | Iterable[bytes]) -> None:
     os.replace(tmp, path)
 
 
-def _json_chunks(value: Any) -> Iterator[bytes]:
-    """`json.dumps(value, indent=0)` as UTF-8, a few items at a time: a site's record of 600,000 files was ~25 MB
-    of text made at once, twice (the string and its bytes)."""
+def _record_chunks(written: Iterable[str], static: list[str]) -> Iterator[bytes]:
+    """The record `{"written": [...], "static": [...]}` as `json.dumps(record, indent=0)` writes it, in UTF-8, a
+    few thousand names at a time: a site's record of 600,000 files was ~25 MB of text made at once, twice (the
+    string and its bytes), and its names need not be a list (`SortedNames`)."""
+
+    def items(values: Iterable[str]) -> Iterator[str]:
+        first = True
+        for value in values:
+            yield ("[\n" if first else ",\n") + json.dumps(value)
+            first = False
+        yield "[]" if first else "\n]"
+
+    def pieces() -> Iterator[str]:
+        yield '{\n"written": '
+        yield from items(written)
+        yield ',\n"static": '
+        yield from items(static)
+        yield "\n}"
+
     batch: list[str] = []
-    for piece in json.JSONEncoder(indent=0).iterencode(value):
+    for piece in pieces():
         batch.append(piece)
         if len(batch) >= 4096:
             yield "".join(batch).encode("utf-8")

@@ -17,7 +17,7 @@ from typing import Any
 
 from obs.adapters import session_shape
 from obs.adapters.base import RunSource
-from obs.cache import STATE_FILE, BuildCache, RunEntry
+from obs.cache import STATE_FILE, BuildCache, LiveNames, RunEntry
 from obs.pipeline import SourceTree
 
 RUN_FILES = ("analysis.json", "curves.js", "index.html", "cases-rows-1.js", "cases-text-1.js")
@@ -148,25 +148,72 @@ def test_a_peek_made_by_a_build_is_on_disk_not_held(tmp_path: Path) -> None:
     assert (tmp_path / "cache" / STATE_FILE).is_file()
 
 
-def test_the_record_of_what_obs_wrote_is_a_sorted_list_written_in_chunks(tmp_path: Path) -> None:
-    """A site of 100,000 runs has ~600,000 files: their names are looked up by bisection in the sorted list the
-    walk made (no set beside it), and the record is written a few thousand names at a time, the same bytes as
-    `json.dumps(record, indent=0)`."""
+def test_the_record_of_what_obs_wrote_is_held_as_packed_text_and_written_in_chunks(tmp_path: Path) -> None:
+    """A site of 100,000 runs has ~600,000 files: their names are held a few hundred to a string and looked up by
+    bisection (a list of them was ~90 bytes a name, a set more), and the record is written a few thousand names
+    at a time, the same bytes as `json.dumps(record, indent=0)`."""
     import json
 
-    from obs.write import SortedNames, _json_chunks, _write_atomic
+    from obs.write import SortedNames, _record_chunks, _write_atomic
 
     names = sorted(f"runs/s{i:05d}/{n}" for i in range(3000) for n in RUN_FILES)
-    held = SortedNames(list(names))
-    assert "runs/s00042/index.html" in held and "runs/s00042/nope.html" not in held and 7 not in held
+    as_list = held_each(lambda i: list(names), 1) / len(names)  # the list the walk made before, its strings copied
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        held = SortedNames(iter(names))
+        packed = (tracemalloc.get_traced_memory()[0] - base) / len(names)
+    finally:
+        tracemalloc.stop()
+    assert packed < 32 and as_list >= 8  # the names' text and a little; a list's pointers alone are 8 bytes
+    assert all(n in held for n in names[::7]) and "runs/s00042/nope.html" not in held and 7 not in held
+    assert "a" not in held and "zzz" not in held and "runs/s00042/index.htm" not in held
     held.add("index.json")
     held.add("index.json")
-    assert held.names == sorted([*names, "index.json"]) and len(held) == len(names) + 1
-    record = {"written": held.names, "static": ["CNAME"]}
-    chunks = list(_json_chunks(record))
+    held.add("zzz")
+    assert list(held) == sorted([*names, "index.json", "zzz"]) and len(held) == len(names) + 2
+    assert "index.json" in held and "zzz" in held
+    written = list(held)
+    chunks = list(_record_chunks(held, ["CNAME"]))
+    record = {"written": written, "static": ["CNAME"]}
     assert len(chunks) > 1 and b"".join(chunks) == json.dumps(record, indent=0).encode("utf-8")
     _write_atomic(tmp_path / "v.files", iter(chunks))
     assert json.loads((tmp_path / "v.files").read_bytes()) == record
+    for empty in ([], ["only"]):
+        assert b"".join(_record_chunks(SortedNames(empty), [])) == json.dumps(
+            {"written": empty, "static": []}, indent=0
+        ).encode("utf-8")
+    few = SortedNames([])
+    few.add("b")
+    few.add("a")
+    assert list(few) == ["a", "b"] and len(few) == 2
+
+
+def test_the_sorted_walk_gives_every_file_and_link_in_sorted_order(tmp_path: Path) -> None:
+    """`sorted_entries` goes into each folder where its paths sort (a folder as its name and "/"), so the names
+    come sorted without holding them all: the same list as walking everything and sorting it."""
+    import os
+
+    from obs.write import sorted_entries
+
+    root = tmp_path / "site"
+    for name in ("a", "a-b", "a0", "a.b", "A", "été", "z z", "runs"):
+        (root / name / "in").mkdir(parents=True)
+        (root / name / "in" / "f.html").write_text("x")
+        (root / name / "g").write_text("x")
+        (root / (name + "x")).write_text("y")
+    (root / "a" / "empty").mkdir()
+    (root / "lnk").symlink_to(root / "a")  # a link to a folder: listed, not followed
+    (root / "broken").symlink_to(root / "nothere")
+    everything: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel == "." else f"{rel}/"
+        everything += [prefix + n for n in dirnames if os.path.islink(os.path.join(dirpath, n))]
+        everything += [prefix + n for n in filenames]
+    assert list(sorted_entries(root)) == sorted(everything)
+    assert len(everything) == 8 * 3 + 2 and "lnk" in everything and not any(e.startswith("lnk/") for e in everything)
+    assert list(sorted_entries(tmp_path / "absent")) == []
 
 
 def test_the_walk_remembers_a_bounded_number_of_locations(tmp_path: Path, monkeypatch: Any) -> None:
@@ -204,3 +251,39 @@ def test_the_walk_remembers_a_bounded_number_of_locations(tmp_path: Path, monkey
     assert found() == expected
     assert sizes and max(sizes) <= 7
     assert len(expected[1]) == 40 and all(rel.endswith("notes.bin") for rel in expected[1])
+
+
+def test_the_live_files_answer_as_their_set_does_in_a_fraction_of_its_memory() -> None:
+    names = [f"/lab/runs/s{i // 10:05d}/r{i % 10}/{f}" for i in range(4000) for f in ("metrics.jsonl", "run.yaml")]
+    gone = [name.replace("/r", "/x") for name in names]
+
+    def held(make: Callable[[], Any]) -> tuple[Any, int]:
+        tracemalloc.start()
+        try:
+            base = tracemalloc.get_traced_memory()[0]
+            made = make()
+            return made, tracemalloc.get_traced_memory()[0] - base
+        finally:
+            tracemalloc.stop()
+
+    as_set, set_bytes = held(lambda: {str(PurePath(n)) for n in names})
+    live, live_bytes = held(lambda: LiveNames(str(PurePath(n)) for n in names))
+    assert len(live) == len(as_set) == 8000
+    assert all(n in live for n in names) and not any(n in live for n in gone)
+    assert live_bytes <= 9 * len(names) < set_bytes / 10  # 8 bytes a name against a string and a slot
+
+
+def test_a_saved_state_keeps_the_hashes_of_the_live_files_only(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    files = [src / f"{name}.jsonl" for name in ("a", "b", "gone")]
+    for f in files:
+        f.write_text(f.name)
+    first = BuildCache.open(tmp_path / "cache")
+    shas = [first.file_sha(f) for f in files]
+    first.save(LiveNames(str(f) for f in files[:2]))
+    second = BuildCache.open(tmp_path / "cache")
+    assert [second.known_file(str(f)) for f in files] == [
+        [f.stat().st_size, f.stat().st_mtime_ns, f.stat().st_ino, sha]
+        for f, sha in zip(files[:2], shas[:2], strict=True)
+    ] + [None]
