@@ -230,6 +230,13 @@ class _Scheduler:
     # run it reads is done, else the previous build's; `_rebuild_gates` builds again the runs it then misjudged
     gate_tokens: dict[str, str | None] = field(default_factory=dict)
 
+    def release(self) -> None:
+        """Forget what only the run passes read (each run's input hash, digest hash, how it was done, its gate
+        token, its memo and its recipe): ~0.25 KB a run that the page phase held for nothing (issue 32). The
+        entries stay: the pages are made from them."""
+        for held in (self.digest_hashes, self.inputs, self.checked, self.recipes, self.how, self.gate_tokens):
+            held.clear()
+
     def gate_others(self, planned: PlannedRun, final: bool = False) -> dict[str, bytes]:
         """The summaries (JSON) of the runs obs.yaml's gates read for this run: this build's, else (not `final`)
         the previous build's as a prediction; a run with neither is left out (its gates read n/a)."""
@@ -370,6 +377,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         _build_runs(opts, result, sched, staging)
         _rebuild_recipes(opts, result, sched, staging)
         _rebuild_gates(opts, result, sched, staging)
+        sched.release()
         all_diags: list[Diagnostic] = []
         held: list[bytes | Callable[[], bytes]] = []  # each summary read from the cache when a page asks for it
         for planned in tree.plan.runs:
