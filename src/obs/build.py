@@ -341,7 +341,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
     else:
         before = quickcheck.snapshot(root, out, cache_dir, templates_dir(), options, package_dir())
     cache = BuildCache.open(cache_dir, clean=opts.clean or not (out / MARKER).is_file(), site=opts.out)
-    tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity)
+    tree = SourceTree.open(root, exclude=(out, cache_dir.parent), peek=cache.peek_identity, claims=False)
     result.unread = tree.found.unread_rel()
     result.hidden = tree.found.hidden_rel()
     for plugin in plugins:

@@ -61,7 +61,8 @@ class Discovery:
     runs: list[RunSource] = field(default_factory=list)
     specs: dict[str, Spec] = field(default_factory=dict)
     campaigns: dict[str, Campaign] = field(default_factory=dict)
-    claims: list[FolderClaim] = field(default_factory=list)
+    claims: list[FolderClaim] = field(default_factory=list)  # when `keep_claims`
+    keep_claims: bool = True
     diags: Diagnostics = field(default_factory=Diagnostics)
     files: set[str] = field(default_factory=set)  # every readable file met by the walk (real paths, as text: a
     # `Path` each was ~1 KB a run at the walk's peak), until `unread` is made from it at the walk's end
@@ -113,14 +114,18 @@ def not_read(found: Discovery) -> list[Path]:
     return sorted(Path(f) for f in left)
 
 
-def discover(root: Path, *, exclude: tuple[Path, ...] = (), preferred_metric: str | None = None) -> Discovery:
-    """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds.
+def discover(
+    root: Path, *, exclude: tuple[Path, ...] = (), preferred_metric: str | None = None, claims: bool = True
+) -> Discovery:
+    """Walk the tree once: specs, campaigns and the runs each folder's first willing adapter finds; with
+    `claims`, which adapter took each folder (what `obs check` lists; a build does not keep them: ~0.2 KB a
+    run, 20 MB at 100,000 runs, issue 32).
 
     Every folder is listed once (by its real location), and every symbolic link met on the way
     that leaves the tree or loops is named in a warning and never read (obs.safepaths).
     """
     root = root.resolve()
-    found = Discovery(root=root, diags=Diagnostics(root=root))
+    found = Discovery(root=root, diags=Diagnostics(root=root), keep_claims=claims)
     with remembered_locations():
         _Walk(found, {real(p) for p in exclude}).folder(root, None, None)
         found.runs = infer_campaigns(
@@ -213,7 +218,8 @@ class _Walk:
             claim = self.attach_side_logs(folder, claim)
             for source in claim.runs:
                 self.found.runs.append(replace(source, spec=source.spec or spec, campaign=source.campaign or campaign))
-            self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
+            if self.found.keep_claims:
+                self.found.claims.append(FolderClaim(folder, adapter.name, len(claim.runs), claim.notes))
             self.found.hidden.extend(claim.hidden)
             self.seen.update(real(owned) for owned in claim.owned_dirs if owned != folder)
             return folder in claim.owned_dirs

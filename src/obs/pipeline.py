@@ -129,7 +129,11 @@ class SourceTree:
     diags: Diagnostics
 
     @classmethod
-    def open(cls, source: Path, *, exclude: Iterable[Path] = (), peek: Peek | None = None) -> SourceTree:
+    def open(
+        cls, source: Path, *, exclude: Iterable[Path] = (), peek: Peek | None = None, claims: bool = True
+    ) -> SourceTree:
+        """The source tree found, planned and laid out; `claims`: keep which adapter took each folder (`obs check`
+        lists them; a build passes False)."""
         root = source.resolve()
         if not root.is_dir():
             raise FileNotFoundError(f"{source}: source folder does not exist")
@@ -137,7 +141,7 @@ class SourceTree:
         cfg = load_config(root, diags)
         # static/ is copied into the site, not read; obs.yaml's primary metric leads a campaign the layout forms
         declared = cfg.primary_metric if cfg.primary_metric != SiteConfig().primary_metric else None  # not the default
-        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=declared)
+        found = discover(root, exclude=(*exclude, root / STATIC_DIR), preferred_metric=declared, claims=claims)
         diags.extend(found.diags)
         frozen = {sid: spec.baseline for sid, spec in found.specs.items()}
         plan = (

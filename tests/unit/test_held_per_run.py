@@ -287,3 +287,41 @@ def test_a_saved_state_keeps_the_hashes_of_the_live_files_only(tmp_path: Path) -
         [f.stat().st_size, f.stat().st_mtime_ns, f.stat().st_ino, sha]
         for f, sha in zip(files[:2], shas[:2], strict=True)
     ] + [None]
+
+
+def test_a_build_keeps_no_record_of_which_adapter_took_each_folder(tmp_path: Path) -> None:
+    """`obs check` lists which adapter took each folder; a build never reads that list, which held a claim and its
+    folder for every run (~0.2 KB a run) from discovery to the end."""
+    from obs.build import BuildOptions, build_site
+    from obs.discover import discover
+
+    for i in range(3):
+        run = tmp_path / "src" / f"r{i}"
+        run.mkdir(parents=True)
+        (run / "run.yaml").write_text(f"id: r{i}\n")
+        (run / "metrics.jsonl").write_text('{"step": 1, "loss": 1.0}\n')
+    seen: list[SourceTree] = []
+
+    class Watch:
+        name = "watch"
+
+        def fingerprint(self) -> Any:
+            return None
+
+        def on_tree(self, tree: SourceTree) -> None:
+            seen.append(tree)
+
+        def on_summaries(self, summaries: list[Any]) -> list[Any]:
+            return summaries
+
+        def on_post_build(self, staging: Any, summaries: list[Any]) -> int:
+            return 0
+
+        def manifest_sections(self) -> dict[str, Any]:
+            return {}
+
+    result = build_site(BuildOptions(source=tmp_path / "src", out=tmp_path / "site", jobs=1, quiet=True), [Watch()])
+    assert result.runs == 3 and result.errors == 0
+    assert [len(tree.plan.runs) for tree in seen] == [3] and seen[0].found.claims == []
+    assert [c.adapter for c in discover(tmp_path / "src").claims] == ["native"] * 3  # obs check's walk keeps them
+    assert len(SourceTree.open(tmp_path / "src").found.claims) == 3
