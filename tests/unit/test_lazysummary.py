@@ -145,3 +145,26 @@ def test_file_hashes_are_read_by_path_and_this_builds_spilled(tmp_path: Path) ->
     assert third.known_file(str(a))[3] == new_a and third.known_file(str(b))[3] == shas[b]  # type: ignore[index]
     assert third.known_file(str(gone)) is None
     assert [p.name for p in (tmp_path / "cache").iterdir()] == [STATE_FILE]  # the spill file went with the save
+
+
+def test_a_record_shares_the_strings_many_runs_have() -> None:
+    """A spec, a day, a status and a revision are one string for all the runs that have them, not one decoded per
+    run: the records of 100,000 runs are held from the run pass to the end of a build (issue 32)."""
+    made = [
+        make_summary(id=f"run-{i:05d}", spec=f"spec-{i // 10:04d}", revision=f"r{i % 10}", date="2026-01-01")
+        for i in range(2000)
+    ]
+    data = [_bytes(s) for s in made]
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        held = [LazySummary(d) for d in data]
+        lazysummary._recent.clear()  # the last summaries decoded, a fixed number: not what a record holds
+        each = (tracemalloc.get_traced_memory()[0] - base) / len(held)
+    finally:
+        tracemalloc.stop()
+    assert each < 350  # ~280 bytes; each its own strings, ~500
+    assert [(h.id, h.spec, h.revision, h.date, h.status) for h in held] == [
+        (s.id, s.spec, s.revision, s.date, s.status) for s in made
+    ]
+    assert held[0].spec is held[9].spec and held[0].date is held[1999].date and held[0].id is not held[1].id
