@@ -325,3 +325,19 @@ def test_a_build_keeps_no_record_of_which_adapter_took_each_folder(tmp_path: Pat
     assert [len(tree.plan.runs) for tree in seen] == [3] and seen[0].found.claims == []
     assert [c.adapter for c in discover(tmp_path / "src").claims] == ["native"] * 3  # obs check's walk keeps them
     assert len(SourceTree.open(tmp_path / "src").found.claims) == 3
+
+
+def test_a_data_file_made_an_item_at_a_time_is_the_same_bytes() -> None:
+    """A leaderboard shard's 10,000 records are made into JSON one at a time (held as dicts they were ~22 MB); the
+    file is the bytes `data_file` makes of the whole list, and reads back as it."""
+    from obs.render.datafile import data_file, data_file_of_items, read_data_file
+
+    for n in (0, 1, 3, 500):
+        items = [
+            {"id": f"r{i}", "value": i / 7, "text": "\u00e9\u2028<x>", "list": [1, None, 2.5], "none": None}
+            for i in range(n)
+        ]
+        meta = {"schema": 1, "kind": "runs", "part": 2}
+        made = data_file_of_items(meta, iter(items))
+        assert made == data_file(meta, items)
+        assert read_data_file(made) == ({"schema": 1, "kind": "runs", "part": 2}, items)

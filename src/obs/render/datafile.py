@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -22,7 +23,18 @@ SUFFIX = b");\n"
 
 def data_file(meta: dict[str, Any], data: Any) -> bytes:
     """`meta` (schema, kind, key, page, ...) stays plain JSON; `data` is compressed into `gz`."""
-    packed = base64.b64encode(gzip.compress(orjson.dumps(data), compresslevel=6, mtime=0)).decode("ascii")
+    return _packed(meta, orjson.dumps(data))
+
+
+def data_file_of_items(meta: dict[str, Any], items: Iterable[Any]) -> bytes:
+    """`data_file(meta, list(items))`, each item made into JSON as it comes: a list of 10,000 leaderboard records
+    held as dicts was ~22 MB, as their JSON ~5 MB (issue 32). orjson writes a list as its items' JSON joined by
+    commas in brackets, so the bytes are the same."""
+    return _packed(meta, b"[" + b",".join(orjson.dumps(item) for item in items) + b"]")
+
+
+def _packed(meta: dict[str, Any], data_json: bytes) -> bytes:
+    packed = base64.b64encode(gzip.compress(data_json, compresslevel=6, mtime=0)).decode("ascii")
     return PREFIX + orjson.dumps({**meta, "gz": packed}) + SUFFIX
 
 

@@ -355,7 +355,7 @@ def _index_page(
         # in files of LEADERBOARD_SHARD runs (each under 2 MB), each made and written before the next
         shards = list(paging.chunks(rows, LEADERBOARD_SHARD))
         for k, chunk in enumerate(shards, start=1):
-            records = [
+            records = (  # each made into JSON as it comes
                 run_record(
                     r.s,
                     r.gates if cfg.gates else None,
@@ -365,11 +365,10 @@ def _index_page(
                     seed_levels.get(r.s.id),
                 )
                 for r in chunk
-            ]
+            )
             name = urls.numbered(urls.LEADERBOARD_DATA, k)
             pages[name] = leaderboard_data(records, k if len(shards) > 1 else None)
             rows_src.append(name)
-            del records
     shown_specs = specs
     if len(specs) > INDEX_SPECS:
         shown_specs = newest_specs(specs, INDEX_SPECS)

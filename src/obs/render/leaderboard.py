@@ -10,13 +10,13 @@ page opened from disk can load and a strict policy allows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from obs import urls
 from obs.analysis.gates import GateResult
 from obs.analysis.ranking import RankGroup
-from obs.render.datafile import data_file
+from obs.render.datafile import data_file_of_items
 from obs.render.format import direction, summary_ci, summary_delta, summary_value, verdict_words
 from obs.sitemodel import RunSummary
 
@@ -137,9 +137,10 @@ def _seed_level(sl: SeedLevelRow) -> dict[str, Any]:
     return {"href": sl.href, "label": sl.label, "text": sl.label.split(" of ")[0]}
 
 
-def leaderboard_data(records: list[dict[str, Any]], part: int | None = None) -> bytes:
-    """One data file of the leaderboard; `part` numbers it (from 1) when the runs take several files."""
+def leaderboard_data(records: Iterable[dict[str, Any]], part: int | None = None) -> bytes:
+    """One data file of the leaderboard; `part` numbers it (from 1) when the runs take several files. The
+    records may come one at a time (each made into JSON as it comes)."""
     meta: dict[str, Any] = {"schema": SCHEMA, "kind": "runs"}
     if part is not None:
         meta["part"] = part
-    return data_file(meta, records)
+    return data_file_of_items(meta, records)
