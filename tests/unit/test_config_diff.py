@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from obs.analysis.config_diff import MAX_TEXT, compact_fields, diff_fields, field_table, what_varies
+from obs.analysis.config_diff import (
+    MAX_TEXT,
+    compact_fields,
+    diff_fields,
+    field_table,
+    same_setting_key,
+    what_varies,
+)
 from obs.analysis.held_constant import flatten
 from obs.sitemodel import RunSummary
 from summaries import make_summary
@@ -93,6 +100,30 @@ def test_field_table_diffs_every_pair_exactly_as_diff_fields() -> None:
     assert table.cells[0][lr] == table.cells[1][lr] != table.cells[3][lr]
     assert table.values[lr] == ["1", "2", "'1'"]  # distinct values once each, shown as first seen
     assert all(cell == -1 for cell in table.cells[4])
+
+
+def test_field_table_reads_one_run_at_a_time_and_numbers_as_the_whole_list_did() -> None:
+    """Given a generator (the compare page's 100,000 runs, each run's fields decoded when reached), the table is
+    the one every run's fields at once gave: keys sorted, each key's values numbered as the runs meet them, -1
+    where a run lacks a key, whichever run first has a key."""
+    rows = [{"z": 1}, *TRICKY, {"a": 3, "lr": 1}, {"zz": None, "a": 3.0}]
+    table = field_table((dict(f) for f in rows), None, repr)
+    keys = sorted({k for f in rows for k in f})
+    assert table.keys == keys and table.axes == [None] * len(keys)
+    for k, key in enumerate(keys):
+        shown: list[str] = []
+        tokens: list[object] = []
+        for n, f in enumerate(rows):
+            if key not in f:
+                assert table.cells[n][k] == -1
+                continue
+            token = same_setting_key(f[key])
+            if token not in tokens:
+                tokens.append(token)
+                shown.append(repr(f[key]))
+            assert table.cells[n][k] == tokens.index(token), (n, key)
+        assert table.values[k] == shown
+    assert all(len(row) == len(keys) for row in table.cells)
 
 
 def test_what_varies_uses_the_same_notion_of_same_as_the_pairwise_diff() -> None:

@@ -341,3 +341,6 @@ def test_a_data_file_made_an_item_at_a_time_is_the_same_bytes() -> None:
         made = data_file_of_items(meta, iter(items))
         assert made == data_file(meta, items)
         assert read_data_file(made) == ({"schema": 1, "kind": "runs", "part": 2}, items)
+        for head in ({}, {"keys": ["a", "b"], "values": [["1"], []], "axes": [None, "x"]}):
+            around = data_file_of_items(meta, iter(items), within=head)
+            assert around == data_file(meta, {**head, "runs": items})

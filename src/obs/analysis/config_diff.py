@@ -10,7 +10,7 @@ that seeds of the same configuration share a column instead of repeating it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,29 +156,41 @@ class FieldTable:
 
 
 def field_table(
-    fields: Sequence[Mapping[str, Any]],
+    fields: Iterable[Mapping[str, Any]],
     axes: Mapping[str, list[str]] | None,
     show: Callable[[Any], str],
 ) -> FieldTable:
-    keys = sorted({k for f in fields for k in f})
-    position = {k: i for i, k in enumerate(keys)}
-    seen: list[dict[Hashable, int]] = [{} for _ in keys]
-    values: list[list[str]] = [[] for _ in keys]
-    cells: list[list[int]] = []
+    """The table of every run's fields, read one run at a time (`fields` may be a generator): at 100,000 runs the
+    list of every run's fields dict it was given before was ~2 KB a run held at once (issue 32). Keys are
+    numbered as met and put in sorted order at the end; each key's values are numbered as the runs meet them."""
+    position: dict[str, int] = {}  # key -> its column as met
+    seen: list[dict[Hashable, int]] = []
+    values: list[list[str]] = []
+    cells: list[list[int]] = []  # per run, by the columns as met (shorter when a key was met later)
     for f in fields:
-        row = [-1] * len(keys)
+        row: list[int] = []
         for key, value in f.items():
-            i = position[key]
+            i = position.get(key)
+            if i is None:
+                i = position[key] = len(seen)
+                seen.append({})
+                values.append([])
             token = same_setting_key(value)
             j = seen[i].get(token)
             if j is None:
                 j = seen[i][token] = len(values[i])
                 values[i].append(show(value))
+            if len(row) <= i:
+                row.extend([-1] * (i + 1 - len(row)))
             row[i] = j
         cells.append(row)
+    keys = sorted(position)
+    order = [position[k] for k in keys]
+    for n, row in enumerate(cells):
+        cells[n] = [row[i] if i < len(row) else -1 for i in order]
     axis_map = dict(axes) if axes else None
     axis_list = [axis_of(k, axis_map) if axis_map else None for k in keys]
-    return FieldTable(keys, axis_list, values, cells)
+    return FieldTable(keys, axis_list, [values[i] for i in order], cells)
 
 
 @dataclass

@@ -31,7 +31,7 @@ from obs.cache import hash_json
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.render import chartdata, paging
-from obs.render.datafile import data_file
+from obs.render.datafile import data_file_of_items
 from obs.render.format import show_value
 from obs.render.site import Renderer
 from obs.render.written import WrittenPages
@@ -426,7 +426,7 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
     a time) and each run of the pair is picked by typing its id.
     """
     runs = sorted(summaries, key=lambda s: s.id)
-    table = field_table([r.fields for r in runs], cfg.axes, show_value)
+    table = field_table((r.fields for r in runs), cfg.axes, show_value)  # one run's fields at a time
     paged = len(runs) > COMPARE_INLINE
 
     def entry(r: RunSummary, cells: list[int]) -> dict[str, Any]:
@@ -453,10 +453,10 @@ def compare_page(summaries: list[RunSummary], cfg: SiteConfig, renderer: Rendere
         names = []
         for k, start in enumerate(range(0, len(runs), COMPARE_SHARD), start=1):
             stop = start + COMPARE_SHARD
-            part = [entry(r, c) for r, c in zip(runs[start:stop], table.cells[start:stop], strict=True)]
+            part = (entry(r, c) for r, c in zip(runs[start:stop], table.cells[start:stop], strict=True))
             name = urls.compare_data(k)
             meta = {"schema": "obs.compare/1", "kind": "runs", "part": k}
-            pages[name] = data_file(meta, {**head, "runs": part} if k == 1 else {"runs": part})
+            pages[name] = data_file_of_items(meta, part, within=head if k == 1 else {})  # a run at a time
             names.append(name)
         ctx["data_src"] = " ".join(names)
     else:

@@ -26,11 +26,15 @@ def data_file(meta: dict[str, Any], data: Any) -> bytes:
     return _packed(meta, orjson.dumps(data))
 
 
-def data_file_of_items(meta: dict[str, Any], items: Iterable[Any]) -> bytes:
+def data_file_of_items(meta: dict[str, Any], items: Iterable[Any], *, within: dict[str, Any] | None = None) -> bytes:
     """`data_file(meta, list(items))`, each item made into JSON as it comes: a list of 10,000 leaderboard records
     held as dicts was ~22 MB, as their JSON ~5 MB (issue 32). orjson writes a list as its items' JSON joined by
-    commas in brackets, so the bytes are the same."""
-    return _packed(meta, b"[" + b",".join(orjson.dumps(item) for item in items) + b"]")
+    commas in brackets, so the bytes are the same. With `within`, the data is `{**within, "runs": list(items)}`."""
+    listed = b"[" + b",".join(orjson.dumps(item) for item in items) + b"]"
+    if within is None:
+        return _packed(meta, listed)
+    around = orjson.dumps({**within, "runs": []})  # its last key: the list goes where its [] is
+    return _packed(meta, around[: -len(b"[]}")] + listed + b"}")
 
 
 def _packed(meta: dict[str, Any], data_json: bytes) -> bytes:
