@@ -344,3 +344,17 @@ def test_a_data_file_made_an_item_at_a_time_is_the_same_bytes() -> None:
         for head in ({}, {"keys": ["a", "b"], "values": [["1"], []], "axes": [None, "x"]}):
             around = data_file_of_items(meta, iter(items), within=head)
             assert around == data_file(meta, {**head, "runs": items})
+
+
+def test_a_group_of_whole_summaries_is_keyed_a_run_at_a_time() -> None:
+    """A campaign's pages (and the page of the runs in no campaign) are kept while every field of every member is
+    unchanged: the key is made a run at a time, and any field of any run, or their order, changes it."""
+    from obs.render.across_pages import summaries_key
+    from obs.sitemodel import RunSummary
+    from summaries import make_summary
+
+    runs = [make_summary(id=f"r{i}", seed=i, finals={"loss": 1.0 / (i + 1)}) for i in range(5)]
+    key = summaries_key(runs)
+    assert key == summaries_key([RunSummary.from_json(s.to_json()) for s in runs])  # equal runs, other objects
+    changed = [*runs[:3], dataclasses.replace(runs[3], finals={"loss": 0.3}), runs[4]]
+    assert len({key, summaries_key(changed), summaries_key(runs[::-1]), summaries_key(runs[:4])}) == 4

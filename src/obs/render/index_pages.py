@@ -126,7 +126,7 @@ def _efficiency(b: SiteBuild) -> dict[str, bytes]:
     runs = sorted((s for s in b.summaries if s.campaign is None), key=lambda s: s.id)
     pages = b.memo(
         "efficiency",
-        [[s.to_json() for s in runs], repr(b.renderer.meta), cfg.sample_efficiency, cfg.coupling, cfg.final_window],
+        [across.summaries_key(runs), repr(b.renderer.meta), cfg.sample_efficiency, cfg.coupling, cfg.final_window],
         functools.partial(efficiency_pages, runs, cfg, b.renderer),
     )
     b.efficiency = bool(pages)
@@ -289,7 +289,7 @@ def _campaign_pages(
             [
                 repr(campaign),
                 slug,
-                [s.to_json() for s in members],
+                across.summaries_key(members),
                 repr(renderer.meta),
                 cfg.trends,
                 [cfg.higher_is_better, cfg.negative_checks],
