@@ -321,6 +321,9 @@ def _remove(path: Path) -> None:
 # --- the staging folder and the publish step ----------------------------------------------------
 
 
+FOLDERS_KEPT = 4096  # folders a staging area remembers having made (every run's was ~0.15 KB a run, issue 32)
+
+
 class Staging:
     """A new version of the site, built beside the output; `commit()` publishes it, `discard()` drops it."""
 
@@ -346,6 +349,8 @@ class Staging:
         folder = target.rpartition("/")[0]
         if folder not in self._folders:
             os.makedirs(folder, exist_ok=True)
+            if len(self._folders) >= FOLDERS_KEPT:  # a run's files are written together: the recent ones do
+                self._folders = {self._root}
             while folder not in self._folders and len(folder) > len(self._root):
                 self._folders.add(folder)
                 folder = folder.rpartition("/")[0]

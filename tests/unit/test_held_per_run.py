@@ -358,3 +358,18 @@ def test_a_group_of_whole_summaries_is_keyed_a_run_at_a_time() -> None:
     assert key == summaries_key([RunSummary.from_json(s.to_json()) for s in runs])  # equal runs, other objects
     changed = [*runs[:3], dataclasses.replace(runs[3], finals={"loss": 0.3}), runs[4]]
     assert len({key, summaries_key(changed), summaries_key(runs[::-1]), summaries_key(runs[:4])}) == 4
+
+
+def test_the_staging_area_remembers_a_bounded_number_of_folders(tmp_path: Path, monkeypatch: Any) -> None:
+    """It remembered every folder it made (every run's: ~0.15 KB a run to the end of a build); now the last few
+    thousand, and a folder forgotten is made again if need be (an existing one is left as it is)."""
+    from obs import write
+
+    monkeypatch.setattr(write, "FOLDERS_KEPT", 3)
+    staging = write.Staging(tmp_path / "site")
+    names = [f"runs/r{i}/{f}" for i in range(20) for f in ("index.html", "sub/a.js")] + ["runs/r0/again.html"]
+    for rel in names:
+        staging.write(rel, rel.encode())
+    assert len(staging._folders) <= 3 + 3  # the limit, and the folders of one path added after a new start
+    assert all((staging.path / rel).read_bytes() == rel.encode() for rel in names)
+    staging.discard()
