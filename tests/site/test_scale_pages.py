@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -267,3 +268,36 @@ def test_a_spec_ladder_is_analysed_with_its_page_only(renderer: Renderer, monkey
 
     index_pages.render_site_pages(runs, site, renderer, kept, families=[*order, by_name["specs"]])
     assert made == []  # every spec page kept: no ladder analysed again
+
+
+def test_tag_cohorts_are_written_as_made_with_the_bytes_made_all_at_once(renderer: Renderer, tmp_path: Path) -> None:
+    """`cohorts_page` writes its data files, then each page, as made, holding none of them together (at 100,000
+    tagged runs they were ~2 KB a run at the end of a build): the same files and bytes as making every page and
+    data file first, the tags no set compares listed on the first page."""
+    import dataclasses
+
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_json, ordered
+    from obs.publish.extras import cohorts_data, cohorts_page
+    from obs.render.cohort_page import render_cohort_pages
+
+    runs = [dataclasses.replace(s, comparable=f"accuracy · {s.spec}") for s in synthetic_summaries(1_500, decided=0)]
+    runs[0] = dataclasses.replace(runs[0], tags=(*runs[0].tags, "only-here"))  # splits no set: listed alone
+    points = [
+        RunPoint(s.id, s.tags, s.comparable + (f" · {s.probe_key}" if s.probe_key else ""), s.headline.value, True)
+        for s in runs
+    ]
+    groups = cohorts_by_group(points, {})
+    cohorts = ordered([c for _, cs in groups.values() for c in cs])
+    tagged: dict[str, list[str]] = {}
+    for s in runs:
+        for tag in s.tags:
+            tagged.setdefault(tag, []).append(s.id)
+    expected = {
+        **render_cohort_pages(cohorts, {s.id: s.slug for s in runs}, renderer, tagged),
+        **cohorts_data(groups_json(groups)),
+    }
+    written: list[tuple[str, bytes]] = []
+    n_pages = cohorts_page(runs, renderer, tmp_path / "none.json", lambda rel, data: written.append((rel, data)))
+    assert dict(written) == expected and len(written) == len(expected)
+    assert n_pages == sum(1 for rel in expected if rel.endswith(".html")) > 1
+    assert "only-here" in expected[urls.COHORTS].decode()

@@ -23,7 +23,7 @@ from obs.analysis.learning import Diff, diff
 MIN_SIDE = 1  # a side needs a run to be shown; an interval needs two (Welch)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunPoint:
     """One run as the cohorts see it: its tags and its headline."""
 
@@ -34,7 +34,7 @@ class RunPoint:
     higher_is_better: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cohort:
     tag: str
     group: str

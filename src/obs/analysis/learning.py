@@ -36,9 +36,10 @@ def _z(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Diff:
-    """mean(a) - mean(b) of two groups of sessions, with Welch's t interval (None with `problem`)."""
+    """mean(a) - mean(b) of two groups of sessions, with Welch's t interval (None with `problem`). Slotted: the
+    cohorts of 100,000 runs hold ~80,000 of them (issue 32)."""
 
     n_a: int
     n_b: int

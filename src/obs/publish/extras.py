@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -127,10 +129,7 @@ class PublishExtras:
         if renderer is not None:
             pages += self.learning.write(staging, renderer)
         if any(s.tags for s in summaries):
-            cohort_pages, data = cohorts_page(summaries, Renderer(tree.meta), staging.out / urls.COHORTS_DATA)
-            for rel, page_bytes in {**cohort_pages, **data}.items():
-                staging.write(rel, page_bytes)
-            pages += len(cohort_pages)
+            pages += cohorts_page(summaries, Renderer(tree.meta), staging.out / urls.COHORTS_DATA, staging.write)
         if self.changes is not None and renderer is not None:
             html = renderer.render(
                 "changes.html",
@@ -154,36 +153,52 @@ class PublishExtras:
 
 
 def cohorts_page(
-    summaries: list[RunSummary], renderer: Renderer, previous: Path
-) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    summaries: list[RunSummary], renderer: Renderer, previous: Path, write: Callable[[str, bytes], None]
+) -> int:
     """cohorts.html (cohorts-2.html, ... past 500 cohorts) and cohorts.json (cohorts-2.json, ... past 1.5 MB of
-    statistics: `cohorts_data`): every tag's runs against the rest
-    of their comparable set. The sets whose runs did not change since the published build (`previous`, its
-    cohorts.json) are reused, so a build where one run changed tests only that run's set (and imports no
-    statistics when it has none)."""
+    statistics: `cohorts_data`), each written with `write` as it is made; returns the number of pages. Every
+    tag's runs against the rest of their comparable set. The sets whose runs did not change since the published
+    build (`previous`, its cohorts.json) are reused, so a build where one run changed tests only that run's set
+    (and imports no statistics when it has none).
+
+    Made in turn, each let go before the next: the runs' points, the data files, the pages. Returned together
+    at 100,000 tagged runs they were ~2 KB a run at the end of the build (issue 32)."""
     from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json, ordered
     from obs.render.cohort_page import render_cohort_pages
 
+    tags: dict[tuple[str, ...], tuple[str, ...]] = {}  # a run's tags as one tuple shared by the runs with them
     points = [
         RunPoint(
             s.id,
-            s.tags,
-            s.comparable + (f" · {s.probe_key}" if s.probe_key else ""),
+            tags.setdefault(s.tags, s.tags),
+            sys.intern(s.comparable + (f" · {s.probe_key}" if s.probe_key else "")),  # one string a set
             s.headline.value,
             s.headline.higher_is_better,
         )
         for s in summaries
         if s.headline.metric and s.headline.value is not None and math.isfinite(s.headline.value)
     ]
-    known = groups_from_json(read_cohorts_data(previous))
-    groups = cohorts_by_group(points, known)
+    groups = cohorts_by_group(points, groups_from_json(read_cohorts_data(previous)))
+    del points, tags
+    for rel, data in cohorts_data(groups_json(groups)).items():
+        write(rel, data)
     cohorts = ordered([c for _, cs in groups.values() for c in cs])
-    tagged: dict[str, list[str]] = {}
+    del groups
+    compared = {c.tag for c in cohorts}
+    tagged: dict[str, list[str]] = {}  # the runs of each tag no set compares (listed on the first page)
     for s in summaries:
         for tag in s.tags:
-            tagged.setdefault(tag, []).append(s.id)
-    pages = render_cohort_pages(cohorts, {s.id: s.slug for s in summaries}, renderer, tagged)
-    return pages, cohorts_data(groups_json(groups))
+            if tag not in compared:
+                tagged.setdefault(tag, []).append(s.id)
+    pages = 0
+
+    def page(rel: str, data: bytes) -> None:
+        nonlocal pages
+        write(rel, data)
+        pages += 1
+
+    render_cohort_pages(cohorts, {s.id: s.slug for s in summaries}, renderer, tagged, write=page)
+    return pages
 
 
 COHORTS_PART = 1_500_000  # bytes of comparable sets a cohorts data file holds (a bigger set: a file of its own)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from obs import urls
 from obs.analysis.cohorts import Cohort
 from obs.render import paging
@@ -17,10 +19,15 @@ def render_cohorts(
 
 
 def render_cohort_pages(
-    cohorts: list[Cohort], slugs: dict[str, str], renderer: Renderer, tagged: dict[str, list[str]] | None = None
+    cohorts: list[Cohort],
+    slugs: dict[str, str],
+    renderer: Renderer,
+    tagged: dict[str, list[str]] | None = None,
+    write: Callable[[str, bytes], None] | None = None,
 ) -> dict[str, bytes]:
     """cohorts.html, and cohorts-2.html, ... when there are more than `paging.PAGE_ROWS` cohorts (a site of
-    10,000 tagged runs in 1,000 comparable sets had a 5.2 MB page); the tags not compared on the first."""
+    10,000 tagged runs in 1,000 comparable sets had a 5.2 MB page); the tags not compared on the first. With
+    `write`, each page is written as it is made and none is returned (~0.5 KB a run held together, issue 32)."""
     compared = {c.tag for c in cohorts}
     alone = [
         (tag, [(i, slugs.get(i)) for i in ids]) for tag, ids in sorted((tagged or {}).items()) if tag not in compared
@@ -28,6 +35,7 @@ def render_cohort_pages(
     size = paging.PAGE_ROWS
     n = max(1, -(-len(cohorts) // size))
     pages: dict[str, bytes] = {}
+    put = write or pages.__setitem__
     for k, chunk in enumerate(paging.chunks(cohorts, size), start=1):
         rows = [
             {
@@ -39,11 +47,14 @@ def render_cohort_pages(
             for c in chunk
         ]
         page = urls.numbered(urls.COHORTS, k)
-        pages[page] = renderer.render(
-            "cohorts.html",
-            root=urls.root_of(urls.COHORTS),
-            rows=rows,
-            alone=alone if k == 1 else [],
-            pager=paging.pager(urls.COHORTS, k, n, size, len(cohorts)),
-        ).encode("utf-8")
+        put(
+            page,
+            renderer.render(
+                "cohorts.html",
+                root=urls.root_of(urls.COHORTS),
+                rows=rows,
+                alone=alone if k == 1 else [],
+                pager=paging.pager(urls.COHORTS, k, n, size, len(cohorts)),
+            ).encode("utf-8"),
+        )
     return pages
