@@ -666,7 +666,7 @@ class SortedNames:
 
 def sorted_entries(root: Path) -> Iterator[str]:
     """Relative paths of the files and links under `root` (links are listed, not followed), in sorted order, as
-    the walk comes to them: `sorted(_entries_under(root))` without holding the names to sort them.
+    the walk comes to them: what `os.walk` over every file, then a sort, gives, without holding the names to sort.
 
     In a folder, a file sorts by its name and a folder by its name and "/", which is where every path below it
     sorts among the folder's other paths (no name holds "/"), so going into each folder in that order gives the
