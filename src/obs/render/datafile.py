@@ -29,15 +29,24 @@ def data_file(meta: dict[str, Any], data: Any) -> bytes:
 def data_file_of_items(meta: dict[str, Any], items: Iterable[Any], *, within: dict[str, Any] | None = None) -> bytes:
     """`data_file(meta, list(items))`, each item made into JSON as it comes: a list of 10,000 leaderboard records
     held as dicts was ~22 MB, as their JSON ~5 MB (issue 32). orjson writes a list as its items' JSON joined by
-    commas in brackets, so the bytes are the same. With `within`, the data is `{**within, "runs": list(items)}`."""
-    listed = b"[" + b",".join(orjson.dumps(item) for item in items) + b"]"
-    if within is None:
-        return _packed(meta, listed)
-    around = orjson.dumps({**within, "runs": []})  # its last key: the list goes where its [] is
-    return _packed(meta, around[: -len(b"[]}")] + listed + b"}")
+    commas in brackets, so the bytes are the same. With `within`, the data is `{**within, "runs": list(items)}`.
+
+    Each item's JSON is copied into one growing buffer and let go at once: orjson returns its output in the
+    buffer it wrote into (~32 KB for a leaderboard record of ~0.6 KB), so joining the items' outputs held
+    ~160 MB for a file of 10,000 records, 50 times the JSON (issue 32)."""
+    listed = bytearray()
+    if within is not None:
+        listed += orjson.dumps({**within, "runs": []})[: -len(b"[]}")]  # its last key: the list goes where [] is
+    listed += b"["
+    for k, item in enumerate(items):
+        if k:
+            listed += b","
+        listed += orjson.dumps(item)
+    listed += b"]" if within is None else b"]}"
+    return _packed(meta, listed)
 
 
-def _packed(meta: dict[str, Any], data_json: bytes) -> bytes:
+def _packed(meta: dict[str, Any], data_json: bytes | bytearray) -> bytes:
     packed = base64.b64encode(gzip.compress(data_json, compresslevel=6, mtime=0)).decode("ascii")
     return PREFIX + orjson.dumps({**meta, "gz": packed}) + SUFFIX
 
