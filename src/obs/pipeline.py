@@ -597,8 +597,7 @@ def recipe_pairs(tree: SourceTree, summaries: Iterable[RunSummary]) -> dict[str,
     """Every run's recipe against its baseline's recipe, not yet judged (`analysis.recipes.site_recipe_pairs`),
     with the settings and page names of this tree: what the build keys each run on and hands its page."""
     listed = list(summaries)
-    pages = {s.id: run_page(s.slug) for s in listed}
-    return site_recipe_pairs(listed, tree.cfg, tree.found.specs, tree.found.campaigns, pages)
+    return site_recipe_pairs(listed, tree.cfg, tree.found.specs, tree.found.campaigns, lambda s: run_page(s.slug))
 
 
 def recipe_level_of(tree: SourceTree, planned: PlannedRun, run: Run) -> RecipeLevel | None:

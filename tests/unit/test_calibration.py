@@ -137,7 +137,7 @@ def test_the_promotion_rule_does_not_promote_one_of_two_identical_recipes(bench:
             for name, seeds in (("new", new), ("base", base))
             for k in range(3)
         ]
-        pairs = recipe_pairs(runs, [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={})
+        pairs = recipe_pairs(runs, [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True})
         level = recipe_levels(pairs)["new-s0"]
         # the run's checkpoint against the baseline's, paired over the items (the run page's headline delta)
         (pc,) = S.paired_comparisons([(new[0], base[0])])

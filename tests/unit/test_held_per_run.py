@@ -350,8 +350,6 @@ def test_a_data_file_made_an_item_at_a_time_holds_about_its_json() -> None:
     """orjson returns each item's JSON in the buffer it wrote into (~32 KB for a ~0.6 KB leaderboard record):
     joining 10,000 such outputs held ~160 MB to make one data file at 100,000 runs. Copied into one buffer as
     they come, the file's making peaks at a small multiple of its JSON, whatever orjson's buffers are."""
-    import tracemalloc
-
     import orjson
 
     from obs.render.datafile import data_file_of_items
@@ -396,3 +394,45 @@ def test_the_staging_area_remembers_a_bounded_number_of_folders(tmp_path: Path, 
     assert len(staging._folders) <= 3 + 3  # the limit, and the folders of one path added after a new start
     assert all((staging.path / rel).read_bytes() == rel.encode() for rel in names)
     staging.discard()
+
+
+def test_recipe_pairs_look_only_at_replicates() -> None:
+    """Only runs with a seed can be paired at the recipe level, on either side. The pairs were made with a table of
+    every run (id -> summary, id -> page: ~50 MB at 100,000 runs, twice a build, on a site with no seeds at all);
+    now a run's page is asked for only when it is in a pair, and a site without seeds holds no table of its runs.
+    The pairs are the same: the one seeded recipe against its seeded baseline, its seeds' pages in order."""
+    from obs.analysis.recipes import site_recipe_pairs
+    from obs.config import SiteConfig
+    from summaries import make_summary
+
+    def run(rid: str, **kw: Any) -> Any:
+        return make_summary(id=rid, headline={"metric": "exact", "value": 0.5 + len(rid) / 100}, **kw)
+
+    seeded = [
+        run(f"{lr}-s{i}", seed=i, baseline=None if lr == "base" else f"base-s{i}", fields={"config.lr": lr})
+        for lr in ("base", "new")
+        for i in range(3)
+    ]
+    unseeded = [run(f"u{i:04d}", baseline="u0000", fields={"config.lr": str(i)}) for i in range(4_000)]
+    asked: list[str] = []
+
+    def page_of(s: Any) -> str:
+        asked.append(s.id)
+        return f"runs/{s.slug}/index.html"
+
+    pairs = site_recipe_pairs([*unseeded, *seeded], SiteConfig(), {}, {}, page_of)
+    assert sorted(pairs) == ["new-s0", "new-s1", "new-s2"]
+    assert pairs["new-s1"].pages == tuple(f"runs/new-s{i}/index.html" for i in range(3))
+    assert pairs["new-s1"].pages_baseline == tuple(f"runs/base-s{i}/index.html" for i in range(3))
+    assert pairs["new-s1"].href == "runs/new-s1/index.html#recipe-level"
+    assert set(asked) <= {s.id for s in seeded}
+
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        assert site_recipe_pairs(unseeded, SiteConfig(), {}, {}, page_of) == {}
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert peak < 40 * len(unseeded), f"{peak / len(unseeded):.0f} bytes a run held to find no pairs"

@@ -254,9 +254,7 @@ def _levels(runs: list, seed_keys: list[str] | None = None) -> dict:  # type: ig
     from obs.analysis.recipes import recipe_levels, recipe_pairs
 
     return recipe_levels(
-        recipe_pairs(
-            runs, seed_keys or [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True}, pages={}
-        )
+        recipe_pairs(runs, seed_keys or [], alpha=0.05, min_effect=lambda s: 0.0, higher_is_better={"exact": True})
     )
 
 

@@ -222,24 +222,31 @@ def recipe_pairs(
     alpha: float,
     min_effect: Callable[[RunSummary], float],
     higher_is_better: Mapping[str, bool],
-    pages: Mapping[str, str],
+    page_of: Callable[[RunSummary], str] | None = None,
     skip: frozenset[str] = frozenset(),
+    groups: Mapping[str, list[RunSummary]] | None = None,
 ) -> dict[str, RecipePair]:
     """run id -> its recipe and its baseline's recipe, when both have at least two seeds; `recipe_levels` judges them.
 
     `skip`: runs whose seed group is already compared elsewhere (campaign conditions, ablation arms).
-    `pages`: run id -> its page from the site root (the leaderboard links the run page's recipe-level result).
+    `page_of`: a run's page from the site root (the leaderboard links the run page's recipe-level result).
     `min_effect`: the run's minimum effect of interest (its spec's, else obs.yaml's), as its own page uses.
+    `groups`: `replicates(summaries, seed_keys)`, when the caller has it.
+
+    Only replicates can be in a pair, on either side, so only they are indexed: a table of every run (its id,
+    its page) was ~50 MB at 100,000 runs for a site with no seeds at all (issue 32).
     """
     from obs.analysis.stats import MIN_REPLICATES
 
-    by_id = {s.id: s for s in summaries}
-    groups = replicates(summaries, seed_keys)
+    groups = replicates(summaries, seed_keys) if groups is None else groups
     key_of = {s.id: k for k, members in groups.items() for s in members}
+    by_id = {s.id: s for members in groups.values() for s in members}
     out: dict[str, RecipePair] = {}
     for s in summaries:
+        if s.id not in key_of or s.id in skip:
+            continue
         base = by_id.get(s.baseline or "")
-        if s.id in skip or base is None or s.id not in key_of or base.id not in key_of:
+        if base is None:
             continue
         mine, theirs = key_of[s.id], key_of[base.id]
         if mine == theirs or base.headline.metric != s.headline.metric:
@@ -252,14 +259,14 @@ def recipe_pairs(
             theirs=theirs,
             runs=tuple(r.id for r in a),
             values=tuple(_value(r) or 0.0 for r in a),
-            pages=tuple(pages.get(r.id, "") for r in a),
+            pages=tuple(page_of(r) if page_of else "" for r in a),
             runs_baseline=tuple(r.id for r in b),
             values_baseline=tuple(_value(r) or 0.0 for r in b),
-            pages_baseline=tuple(pages.get(r.id, "") for r in b),
+            pages_baseline=tuple(page_of(r) if page_of else "" for r in b),
             alpha=alpha,
             min_effect=float(min_effect(s)),
             higher_is_better=higher_is_better.get(s.headline.metric or "", True),
-            href=f"{pages[s.id]}#recipe-level" if pages.get(s.id) else "",
+            href=f"{page_of(s)}#recipe-level" if page_of else "",
         )
     return out
 
@@ -280,7 +287,7 @@ def site_recipe_pairs(
     cfg: SiteConfig,
     specs: Mapping[str, Spec],
     campaigns: Mapping[str, Campaign],
-    pages: Mapping[str, str],
+    page_of: Callable[[RunSummary], str] | None = None,
 ) -> dict[str, RecipePair]:
     """Every run's recipe and baseline recipe (`RecipePair`, its result once judged), with the settings its own
     page uses (the spec's, else the campaign's, else obs.yaml's minimum effect; the campaign's alpha): the one
@@ -301,10 +308,12 @@ def site_recipe_pairs(
         campaign = campaigns.get(s.campaign or "")
         return campaign.alpha if campaign else 0.05
 
-    skip = frozenset(s.id for s in summaries if judged_elsewhere(s) or s.not_one_measurement)
+    groups = replicates(summaries, cfg.seed_keys)  # only replicates are paired: the rest is not looked at again
+    candidates = [s for members in groups.values() for s in members]
+    skip = frozenset(s.id for s in candidates if judged_elsewhere(s) or s.not_one_measurement)
     out: dict[str, RecipePair] = {}
-    for alpha in sorted({alpha_of(s) for s in summaries}):
-        at = frozenset(s.id for s in summaries if alpha_of(s) != alpha)
+    for alpha in sorted({alpha_of(s) for s in candidates}):
+        at = frozenset(s.id for s in candidates if alpha_of(s) != alpha)
         out.update(
             recipe_pairs(
                 summaries,
@@ -312,10 +321,11 @@ def site_recipe_pairs(
                 alpha=alpha,
                 min_effect=min_effect,
                 higher_is_better={
-                    m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in summaries} if m
+                    m: cfg.metric_higher_is_better(m) for m in {s.headline.metric for s in candidates} if m
                 },
-                pages=pages,
+                page_of=page_of,
                 skip=skip | at,
+                groups=groups,
             )
         )
     return out

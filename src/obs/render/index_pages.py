@@ -544,9 +544,12 @@ def recipe_results(summaries: Sequence[RunSummary], site: SitePages, skip: froze
     judged, the same computation the build handed each run's page and promotion rule."""
     from obs.analysis.recipes import recipe_levels, site_recipe_pairs
 
-    pages = {s.id: urls.run_page(s.slug) for s in summaries}
-    levels = recipe_levels(site_recipe_pairs(summaries, site.cfg, site.specs, site.campaigns, pages))
+    levels = recipe_levels(site_recipe_pairs(summaries, site.cfg, site.specs, site.campaigns, _run_page_of))
     return {run: level for run, level in levels.items() if run not in skip}
+
+
+def _run_page_of(s: RunSummary) -> str:
+    return urls.run_page(s.slug)
 
 
 def _seed_level_json(level: SeedLevel | RecipeLevel) -> dict[str, Any]:
