@@ -24,7 +24,7 @@ import orjson
 
 from obs import __version__, ledger, quickcheck, worker
 from obs.analysis.recipes import RecipePair
-from obs.cache import BuildCache, LiveNames, RunEntry, cache_dir_for, exact_bytes, hash_json, tree_hash
+from obs.cache import BuildCache, LiveNames, RunEntry, cache_dir_for, exact_bytes, hash_json, hash_json_each, tree_hash
 from obs.config import SiteConfig
 from obs.diagnostics import Diagnostic, Diagnostics, sort_diagnostics
 from obs.hooks import BuildPlugin
@@ -783,13 +783,11 @@ def site_pages_key(env: str, summaries: list[RunSummary], tree: SourceTree, sect
     found = tree.found
     specs = [[s.id, s.title, s.question, s.contract, s.baseline, s.primary_metric] for s in found.specs.values()]
     campaigns = [repr(c) for c in found.campaigns.values()]
-    runs = hashlib.sha256()  # one summary at a time: the list of every summary's JSON was ~12 KB a run
-    for s in sorted(summaries, key=lambda s: s.id):
-        runs.update(hash_json(s.to_json()).encode())
+    runs = hash_json_each(s.to_json() for s in sorted(summaries, key=lambda s: s.id))
     return hash_json(
         [
             env,
-            runs.hexdigest(),
+            runs,
             sorted(specs, key=str),
             sorted(campaigns),
             [sorted(tree.layout.specs.items()), sorted(tree.layout.campaigns.items())],

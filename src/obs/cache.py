@@ -83,6 +83,16 @@ def hash_json(value: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def hash_json_each(values: Iterable[Any]) -> str:
+    """The values hashed one after the other (each as `hash_json` does), in the order given: the key of something
+    made from many runs' summaries, with none but the current one's JSON held (a list of every summary's JSON
+    was ~8-12 KB a run, issue 32)."""
+    digest = hashlib.sha256()
+    for value in values:
+        digest.update(hash_json(value).encode())
+    return digest.hexdigest()
+
+
 def exact_bytes(data: bytes) -> bytes:
     """`data` in a bytes object of its own size. orjson.dumps returns its output in the buffer it wrote
     into (~32 KB for a run's summary of ~2.4 KB: the object reports the short length, the allocation

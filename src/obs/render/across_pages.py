@@ -10,7 +10,6 @@ statistics, and both only when a group is really made.
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,7 @@ from obs.analysis.importance import CI_MIN_RUNS, Importance
 from obs.analysis.ranking import RankGroup, rank_groups
 from obs.analysis.sweeps import each_sweep, group_sweep, importance_inputs, sweep_importance
 from obs.analysis.trends import condition_momentum, series_trends
-from obs.cache import hash_json
+from obs.cache import hash_json_each
 from obs.config import SiteConfig
 from obs.jsonutil import dumps
 from obs.render import chartdata, paging
@@ -281,10 +280,7 @@ def _sweep_table_pages(
 def _inputs(summaries: Sequence[RunSummary], keep: tuple[str, ...]) -> str:
     """The named fields of each summary, by id: exactly what a page group reads (its memo key), hashed
     one run at a time, so the key of a group over 100,000 runs never holds all their fields at once."""
-    digest = hashlib.sha256()
-    for s in sorted(summaries, key=lambda s: s.id):
-        digest.update(hash_json({k: getattr(s, k) for k in keep}).encode())
-    return digest.hexdigest()
+    return hash_json_each({k: getattr(s, k) for k in keep} for s in sorted(summaries, key=lambda s: s.id))
 
 
 summary_fields = _inputs
@@ -294,10 +290,7 @@ def summaries_key(runs: Sequence[RunSummary]) -> str:
     """Every field of each run, in the order given, hashed one run at a time: the memo key of a group that reads
     whole summaries (a campaign, the runs in none). As a list of every run's `to_json()` it was ~8 KB a run held
     at once, ~800 MB for a site of 100,000 runs with obs.yaml's coupling view (issue 32)."""
-    digest = hashlib.sha256()
-    for s in runs:
-        digest.update(hash_json(s.to_json()).encode())
-    return digest.hexdigest()
+    return hash_json_each(s.to_json() for s in runs)
 
 
 def sweeps_inputs(summaries: list[RunSummary], cfg: SiteConfig) -> list[Any]:
