@@ -177,14 +177,14 @@ def test_tag_cohorts_are_paged(renderer: Renderer) -> None:
 def test_cohorts_data_is_paged_without_run_lists(tmp_path) -> None:
     """cohorts.json was 7.3 MB at 10,000 runs: each cohort listed its runs with and without the tag. The sets'
     statistics alone, cut into files of 1.5 MB (cohorts-2.json, ...), read back whole by the next build."""
-    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json
     from obs.publish.extras import COHORTS_PART, cohorts_data, read_cohorts_data
 
     runs = synthetic_summaries(20_000, decided=0)
     points = [RunPoint(s.id, s.tags, s.spec, s.headline.value, True) for s in runs]  # 2,000 sets
     points += [RunPoint(f"one-{s.id}", s.tags, "one set", s.headline.value, True) for s in runs[:10_000]]
     groups = cohorts_by_group(points, {})
-    files = cohorts_data(groups_json(groups))
+    files = dict(cohorts_data(groups))
     _bounded(files)
     assert len(files) > 1 and sorted(files) == sorted(
         urls.numbered(urls.COHORTS_DATA, k) for k in range(1, len(files) + 1)
@@ -204,6 +204,33 @@ def test_cohorts_data_is_paged_without_run_lists(tmp_path) -> None:
     assert cohorts_by_group(points, known) == groups  # reused with their runs derived: as computed afresh
     (tmp_path / urls.numbered(urls.COHORTS_DATA, 2)).write_bytes(b"{broken")
     assert len(read_cohorts_data(tmp_path / urls.COHORTS_DATA)) < len(groups)  # one bad part loses its own sets
+
+
+def test_cohorts_data_files_are_made_one_at_a_time() -> None:
+    """Every set's statistics and every data file were held together (the cohorts' peak, ~1.5 KB a cohort): made in
+    turn, twice the sets make twice the files for about the same peak, the memory of one file's sets."""
+    import tracemalloc
+
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group
+    from obs.publish.extras import cohorts_data
+
+    runs = synthetic_summaries(16_000, decided=0)
+
+    def peak_of(n: int) -> tuple[int, int]:
+        points = [RunPoint(s.id, s.tags, s.spec, s.headline.value, True) for s in runs[:n]]
+        groups = cohorts_by_group(points, {})
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            files = sum(1 for _ in cohorts_data(groups))  # each let go as the next is made
+            return files, tracemalloc.get_traced_memory()[1] - before
+        finally:
+            tracemalloc.stop()
+
+    (few, small), (many, large) = peak_of(8_000), peak_of(16_000)
+    assert many >= 2 * few - 1 and few >= 2, (few, many)
+    assert large < 1.4 * small, f"{few} files peaked at {small} bytes, {many} at {large}"
 
 
 def test_sweeps_are_made_a_page_at_a_time(renderer: Renderer, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -276,7 +303,7 @@ def test_tag_cohorts_are_written_as_made_with_the_bytes_made_all_at_once(rendere
     data file first, the tags no set compares listed on the first page."""
     import dataclasses
 
-    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_json, ordered
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, ordered
     from obs.publish.extras import cohorts_data, cohorts_page
     from obs.render.cohort_page import render_cohort_pages
 
@@ -294,7 +321,7 @@ def test_tag_cohorts_are_written_as_made_with_the_bytes_made_all_at_once(rendere
             tagged.setdefault(tag, []).append(s.id)
     expected = {
         **render_cohort_pages(cohorts, {s.id: s.slug for s in runs}, renderer, tagged),
-        **cohorts_data(groups_json(groups)),
+        **dict(cohorts_data(groups)),
     }
     written: list[tuple[str, bytes]] = []
     n_pages = cohorts_page(runs, renderer, tmp_path / "none.json", lambda rel, data: written.append((rel, data)))

@@ -100,15 +100,17 @@ def groups_json(groups: Groups) -> dict[str, Any]:
     """Each set's key and its cohorts' statistics, without their runs: a cohort's runs are its set's runs with
     (and without) its tag, which the key pins down, so the next build derives them; listed, they were ~25
     bytes a run a cohort (7.3 MB at 10,000 runs, growing with the runs of one set without bound)."""
+    return {name: group_json(key, cs) for name, (key, cs) in groups.items()}
+
+
+def group_json(key: str, cohorts: Sequence[Cohort]) -> dict[str, Any]:
+    """One set as `groups_json` writes it: its key and its cohorts' statistics."""
     return {
-        name: {
-            "key": key,
-            "cohorts": [
-                {"tag": c.tag, "group": c.group, "higher_is_better": c.higher_is_better, "diff": asdict(c.diff)}
-                for c in cs
-            ],
-        }
-        for name, (key, cs) in groups.items()
+        "key": key,
+        "cohorts": [
+            {"tag": c.tag, "group": c.group, "higher_is_better": c.higher_is_better, "diff": asdict(c.diff)}
+            for c in cohorts
+        ],
     }
 
 

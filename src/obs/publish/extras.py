@@ -20,11 +20,11 @@ import json
 import math
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from obs import urls
@@ -40,6 +40,9 @@ from obs.render import paging
 from obs.render.site import Renderer
 from obs.sitemodel import LedgerView, LedgerViewEntry, RunSummary
 from obs.write import Staging
+
+if TYPE_CHECKING:
+    from obs.analysis.cohorts import Groups
 
 MAX_ARCHIVED_BYTES = 64 * 1024 * 1024
 
@@ -163,7 +166,7 @@ def cohorts_page(
 
     Made in turn, each let go before the next: the runs' points, the data files, the pages. Returned together
     at 100,000 tagged runs they were ~2 KB a run at the end of the build (issue 32)."""
-    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, groups_json, ordered
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, ordered
     from obs.render.cohort_page import render_cohort_pages
 
     tags: dict[tuple[str, ...], tuple[str, ...]] = {}  # a run's tags as one tuple shared by the runs with them
@@ -180,7 +183,7 @@ def cohorts_page(
     ]
     groups = cohorts_by_group(points, groups_from_json(read_cohorts_data(previous)))
     del points, tags
-    for rel, data in cohorts_data(groups_json(groups)).items():
+    for rel, data in cohorts_data(groups):
         write(rel, data)
     cohorts = ordered([c for _, cs in groups.values() for c in cs])
     del groups
@@ -211,19 +214,25 @@ def _written_size(name: str, entry: Any) -> int:
     return len(body) + 4 * body.count(b"\n") + len(dumps(name)) + 6
 
 
-def cohorts_data(groups: dict[str, Any]) -> dict[str, bytes]:
+def cohorts_data(groups: Groups) -> Iterator[tuple[str, bytes]]:
     """cohorts.json, and cohorts-2.json, ... when the sets' statistics pass `COHORTS_PART` (a set is never cut:
-    without its runs it is ~0.6 KB a tag). The first file names every part (`parts`), each says its `part`."""
-    entries = [(name, entry, _written_size(name, entry)) for name, entry in groups.items()]
-    cut = paging.cut_by_budget(entries, lambda e: e[2], COHORTS_PART)
+    without its runs it is ~0.6 KB a tag), each as made. The first file names every part (`parts`), each says its
+    `part`. A set's JSON is made once to be measured and again for its file: every set's held at once (and every
+    file) was the cohorts' peak, ~1.5 KB a cohort (issue 32)."""
+    from obs.analysis.cohorts import group_json
+
+    def entry(name: str) -> dict[str, Any]:
+        return group_json(*groups[name])
+
+    sizes = [(name, _written_size(name, entry(name))) for name in groups]
+    cut = paging.cut_by_budget(sizes, lambda e: e[1], COHORTS_PART)
+    del sizes
     names = [urls.numbered(urls.COHORTS_DATA, k) for k in range(1, len(cut) + 1)]
-    files: dict[str, bytes] = {}
     for k, part in enumerate(cut, start=1):
-        doc: dict[str, Any] = {"schema": 2, "part": k, "groups": {name: entry for name, entry, _ in part}}
+        doc: dict[str, Any] = {"schema": 2, "part": k, "groups": {name: entry(name) for name, _ in part}}
         if k == 1:
             doc["parts"] = names
-        files[names[k - 1]] = dumps(doc)
-    return files
+        yield names[k - 1], dumps(doc)
 
 
 def read_cohorts_data(first: Path) -> dict[str, Any]:
