@@ -358,6 +358,6 @@ def _second_chance(raw: bytes, lineno: int, st: JsonlStats) -> tuple[Any, str | 
         return None, f"malformed JSON ({exc.msg} at column {exc.colno}): {snippet!r}; line skipped"
     except RecursionError:
         return None, f"JSON nested more than {MAX_DEPTH} levels deep; line skipped"
-    if constants:
+    if constants and isinstance(obj, dict):  # a bare `NaN` line is no record: it is skipped, its value not kept
         st.nonstandard_numbers.append(lineno)
     return obj, None

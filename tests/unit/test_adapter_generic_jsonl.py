@@ -242,7 +242,8 @@ def test_property_arbitrary_bytes_never_crash(tmp_path: Path, raw: bytes, name: 
 
 
 _finite = st.floats(allow_nan=False, allow_infinity=False)
-_row = st.dictionaries(st.sampled_from(["loss", "lr", "acc", "a/b"]), _finite, min_size=1)
+# no outcome name among the keys: a record of `acc` 0/1 values (and no step) is a per-item result, read as items
+_row = st.dictionaries(st.sampled_from(["loss", "lr", "grad_norm", "a/b"]), _finite, min_size=1)
 _junk = st.one_of(
     st.binary(max_size=30).map(lambda b: b"{" + b.replace(b"\n", b" ")),
     st.just(b"NaN"),
@@ -318,3 +319,13 @@ def test_a_paired_file_linked_from_elsewhere_in_the_tree_is_refused_not_a_crash(
     found = discover(tmp_path)
     assert [s.default_id for s in found.runs] == ["other"]  # the linked copy is the campaign's input, not a run
     assert any("'evals/a.json' is outside the campaign folder" in m for m in messages(found.diags))
+
+
+def test_a_bare_nan_line_is_skipped_not_said_to_be_kept(tmp_path: Path) -> None:
+    """A line that is only `NaN` is not a record: it is skipped, and no warning says its value was kept."""
+    write(tmp_path / "w" / "log.jsonl", b'{"loss": 0.5}\n{"loss": NaN}\nNaN\n{"loss": 0.25}\n')
+    run, diags = load_all(tmp_path)["w"]
+    said = messages(diags)
+    assert any("expected a JSON object, found float; line skipped" in m for m in said), said
+    assert any("1 line(s) use bare NaN/Infinity" in m and "first at line 2" in m for m in said), said
+    assert run.metrics is not None and len(run.metrics.series["loss"].values) == 3
