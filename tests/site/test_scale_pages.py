@@ -267,6 +267,42 @@ def test_sweeps_are_made_a_page_at_a_time(renderer: Renderer, monkeypatch: pytes
     assert most[0] <= 2 * len(runs) // n, (most[0], n)  # a page's charts (~1/n of the runs), not all 2,000
 
 
+def test_a_sweeps_importance_is_read_back_with_its_page(renderer: Renderer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each sweep's parameter importance is written by the first pass and read back for its chart by the second:
+    every sweep's held from the first pass to the last page was ~15 MB at 100,000 runs in sweeps of ten. Read
+    back, it draws the same pages again (the 2,000-run site is byte-identical to the one that held them)."""
+    from obs.analysis import importance as importance_mod
+    from obs.render import pcp
+
+    runs = synthetic_summaries(2_000, decided=0)
+    cfg = SiteConfig()
+    cfg.sweeps = {**cfg.sweeps, "group_by": "spec"}  # 200 charts of 10 runs, on several pages
+    live, most = [0], [0]
+    made = importance_mod.Importance.__init__
+
+    def init(self: object, *args: object, **kw: object) -> None:
+        made(self, *args, **kw)
+        live[0] += 1
+
+    def gone(self: object) -> None:
+        live[0] -= 1
+
+    def layout(*args: object, **kw: object) -> object:
+        most[0] = max(most[0], live[0])
+        return real_layout(*args, **kw)
+
+    real_layout = pcp.layout
+    monkeypatch.setattr(importance_mod.Importance, "__init__", init)
+    monkeypatch.setattr(importance_mod.Importance, "__del__", gone, raising=False)
+    monkeypatch.setattr(pcp, "layout", layout)
+    pages = dict(across.sweeps_page(runs, cfg, renderer))
+    n = sum(1 for rel in pages if re.fullmatch(r"sweeps(-\d+)?\.html", rel))
+    assert n >= 3 and most[0] > 0 and sum(1 for rel in pages if rel.endswith("importance.json")) == 200
+    assert most[0] <= 2 * 200 // n, (most[0], n)  # a page's sweeps (~1/n of them), not all 200
+    monkeypatch.undo()
+    assert pages == dict(across.sweeps_page(runs, cfg, renderer))
+
+
 def test_a_spec_ladder_is_analysed_with_its_page_only(renderer: Renderer, monkeypatch: pytest.MonkeyPatch) -> None:
     """The index lists every ladder from its tile (id, runs, promoted); a ladder's analyses (history, claim,
     looks, trends) are made when its page is, and not at all when its page is kept from the previous build.

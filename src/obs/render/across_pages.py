@@ -188,23 +188,22 @@ def sweeps_page(
 
     # Two passes, so that no sweep is held past its page: the first makes each chart once to know its size
     # (where the pages are cut, and how many there are, which every page's pager says) and its importance
-    # (kept: a few numbers a setting); the second makes each page's charts again, lays them out, writes the page
-    # and lets them go. Holding every sweep until the cut was ~2.7 KB a run at 10,000 runs (issue 32).
+    # (written: `importance.json`); the second makes each page's charts again, reads their importance back, lays
+    # them out, writes the page and lets them go. Holding every sweep until the cut was ~2.7 KB a run at 10,000
+    # runs, and holding every sweep's importance ~15 MB at 100,000 runs in sweeps of ten (issue 32).
     hib = cfg.metric_higher_is_better
     skipped: list[str] = []
     charts: list[_ChartPlace] = []
-    importances: dict[str, Importance] = {}  # a sweep without a colour metric has none
     for label, runs, sw, why in each_sweep(summaries, cfg.sweeps, hib, urls.slugify, importance_of):
         if sw is None:
             skipped.append(why or label)
             continue
-        if sw.importance is not None:
-            importances[sw.slug] = sw.importance
         charts.append(_ChartPlace(label, runs, _sweep_bytes(min(len(sw.runs), SWEEP_DRAWN), len(sw.axes))))
     cut = paging.cut_by_budget(charts, lambda place: place.cost, SWEEP_PAGE_BUDGET)
 
-    def known_importance(slug: str, *_: Any) -> Importance:
-        return importances[slug]
+    def known_importance(slug: str, runs: Any, keys: Any, outcome: str, higher_is_better: bool) -> Importance:
+        """What the first pass wrote (the same object `importance_of` returned it as)."""
+        return Importance.from_dict(orjson.loads(pages[urls.sweep_importance(slug)]), higher_is_better)
 
     first = 1
     for k, part in enumerate(cut, start=1):
