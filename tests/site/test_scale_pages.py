@@ -233,6 +233,76 @@ def test_cohorts_data_files_are_made_one_at_a_time() -> None:
     assert large < 1.4 * small, f"{few} files peaked at {small} bytes, {many} at {large}"
 
 
+def _cohort_points(n: int) -> list:
+    """`n` runs in ladders of ten with 0-3 of six tags and a headline, some sets of equal headlines (no interval)."""
+    import random
+
+    from obs.analysis.cohorts import RunPoint
+
+    rng = random.Random(7)
+    tags = ["a", "b", "c", "d", "e", "f"]
+    points = []
+    for i in range(n):
+        spec = i // 10
+        value = 0.5 if spec % 7 == 0 else rng.random()  # every seventh set: no variation, each cohort a problem
+        points.append(
+            RunPoint(
+                f"s{spec}-r{i % 10}", tuple(rng.sample(tags, rng.randint(0, 3))), f"m · s{spec}", value, spec % 3 > 0
+            )
+        )
+    return points
+
+
+def test_packed_cohorts_are_the_cohorts_welch_gives_in_page_order() -> None:
+    """`cohorts_by_group` holds its cohorts as columns (`PackedGroups`): each read back is the cohort made
+    directly from the runs with `diff` (floats, Nones and problems alike), and `in_page_order` is `ordered`'s
+    order of those."""
+    from obs.analysis.cohorts import Cohort, cohorts_by_group, ordered
+    from obs.analysis.learning import diff
+
+    points = _cohort_points(600)
+    expected: dict[str, list[Cohort]] = {}
+    for name in sorted({p.group for p in points}):
+        group = [p for p in points if p.group == name]
+        for tag in sorted({t for p in group for t in p.tags}):
+            with_tag = [p for p in group if tag in p.tags]
+            without = [p for p in group if tag not in p.tags]
+            if with_tag and without:
+                d = diff([p.value for p in with_tag], [p.value for p in without], "runs")
+                c = Cohort(tag, name, group[0].higher_is_better, tuple(p.id for p in with_tag), d)
+                expected.setdefault(name, []).append(c)
+    groups = cohorts_by_group(points)
+    assert {name: cs for name, (_, cs) in groups.items()} == expected
+    made = [c for cs in expected.values() for c in cs]
+    assert any(c.diff.problem for c in made) and any(c.diff.low is not None for c in made)  # both kinds packed
+    assert list(groups.in_page_order()) == ordered(made)
+    assert groups.in_page_order()[3:9] == ordered(made)[3:9] and groups.tags() == {c.tag for c in made}
+
+
+def test_cohorts_are_held_packed() -> None:
+    """A `Cohort` with its `Diff`, floats and runs held ~440 bytes, ~37 MB for the ~80,000 cohorts of 100,000
+    runs, held from the tests to the last page (the build's peak, issue 32); here, with its set's share, it was
+    ~600 bytes. Packed it is ~200 (~150 a cohort, ~270 a set of ~6 cohorts)."""
+    import gc
+    import tracemalloc
+
+    from obs.analysis.cohorts import cohorts_by_group
+
+    points = _cohort_points(20_000)
+    cohorts_by_group(points[:50])  # the statistics' imports, before counting
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        groups = cohorts_by_group(points)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    n = sum(len(cs) for _, cs in groups.values())
+    assert n > 10_000 and held / n < 250, f"{held / n:.0f} bytes a cohort"
+
+
 def test_sweeps_are_made_a_page_at_a_time(renderer: Renderer, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run's place on its chart (`SweepRun`) lives while its page is made, never all runs' at once: holding
     every sweep until the pages were cut was ~2.7 KB a run at 10,000 runs. Counted as the charts are laid out."""

@@ -207,7 +207,7 @@ def test_tag_cohorts_against_scipy() -> None:
     with_tag, without = [0.61, 0.58, 0.60], [0.49, 0.52, 0.47]
     assert full.diff.delta == pytest.approx(sum(with_tag) / 3 - sum(without) / 3)
     assert (full.diff.low, full.diff.high) == tuple(pytest.approx(x) for x in welch_ci(with_tag, without))
-    assert full.better is True and full.without_ids == ("b1", "b2", "b3")
+    assert full.better is True and full.with_ids == ("a1", "a2", "a3") and full.diff.n_b == 3  # b1, b2, b3
 
 
 def test_tag_cohorts_reuse_an_unchanged_set_and_recompute_a_changed_one() -> None:
@@ -225,9 +225,7 @@ def test_tag_cohorts_reuse_an_unchanged_set_and_recompute_a_changed_one() -> Non
     key, (cohort,) = first["m · spec s"]
     marker = {"m · spec s": (key, [replace(cohort, diff=replace(cohort.diff, delta=9.0))])}
     reused = cohorts_by_group(runs, marker)["m · spec s"][1][0]  # a reused set is not tested again
-    assert (
-        reused.diff.delta == 9.0 and reused.with_ids == ("r0", "r1", "r2") and reused.without_ids == ("r3", "r4", "r5")
-    )
+    assert reused.diff.delta == 9.0 and reused.with_ids == ("r0", "r1", "r2") and reused.diff.n_b == 3
     moved = [*runs[:-1], RunPoint("r5", (), "m · spec s", 0.9, True)]
     again = cohorts_by_group(moved, marker)["m · spec s"][1][0]
     assert again.diff.delta != 9.0 and again.diff.mean_b == pytest.approx((0.3 + 0.4 + 0.9) / 3)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from array import array
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, overload
 
 from obs.analysis.learning import Diff, diff
 
@@ -39,9 +40,8 @@ class Cohort:
     tag: str
     group: str
     higher_is_better: bool
-    with_ids: tuple[str, ...]
-    without_ids: tuple[str, ...]
-    diff: Diff  # with tag - without
+    with_ids: tuple[str, ...]  # the runs without the tag are counted (`diff.n_b`), not listed: the page names only
+    diff: Diff  # with tag - without  # those with it, and at 100,000 runs the rest were ~10 MB of tuples (issue 32)
 
     @property
     def better(self) -> bool | None:
@@ -54,7 +54,107 @@ class Cohort:
         return None
 
 
-Groups = dict[str, tuple[str, list[Cohort]]]  # comparable set -> (its runs' key, its cohorts)
+Groups = Mapping[str, tuple[str, list[Cohort]]]  # comparable set -> (its runs' key, its cohorts)
+
+_FLOATS = ("mean_a", "mean_b", "delta", "low", "high", "p_value", "df", "se", "level")  # Diff's, in its order
+
+
+class PackedGroups(Groups):
+    """Each comparable set's key and cohorts (`Groups`), held as columns and made into `Cohort`s when read.
+
+    A `Cohort` with its `Diff`, floats and list of runs was ~440 bytes, and 100,000 runs in ladders of ten make
+    ~80,000 cohorts: ~37 MB held from the tests to the last page, the build's peak (issue 32). Here a cohort
+    is ~110 bytes: its sizes and statistics in arrays (a statistic that is None is a bit of `_none`, never a
+    float that could be mistaken for one), its runs as places in one list of run ids. `in_page_order` gives
+    them most separated first, each made as it is read; a set read back is the cohorts it was given, equal
+    field for field (floats are held as the same doubles)."""
+
+    def __init__(self) -> None:
+        self._sets: dict[str, tuple[str, bool, int, int]] = {}  # name -> (key, higher is better, first row, end)
+        self._set_of: list[str] = []  # row -> its set's name (one string a set)
+        self._tag: list[str] = []
+        self._problem: list[str | None] = []
+        self._sizes = array("q")  # n_a, n_b of each row
+        self._floats = array("d")  # `_FLOATS` of each row, 0.0 where None
+        self._none = array("H")  # row -> bit k set: `_FLOATS[k]` is None
+        self._with_end = array("L")  # row -> where its runs end in `_with` (they start where the last row's end)
+        self._with = array("L")  # places in `_ids`
+        self._ids: list[str] = []  # the runs of every set, a set's after the last's
+
+    def add(self, name: str, key: str, higher: bool, runs: Sequence[str], cohorts: Sequence[Cohort]) -> None:
+        """A set's cohorts; `runs` are the set's run ids, every `with_ids` of its cohorts among them."""
+        first_id = len(self._ids)
+        self._ids.extend(runs)
+        place = {run: first_id + k for k, run in enumerate(runs)}
+        first = len(self._tag)
+        for c in cohorts:
+            self._set_of.append(name)
+            self._tag.append(c.tag)
+            d = c.diff
+            self._problem.append(d.problem)
+            self._sizes.extend((d.n_a, d.n_b))
+            values = [getattr(d, field) for field in _FLOATS]
+            self._floats.extend(0.0 if v is None else v for v in values)
+            self._none.append(sum(1 << k for k, v in enumerate(values) if v is None))
+            self._with.extend(place[run] for run in c.with_ids)
+            self._with_end.append(len(self._with))
+        self._sets[name] = (key, higher, first, len(self._tag))
+
+    def row(self, i: int) -> Cohort:
+        """The `i`-th cohort added, made again."""
+        none = self._none[i]
+        f = self._floats[9 * i : 9 * i + 9]
+        values: dict[str, Any] = {name: None if none >> k & 1 else f[k] for k, name in enumerate(_FLOATS)}
+        diff = Diff(n_a=self._sizes[2 * i], n_b=self._sizes[2 * i + 1], problem=self._problem[i], **values)
+        start = self._with_end[i - 1] if i else 0
+        with_ids = tuple(self._ids[k] for k in self._with[start : self._with_end[i]])
+        name = self._set_of[i]
+        return Cohort(self._tag[i], name, self._sets[name][1], with_ids, diff)
+
+    def __getitem__(self, name: str) -> tuple[str, list[Cohort]]:
+        key, _, first, end = self._sets[name]
+        return key, [self.row(i) for i in range(first, end)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sets)
+
+    def tags(self) -> set[str]:
+        """The tags of every cohort (read from the column: no cohort made)."""
+        return set(self._tag)
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def in_page_order(self) -> InPageOrder:
+        """Every cohort, most separated first (as `ordered` puts them), made one at a time as it is read."""
+
+        def key(i: int) -> tuple[int, float, str, str]:
+            delta, se = self._floats[9 * i + 2], self._floats[9 * i + 7]
+            if self._none[i] & (1 << 2 | 1 << 7) or se == 0:
+                return (1, 0.0, self._set_of[i], self._tag[i])
+            return (0, -abs(delta / se), self._set_of[i], self._tag[i])
+
+        return InPageOrder(self, array("L", sorted(range(len(self._tag)), key=key)))
+
+
+class InPageOrder(Sequence[Cohort]):
+    """The cohorts of `PackedGroups` in page order, each made when read (a page's slice, then let go)."""
+
+    def __init__(self, groups: PackedGroups, order: array[int]) -> None:
+        self._groups = groups
+        self._order = order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, i: int) -> Cohort: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Cohort]: ...
+    def __getitem__(self, i: int | slice) -> Cohort | list[Cohort]:
+        if isinstance(i, slice):
+            return [self._groups.row(k) for k in self._order[i]]
+        return self._groups.row(self._order[i])
 
 
 def group_key(points: Sequence[RunPoint]) -> str:
@@ -63,20 +163,22 @@ def group_key(points: Sequence[RunPoint]) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:24]
 
 
-def cohorts_by_group(runs: Sequence[RunPoint], known: Mapping[str, tuple[str, list[Cohort]]] | None = None) -> Groups:
+def cohorts_by_group(runs: Sequence[RunPoint], known: Groups | None = None) -> PackedGroups:
     """Each comparable set's cohorts; a set whose runs are those of `known` (a previous build) is reused,
     not tested again (a build where one run changed computes only that run's set)."""
     by_group: dict[str, list[RunPoint]] = defaultdict(list)
     for r in runs:
         by_group[r.group].append(r)
-    out: Groups = {}
-    for name, group in sorted(by_group.items()):
+    out = PackedGroups()
+    for name in sorted(by_group):
+        group = by_group.pop(name)  # let go as packed
         key = group_key(group)
+        higher = group[0].higher_is_better
+        ids = [r.id for r in group]
         before = (known or {}).get(name)
         if before is not None and before[0] == key:  # the same runs, tags and headlines: its statistics stand
-            out[name] = (key, [_members(c, group) for c in before[1]])
+            out.add(name, key, higher, ids, [_members(c, group) for c in before[1]])
             continue
-        higher = group[0].higher_is_better
         found = []
         for tag in sorted({t for r in group for t in r.tags}):
             with_tag = [r for r in group if tag in r.tags]
@@ -84,16 +186,14 @@ def cohorts_by_group(runs: Sequence[RunPoint], known: Mapping[str, tuple[str, li
             if len(with_tag) < MIN_SIDE or len(without) < MIN_SIDE:
                 continue
             d = diff([r.value for r in with_tag], [r.value for r in without], "runs")
-            found.append(Cohort(tag, name, higher, tuple(r.id for r in with_tag), tuple(r.id for r in without), d))
-        out[name] = (key, found)
+            found.append(Cohort(tag, name, higher, tuple(r.id for r in with_tag), d))
+        out.add(name, key, higher, ids, found)
     return out
 
 
 def _members(c: Cohort, group: Sequence[RunPoint]) -> Cohort:
-    """A stored cohort with its runs: the set's runs with its tag and without it, as a new test orders them."""
-    with_tag = tuple(r.id for r in group if c.tag in r.tags)
-    without = tuple(r.id for r in group if c.tag not in r.tags)
-    return Cohort(c.tag, c.group, c.higher_is_better, with_tag, without, c.diff)
+    """A stored cohort with its runs: the set's runs with its tag, as a new test orders them."""
+    return Cohort(c.tag, c.group, c.higher_is_better, tuple(r.id for r in group if c.tag in r.tags), c.diff)
 
 
 def groups_json(groups: Groups) -> dict[str, Any]:
@@ -114,11 +214,11 @@ def group_json(key: str, cohorts: Sequence[Cohort]) -> dict[str, Any]:
     }
 
 
-def groups_from_json(doc: Any) -> Groups:
+def groups_from_json(doc: Any) -> dict[str, tuple[str, list[Cohort]]]:
     """What `groups_json` wrote (a previous build's cohorts.json); anything unreadable is left out. The cohorts
     come without their runs (`cohorts_by_group` adds them when it reuses a set); a file of an older obs that
     listed them is read the same way."""
-    out: Groups = {}
+    out: dict[str, tuple[str, list[Cohort]]] = {}
     if not isinstance(doc, dict):
         return out
     for name, entry in doc.items():
@@ -129,7 +229,6 @@ def groups_from_json(doc: Any) -> Groups:
                     group=c["group"],
                     higher_is_better=c["higher_is_better"],
                     with_ids=(),
-                    without_ids=(),
                     diff=Diff(**c["diff"]),
                 )
                 for c in entry["cohorts"]

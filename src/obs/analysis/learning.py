@@ -15,6 +15,7 @@ it. The windows do not overlap, so the two means are of different sessions.
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -74,6 +75,8 @@ def diff(
         else:
             problem = f"no variation within either group ({len(a)} + {len(b)} {what}): no interval"
     iv = w.interval
+    if problem is not None:  # one string for the many cohorts of the same sizes (~35,000 at 100,000 runs: 3.6 MB)
+        problem = sys.intern(problem)
     return Diff(
         n_a=len(a),
         n_b=len(b),

@@ -166,7 +166,7 @@ def cohorts_page(
 
     Made in turn, each let go before the next: the runs' points, the data files, the pages. Returned together
     at 100,000 tagged runs they were ~2 KB a run at the end of the build (issue 32)."""
-    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json, ordered
+    from obs.analysis.cohorts import RunPoint, cohorts_by_group, groups_from_json
     from obs.render.cohort_page import render_cohort_pages
 
     tags: dict[tuple[str, ...], tuple[str, ...]] = {}  # a run's tags as one tuple shared by the runs with them
@@ -185,9 +185,8 @@ def cohorts_page(
     del points, tags
     for rel, data in cohorts_data(groups):
         write(rel, data)
-    cohorts = ordered([c for _, cs in groups.values() for c in cs])
-    del groups
-    compared = {c.tag for c in cohorts}
+    cohorts = groups.in_page_order()  # each cohort made as its page is (held packed: `PackedGroups`)
+    compared = groups.tags()
     tagged: dict[str, list[str]] = {}  # the runs of each tag no set compares (listed on the first page)
     for s in summaries:
         for tag in s.tags:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from obs import urls
 from obs.analysis.cohorts import Cohort
@@ -19,7 +19,7 @@ def render_cohorts(
 
 
 def render_cohort_pages(
-    cohorts: list[Cohort],
+    cohorts: Sequence[Cohort],
     slugs: dict[str, str],
     renderer: Renderer,
     tagged: dict[str, list[str]] | None = None,
@@ -28,7 +28,7 @@ def render_cohort_pages(
     """cohorts.html, and cohorts-2.html, ... when there are more than `paging.PAGE_ROWS` cohorts (a site of
     10,000 tagged runs in 1,000 comparable sets had a 5.2 MB page); the tags not compared on the first. With
     `write`, each page is written as it is made and none is returned (~0.5 KB a run held together, issue 32)."""
-    compared = {c.tag for c in cohorts}
+    compared = {c.tag for c in cohorts} if tagged else set()  # read only when some tag may stand alone
     alone = [
         (tag, [(i, slugs.get(i)) for i in ids]) for tag, ids in sorted((tagged or {}).items()) if tag not in compared
     ]
@@ -42,7 +42,7 @@ def render_cohort_pages(
                 "c": c,
                 "delta": interval_parts(c.diff),
                 "with": [(i, slugs.get(i)) for i in c.with_ids],
-                "without": len(c.without_ids),
+                "without": c.diff.n_b,
             }
             for c in chunk
         ]
