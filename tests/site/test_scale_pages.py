@@ -303,6 +303,29 @@ def test_cohorts_are_held_packed() -> None:
     assert n > 10_000 and held / n < 250, f"{held / n:.0f} bytes a cohort"
 
 
+def _most_alive_at(monkeypatch: pytest.MonkeyPatch, cls: type, module: object, function: str) -> list[int]:
+    """Count the live objects of `cls`; the returned list's one number becomes the most alive at any call of
+    `module.function` (the moment a page's charts are laid out)."""
+    live, most = [0], [0]
+    made, real = cls.__init__, getattr(module, function)
+
+    def init(self: object, *args: object, **kw: object) -> None:
+        made(self, *args, **kw)
+        live[0] += 1
+
+    def gone(self: object) -> None:
+        live[0] -= 1
+
+    def counted(*args: object, **kw: object) -> object:
+        most[0] = max(most[0], live[0])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(cls, "__init__", init)
+    monkeypatch.setattr(cls, "__del__", gone, raising=False)
+    monkeypatch.setattr(module, function, counted)
+    return most
+
+
 def test_sweeps_are_made_a_page_at_a_time(renderer: Renderer, monkeypatch: pytest.MonkeyPatch) -> None:
     """A run's place on its chart (`SweepRun`) lives while its page is made, never all runs' at once: holding
     every sweep until the pages were cut was ~2.7 KB a run at 10,000 runs. Counted as the charts are laid out."""
@@ -312,25 +335,7 @@ def test_sweeps_are_made_a_page_at_a_time(renderer: Renderer, monkeypatch: pytes
     runs = synthetic_summaries(2_000, decided=0)
     cfg = SiteConfig()
     cfg.sweeps = {**cfg.sweeps, "group_by": "spec"}  # 200 charts of 10 runs, on several pages
-    live = [0]
-    most = [0]
-    made = sweeps_mod.SweepRun.__init__
-
-    def init(self: object, *args: object, **kw: object) -> None:
-        made(self, *args, **kw)
-        live[0] += 1
-
-    def gone(self: object) -> None:
-        live[0] -= 1
-
-    def layout(*args: object, **kw: object) -> object:
-        most[0] = max(most[0], live[0])
-        return real_layout(*args, **kw)
-
-    real_layout = pcp.layout
-    monkeypatch.setattr(sweeps_mod.SweepRun, "__init__", init)
-    monkeypatch.setattr(sweeps_mod.SweepRun, "__del__", gone, raising=False)
-    monkeypatch.setattr(pcp, "layout", layout)
+    most = _most_alive_at(monkeypatch, sweeps_mod.SweepRun, pcp, "layout")
     pages = across.sweeps_page(runs, cfg, renderer)
     n = sum(1 for rel in pages if re.fullmatch(r"sweeps(-\d+)?\.html", rel))
     assert n >= 3 and most[0] > 0
@@ -347,24 +352,7 @@ def test_a_sweeps_importance_is_read_back_with_its_page(renderer: Renderer, monk
     runs = synthetic_summaries(2_000, decided=0)
     cfg = SiteConfig()
     cfg.sweeps = {**cfg.sweeps, "group_by": "spec"}  # 200 charts of 10 runs, on several pages
-    live, most = [0], [0]
-    made = importance_mod.Importance.__init__
-
-    def init(self: object, *args: object, **kw: object) -> None:
-        made(self, *args, **kw)
-        live[0] += 1
-
-    def gone(self: object) -> None:
-        live[0] -= 1
-
-    def layout(*args: object, **kw: object) -> object:
-        most[0] = max(most[0], live[0])
-        return real_layout(*args, **kw)
-
-    real_layout = pcp.layout
-    monkeypatch.setattr(importance_mod.Importance, "__init__", init)
-    monkeypatch.setattr(importance_mod.Importance, "__del__", gone, raising=False)
-    monkeypatch.setattr(pcp, "layout", layout)
+    most = _most_alive_at(monkeypatch, importance_mod.Importance, pcp, "layout")
     pages = dict(across.sweeps_page(runs, cfg, renderer))
     n = sum(1 for rel in pages if re.fullmatch(r"sweeps(-\d+)?\.html", rel))
     assert n >= 3 and most[0] > 0 and sum(1 for rel in pages if rel.endswith("importance.json")) == 200
