@@ -380,14 +380,16 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         sched.release()
         all_diags: list[Diagnostic] = []
         held: list[bytes | Callable[[], bytes]] = []  # each summary read from the cache when a page asks for it
+        kept: list[PlannedRun] = []
         for planned in tree.plan.runs:
             entry = sched.entries.get(planned.id)
             if entry is None:
                 continue
             held.append(entry.summary_source())
+            kept.append(planned)
             all_diags.extend(Diagnostic(**d) for d in entry.diagnostics)
-        summaries = lazy_summaries(held)
-        del held
+        summaries = lazy_summaries(held, names=((p.id, p.slug) for p in kept))
+        del held, kept
         all_diags.extend(tree.diags.items)
         result.summaries = annotate(summaries)
         result.runs = len(result.summaries)
@@ -447,9 +449,11 @@ def _rebuild_recipes(opts: BuildOptions, result: BuildResult, sched: _Scheduler,
     """Build again the runs whose recipe-level result, made from this build's summaries, is not the one they
     were built with. A recipe's identity and its seeds' values do not depend on that result, so one pass settles
     it; a run's files from the first pass are taken out of the staging folder first."""
+    built = [p for p in sched.tree.plan.runs if p.id in sched.entries]
     summaries = lazy_summaries(
-        sched.entries[p.id].summary_source() for p in sched.tree.plan.runs if p.id in sched.entries
+        (sched.entries[p.id].summary_source() for p in built), names=((p.id, p.slug) for p in built)
     )
+    del built
     final = recipe_pairs(sched.tree, summaries)
     redo = [
         p

@@ -152,6 +152,8 @@ def plan_build(
         if p.baseline == p.id:
             diags.warning(p.source.path / "run.yaml", "a run cannot be its own baseline")
             p.baseline = None
+        elif p.baseline in by_id:
+            p.baseline = by_id[p.baseline].id  # the baseline's own id, not an equal string (~6 MB at 100,000 runs)
     plan.runs = _dependency_order(items, by_id, diags)
     if frozen:
         _add_frozen(plan.runs, by_id, frozen)
