@@ -21,8 +21,11 @@ from obs.sanitize import clean_text
 from obs.urls import unique_slugs
 
 
-@dataclass
+@dataclass(slots=True)
 class PlannedRun:
+    """A run the build will make: its source, id, slug and the runs it reads. Slotted: the plan holds one per run
+    to the end of a build (~40 bytes fewer each than with a `__dict__`, issue 32)."""
+
     source: RunSource
     id: str
     slug: str
