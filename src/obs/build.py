@@ -34,6 +34,7 @@ from obs.pipeline import RunResult, SourceTree, gate_refs, recipe_pairs
 from obs.plan import BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.safepaths import remembered_locations
+from obs.safeyaml import forget_peeks
 from obs.sitemodel import RunSummary, SummaryError
 from obs.write import MARKER, Staging, check_output_location, output_location, output_lock, static_unchanged
 
@@ -236,6 +237,7 @@ class _Scheduler:
         entries stay: the pages are made from them."""
         for held in (self.digest_hashes, self.inputs, self.checked, self.recipes, self.how, self.gate_tokens):
             held.clear()
+        forget_peeks()  # the run.yaml files planning peeked at
 
     def gate_others(self, planned: PlannedRun, final: bool = False) -> dict[str, bytes]:
         """The summaries (JSON) of the runs obs.yaml's gates read for this run: this build's, else (not `final`)
