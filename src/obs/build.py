@@ -31,7 +31,7 @@ from obs.hooks import BuildPlugin
 from obs.lazysummary import LazySummary, lazy_summaries
 from obs.manifest import manifest_files
 from obs.pipeline import RunResult, SourceTree, gate_refs, recipe_pairs
-from obs.plan import BuildPlan, PlannedRun
+from obs.plan import LET_GO, BuildPlan, PlannedRun
 from obs.resources import package_dir, templates_dir
 from obs.safepaths import remembered_locations
 from obs.safeyaml import forget_peeks
@@ -380,6 +380,7 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         _rebuild_recipes(opts, result, sched, staging)
         _rebuild_gates(opts, result, sched, staging)
         sched.release()
+        live = release_sources(tree)
         all_diags: list[Diagnostic] = []
         held: list[bytes | Callable[[], bytes]] = []  # each summary read from the cache when a page asks for it
         kept: list[PlannedRun] = []
@@ -422,11 +423,23 @@ def _build_site(opts: BuildOptions, plugins: Sequence[BuildPlugin]) -> BuildResu
         raise
     cache.runs = dict(sched.entries)
     cache.commit_fresh_digests()
-    cache.save(LiveNames(str(f) for p in tree.plan.runs for f in p.source.files))
+    cache.save(live)
     _prune_digests(cache, tree.plan)
     _remember(before, result, root, out, cache_dir, options)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def release_sources(tree: SourceTree) -> LiveNames:
+    """The names of the files the runs read (which remembered file hashes the saved cache keeps), then every run's
+    source let go: the pages are made from the summaries, and discovery's `RunSource` held for each run to the
+    end of a build was ~0.5 KB (~50 MB at 100,000 runs, issue 32). A page that read one would fail loudly
+    (`plan.LET_GO`), not read a default."""
+    live = LiveNames(str(f) for p in tree.plan.runs for f in p.source.files)
+    tree.found.runs.clear()
+    for planned in tree.plan.runs:
+        planned.source = LET_GO
+    return live
 
 
 def _all_reusable(tree: SourceTree, sched: _Scheduler) -> bool:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from obs.adapters.base import RunSource
 from obs.diagnostics import Diagnostics
@@ -19,6 +20,22 @@ from obs.safepaths import shown_name
 from obs.safeyaml import MAX_YAML_BYTES, YamlError, peek_yaml
 from obs.sanitize import clean_text
 from obs.urls import unique_slugs
+
+
+class _LetGo:
+    """What a planned run's `source` is once the build has let it go (`release_sources`): reading it is a mistake,
+    said where it happens rather than answered with a default."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"a run's source is let go after the run pass; {name!r} was read after it")
+
+    def __repr__(self) -> str:
+        return "<source let go>"
+
+
+LET_GO = cast("RunSource", _LetGo())
 
 
 @dataclass(slots=True)

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
+import pytest
+
 from obs.adapters import session_shape
 from obs.adapters.base import RunSource
 from obs.cache import STATE_FILE, BuildCache, LiveNames, RunEntry
@@ -311,6 +313,7 @@ def test_a_build_keeps_no_record_of_which_adapter_took_each_folder(tmp_path: Pat
     from obs import safeyaml
     from obs.build import BuildOptions, build_site
     from obs.discover import discover
+    from obs.plan import LET_GO
 
     for i in range(3):
         run = tmp_path / "src" / f"r{i}"
@@ -333,18 +336,28 @@ def test_a_build_keeps_no_record_of_which_adapter_took_each_folder(tmp_path: Pat
 
         def on_post_build(self, staging: Any, summaries: list[Any]) -> int:
             peeks.append(len(safeyaml._peeked))
+            tree = seen[-1]
+            let_go.append(not tree.found.runs and all(p.source is LET_GO for p in tree.plan.runs))
             return 0
 
         def manifest_sections(self) -> dict[str, Any]:
             return {}
 
     peeks: list[int] = []
+    let_go: list[bool] = []
     safeyaml._peeked.clear()
-    result = build_site(BuildOptions(source=tmp_path / "src", out=tmp_path / "site", jobs=1, quiet=True), [Watch()])
+    opts = BuildOptions(source=tmp_path / "src", out=tmp_path / "site", jobs=1, quiet=True)
+    result = build_site(opts, [Watch()])
     assert result.runs == 3 and result.errors == 0 and peeks == [0]
+    assert let_go == [True]  # the pages are made with every run's source let go
+    with pytest.raises(AttributeError, match="let go after the run pass"):
+        _ = seen[0].plan.runs[0].source.files
     assert [len(tree.plan.runs) for tree in seen] == [3] and seen[0].found.claims == []
     assert [c.adapter for c in discover(tmp_path / "src").claims] == ["native"] * 3  # obs check's walk keeps them
     assert len(SourceTree.open(tmp_path / "src").found.claims) == 3
+    (tmp_path / "src" / "r1" / "metrics.jsonl").write_text('{"step": 1, "loss": 0.5}\n')
+    again = build_site(opts, [Watch()])  # the cache kept the files the runs read: only the changed run is built
+    assert (again.built, again.reused, again.errors) == (1, 2, 0) and let_go == [True, True]
 
 
 def test_a_data_file_made_an_item_at_a_time_is_the_same_bytes() -> None:
