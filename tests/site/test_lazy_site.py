@@ -21,12 +21,18 @@ def test_the_demo_from_lazy_summaries_is_the_same_bytes(
     made: list[object] = []
     real = lazysummary.LazySummary.__init__
 
-    def counted(self: lazysummary.LazySummary, data: bytes, over: dict[str, object] | None = None) -> None:
-        made.append(None)
-        real(self, data, over)
+    def counted(
+        self: lazysummary.LazySummary,
+        data: bytes,
+        over: dict[str, object] | None = None,
+        names: tuple[str, str] = ("", ""),
+    ) -> None:
+        made.append(names)
+        real(self, data, over, names)
 
     monkeypatch.setattr(lazysummary.LazySummary, "__init__", counted)
     out = tmp_path / "site"
     result = build_published(BuildOptions(source=demo_source, out=out, quiet=True))
     assert result.errors == 0 and len(made) >= result.runs > 50  # every run's summary was held lazily
+    assert sum(1 for n in made if n != ("", "")) >= 2 * result.runs  # each given the plan's names (two passes)
     assert tree_digest(out) == tree_digest(demo_site)
