@@ -57,6 +57,7 @@ class Cohort:
 Groups = Mapping[str, tuple[str, list[Cohort]]]  # comparable set -> (its runs' key, its cohorts)
 
 _FLOATS = ("mean_a", "mean_b", "delta", "low", "high", "p_value", "df", "se", "level")  # Diff's, in its order
+_N, _DELTA, _SE = len(_FLOATS), _FLOATS.index("delta"), _FLOATS.index("se")  # a row's width; what the order reads
 
 
 class PackedGroups(Groups):
@@ -103,7 +104,7 @@ class PackedGroups(Groups):
     def row(self, i: int) -> Cohort:
         """The `i`-th cohort added, made again."""
         none = self._none[i]
-        f = self._floats[9 * i : 9 * i + 9]
+        f = self._floats[_N * i : _N * i + _N]
         values: dict[str, Any] = {name: None if none >> k & 1 else f[k] for k, name in enumerate(_FLOATS)}
         diff = Diff(n_a=self._sizes[2 * i], n_b=self._sizes[2 * i + 1], problem=self._problem[i], **values)
         start = self._with_end[i - 1] if i else 0
@@ -129,8 +130,8 @@ class PackedGroups(Groups):
         """Every cohort, most separated first (as `ordered` puts them), made one at a time as it is read."""
 
         def key(i: int) -> tuple[int, float, str, str]:
-            delta, se = self._floats[9 * i + 2], self._floats[9 * i + 7]
-            if self._none[i] & (1 << 2 | 1 << 7) or se == 0:
+            delta, se = self._floats[_N * i + _DELTA], self._floats[_N * i + _SE]
+            if self._none[i] & (1 << _DELTA | 1 << _SE) or se == 0:
                 return (1, 0.0, self._set_of[i], self._tag[i])
             return (0, -abs(delta / se), self._set_of[i], self._tag[i])
 
